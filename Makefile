@@ -1,0 +1,65 @@
+# Entry points of the workspace. Everything a fresh Debian/Ubuntu machine needs is installed here:
+# a virtual environment in .venv/ with the pinned requirements, the workspace packages in editable
+# mode, Debian tools used by the description tests (when apt-get is available), and a colcon build.
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+BIN := $(VENV)/bin
+PACKAGES := $(sort $(dir $(wildcard src/*/setup.py)))
+STAMP := $(VENV)/.installed
+SYSSTAMP := $(VENV)/.system-deps
+DEBIAN_PACKAGES := liburdfdom-tools libsdformat-dev can-utils
+DEMO_OUT ?= out/demo
+PYTEST_ARGS ?=
+
+.PHONY: all install system-deps build demo test bench lint clean
+
+all: demo
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): requirements.txt $(wildcard src/*/setup.py) | $(PY)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation $(addprefix -e ,$(PACKAGES))
+	touch $@
+
+install: $(STAMP)
+
+# Debian tools for tier-4 tests (check_urdf, libsdformat headers) and can-utils; skipped with a
+# notice where apt-get is missing or we are neither root nor sudo-capable.
+$(SYSSTAMP): | $(PY)
+	@if command -v check_urdf >/dev/null && [ -d /usr/include/sdformat-12.3 -o -n "$$(ls -d /usr/include/sdformat-* 2>/dev/null)" ]; then \
+		echo "system packages present"; \
+	elif command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBIAN_PACKAGES) >/dev/null; \
+	elif command -v apt-get >/dev/null && sudo -n true 2>/dev/null; then \
+		sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBIAN_PACKAGES) >/dev/null; \
+	else \
+		echo "note: cannot install $(DEBIAN_PACKAGES); the tests that need them are skipped"; \
+	fi
+	touch $@
+
+system-deps: $(SYSSTAMP)
+
+build: $(STAMP)
+	$(BIN)/colcon build --base-paths src --event-handlers console_direct- >/dev/null
+
+demo: $(STAMP) build
+	$(BIN)/snake-sim run $$($(PY) -c "from snake_sim.scenario import DEFAULT_SCENARIO; print(DEFAULT_SCENARIO)") --out $(DEMO_OUT)
+
+test: $(STAMP) $(SYSSTAMP) build
+	$(BIN)/python -m pytest -n 2 -q $(PYTEST_ARGS)
+
+bench: $(STAMP)
+	$(BIN)/snake-sim bench
+	$(BIN)/snake-can bench
+
+lint: $(STAMP)
+	$(BIN)/ruff check src
+
+clean:
+	rm -rf build install log out

@@ -1,0 +1,173 @@
+"""head_tracking_controller: 004 §6 head-trajectory tracking, publishing joint torque references.
+
+Inputs: /joint_states (α_j, α̇_j, tail → head), /head/odometry (the head tip's pose and twist in
+the world: Gazebo ground truth or a localisation), /head/reference (nav_msgs/Path of timed head
+poses, latched; one pose is a set point; snake_core.planar.path_reference). Output at ``rate``:
+/sea/torque_reference, a JointState with ``joint_j`` efforts: the SEA torque references
+τ_d = K(α − β_d) that realise the tracker's joint torques (snake_core.planar.convention), or the
+joint torques themselves on rigid-joint robots.
+
+``controller.mode`` pfl (partial feedback linearisation, 004 (70)) or lyapunov (004 §6.2, the
+law documented in snake_core.planar.head_tracking); unset gains take 004's values ((79), §6.2).
+The shape reference is the serpenoid (43) of ``gait.amplitude`` (α), ``gait.frequency`` (v),
+``gait.periods`` (T_s); its time is ROS time since the node started.
+
+On stale (older than ``stale_timeout``) or non-finite joint states or odometry, or before a
+reference has arrived, nothing is published and /diagnostics reports ERROR: the SEA controllers
+in torque mode then hold their motors (their torque reference goes stale).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Sequence
+
+import numpy as np
+from nav_msgs.msg import Odometry, Path
+from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, QoSProfile
+from sensor_msgs.msg import JointState
+
+from snake_core.gaits import make_gait
+from snake_core.naming import joint_names
+from snake_core.planar.convention import (
+    free_joints_from_suite,
+    q_from_world,
+    qd_from_world,
+    reverse_joints,
+    sea_torque_reference,
+)
+from snake_core.planar.head_tracking import LyapunovGains, LyapunovTracker, PartialFeedbackLinearisation, PFLGains
+from snake_core.planar.model import planar_model
+from snake_core.planar.path_reference import sampled_reference
+from snake_core.robot import load_robot
+from snake_core.validation import ConfigError
+
+from .ros_interface import (
+    COMMAND_QOS,
+    ERROR,
+    HEAD_ODOMETRY,
+    HEAD_REFERENCE,
+    JOINT_STATES,
+    OK,
+    SENSOR_QOS,
+    TORQUE_REFERENCE,
+    Diagnostics,
+    InputFreshness,
+    all_finite,
+    declare,
+    joint_state,
+    joint_state_fields,
+    now_seconds,
+    odometry_planar,
+    run,
+    sea_joint,
+    seconds,
+    yaw,
+)
+
+#: controller.mode → (tracker class, gains class); the gains are the keyword arguments of ``diagonal``.
+TRACKERS = {"pfl": (PartialFeedbackLinearisation, PFLGains), "lyapunov": (LyapunovTracker, LyapunovGains)}
+GAIN_NAMES = {mode: tuple(p for p in inspect.signature(gains.diagonal).parameters if p != "n_joints")
+              for mode, (_tracker, gains) in TRACKERS.items()}
+#: /head/reference is sent once and kept: a late-joining controller still receives it.
+REFERENCE_QOS = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+SOURCE = "head_tracking_controller parameters"
+
+
+class HeadTrackingController(Node):
+    def __init__(self, **kwargs) -> None:
+        super().__init__("head_tracking_controller", **kwargs)
+        robot = load_robot(declare(self, "robot", "ariizumi10", "robot file config/robots/<robot>.yaml",
+                                   read_only=True))
+        rate = declare(self, "rate", 100.0, "control rate [Hz]", low=1.0, high=1000.0, read_only=True)
+        timeout = declare(self, "stale_timeout", 0.1, "inputs older than this [s] stop the torque references",
+                          low=0.001, high=10.0, read_only=True)
+        mode = declare(self, "controller.mode", "pfl", "head tracker of 004 §6", choices=tuple(TRACKERS),
+                       read_only=True)
+        # 004 (81): serpenoid α = π/3, v = 0.18, T_s = 1
+        shape = {"amplitude": declare(self, "gait.amplitude", 1.0471975511965976, "serpenoid winding angle α [rad]",
+                                      low=0.0, high=1.5707963267948966, read_only=True),
+                 "frequency": declare(self, "gait.frequency", 0.18, "serpenoid v [rad/s]", low=-50.0, high=50.0,
+                                      read_only=True),
+                 "periods": declare(self, "gait.periods", 1.0, "serpenoid T_s", low=0.0, read_only=True)}
+        gains = {}
+        for name in sorted({g for names in GAIN_NAMES.values() for g in names}):
+            value = self.declare_parameter(f"controller.{name}", None, ParameterDescriptor(
+                description=f"gain {name} of 004 §6 (a number or a diagonal list; unset: 004's value)",
+                dynamic_typing=True, read_only=True)).value
+            if value is not None:
+                if name not in GAIN_NAMES[mode]:
+                    raise ConfigError(f"controller.{name}", value, f"is not a gain of controller.mode = {mode} "
+                                      "(allowed: " + ", ".join(GAIN_NAMES[mode]) + ")", SOURCE)
+                gains[name] = value
+        free = self.declare_parameter("free_joints", None, ParameterDescriptor(
+            description="joints without torque (1-based, tail → head), a list of integers; 004 §3.2",
+            dynamic_typing=True, read_only=True)).value or []
+        tracker_class, gains_class = TRACKERS[mode]
+        model = planar_model(robot)
+        self.tracker = tracker_class(model, gains_class.diagonal(robot.n_joints, **gains),
+                                     make_gait("serpenoid", robot.n_joints, shape, SOURCE),
+                                     free_joints_from_suite(list(free), robot.n_links))
+        self.names = joint_names(robot.n_joints)
+        self._stiffness = robot.sea.stiffness if robot.sea is not None else None
+        self._joints: list[tuple[float, float, float, float]] | None = None
+        self._odometry: tuple[float, ...] | None = None
+        self.reference = None
+        self._fresh = InputFreshness(self, timeout)
+        self._t0 = now_seconds(self)
+        self.create_subscription(JointState, JOINT_STATES, self._on_joint_states, SENSOR_QOS)
+        self.create_subscription(Odometry, HEAD_ODOMETRY, self._on_odometry, SENSOR_QOS)
+        self.create_subscription(Path, HEAD_REFERENCE, self._on_reference, REFERENCE_QOS)
+        self._pub = self.create_publisher(JointState, TORQUE_REFERENCE, COMMAND_QOS)
+        self._diag = Diagnostics(self, "head_tracking")
+        self.create_timer(1.0 / rate, self._tick)
+
+    def _on_joint_states(self, msg: JointState) -> None:
+        fields = joint_state_fields(msg)
+        joints = [sea_joint(fields, j, self._stiffness) for j in range(1, len(self.names) + 1)]
+        if all(v is not None for v in joints):
+            self._joints = joints
+            self._fresh.mark("joint_states")
+
+    def _on_odometry(self, msg: Odometry) -> None:
+        self._odometry = odometry_planar(msg)
+        self._fresh.mark("head_odometry")
+
+    def _on_reference(self, msg: Path) -> None:
+        try:
+            self.reference = sampled_reference(
+                [seconds(p.header.stamp) for p in msg.poses],
+                [(p.pose.position.x, p.pose.position.y, yaw(p.pose.orientation)) for p in msg.poses],
+                HEAD_REFERENCE)
+        except ConfigError as exc:
+            self._diag.report(ERROR, f"reference refused: {exc}")
+
+    def _tick(self) -> None:
+        stale = self._fresh.stale(["joint_states", "head_odometry"])
+        if stale or self.reference is None:
+            self._diag.report(ERROR, "no torque: " + ("stale input: " + ", ".join(stale) if stale
+                                                       else "no /head/reference received"))
+            return
+        alpha = np.array([j[0] for j in self._joints])
+        alpha_dot = np.array([j[1] for j in self._joints])
+        x, y, heading, vx, vy, heading_rate = self._odometry
+        if not (all_finite(alpha) and all_finite(alpha_dot) and all_finite(self._odometry)):
+            self._diag.report(ERROR, "no torque: non-finite input (NaN or inf) in joint states or odometry")
+            return
+        now = now_seconds(self)
+        q = q_from_world(np.array([x, y]), heading, alpha)
+        qd = qd_from_world(np.array([vx, vy]), heading_rate, alpha_dot)
+        tau = self.tracker.step(now - self._t0, q, qd, self.reference(now))
+        effort = sea_torque_reference(tau) if self._stiffness is not None else reverse_joints(tau)
+        self._pub.publish(joint_state(self, self.names, effort=effort))
+        self._diag.report(OK, "tracking")
+
+
+def main(args: Sequence[str] | None = None) -> int:
+    return run(HeadTrackingController, args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,140 @@
+"""manipulability_monitor: the head's dynamic manipulability of 004 §3 for the current posture.
+
+Input: /joint_states (α_j, tail → head). Outputs at ``rate``:
+
+- /manipulability, std_msgs/Float64MultiArray: [D, R, σ_1 … σ_k, λ_1 … λ_k] (004 (30), (31); σ the
+  semi-axes of the ellipsoid (29), λ the singular values of H12, descending; k = 3 + free joints),
+  the layout of ``RunLog.manipulability`` that the embedded simulator records;
+- /manipulability/markers, visualization_msgs/MarkerArray: the ellipse of the head's reachable
+  linear accelerations (snake_core.planar.ellipse) as a flat ellipsoid in the ``head_tip`` frame,
+  ``marker_scale`` metres per m/s²;
+- /diagnostics: WARN when R < ``threshold`` (near-singular posture, e.g. a straight body; R = 0
+  exactly at singular postures, Theorem 1), ERROR when /joint_states is stale or not finite (the
+  outputs are then held: nothing new is published).
+
+D and R do not depend on where the head is, so no odometry is needed: the posture is evaluated with
+the head at the origin and heading 0 (snake_core.planar.convention.q_from_world).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from geometry_msgs.msg import Point, Vector3
+from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.node import Node
+from sensor_msgs.msg import JointState
+from std_msgs.msg import ColorRGBA, Float64MultiArray, MultiArrayDimension
+from visualization_msgs.msg import Marker, MarkerArray
+
+from snake_core.planar.convention import free_joints_from_suite, q_from_world
+from snake_core.planar.ellipse import DEFAULT_MARKER_SCALE, head_acceleration_ellipse
+from snake_core.planar.manipulability import DEFAULT_R_THRESHOLD, ManipulabilityMonitor
+from snake_core.planar.model import planar_model
+from snake_core.robot import load_robot
+
+from .ros_interface import (
+    COMMAND_QOS,
+    ERROR,
+    JOINT_STATES,
+    MANIPULABILITY,
+    MANIPULABILITY_MARKERS,
+    OK,
+    SENSOR_QOS,
+    WARN,
+    Diagnostics,
+    InputFreshness,
+    all_finite,
+    declare,
+    floats,
+    joint_state_fields,
+    quaternion_about_z,
+    run,
+    sea_joint,
+)
+
+#: Frame of the marker: the head tip of urdf/snake.urdf.xacro (x along the head link).
+HEAD_FRAME = "head_tip"
+#: Label of the /manipulability array (one dimension).
+LAYOUT = "D, R, sigma_1..k (ellipsoid semi-axes), lambda_1..k (singular values of H12)"
+#: Out-of-plane thickness of the displayed ellipse [m].
+MARKER_THICKNESS = 0.002
+
+
+class ManipulabilityMonitorNode(Node):
+    def __init__(self, **kwargs) -> None:
+        super().__init__("manipulability_monitor", **kwargs)
+        robot = load_robot(declare(self, "robot", "ariizumi10", "robot file config/robots/<robot>.yaml",
+                                   read_only=True))
+        rate = declare(self, "rate", 20.0, "evaluation rate [Hz]", low=0.1, high=1000.0, read_only=True)
+        timeout = declare(self, "stale_timeout", 0.1, "joint states older than this [s] are an error",
+                          low=0.001, high=10.0, read_only=True)
+        threshold = declare(self, "threshold", DEFAULT_R_THRESHOLD,
+                            "R [kg·m] below which the posture is reported near-singular (004 Theorem 1)",
+                            low=0.0, read_only=True)
+        self.marker_scale = declare(self, "marker_scale", DEFAULT_MARKER_SCALE,
+                                    "ellipse marker length per head acceleration [m per m/s²]",
+                                    low=0.0)
+        free = self.declare_parameter(
+            "free_joints", None, ParameterDescriptor(
+                description="joints without torque (1-based, tail → head), a list of integers; 004 §3.2",
+                dynamic_typing=True, read_only=True)).value or []
+        self.n_joints = robot.n_joints
+        self._stiffness = robot.sea.stiffness if robot.sea is not None else None
+        # validated by snake_core (n ≥ 4, n ≥ 5 with a free joint, indices in range)
+        self.monitor = ManipulabilityMonitor(planar_model(robot), threshold,
+                                             free_joints_from_suite(list(free), robot.n_links))
+        self._alpha: list[float] | None = None
+        self._fresh = InputFreshness(self, timeout)
+        self.create_subscription(JointState, JOINT_STATES, self._on_joint_states, SENSOR_QOS)
+        self._pub = self.create_publisher(Float64MultiArray, MANIPULABILITY, COMMAND_QOS)
+        self._markers = self.create_publisher(MarkerArray, MANIPULABILITY_MARKERS, COMMAND_QOS)
+        self._diag = Diagnostics(self, "manipulability")
+        self.create_timer(1.0 / rate, self._tick)
+
+    def _on_joint_states(self, msg: JointState) -> None:
+        fields = joint_state_fields(msg)
+        joints = [sea_joint(fields, j, self._stiffness) for j in range(1, self.n_joints + 1)]
+        if all(v is not None for v in joints):
+            self._alpha = [v[0] for v in joints]
+            self._fresh.mark("joint_states")
+
+    def _marker(self, semi_axes: Sequence[float], angle: float) -> MarkerArray:
+        marker = Marker(ns="manipulability", id=0, type=Marker.SPHERE, action=Marker.ADD)
+        marker.header.frame_id = HEAD_FRAME
+        marker.header.stamp = self.get_clock().now().to_msg()
+        marker.pose.position = Point(x=0.0, y=0.0, z=0.0)
+        marker.pose.orientation = quaternion_about_z(angle)
+        major, minor = floats(semi_axes)
+        marker.scale = Vector3(x=2.0 * self.marker_scale * major, y=2.0 * self.marker_scale * minor,
+                               z=MARKER_THICKNESS)
+        marker.color = ColorRGBA(r=0.1, g=0.6, b=0.9, a=0.5)
+        return MarkerArray(markers=[marker])
+
+    def _tick(self) -> None:
+        if self._fresh.stale(["joint_states"]):
+            self._diag.report(ERROR, "hold: stale input: joint_states")
+            return
+        if not all_finite(self._alpha):
+            self._diag.report(ERROR, "hold: non-finite input (NaN or inf) in joint states")
+            return
+        result = self.monitor.evaluate(q_from_world(np.zeros(2), 0.0, np.asarray(self._alpha)))
+        msg = Float64MultiArray(data=floats([result.D, result.R, *result.sigma, *result.lam]))
+        msg.layout.dim = [MultiArrayDimension(label=LAYOUT, size=len(msg.data), stride=len(msg.data))]
+        self._pub.publish(msg)
+        self._markers.publish(self._marker(*head_acceleration_ellipse(result)))
+        values = {"D": f"{result.D:.6g}", "R": f"{result.R:.6g}", "threshold": f"{self.monitor.threshold:.3g}"}
+        if result.near_singular:
+            kind = "singular" if result.singular else "near-singular"
+            self._diag.report(WARN, f"{kind} posture: R below the threshold", values)
+        else:
+            self._diag.report(OK, "posture regular", values)
+
+
+def main(args: Sequence[str] | None = None) -> int:
+    return run(ManipulabilityMonitorNode, args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,104 @@
+"""motor_command_mux: gathers per-joint commands into the single std_msgs/Float64MultiArray of a
+ros2_control forward command controller (tail → head).
+
+``mode`` position (SEA robots): the β_d of the sea_joint_controller nodes (/sea/motor_commands, one
+JointState per joint named ``motor_j``) → /motor_position_controller/commands. ``mode`` effort
+(rigid-joint robots, 004): the joint torques of head_tracking_controller (/sea/torque_reference,
+efforts of ``joint_j``) → /joint_effort_controller/commands.
+
+It publishes at ``rate`` once every joint has a command. When a joint's command is older than
+``stale_timeout`` or not finite, ERROR is reported on /diagnostics and the robot is put in its safe
+hold instead of receiving a partial array: position mode republishes the last complete array (the
+motors keep their positions), effort mode sends zero torques (the joints go limp; holding a torque
+with no controller behind it could drive the robot anywhere).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rclpy.node import Node
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray, MultiArrayDimension
+
+from snake_core.naming import joint_names, motor_names
+from snake_core.robot import load_robot
+
+from .ros_interface import (
+    COMMAND_QOS,
+    ERROR,
+    JOINT_EFFORT_COMMANDS,
+    MOTOR_COMMANDS,
+    MOTOR_POSITION_COMMANDS,
+    OK,
+    TORQUE_REFERENCE,
+    Diagnostics,
+    InputFreshness,
+    all_finite,
+    declare,
+    floats,
+    joint_state_fields,
+    run,
+)
+
+#: mode → (input topic, names per joint, JointState field index, output topic, controller)
+MODES = {
+    "position": (MOTOR_COMMANDS, motor_names, 0, MOTOR_POSITION_COMMANDS, "motor_position_controller"),
+    "effort": (TORQUE_REFERENCE, joint_names, 2, JOINT_EFFORT_COMMANDS, "joint_effort_controller"),
+}
+
+
+class MotorCommandMux(Node):
+    def __init__(self, **kwargs) -> None:
+        super().__init__("motor_command_mux", **kwargs)
+        robot = load_robot(declare(self, "robot", "koopaee6", "robot file config/robots/<robot>.yaml",
+                                   read_only=True))
+        self.mode = declare(self, "mode", "position", "position: β_d of SEA motors; effort: joint torques",
+                            choices=tuple(MODES), read_only=True)
+        rate = declare(self, "rate", 100.0, "publishing rate [Hz]", low=1.0, high=1000.0, read_only=True)
+        timeout = declare(self, "stale_timeout", 0.1, "a joint command older than this [s] holds all joints",
+                          low=0.001, high=10.0, read_only=True)
+        source, names, self._field, output, controller = MODES[self.mode]
+        self.names = names(robot.n_joints)
+        self._commands: dict[str, float] = {}
+        self._fresh = InputFreshness(self, timeout)
+        self._last: list[float] | None = None
+        self.create_subscription(JointState, source, self._on_command, COMMAND_QOS)
+        self._pub = self.create_publisher(Float64MultiArray, output, COMMAND_QOS)
+        self._diag = Diagnostics(self, controller)
+        self.create_timer(1.0 / rate, self._tick)
+
+    def _on_command(self, msg: JointState) -> None:
+        for name, values in joint_state_fields(msg).items():
+            if name in self.names:
+                self._commands[name] = values[self._field]
+                self._fresh.mark(name)
+
+    def _array(self, data: list[float]) -> Float64MultiArray:
+        msg = Float64MultiArray()
+        msg.layout.dim = [MultiArrayDimension(label="joint", size=len(data), stride=len(data))]
+        msg.data = floats(data)
+        return msg
+
+    def _tick(self) -> None:
+        stale = self._fresh.stale(self.names)
+        bad = [n for n in self.names if n not in stale and not all_finite([self._commands[n]])]
+        if stale or bad:
+            why = ", ".join([f"{n} stale" for n in stale] + [f"{n} not finite" for n in bad])
+            self._diag.report(ERROR, f"hold: {why}")
+            if self.mode == "effort":
+                self._pub.publish(self._array([0.0 for _ in self.names]))
+            elif self._last is not None:
+                self._pub.publish(self._array(self._last))
+            return
+        self._last = [self._commands[n] for n in self.names]
+        self._pub.publish(self._array(self._last))
+        self._diag.report(OK, "all joints commanded")
+
+
+def main(args: Sequence[str] | None = None) -> int:
+    return run(MotorCommandMux, args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,227 @@
+"""What every node of the suite shares: the topic table of DESIGN.md, QoS, parameter declaration
+with typed ranges, message conversion, input freshness and /diagnostics reporting.
+
+Only message conversion lives here; every number a node computes comes from snake_core.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import rclpy
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+from geometry_msgs.msg import Quaternion
+from nav_msgs.msg import Odometry
+from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor, SetParametersResult
+from rclpy.exceptions import InvalidParameterException
+from rclpy.executors import ExternalShutdownException
+from rclpy.node import Node
+from rclpy.qos import QoSProfile, qos_profile_sensor_data
+from sensor_msgs.msg import JointState
+
+from snake_core.naming import joint_name, motor_name, sea_from_urdf, spring_name
+from snake_core.validation import ConfigError, choice
+
+# DESIGN.md "ROS 2 interface" (the per-joint /sea/motor_commands is ours, see README "ROS 2 nodes").
+JOINT_STATES = "/joint_states"
+GAIT_REFERENCE = "/gait/reference"
+TORQUE_REFERENCE = "/sea/torque_reference"
+MOTOR_COMMANDS = "/sea/motor_commands"  # each sea_joint_controller: JointState, name motor_j, β_d, β̇_d
+MOTOR_POSITION_COMMANDS = "/motor_position_controller/commands"  # Float64MultiArray β_d tail → head
+JOINT_EFFORT_COMMANDS = "/joint_effort_controller/commands"  # rigid-joint robots: Float64MultiArray τ
+HEAD_ODOMETRY = "/head/odometry"
+HEAD_REFERENCE = "/head/reference"
+MANIPULABILITY = "/manipulability"
+MANIPULABILITY_MARKERS = "/manipulability/markers"
+DIAGNOSTICS = "/diagnostics"
+
+#: Measurements from hardware/Gazebo: best effort keeps only fresh samples and matches any publisher.
+SENSOR_QOS = qos_profile_sensor_data
+#: References and commands between our nodes: reliable, the last 10.
+COMMAND_QOS = QoSProfile(depth=10)
+
+OK = DiagnosticStatus.OK
+WARN = DiagnosticStatus.WARN
+ERROR = DiagnosticStatus.ERROR
+STALE = DiagnosticStatus.STALE
+
+
+# ----------------------------------------------------------------------------------- parameters
+
+
+def declare(node: Node, name: str, default: Any, description: str, *, low: float | None = None,
+            high: float | None = None, choices: Sequence[str] | None = None, read_only: bool = False) -> Any:
+    """Declare a typed parameter with its range (or choices, checked at start-up) and return its value."""
+    descriptor = ParameterDescriptor(description=description, read_only=read_only)
+    if isinstance(default, float) and (low is not None or high is not None):
+        descriptor.floating_point_range = [FloatingPointRange(
+            from_value=float(-1e308 if low is None else low), to_value=float(1e308 if high is None else high),
+            step=0.0)]
+    elif isinstance(default, int) and not isinstance(default, bool) and (low is not None or high is not None):
+        descriptor.integer_range = [IntegerRange(from_value=int(-(2**62) if low is None else low),
+                                                 to_value=int(2**62 if high is None else high), step=1)]
+    if choices is not None:
+        descriptor.additional_constraints = "one of: " + ", ".join(choices)
+    value = node.declare_parameter(name, default, descriptor).value
+    if choices is not None:  # rclpy does not enforce additional_constraints
+        choice(value, name, tuple(choices), f"{node.get_name()} parameters")
+    return value
+
+
+def rejected(exc: Exception) -> SetParametersResult:
+    """A parameter update refused with the one-line message of a ConfigError."""
+    return SetParametersResult(successful=False, reason=str(exc))
+
+
+def accepted() -> SetParametersResult:
+    return SetParametersResult(successful=True)
+
+
+def run(node_class: type[Node], args: Sequence[str] | None = None) -> int:
+    """The ``main`` of every node: init, build (bad parameters end it with one clear line, exit 2), spin."""
+    rclpy.init(args=args)
+    try:
+        node = node_class()
+    except (ConfigError, InvalidParameterException) as exc:  # snake_core's validation or a descriptor range
+        print(f"{node_class.__name__}: error: {exc}", file=sys.stderr)
+        rclpy.try_shutdown()
+        return 2
+    try:
+        rclpy.spin(node)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown()
+    return 0
+
+
+# ---------------------------------------------------------------------------------- conversion
+
+
+def seconds(stamp: Any) -> float:
+    """builtin_interfaces/Time → seconds."""
+    return stamp.sec + stamp.nanosec * 1e-9
+
+
+def now_seconds(node: Node) -> float:
+    return node.get_clock().now().nanoseconds * 1e-9
+
+
+def floats(values: Iterable[float]) -> list[float]:
+    """Python floats for a message field (rclpy refuses numpy arrays and ints in float64[] fields)."""
+    return [float(v) for v in values]
+
+
+def all_finite(values: Iterable[float]) -> bool:
+    return all(math.isfinite(v) for v in values)
+
+
+def joint_state(node: Node, names: Sequence[str], position: Iterable[float] = (), velocity: Iterable[float] = (),
+                effort: Iterable[float] = ()) -> JointState:
+    msg = JointState()
+    msg.header.stamp = node.get_clock().now().to_msg()
+    msg.name = list(names)
+    msg.position = floats(position)
+    msg.velocity = floats(velocity)
+    msg.effort = floats(effort)
+    return msg
+
+
+def joint_state_fields(msg: JointState) -> dict[str, tuple[float, float, float]]:
+    """name → (position, velocity, effort); NaN where the message leaves a field out."""
+    out = {}
+    for i, name in enumerate(msg.name):
+        out[name] = tuple(float(seq[i]) if i < len(seq) else math.nan
+                          for seq in (msg.position, msg.velocity, msg.effort))
+    return out
+
+
+def sea_joint(fields: Mapping[str, tuple[float, float, float]], j: int, stiffness: Sequence[float] | None
+              ) -> tuple[float, float, float, float] | None:
+    """(α_j, α̇_j, τ_j, β_j) of joint j from /joint_states fields, or None if the message lacks it.
+
+    Accepts DESIGN.md's names (``joint_j`` α, α̇, τ and ``motor_j`` β), the URDF's SEA joints that
+    joint_state_broadcaster publishes (``motor_j`` β, ``spring_j`` α − β; converted by
+    snake_core.naming.sea_from_urdf) and rigid joints (``joint_j`` only; β = NaN).
+    """
+    joint, motor, spring = fields.get(joint_name(j)), fields.get(motor_name(j)), fields.get(spring_name(j))
+    if joint is not None:
+        return (*joint, motor[0] if motor is not None else math.nan)
+    if motor is not None and spring is not None and stiffness is not None:
+        return (*sea_from_urdf(motor[0], motor[1], spring[0], spring[1], stiffness[j - 1]), motor[0])
+    return None
+
+
+def yaw(q: Quaternion) -> float:
+    """Rotation about z of a geometry_msgs/Quaternion (the heading of a pose in the horizontal plane)."""
+    return math.atan2(2.0 * (q.w * q.z + q.x * q.y), 1.0 - 2.0 * (q.y * q.y + q.z * q.z))
+
+
+def odometry_planar(msg: Odometry) -> tuple[float, float, float, float, float, float]:
+    """(X, Y, ψ, Ẋ, Ẏ, ψ̇) in the world plane from nav_msgs/Odometry, whose twist is expressed in
+    the child frame (REP 105): the linear velocity is turned by ψ into the world frame."""
+    p, twist = msg.pose.pose, msg.twist.twist
+    psi = yaw(p.orientation)
+    c, s = math.cos(psi), math.sin(psi)
+    vx, vy = twist.linear.x, twist.linear.y
+    return p.position.x, p.position.y, psi, c * vx - s * vy, s * vx + c * vy, twist.angular.z
+
+
+def quaternion_about_z(angle: float) -> Quaternion:
+    """geometry_msgs/Quaternion of a rotation by ``angle`` about z."""
+    return Quaternion(x=0.0, y=0.0, z=math.sin(0.5 * angle), w=math.cos(0.5 * angle))
+
+
+# ------------------------------------------------------------------------- freshness, diagnostics
+
+
+class InputFreshness:
+    """When each input last arrived (receipt time on the node's clock) and whether it is too old."""
+
+    def __init__(self, node: Node, timeout: float) -> None:
+        self._node = node
+        self.timeout = timeout
+        self._last: dict[str, float] = {}
+
+    def mark(self, name: str) -> None:
+        self._last[name] = now_seconds(self._node)
+
+    def stale(self, names: Iterable[str]) -> list[str]:
+        """The inputs among ``names`` never received or older than the timeout."""
+        now = now_seconds(self._node)
+        return [n for n in names if n not in self._last or now - self._last[n] > self.timeout]
+
+
+class Diagnostics:
+    """Publishes one DiagnosticStatus per node on /diagnostics when its level or message changes,
+    and at least every ``period`` seconds (the diagnostic_aggregator's usual 1 Hz)."""
+
+    def __init__(self, node: Node, hardware_id: str, period: float = 1.0) -> None:
+        self._node = node
+        self._pub = node.create_publisher(DiagnosticArray, DIAGNOSTICS, COMMAND_QOS)
+        self._name = node.get_fully_qualified_name()
+        self._hardware_id = hardware_id
+        self._period = period
+        self._last: tuple[bytes, str] | None = None
+        self._last_time = -math.inf
+        self.level = OK
+        self.message = ""
+
+    def report(self, level: bytes, message: str, values: Mapping[str, Any] | None = None) -> None:
+        now = now_seconds(self._node)
+        self.level, self.message = level, message
+        if (level, message) == self._last and now - self._last_time < self._period:
+            return
+        if level != OK and (level, message) != self._last:
+            log = self._node.get_logger()
+            (log.error if level == ERROR else log.warning)(message)
+        self._last, self._last_time = (level, message), now
+        status = DiagnosticStatus(level=level, name=self._name, message=message, hardware_id=self._hardware_id,
+                                  values=[KeyValue(key=str(k), value=str(v)) for k, v in (values or {}).items()])
+        array = DiagnosticArray(status=[status])
+        array.header.stamp = self._node.get_clock().now().to_msg()
+        self._pub.publish(array)

@@ -1,0 +1,160 @@
+"""sea_joint_controller: one node per SEA joint (parameter ``joint_index``, 1-based tail → head),
+running the snake_core controller of ``controller.mode`` (position | stiffness | tsc | torque).
+
+Inputs: /joint_states (α_j, α̇_j, τ_j from ``joint_j`` and β_j from ``motor_j`` as DESIGN.md names
+them, or, where only the URDF joints are published (joint_state_broadcaster in Gazebo and on the
+robot), from ``motor_j`` (β) and ``spring_j`` (α − β) through ros_interface.sea_joint;
+α_{j−1} likewise for TSC), /gait/reference (α_j^d, α̇_j^d), /sea/torque_reference (τ_j^d, required
+in torque mode only). Output: a JointState with the single name ``motor_j`` (position β_d,
+velocity β̇_d) on /sea/motor_commands, which ``motor_command_mux`` gathers into the
+/motor_position_controller/commands array of the forward command controller (README "ROS 2 nodes").
+
+Every ``1/rate`` s the controller steps with the latest inputs. If a required input is older than
+``stale_timeout`` or carries NaN/inf, the node holds its last command (republishes it; nothing
+before the first valid step) and reports ERROR on /diagnostics; an active joint/deflection
+limit in the controller is reported as WARN.
+
+``controller.*`` parameters are those of the mode's snake_core module (``controller.stiffness``
+is K_d in the stiffness and tsc modes, a number or one per joint); left unset, the mode's own
+default applies, and snake_core validates them (e.g. K_d < K, 002 §6.3).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+
+from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.node import Node
+from sensor_msgs.msg import JointState
+
+from snake_core.controllers import CONTROLLER_MODES, JointMeasurement, JointReference, make_joint_controllers
+from snake_core.naming import joint_name, motor_name
+from snake_core.robot import load_robot
+from snake_core.validation import integer
+
+from .ros_interface import (
+    COMMAND_QOS,
+    ERROR,
+    GAIT_REFERENCE,
+    JOINT_STATES,
+    MOTOR_COMMANDS,
+    OK,
+    SENSOR_QOS,
+    TORQUE_REFERENCE,
+    WARN,
+    Diagnostics,
+    InputFreshness,
+    all_finite,
+    declare,
+    joint_state,
+    joint_state_fields,
+    now_seconds,
+    run,
+    sea_joint,
+)
+
+#: The parameters of every mode module (``PARAMS`` of snake_core.controllers.<mode>), without "mode".
+CONTROLLER_PARAMETERS = tuple(sorted({
+    key for module in CONTROLLER_MODES.values()
+    for key in importlib.import_module(f"snake_core.controllers.{module}").PARAMS} - {"mode"}))
+
+
+def mode_parameters(mode: str) -> tuple[str, ...]:
+    """The ``controller.*`` keys the snake_core module of ``mode`` accepts."""
+    return importlib.import_module(f"snake_core.controllers.{CONTROLLER_MODES[mode]}").PARAMS
+
+
+class SEAJointController(Node):
+    def __init__(self, **kwargs) -> None:
+        super().__init__("sea_joint_controller", **kwargs)
+        robot = load_robot(declare(self, "robot", "koopaee6", "robot file config/robots/<robot>.yaml",
+                                   read_only=True))
+        source = f"{self.get_name()} parameters"
+        self.j = integer(declare(self, "joint_index", 1, "SEA joint of this node, 1 = tail", low=1, high=64,
+                                 read_only=True), "joint_index", source, low=1, high=robot.n_joints)
+        rate = declare(self, "rate", 100.0, "control rate [Hz]", low=1.0, high=1000.0, read_only=True)
+        self.dt = 1.0 / rate
+        timeout = declare(self, "stale_timeout", 0.1, "inputs older than this [s] put the joint in hold",
+                          low=0.001, high=10.0, read_only=True)
+        self.mode = declare(self, "controller.mode", "position", "per-joint SEA controller mode",
+                            choices=tuple(CONTROLLER_MODES), read_only=True)
+        params = {"mode": self.mode}
+        for key in CONTROLLER_PARAMETERS:
+            value = self.declare_parameter(
+                f"controller.{key}", None,
+                ParameterDescriptor(description=f"controller.{key} of snake_core.controllers (unset: the mode's "
+                                                "default); a number or one per joint",
+                                    dynamic_typing=True, read_only=True)).value
+            if value is not None and key in mode_parameters(self.mode):
+                params[key] = value
+        # one node per joint: build the mode's controllers and keep this joint's (validated by snake_core)
+        self.controller = make_joint_controllers(self.mode, robot, params, source)[self.j - 1]
+
+        self._joint, self._motor = joint_name(self.j), motor_name(self.j)
+        self._stiffness = robot.sea.stiffness if robot.sea is not None else None
+        self._states: dict[int, tuple[float, float, float, float]] = {}
+        self._reference: tuple[float, float] | None = None
+        self._tau_d = 0.0
+        self._required = ["joint_states", "gait_reference"] + (["torque_reference"] if self.mode == "torque" else [])
+        self._fresh = InputFreshness(self, timeout)
+        self._last: tuple[float, float] | None = None
+        self.create_subscription(JointState, JOINT_STATES, self._on_joint_states, SENSOR_QOS)
+        self.create_subscription(JointState, GAIT_REFERENCE, self._on_reference, COMMAND_QOS)
+        self.create_subscription(JointState, TORQUE_REFERENCE, self._on_torque_reference, COMMAND_QOS)
+        self._pub = self.create_publisher(JointState, MOTOR_COMMANDS, COMMAND_QOS)
+        self._diag = Diagnostics(self, self._joint)
+        self.create_timer(self.dt, self._tick)
+
+    def _on_joint_states(self, msg: JointState) -> None:
+        fields = joint_state_fields(msg)
+        joints = {j: sea_joint(fields, j, self._stiffness) for j in ([self.j - 1, self.j] if self.j > 1 else [self.j])}
+        if all(v is not None and motor_name(j) in fields for j, v in joints.items()):
+            self._states = joints
+            self._fresh.mark("joint_states")
+
+    def _on_reference(self, msg: JointState) -> None:
+        fields = joint_state_fields(msg)
+        if self._joint in fields:
+            self._reference = fields[self._joint][:2]
+            self._fresh.mark("gait_reference")
+
+    def _on_torque_reference(self, msg: JointState) -> None:
+        fields = joint_state_fields(msg)
+        if self._joint in fields:
+            self._tau_d = fields[self._joint][2]
+            self._fresh.mark("torque_reference")
+
+    def _inputs(self) -> tuple[JointMeasurement, JointReference] | str:
+        """The controller's inputs, or why there are none (stale or non-finite)."""
+        stale = self._fresh.stale(self._required)
+        if stale:
+            return "stale input: " + ", ".join(stale)
+        alpha, alpha_dot, tau, beta = self._states[self.j]
+        alpha_prev = self._states[self.j - 1][0] if self.j > 1 else None
+        values = [alpha, alpha_dot, tau, beta, *self._reference, self._tau_d] + ([alpha_prev] if self.j > 1 else [])
+        if not all_finite(values):
+            return "non-finite input (NaN or inf) in joint states or references"
+        return (JointMeasurement(alpha, alpha_dot, beta, tau, alpha_prev),
+                JointReference(self._reference[0], self._reference[1], self._tau_d))
+
+    def _tick(self) -> None:
+        inputs = self._inputs()
+        if isinstance(inputs, str):
+            self._diag.report(ERROR, f"hold: {inputs}", {"mode": self.mode})
+            if self._last is not None:
+                self._pub.publish(joint_state(self, [self._motor], [self._last[0]], [self._last[1]]))
+            return
+        command = self.controller.step(now_seconds(self), self.dt, *inputs)
+        self._last = (command.beta_d, command.beta_d_dot)
+        self._pub.publish(joint_state(self, [self._motor], [command.beta_d], [command.beta_d_dot]))
+        limited = getattr(self.controller, "limited", False)
+        self._diag.report(WARN if limited else OK, "limit active" if limited else "running", {"mode": self.mode})
+
+
+def main(args: Sequence[str] | None = None) -> int:
+    return run(SEAJointController, args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

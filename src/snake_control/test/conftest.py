@@ -1,0 +1,1 @@
+from snake_control.testing.fixtures import ros  # noqa: F401  (the fixture: real rclpy or the double)

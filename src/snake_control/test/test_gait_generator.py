@@ -1,0 +1,119 @@
+"""gait_generator against DESIGN.md's table, and the pedal wave 002 (4.38) it publishes."""
+
+import math
+
+import pytest
+
+from snake_control.testing.fixtures import real_rclpy_available
+from snake_control.testing.messages import type_name
+
+A, OMEGA, PHI = 0.4, 2.0, -0.9
+
+
+def make(ros, **params):
+    from snake_control.gait_generator import GaitGenerator
+
+    defaults = {"robot": "koopaee6", "rate": 50.0, "gait__amplitude": A, "gait__frequency": OMEGA,
+                "gait__phase_shift": PHI}
+    return ros.make(GaitGenerator, **{**defaults, **params})
+
+
+def test_publishes_joint_state_reference_on_design_topic_with_reliable_qos(ros):
+    from rclpy.qos import ReliabilityPolicy
+
+    node = make(ros)
+    pubs = {p.topic_name: p for p in node.publishers}
+    assert type_name(pubs["/gait/reference"].msg_type) == "sensor_msgs/msg/JointState"
+    assert pubs["/gait/reference"].qos_profile.reliability == ReliabilityPolicy.RELIABLE
+    assert type_name(pubs["/diagnostics"].msg_type) == "diagnostic_msgs/msg/DiagnosticArray"
+
+
+def test_reference_at_t_is_the_pedal_wave_of_002_eq_4_38(ros):
+    make(ros)
+    t0 = ros.now()  # the node started at this time
+    ros.advance(1.0)
+    msg = ros.messages("/gait/reference")[-1]
+    t = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
+    assert msg.name == [f"joint_{j}" for j in range(1, 6)]
+    for j in range(1, 6):  # tail (1) → head (5)
+        arg = OMEGA * (t - t0) + PHI * (j - 1)
+        assert msg.position[j - 1] == pytest.approx(A * math.sin(arg), abs=1e-9)
+        assert msg.velocity[j - 1] == pytest.approx(A * OMEGA * math.cos(arg), abs=1e-9)
+    assert len(ros.messages("/gait/reference")) == pytest.approx(50, abs=1)  # 50 Hz for 1 s
+
+
+def test_amplitude_change_at_run_time_takes_effect_at_the_next_tick(ros):
+    node = make(ros)
+    ros.advance(0.2)
+    (result,) = ros.set_parameters(node, gait__amplitude=0.2)
+    assert result.successful
+    ros.advance(0.1)
+    msg = ros.messages("/gait/reference")[-1]
+    ratio = max(abs(v) for v in msg.velocity) / (0.2 * OMEGA)
+    assert 0.5 < ratio <= 1.0 + 1e-9  # bounded by the new A ω, not the old 0.4 ω
+    assert node.get_parameter("gait.amplitude").value == 0.2
+
+
+@pytest.mark.parametrize(("name", "value", "expect"), [
+    ("gait__amplitude", 1.2, "gait.amplitude = 1.2"),  # beyond ±60° (DESIGN "Bad input"): snake_core says so
+    ("gait__amplitude", 1.7, "out of range"),  # beyond the declared range of any gait
+    ("gait__frequency", 0.0, "gait.frequency = 0.0"),  # snake_core refuses ω = 0 with one clear message
+    ("gait__type", "moonwalk", "gait.type = 'moonwalk'"),
+    ("gait__amplitude", 1, "Wrong parameter type"),  # an int for a double parameter, as rclpy refuses it
+])
+def test_invalid_gait_update_is_refused_and_the_gait_keeps_running(ros, name, value, expect):
+    node = make(ros)
+    before = node.gait
+    (result,) = ros.set_parameters(node, **{name: value})
+    assert not result.successful
+    assert expect in result.reason
+    assert node.gait is before
+    ros.advance(0.1)
+    assert max(abs(v) for v in ros.messages("/gait/reference")[-1].position) <= A + 1e-12
+
+
+def test_parameters_are_declared_with_ranges_and_descriptions(ros):
+    node = make(ros)
+    amp = node.describe_parameter("gait.amplitude")
+    assert amp.floating_point_range[0].to_value == pytest.approx(math.pi / 2)  # the serpenoid's winding angle
+    assert amp.description
+    assert node.describe_parameter("robot").read_only
+
+
+def test_bad_start_up_parameter_fails_with_one_clear_message(ros):
+    from snake_core.validation import ConfigError
+
+    with pytest.raises(ConfigError, match="robot"):
+        make(ros, robot="no_such_robot")
+
+
+def test_switching_to_the_serpenoid_at_run_time_publishes_004_eq_43(ros):
+    node = make(ros)
+    t0 = ros.now()  # gait time is ROS time since the node started
+    assert ros.set_parameters(node, gait__periods=1.0)[0].successful  # ignored by the pedal wave
+    result = ros.set_parameters(node, gait__type="serpenoid", gait__amplitude=0.6)
+    assert all(r.successful for r in result)
+    ros.advance(0.5)
+    msg = ros.messages("/gait/reference")[-1]
+    t = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9 - t0
+    n = 6  # links
+    for j in range(1, n):  # suite joint j is 004's joint i = n − j: φ_i = (2π T_s/n) α sin(v t − (2π T_s/n) i)
+        i = n - j
+        k = 2 * math.pi * 1.0 / n
+        assert msg.position[j - 1] == pytest.approx(k * 0.6 * math.sin(OMEGA * t - k * i), abs=1e-9)
+
+
+def test_a_gait_missing_a_required_parameter_is_refused(ros):
+    node = make(ros)
+    (result,) = ros.set_parameters(node, gait__type="serpenoid")
+    assert not result.successful and "gait.periods" in result.reason
+
+
+@pytest.mark.skipif(real_rclpy_available(), reason="with real rclpy, main() spins until shut down")
+def test_main_exits_with_one_clear_line_on_a_bad_parameter(ros, capsys):
+    from snake_control.gait_generator import main
+
+    assert main(["--ros-args", "-p", "gait.amplitude:=2.0"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "gait.amplitude" in err and "out of range" in err
+    assert main(["--ros-args", "-p", "gait.amplitude:=0.3"]) == 0  # the double's spin ends at once

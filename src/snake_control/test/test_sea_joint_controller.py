@@ -1,0 +1,217 @@
+"""sea_joint_controller and motor_command_mux: DESIGN.md's topics, the wiring of one joint's
+measurements into snake_core's controller, and the safe hold on stale or non-finite input."""
+
+import math
+
+import pytest
+
+from snake_control.testing.messages import type_name
+from snake_core.controllers import JointMeasurement, JointReference, make_joint_controllers
+from snake_core.robot import load_robot
+
+N = 5  # koopaee6
+ALPHA = [0.11, -0.22, 0.33, -0.14, 0.05]  # distinct per joint: a wrong index shows
+ALPHA_DOT = [0.5, -0.4, 0.3, -0.2, 0.1]
+BETA = [0.10, -0.20, 0.30, -0.10, 0.02]
+K = 1.74
+
+
+def joint_states(ros, alpha=ALPHA, beta=BETA):
+    from sensor_msgs.msg import JointState
+
+    tau = [K * (a - b) for a, b in zip(alpha, beta, strict=True)]  # 002 (4.36)
+    msg = JointState(name=[f"joint_{j}" for j in range(1, N + 1)] + [f"motor_{j}" for j in range(1, N + 1)],
+                     position=[float(v) for v in [*alpha, *beta]], velocity=[*ALPHA_DOT, *[0.0] * N],
+                     effort=[*tau, *[0.0] * N])
+    msg.header.stamp = ros.stamp()
+    return msg
+
+
+def reference(ros, alpha_d=(0.2, -0.1, 0.4, 0.0, -0.3), alpha_d_dot=(1.0, 2.0, 3.0, 4.0, 5.0), effort=()):
+    from sensor_msgs.msg import JointState
+
+    msg = JointState(name=[f"joint_{j}" for j in range(1, N + 1)], position=list(alpha_d),
+                     velocity=list(alpha_d_dot), effort=list(effort))
+    msg.header.stamp = ros.stamp()
+    return msg
+
+
+def make(ros, **params):
+    from snake_control.sea_joint_controller import SEAJointController
+
+    return ros.make(SEAJointController, **{"robot": "koopaee6", "rate": 100.0, "stale_timeout": 0.05, **params})
+
+
+def feed(ros, seconds, **kw):
+    """Publish joint states and the gait reference every 10 ms for ``seconds``."""
+    for _ in range(round(seconds / 0.01)):
+        ros.publish("/joint_states", joint_states(ros, **{k: v for k, v in kw.items() if k in ("alpha", "beta")}))
+        ros.publish("/gait/reference", reference(ros))
+        ros.advance(0.01)
+
+
+def commands(ros):
+    return ros.messages("/sea/motor_commands")
+
+
+def test_topics_types_and_qos_follow_design(ros):
+    from rclpy.qos import ReliabilityPolicy
+
+    node = make(ros, joint_index=2)
+    subs = {s.topic_name: s for s in node.subscriptions}
+    assert {t: type_name(s.msg_type) for t, s in subs.items()} == {
+        "/joint_states": "sensor_msgs/msg/JointState", "/gait/reference": "sensor_msgs/msg/JointState",
+        "/sea/torque_reference": "sensor_msgs/msg/JointState"}
+    assert subs["/joint_states"].qos_profile.reliability == ReliabilityPolicy.BEST_EFFORT  # matches any publisher
+    assert subs["/gait/reference"].qos_profile.reliability == ReliabilityPolicy.RELIABLE
+    pubs = {p.topic_name: type_name(p.msg_type) for p in node.publishers if p.topic_name not in ("/rosout",
+                                                                                                 "/parameter_events")}
+    assert pubs == {"/sea/motor_commands": "sensor_msgs/msg/JointState",
+                    "/diagnostics": "diagnostic_msgs/msg/DiagnosticArray"}
+
+
+def test_position_mode_commands_the_gait_reference_of_its_own_joint(ros):
+    make(ros, joint_index=3)
+    feed(ros, 0.05)
+    last = commands(ros)[-1]
+    assert last.name == ["motor_3"]
+    assert last.position[0] == pytest.approx(0.4)  # α_3^d, not another joint's
+    assert last.velocity[0] == pytest.approx(3.0)
+
+
+@pytest.mark.parametrize(("mode", "params", "j"), [
+    ("stiffness", {"controller__stiffness": 0.29}, 4),  # K_d = K/6, 002 §6.4
+    ("tsc", {"controller__stiffness": 12.0, "controller__damping": 4.0, "controller__inertia": 1.0,
+             "controller__torque_gain": 6.0}, 3),  # Table 7.1, K_τ = 6
+])
+def test_torque_using_modes_pass_this_joints_measurement_and_tail_neighbour_to_snake_core(ros, mode, params, j):
+    make(ros, joint_index=j, controller__mode=mode, **params)
+    feed(ros, 0.1)
+    robot = load_robot("koopaee6")
+    core_params = {"mode": mode, **{k.split("__")[1]: v for k, v in params.items()}}
+    core = make_joint_controllers(mode, robot, core_params)[j - 1]
+    ref = reference(ros)
+    meas = JointMeasurement(ALPHA[j - 1], ALPHA_DOT[j - 1], BETA[j - 1], K * (ALPHA[j - 1] - BETA[j - 1]),
+                            ALPHA[j - 2])
+    expected = [core.step(0.0, 0.01, meas, JointReference(ref.position[j - 1], ref.velocity[j - 1])).beta_d
+                for _ in commands(ros)]
+    got = [m.position[0] for m in commands(ros)]
+    assert got == pytest.approx(expected, abs=1e-12)
+    assert got[-1] != pytest.approx(ref.position[j - 1], abs=1e-3)  # the torque/neighbour terms did act
+
+
+def test_stale_input_holds_the_last_command_and_reports_an_error(ros):
+    make(ros, joint_index=1)
+    feed(ros, 0.05)
+    held = commands(ros)[-1].position[0]
+    n_before = len(commands(ros))
+    ros.advance(0.1)  # joint states stop (timeout 0.05 s) …
+    for _ in range(10):  # … while references keep coming
+        ros.publish("/gait/reference", reference(ros, alpha_d=(-0.5, 0.0, 0.0, 0.0, 0.0)))
+        ros.advance(0.01)
+    after = commands(ros)[n_before:]
+    assert len(after) >= 19
+    assert all(m.position[0] == held for m in after)  # never the new −0.5 without fresh joint states
+    status = ros.messages("/diagnostics")[-1].status[0]
+    assert status.level == b"\x02" and "stale" in status.message and "joint_states" in status.message
+    feed(ros, 0.05)
+    assert commands(ros)[-1].position[0] == pytest.approx(0.2)
+    assert ros.messages("/diagnostics")[-1].status[0].level == b"\x00"
+
+
+def test_non_finite_measurement_holds_and_reports(ros):
+    make(ros, joint_index=2)
+    feed(ros, 0.03)
+    held = commands(ros)[-1].position[0]
+    bad = list(ALPHA)
+    bad[1] = math.nan
+    feed(ros, 0.03, alpha=bad)
+    assert commands(ros)[-1].position[0] == held
+    assert "non-finite" in ros.messages("/diagnostics")[-1].status[0].message
+
+
+def test_torque_mode_holds_without_a_torque_reference(ros):
+    make(ros, joint_index=2, controller__mode="torque")
+    feed(ros, 0.05)
+    assert commands(ros) == []  # nothing valid yet: nothing is sent
+    assert "torque_reference" in ros.messages("/diagnostics")[-1].status[0].message
+
+
+@pytest.mark.parametrize(("params", "field"), [
+    ({"joint_index": 6}, "joint_index"),  # koopaee6 has 5 joints
+    ({"controller__mode": "stiffness", "controller__stiffness": 2.0}, "controller.stiffness"),  # K_d ≥ K, §6.3
+    ({"controller__mode": "stiffness"}, "controller.stiffness"),  # K_d required
+])
+def test_bad_parameters_fail_at_start_with_one_clear_message(ros, params, field):
+    from snake_core.validation import ConfigError
+
+    with pytest.raises(ConfigError, match=field.replace(".", r"\.")):
+        make(ros, **params)
+
+
+def test_mux_gathers_per_joint_commands_tail_to_head_and_holds_on_a_stale_joint(ros):
+    from sensor_msgs.msg import JointState
+
+    from snake_control.motor_command_mux import MotorCommandMux
+
+    ros.make(MotorCommandMux, robot="koopaee6", rate=100.0, stale_timeout=0.05)
+
+    def send(values):
+        for j, v in values.items():
+            ros.publish("/sea/motor_commands", JointState(name=[f"motor_{j}"], position=[v], velocity=[0.0]))
+
+    send({5: 0.5, 3: 0.3, 1: 0.1, 2: 0.2})
+    ros.advance(0.02)
+    assert ros.messages("/motor_position_controller/commands") == []  # joint 4 missing: no partial array
+    for _ in range(3):
+        send({5: 0.5, 3: 0.3, 1: 0.1, 2: 0.2, 4: 0.4})
+        ros.advance(0.01)
+    out = ros.messages("/motor_position_controller/commands")
+    assert type_name(type(out[-1])) == "std_msgs/msg/Float64MultiArray"
+    assert list(out[-1].data) == pytest.approx([0.1, 0.2, 0.3, 0.4, 0.5])
+    ros.advance(0.1)  # every joint silent beyond the 0.05 s timeout
+    held = list(ros.messages("/motor_position_controller/commands")[-1].data)
+    for _ in range(10):
+        send({5: -0.5, 3: -0.3, 1: -0.1, 2: -0.2})  # all but joint 4 come back
+        ros.advance(0.01)
+    assert held == pytest.approx([0.1, 0.2, 0.3, 0.4, 0.5])
+    assert list(ros.messages("/motor_position_controller/commands")[-1].data) == held  # no partial update
+    status = ros.messages("/diagnostics")[-1].status[0]
+    assert status.level == b"\x02" and "motor_4 stale" in status.message
+
+
+def test_urdf_joint_names_from_joint_state_broadcaster_give_the_same_command(ros):
+    """Gazebo and the robot publish motor_j (β) and spring_j (α − β) only: α = β + (α − β), τ = K(α − β)."""
+    from sensor_msgs.msg import JointState
+
+    make(ros, joint_index=4, controller__mode="stiffness", controller__stiffness=0.29)
+    feed(ros, 0.03)
+    design = commands(ros)[-1].position[0]
+    for _ in range(3):
+        ros.publish("/joint_states", JointState(
+            name=[f"motor_{j}" for j in range(1, N + 1)] + [f"spring_{j}" for j in range(1, N + 1)],
+            position=[*BETA, *[a - b for a, b in zip(ALPHA, BETA, strict=True)]],
+            velocity=[*[0.0] * N, *ALPHA_DOT], effort=[0.0] * (2 * N)))
+        ros.publish("/gait/reference", reference(ros))
+        ros.advance(0.01)
+    assert commands(ros)[-1].position[0] == pytest.approx(design, abs=1e-12)
+    assert design != pytest.approx(reference(ros).position[3], abs=1e-3)  # the torque did enter
+
+
+def test_mux_in_effort_mode_gathers_joint_torques_and_goes_limp_on_stale_input(ros):
+    from sensor_msgs.msg import JointState
+
+    from snake_control.motor_command_mux import MotorCommandMux
+
+    ros.make(MotorCommandMux, robot="ariizumi10", mode="effort", rate=100.0, stale_timeout=0.05)
+    n = 9
+    torques = [0.01 * j for j in range(1, n + 1)]
+    for _ in range(3):
+        ros.publish("/sea/torque_reference", JointState(name=[f"joint_{j}" for j in range(1, n + 1)],
+                                                        effort=torques))
+        ros.advance(0.01)
+    out = ros.messages("/joint_effort_controller/commands")
+    assert list(out[-1].data) == pytest.approx(torques)
+    ros.advance(0.2)
+    assert list(ros.messages("/joint_effort_controller/commands")[-1].data) == [0.0] * n
+    assert ros.messages("/diagnostics")[-1].status[0].level == b"\x02"

@@ -1,0 +1,48 @@
+"""Acceptance: no node contains numerics beyond message conversion; everything else comes from
+snake_core. Checked on the source: the node modules call no maths (numpy beyond building arrays,
+math, scipy, products of variables) and import only messages, rclpy, snake_core and this package's
+ros_interface (where the message conversions live)."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "snake_control"
+NODES = ["gait_generator", "sea_joint_controller", "motor_command_mux", "head_tracking_controller",
+         "manipulability_monitor"]
+#: numpy used only to hold message data for snake_core's functions
+ARRAY_BUILDERS = {"array", "asarray", "zeros"}
+ALLOWED_IMPORTS = ("rclpy", "rcl_interfaces", "std_msgs", "sensor_msgs", "nav_msgs", "geometry_msgs",
+                   "visualization_msgs", "diagnostic_msgs", "snake_core", "numpy", "inspect", "importlib",
+                   "collections", "__future__", ".ros_interface")
+
+
+def maths_in(source: str) -> list[str]:
+    """What a node module computes itself (empty for a thin node)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "np" \
+                and node.attr not in ARRAY_BUILDERS:
+            found.append(f"np.{node.attr}")
+        if isinstance(node, ast.Name) and node.id in ("math", "scipy"):
+            found.append(node.id)
+        # products only as constant × …: rate → period (1.0 / rate), marker size (2.0 × scale × semi-axis)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div, ast.Pow, ast.MatMult)) and not (
+                isinstance(node.left, ast.Constant)
+                or (isinstance(node.left, ast.BinOp) and isinstance(node.left.left, ast.Constant))):
+            found.append(f"arithmetic at line {node.lineno}")
+        modules = [("." * node.level) + (node.module or "")] if isinstance(node, ast.ImportFrom) else \
+            [a.name for a in node.names] if isinstance(node, ast.Import) else []
+        found += [f"import {m}" for m in modules if not m.startswith(ALLOWED_IMPORTS)]
+    return found
+
+
+@pytest.mark.parametrize("name", NODES)
+def test_node_module_does_no_maths(name):
+    assert maths_in((PACKAGE / f"{name}.py").read_text()) == []
+
+
+def test_the_check_sees_maths():
+    found = maths_in("import math\nimport numpy as np\nx = np.sin(a) * b\ny = math.cos(c)\nimport scipy.linalg\n")
+    assert set(found) == {"import math", "import scipy.linalg", "arithmetic at line 3", "np.sin", "math"}

@@ -1,0 +1,20 @@
+from setuptools import find_packages, setup
+
+package_name = "snake_core"
+
+setup(
+    name=package_name,
+    version="0.1.0",
+    packages=find_packages(exclude=["test"]),
+    data_files=[
+        ("share/ament_index/resource_index/packages", ["resource/" + package_name]),
+        ("share/" + package_name, ["package.xml"]),
+    ],
+    install_requires=["setuptools", "numpy", "scipy", "PyYAML"],
+    zip_safe=True,
+    maintainer="Snake SEA suite maintainers",
+    maintainer_email="maintainers@snake-sea.dev",
+    description="ROS-free core of the modular SEA snake suite",
+    license="Apache-2.0",
+    extras_require={"test": ["pytest"]},
+)

@@ -1,0 +1,51 @@
+"""The interface of a per-joint SEA controller (DESIGN.md "Data flow").
+
+Every mode (position, local stiffness, TSC, torque) maps what one joint module can measure, plus
+its tail-side neighbour's angle (TSC passes angles tail → head), to a motor position reference
+β_d for the inner motor-side PD loop, 002 (4.39), which lives below ROS (simulator actuator model,
+ros2_control PID in Gazebo, module firmware on the CAN bus).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class JointMeasurement:
+    """What joint module j reports; angles in rad, torque in N·m."""
+
+    alpha: float  # α_j, link-side relative joint angle
+    alpha_dot: float  # α̇_j
+    beta: float  # β_j, motor angle reflected to the link side
+    tau: float  # τ_j = K_j (α_j − β_j), 002 (4.36): the SEA torque
+    alpha_prev: float | None = None  # α_{j−1} of the tail-side neighbour (None for the tail joint)
+
+
+@dataclass(frozen=True)
+class JointReference:
+    """What the gait generator and the head-tracking controller ask of joint j."""
+
+    alpha_d: float = 0.0  # α_j^d
+    alpha_d_dot: float = 0.0  # α̇_j^d
+    tau_d: float = 0.0  # desired SEA torque (torque mode)
+
+
+@dataclass(frozen=True)
+class MotorCommand:
+    """Output of a joint controller for the inner loop: β_d and its rate (the feed-forward of the
+    derivative term of 002 (4.39); 0 where the mode has none)."""
+
+    beta_d: float
+    beta_d_dot: float = 0.0
+
+
+class JointController(Protocol):
+    """One joint's controller; ``step`` advances its internal state by ``dt`` and returns β_d."""
+
+    joint_index: int  # 1-based, tail → head
+
+    def reset(self) -> None: ...
+
+    def step(self, t: float, dt: float, meas: JointMeasurement, ref: JointReference) -> MotorCommand: ...

@@ -1,0 +1,143 @@
+"""Tail-leading stiffness control (TSC) of one SEA joint, 002 §7.2, Fig. 7.1.
+
+Tail joint (j = 1), (7.1):   α_1^d = A sin(ω t)
+Other joints, (7.2):         M_d α̈_j^d + D_d α̇_j^d + K_d (α_j^d − α_{j−1}) = −K_τ τ_J,j
+
+where α_{j−1} is the *measured* angle of the tail-side neighbour (sent along the CAN bus) and τ_J the
+motor's measured output torque K(β − α) = −τ (``stiffness.MOTOR_TORQUE_SIGN``: the sign under which
+raising K_τ makes the joint more compliant, as §7.2 says). The motor follows β_d = α_j^d through the
+inner PD (4.39).
+
+(7.1) is the pedal wave (4.38) at j = 1, so the tail joint takes the gait's reference for joint 1
+(``JointReference.alpha_d``): with ``gait.type: pedal_wave`` it is exactly A sin(ω t); the phase
+shift φ of the gait does not enter TSC at all.
+
+(7.2) is integrated exactly over each control step with the neighbour's angle and the torque held
+(zero-order hold, the way a module receives them once per CAN cycle): x = (α^d, α̇^d),
+ẋ = F x + G u, u = K_d α_{j−1} − K_τ τ_J, and x_{k+1} = Φ x_k + Γ u_k with
+[Φ Γ; 0 1] = expm([F G; 0 0] Δt). The filter starts at rest at the joint's measured angle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy.linalg import expm
+
+from ..robot import RobotParams
+from ..validation import get, non_negative, positive, reject_unknown
+from .base import JointMeasurement, JointReference, MotorCommand
+from .limits import SEALimits, sea_limits
+from .stiffness import MOTOR_TORQUE_SIGN
+
+#: Table 7.1 (the simulated TSC run): M_d = 1, D_d = 4, K_d = 12 (SI). K_τ is not printed there
+#: (ambiguities.md): it defaults to 0 and the scenarios state it; 002's experiments use 0 and 6.
+TABLE_7_1 = {"inertia": 1.0, "damping": 4.0, "stiffness": 12.0, "torque_gain": 0.0}
+
+PARAMS = ("mode", "inertia", "damping", "stiffness", "torque_gain")
+
+
+@dataclass(frozen=True)
+class TSCGains:
+    """Gains of the admittance (7.2)."""
+
+    inertia: float  # M_d [N·m·s²/rad]
+    damping: float  # D_d [N·m·s/rad]
+    stiffness: float  # K_d [N·m/rad]
+    torque_gain: float  # K_τ [-]
+
+    def frequency_response(self, omega: float) -> complex:
+        """H(iω) = α_j^d / α_{j−1} of (7.2) with K_τ τ = 0: K_d / (K_d − M_d ω² + i D_d ω).
+
+        Its argument is the phase lag TSC puts between neighbouring joints at the gait frequency (the φ
+        of the open-loop wave (4.38)), its modulus the amplitude ratio from joint to joint.
+        """
+        return self.stiffness / (self.stiffness - self.inertia * omega**2 + 1j * self.damping * omega)
+
+    def transition(self, dt: float) -> tuple[np.ndarray, np.ndarray]:
+        """Exact zero-order-hold discretisation (Φ, Γ) of (7.2) over ``dt``."""
+        m = self.inertia
+        aug = np.zeros((3, 3))
+        aug[0, 1] = 1.0
+        aug[1, :] = (-self.stiffness / m, -self.damping / m, 1.0 / m)
+        e = expm(aug * dt)
+        return e[:2, :2], e[:2, 2]
+
+
+@dataclass
+class TSCController:
+    """TSC for joint ``joint_index``: (7.1) at the tail, the admittance (7.2) elsewhere."""
+
+    joint_index: int
+    gains: TSCGains
+    limits: SEALimits
+    state: np.ndarray | None = field(default=None, init=False)  # (α_j^d, α̇_j^d); None before the first step
+    limited: bool = field(default=False, init=False)
+    _dt: float = field(default=0.0, init=False, repr=False)
+    _phi: np.ndarray = field(default_factory=lambda: np.eye(2), init=False, repr=False)
+    _gamma: np.ndarray = field(default_factory=lambda: np.zeros(2), init=False, repr=False)
+
+    @property
+    def is_tail(self) -> bool:
+        return self.joint_index == 1
+
+    def reset(self) -> None:
+        self.state = None
+        self.limited = False
+
+    def step(self, t: float, dt: float, meas: JointMeasurement, ref: JointReference) -> MotorCommand:
+        if self.is_tail:  # (7.1)
+            alpha_d = self.limits.reference(ref.alpha_d)
+            self.limited = alpha_d != ref.alpha_d
+            rate = ref.alpha_d_dot if not self.limited else 0.0
+            self.state = np.array([alpha_d, rate])
+        else:
+            self._advance(dt, meas)
+        beta_d = self.limits.motor(meas.alpha, float(self.state[0]))
+        self.limited = self.limited or beta_d != self.state[0]
+        return MotorCommand(beta_d=beta_d, beta_d_dot=float(self.state[1]))
+
+    def _advance(self, dt: float, meas: JointMeasurement) -> None:
+        """One exact step of (7.2) from the state at t to t + dt."""
+        if meas.alpha_prev is None:
+            raise ValueError(f"TSC joint {self.joint_index} needs the measured angle α_{self.joint_index - 1} of its "
+                             "tail-side neighbour (JointMeasurement.alpha_prev)")
+        if self.state is None:
+            self.state = np.array([self.limits.reference(meas.alpha), 0.0])
+        if dt != self._dt:
+            self._phi, self._gamma = self.gains.transition(dt)
+            self._dt = dt
+        tau = self.limits.torque(meas.tau)
+        g = self.gains
+        u = g.stiffness * meas.alpha_prev - g.torque_gain * MOTOR_TORQUE_SIGN * tau  # (7.2) input
+        x = self._phi @ self.state + self._gamma * u
+        lim = self.limits.reference_limit
+        self.limited = abs(x[0]) > lim
+        if self.limited:  # saturate the integrator at ±60°: no further motion outwards
+            x[0] = np.sign(x[0]) * lim
+            x[1] = 0.0 if x[1] * x[0] > 0 else x[1]
+        self.state = x
+
+
+def gains_from_params(params: Mapping[str, Any], source: str | None = None) -> TSCGains:
+    """M_d, D_d, K_d > 0 and K_τ ≥ 0 from ``controller.*`` (defaults: Table 7.1, K_τ = 0)."""
+    reject_unknown(params, PARAMS, "controller", source)
+    return TSCGains(
+        inertia=positive(get(params, "inertia", "controller", source, TABLE_7_1["inertia"]), "controller.inertia",
+                         source),
+        damping=positive(get(params, "damping", "controller", source, TABLE_7_1["damping"]), "controller.damping",
+                         source),
+        stiffness=positive(get(params, "stiffness", "controller", source, TABLE_7_1["stiffness"]),
+                           "controller.stiffness", source),
+        torque_gain=non_negative(get(params, "torque_gain", "controller", source, TABLE_7_1["torque_gain"]),
+                                 "controller.torque_gain", source),
+    )
+
+
+def from_params(robot: RobotParams, joint_index: int, params: Mapping[str, Any],
+                source: str | None = None) -> TSCController:
+    """With M_d, D_d, K_d > 0 the admittance (7.2) is a stable second-order filter."""
+    return TSCController(joint_index, gains_from_params(params, source), sea_limits(robot, joint_index, source))

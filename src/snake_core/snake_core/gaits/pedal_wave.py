@@ -1,0 +1,48 @@
+"""Pedal wave, 002 (4.38): α_j^d = A sin(ω t + φ (j − 1)), j = 1..N−1 (tail → head).
+
+With φ < 0 the wave travels from tail to head and the robot moves head first (the way the wave
+travels along the body, see shared/reference/ambiguities.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..validation import ConfigError, get, integer, number, positive, reject_unknown
+from .base import MAX_REFERENCE
+
+
+@dataclass(frozen=True)
+class PedalWave:
+    n_joints: int
+    amplitude: float  # A [rad]
+    frequency: float  # ω [rad/s]
+    phase_shift: float  # φ [rad]
+    _index: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_index", np.arange(self.n_joints, dtype=float))  # j − 1
+
+    def reference(self, t: float) -> tuple[np.ndarray, np.ndarray]:
+        arg = self.frequency * t + self.phase_shift * self._index  # 002 (4.38)
+        return self.amplitude * np.sin(arg), self.amplitude * self.frequency * np.cos(arg)
+
+
+def from_params(n_joints: int, params: Mapping[str, Any], source: str | None = None) -> PedalWave:
+    reject_unknown(params, ("type", "amplitude", "frequency", "phase_shift"), "gait", source)
+    integer(n_joints, "robot.n_joints", source, low=1)
+    amplitude = number(get(params, "amplitude", "gait", source), "gait.amplitude", source, low=0.0)
+    if amplitude > MAX_REFERENCE:
+        raise ConfigError("gait.amplitude", amplitude, f"must be <= {MAX_REFERENCE:.4f} rad (the ±60° joint limit)",
+                          source)
+    return PedalWave(
+        n_joints=n_joints,
+        amplitude=amplitude,
+        frequency=positive(get(params, "frequency", "gait", source), "gait.frequency", source),
+        phase_shift=number(get(params, "phase_shift", "gait", source), "gait.phase_shift", source,
+                           low=-2 * np.pi, high=2 * np.pi),
+    )

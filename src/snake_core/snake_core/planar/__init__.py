@@ -1,0 +1,6 @@
+"""Planar snake robot without lateral constraint (004): model (3)–(20), manipulability D/R
+(30)–(42), head-trajectory tracking (70)–(84), the conserved quantity g (67).
+
+Coordinates follow 004 (head-first numbering); :mod:`.convention` converts to the suite's
+tail → head joint order and world frame.
+"""

@@ -1,0 +1,294 @@
+"""Head-trajectory tracking controllers of 004 §6, both usable with free (failed) joints.
+
+Both controllers map the state (q, q̇) in 004's coordinates and a head reference
+(w^r, ẇ^r, ẅ^r) to joint torques τ (004 order, head → tail, 0 on free joints):
+``tracker.step(t, q, qd, ref) -> τ``. :mod:`snake_core.planar.convention` converts to the
+suite's joint order (and to SEA torque references).
+
+* :class:`PartialFeedbackLinearisation`: (70) with κ of (75)/(78). As printed, (70) gives
+  ẅ = −a instead of a (substitute it into (69)); the sign of the H22 H12⁺ 𝓗 a term is flipped
+  (:data:`PFL_TRACKING_TERM_SIGN`, ambiguities.md "004 (70)"). With free joints the unactuated
+  block is w̃ = [w, φ_free] (39): we ask ẅ = a and leave φ̈_free to the solution of
+  [H̃12  𝓗̃_{:,free}] [H̃22⁻¹τ̃; φ̈_free] = H̃12 H̃22⁻¹ h̃2 − h̃1 − 𝓗̃_{:,w} a, which reduces to (70)
+  without free joints.
+* :class:`LyapunovTracker`: 004 §6.2 gives only V of (83); the law of [27] is not printed
+  (ambiguities.md, "004 §6.2"). Our law: with s = (ẇ^r − ẇ) + K_w1 (w^r − w) and
+  e = φ̇^r − φ̇, V = sᵀK_w2 s + eᵀK_φ e. The accelerations are affine in the torque,
+  q̈ = H⁻¹(E τ − h). V̇ = −c V holds if ẅ = ẅ_d := ẅ^r + K_w1 (ẇ^r − ẇ) + (c/2) s and
+  φ̈ = φ̈_d := φ̈^r + (c/2) e. τ is the least-squares solution of those targets in the metric of
+  V, τ = argmin ‖ẅ(τ) − ẅ_d‖²_{K_w2} + ‖φ̈(τ) − φ̈_d‖²_{K_φ} + ρ‖τ‖², subject to |τ_i| ≤ τ_max
+  (a primal active-set method, exact for this convex problem). Where the targets are reachable,
+  V decays at rate c; otherwise the residual is the smallest in V's own metric.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.linalg import lapack
+
+from ..gaits.serpenoid import Serpenoid
+from ..validation import ConfigError
+from .linalg import spd_solve, svd
+from .manipulability import check_free_joints, coordinate_order, partition
+from .model import PlanarData, PlanarModel, check_state, compute_terms
+
+#: ambiguities.md "004 (70)": (70) as printed has +H22 H12⁺ 𝓗 a, which yields ẅ = −a; −1 fixes it.
+PFL_TRACKING_TERM_SIGN = -1.0
+
+#: Relative cut-off of singular values in H12⁺ (numpy's default): at an exactly singular posture the
+#: lost direction is dropped instead of dividing by zero; near it ‖τ‖ grows like 1/R (004 §6.1.3).
+PINV_RCOND = 1e-15
+
+#: Below this ratio of the Cholesky factor's diagonal (√ of the conditioning of AAᵀ) H12⁺ is taken
+#: from the SVD instead of the normal equations (their rounding error grows like cond(A)²).
+PINV_CHOLESKY_RATIO = 1e-7
+
+#: Tikhonov weight ρ of the Lyapunov-like least squares [(m/s²)² per (N·m)²]: keeps τ bounded near
+#: singular postures; small enough not to bias tracking (H⁻¹ entries are O(10..1000) per N·m).
+LYAPUNOV_REGULARISATION = 1e-6
+
+
+@dataclass(frozen=True)
+class HeadReference:
+    """Head reference w^r = [x_h, y_h, θ_1] and its derivatives (004's frame)."""
+
+    w: np.ndarray
+    w_dot: np.ndarray
+    w_ddot: np.ndarray
+
+
+@dataclass(frozen=True)
+class StraightLineReference:
+    """w^r(t) = [x0 + v t cos ψ, y0 + v t sin ψ, θ_1^r]: (80) with a chosen start, direction and speed."""
+
+    start: tuple[float, float]
+    direction: float  # ψ, direction of travel of the head in 004's frame [rad]
+    speed: float  # [m/s]
+    theta1: float  # θ_1^r [rad]
+
+    def __call__(self, t: float) -> HeadReference:
+        d = np.array([np.cos(self.direction), np.sin(self.direction)])
+        w = np.array([self.start[0] + self.speed * t * d[0], self.start[1] + self.speed * t * d[1], self.theta1])
+        return HeadReference(w, np.array([self.speed * d[0], self.speed * d[1], 0.0]), np.zeros(3))
+
+    def path_distance(self, xy: np.ndarray) -> np.ndarray:
+        """Distance of head positions (…, 2) from the reference line (ray from the start)."""
+        d = np.array([np.cos(self.direction), np.sin(self.direction)])
+        rel = np.asarray(xy) - np.asarray(self.start)
+        along = np.maximum(rel @ d, 0.0)
+        return np.linalg.norm(rel - along[..., None] * d, axis=-1)
+
+
+def _diag(values, size: int, name: str) -> np.ndarray:
+    v = np.broadcast_to(np.asarray(values, dtype=float), (size,)) if np.ndim(values) <= 1 else None
+    if v is None or v.shape != (size,) or not np.all(np.isfinite(v)) or np.any(v < 0):
+        raise ConfigError(name, values, f"must be a number >= 0 or a list of {size} numbers >= 0 (diagonal gain)")
+    return np.diag(v)
+
+
+@dataclass(frozen=True, eq=False)
+class PFLGains:
+    """(79): K_v, K_p (3 × 3), R_v, R_p ((n−1) × (n−1)), diagonal."""
+
+    K_v: np.ndarray
+    K_p: np.ndarray
+    R_v: np.ndarray
+    R_p: np.ndarray
+
+    @classmethod
+    def diagonal(cls, n_joints: int, K_v=6.0, K_p=6.2, R_v=0.041, R_p=0.079) -> PFLGains:
+        """Defaults are 004 (79)."""
+        return cls(_diag(K_v, 3, "controller.K_v"), _diag(K_p, 3, "controller.K_p"),
+                   _diag(R_v, n_joints, "controller.R_v"), _diag(R_p, n_joints, "controller.R_p"))
+
+
+class _HeadTracker:
+    """What both controllers share: model, gains, the serpenoid shape reference φ^r (43) and the
+    free joints (1-based, 004 order), checked against the model."""
+
+    def __init__(self, model: PlanarModel, gains: PFLGains | LyapunovGains, shape: Serpenoid,
+                 free_joints: tuple[int, ...] = ()):
+        if shape.n_joints != model.n_joints:
+            raise ConfigError("gait", shape.n_joints, f"must have {model.n_joints} joints (the robot's)")
+        self.model = model
+        self.gains = gains
+        self.shape = shape
+        self.free_joints = check_free_joints(model.n, tuple(free_joints))
+        self._actuated = np.array([j for j in range(model.n_joints) if j + 1 not in self.free_joints])
+
+    def reset(self) -> None:
+        """Stateless; present for the controller interface."""
+
+
+class PartialFeedbackLinearisation(_HeadTracker):
+    """(70) with the sign fix, κ of (75) and u of (78) (serpenoid shape reference φ^r of (43))."""
+
+    def __init__(self, model: PlanarModel, gains: PFLGains, shape: Serpenoid, free_joints: tuple[int, ...] = ()):
+        super().__init__(model, gains, shape, free_joints)
+        self._k = 3 + len(self.free_joints)
+        self._order = coordinate_order(model.n, self.free_joints) if self.free_joints else None
+        self._R_v = gains.R_v[np.ix_(self._actuated, self._actuated)]
+        self._R_p = gains.R_p[np.ix_(self._actuated, self._actuated)]
+        # index of the actuated joints in φ: a slice (a cheap view) without free joints
+        self._act = self._actuated if self.free_joints else slice(None)
+        self._free_pad = np.zeros(len(self.free_joints))
+
+    def step(self, t: float, q: np.ndarray, qd: np.ndarray, ref: HeadReference,
+             data: PlanarData | None = None) -> np.ndarray:
+        if data is None:
+            check_state(self.model, q, qd)
+            data = compute_terms(self.model, q, qd)
+        g = self.gains
+        k, order = self._k, self._order
+        w, wd = q[:3], qd[:3]
+        a = ref.w_ddot + g.K_v @ (ref.w_dot - wd) + g.K_p @ (ref.w - w)  # right-hand side of (71)
+        H11, H12, H22 = partition(data.H, k, order)
+        h = data.h if order is None else data.h[order]
+        h1, h2 = h[:k], h[k:]
+        sol = spd_solve(H22, np.column_stack((h2, H12.T)))
+        H22inv_h2, H22inv_H21 = sol[:, 0], sol[:, 1:]
+        schur = H11 - H12 @ H22inv_H21  # 𝓗 (68)
+        A = np.hstack((H12, schur[:, 3:])) if order is not None else H12  # unknowns [H22⁻¹τ̃, φ̈_free]
+        rhs = H12 @ H22inv_h2 - h1 + PFL_TRACKING_TERM_SIGN * (schur[:, :3] @ a)
+        phi_r, phid_r, phidd_r = self.shape.phi(t)
+        act = self._act
+        u = -phidd_r[act] - self._R_v @ (phid_r[act] - qd[3:][act]) - self._R_p @ (phi_r[act] - q[3:][act])  # (78)
+        kappa = H22inv_h2 - u  # (75)
+        if self.free_joints:
+            kappa = np.concatenate((kappa, self._free_pad))  # no preference for φ̈_free
+        z = _min_norm_solve(A, rhs - A @ kappa) + kappa  # H12⁺(…) + (I − H12⁺H12) κ, as in (70)
+        tau = np.zeros(self.model.n_joints)
+        tau[act] = H22 @ z[: H22.shape[0]]
+        return tau
+
+
+def _min_norm_solve(A: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """A⁺ r for a wide matrix A (the minimum-norm least-squares solution).
+
+    Full row rank and well conditioned (the usual case): x = Aᵀ(AAᵀ)⁻¹ r by Cholesky, refined once on
+    the residual of A x = r (the normal equations lose ~cond(A)² of accuracy; one step restores it).
+    Otherwise (the Cholesky factor's diagonal spans more than 1/:data:`PINV_CHOLESKY_RATIO`, i.e.
+    cond(A) ≳ 1e7, or AAᵀ is not positive definite) the thin SVD with numpy's cut-off
+    :data:`PINV_RCOND`: at an exactly singular posture the lost direction is dropped.
+    """
+    G = A @ A.T
+    factor, y, info = lapack.dposv(G, r)
+    if info == 0:
+        d = np.abs(np.diag(factor))
+        if d.min() > PINV_CHOLESKY_RATIO * d.max():
+            x = A.T @ y
+            return x + A.T @ lapack.dpotrs(factor, r - A @ x)[0]
+    U, sv, Vt = svd(A)
+    keep = sv > PINV_RCOND * sv[0]
+    return Vt[keep].T @ ((U[:, keep].T @ r) / sv[keep])
+
+
+@dataclass(frozen=True, eq=False)
+class LyapunovGains:
+    """(84): K_w1, K_w2 (3 × 3), K_φ ((n−1) × (n−1)), decay rate c [1/s] and torque limit [N·m]."""
+
+    K_w1: np.ndarray
+    K_w2: np.ndarray
+    K_phi: np.ndarray
+    decay: float
+    torque_limit: float
+
+    @classmethod
+    def diagonal(cls, n_joints: int, K_w1=(2.0, 2.0, 3.0), K_w2=(400.0, 400.0, 45.0), K_phi=None,
+                 decay: float = 2.0, torque_limit: float = 2.0) -> LyapunovGains:
+        """Defaults are 004 (84): K_φ = diag(10, 20, …, 20)."""
+        if K_phi is None:
+            K_phi = [10.0] + [20.0] * (n_joints - 1)
+        if not (isinstance(decay, (int, float)) and np.isfinite(decay) and decay >= 0):
+            raise ConfigError("controller.decay", decay, "must be a finite number >= 0 (1/s)")
+        if not (isinstance(torque_limit, (int, float)) and np.isfinite(torque_limit) and torque_limit > 0):
+            raise ConfigError("controller.torque_limit", torque_limit, "must be a finite number > 0 (N·m)")
+        return cls(_diag(K_w1, 3, "controller.K_w1"), _diag(K_w2, 3, "controller.K_w2"),
+                   _diag(K_phi, n_joints, "controller.K_phi"), float(decay), float(torque_limit))
+
+
+def lyapunov_value(gains: LyapunovGains, q: np.ndarray, qd: np.ndarray, ref: HeadReference,
+                   phid_r: np.ndarray) -> float:
+    """V of (83) (with ‖x‖_K = xᵀKx)."""
+    s = (ref.w_dot - qd[:3]) + gains.K_w1 @ (ref.w - q[:3])
+    e = phid_r - qd[3:]
+    return float(s @ gains.K_w2 @ s + e @ gains.K_phi @ e)
+
+
+class LyapunovTracker(_HeadTracker):
+    """Torque that makes V of (83) decay at rate c where feasible (least squares, torque limits)."""
+
+    def __init__(self, model: PlanarModel, gains: LyapunovGains, shape: Serpenoid, free_joints: tuple[int, ...] = ()):
+        super().__init__(model, gains, shape, free_joints)
+        self._E = np.zeros((model.dof, self._actuated.size))
+        self._E[3 + self._actuated, np.arange(self._actuated.size)] = 1.0
+        self._weights = np.concatenate((np.diag(gains.K_w2), np.diag(gains.K_phi)))  # metric of V (83)
+        self._ridge = LYAPUNOV_REGULARISATION * np.eye(self._actuated.size)
+        self._rhs = np.zeros((model.dof, 1 + self._actuated.size))  # [−h, E]
+        self._rhs[:, 1:] = self._E
+
+    def step(self, t: float, q: np.ndarray, qd: np.ndarray, ref: HeadReference,
+             data: PlanarData | None = None) -> np.ndarray:
+        if data is None:
+            check_state(self.model, q, qd)
+            data = compute_terms(self.model, q, qd)
+        g = self.gains
+        _, phid_r, phidd_r = self.shape.phi(t)
+        s = (ref.w_dot - qd[:3]) + g.K_w1 @ (ref.w - q[:3])
+        e = phid_r - qd[3:]
+        target = np.concatenate((ref.w_ddot + g.K_w1 @ (ref.w_dot - qd[:3]) + 0.5 * g.decay * s,
+                                 phidd_r + 0.5 * g.decay * e))
+        rhs_h = self._rhs.copy()
+        rhs_h[:, 0] = -data.h
+        sol = spd_solve(data.H, rhs_h)  # q̈ = a0 + B τ
+        a0, B = sol[:, 0], sol[:, 1:]
+        BtW = B.T * self._weights
+        normal = BtW @ B + self._ridge
+        rhs = BtW @ (target - a0)
+        tau_a = _box_least_squares(normal, rhs, g.torque_limit)
+        tau = np.zeros(self.model.n_joints)
+        tau[self._actuated] = tau_a
+        return tau
+
+
+def _box_least_squares(normal: np.ndarray, rhs: np.ndarray, limit: float) -> np.ndarray:
+    """min ½ xᵀN x − rhsᵀx subject to |x_i| ≤ limit (N positive definite): primal active-set method.
+
+    From a feasible point, solve for the free variables with the others at their bounds; step as
+    far as feasibility allows (fixing the blocking variable), or, at a feasible optimum of the
+    free set, release the bound variable whose multiplier has the wrong sign. Finite for strictly
+    convex problems; the iteration cap only guards against rounding cycles.
+    """
+    x = spd_solve(normal, rhs)
+    if np.all(np.abs(x) <= limit):  # the usual case: no torque at its limit
+        return x
+    m = rhs.size
+    x = np.zeros(m)
+    bound = np.zeros(m)  # −1 at the lower bound, +1 at the upper, 0 free
+    for _ in range(4 * m + 4):
+        free = bound == 0
+        x_new = x.copy()
+        x_new[~free] = bound[~free] * limit
+        if free.any():
+            x_new[free] = spd_solve(normal[np.ix_(free, free)],
+                                          rhs[free] - normal[np.ix_(free, ~free)] @ x_new[~free])
+        over = free & (np.abs(x_new) > limit)
+        if over.any():
+            step = x_new - x
+            with np.errstate(divide="ignore", invalid="ignore"):
+                room = np.where(over, (np.sign(step) * limit - x) / step, np.inf)
+            i = int(np.argmin(room))
+            x = x + max(0.0, min(1.0, room[i])) * step
+            bound[i] = np.sign(step[i])
+            x[i] = bound[i] * limit
+            continue
+        x = x_new
+        grad = normal @ x - rhs  # multiplier of a bound: −bound · grad ≥ 0 at the optimum
+        wrong = np.where(bound != 0, bound * grad, -np.inf)
+        i = int(np.argmax(wrong))
+        if wrong[i] <= 1e-12 * (1.0 + np.abs(rhs).max()):
+            break
+        bound[i] = 0.0
+    return np.clip(x, -limit, limit)

@@ -1,0 +1,146 @@
+"""Parameters of 001's pushing problem: a planar snake, a free rigid object and the ground.
+
+Immutable model (this module) + functions over it (kinematics, constraints, projectors, maps,
+response). The snake has n_a joints and n_ℓ = n_a + 1 equal links (001 requires equal masses
+for the factorisation M_s = m M̄, I_obj = κ m Ī_obj, 001 (6)); q_s = [x, y, θ₁, φ₁ … φ_{n_a}]
+with (x, y) the tail end of link 1 and θ₁ its absolute angle (001 Fig. 4 caption
+q_s = {0, 0, 0, −135°, −135°}; joint order tail → head as everywhere in the suite).
+
+001 leaves several details open (seed001_pushing.md §7); each is a named field here:
+
+* ``contact_link`` / ``contact_position``: 001 case study 1 "contacting an object with its tail
+  (first link) and the contact occurs at the middle of the link" → link 1, s = ℓ/2.
+* ``contact_side``: the contact normal is perpendicular to the link (not stated in 001); +1 puts
+  the object on the left of the link (normal = +90° from the link's tail → head direction).
+  The extremes over the input region do not depend on it (mirror symmetry).
+* ``object_offset``: the object's centre of mass from the contact point, along (normal, link
+  direction). 001 never gives the object's geometry; with a zero tangential offset the contact
+  normal passes through the object's COM, G has no moment and ``object_gyration`` drops out.
+* ``wheel_position``: passive wheels at the link centres (001 Fig. 3b/c, black rectangles), on
+  every link except the contact link (001 Assumption 4).
+* ``mu_s`` and ``gravity``: Scenario 2 bounds each wheel's lateral force by μ_s N with
+  N = m_i g, the weight of its own link (001 gives neither the normal load nor g).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Any
+
+from snake_core.validation import (
+    ConfigError,
+    get,
+    integer,
+    non_negative,
+    number,
+    positive,
+    reject_unknown,
+)
+
+#: 001 Table 1 (case study 1); case study 2 uses the same parameters (seed001_pushing.md §3.2).
+TABLE1_LINK_MASS = 1.0  # m_i [kg]
+TABLE1_LINK_LENGTH = 0.15  # ℓ_i [m]
+TABLE1_LINK_INERTIA = 0.002  # I_com,i [kg m²] (not m ℓ²/12 = 0.001875: 001's value is kept)
+TABLE1_MU_S = 0.1  # μ_s, Scenario 2
+KAPPA_FIG4 = 100.0  # κ = m_obj / m_i, 001 Fig. 4
+#: Not in 001 (seed001_pushing.md §7): standard gravity for the Scenario 2 friction bound.
+STANDARD_GRAVITY = 9.81
+#: Not in 001: object COM 5 cm behind the contact along the normal (a 10 cm box pushed on a face
+#: centre), radius of gyration of that box (side/√6). Irrelevant to the metrics while the
+#: tangential offset is 0 (seed001_pushing.md §2.3).
+DEFAULT_OBJECT_OFFSET = (0.05, 0.0)
+DEFAULT_OBJECT_GYRATION = 0.1 / 6**0.5
+
+MAX_JOINTS = 32
+
+
+class Scenario(IntEnum):
+    """001 §Results, Fig. 3."""
+
+    NO_FRICTION = 1  # snake touches the object, otherwise free (negligible ground friction)
+    BOUNDED_WHEELS = 2  # passive wheels on all other links, lateral friction |λ_w| ≤ μ_s N
+    IDEAL_WHEELS = 3  # ideal non-holonomic wheels (bilateral, unbounded: μ_s → ∞)
+
+
+@dataclass(frozen=True)
+class PushingModel:
+    """Snake + object of 001. Lengths in m, masses in kg, angles in rad."""
+
+    n_joints: int  # n_a
+    link_mass: float = TABLE1_LINK_MASS  # m (all links equal, 001 (6))
+    link_length: float = TABLE1_LINK_LENGTH  # ℓ
+    link_inertia: float = TABLE1_LINK_INERTIA  # I_com about the link centre
+    kappa: float = KAPPA_FIG4  # κ = m_obj / m, 001 (6)
+    object_gyration: float = DEFAULT_OBJECT_GYRATION  # ρ: Ī_obj = diag(1, 1, ρ²)
+    object_offset: tuple[float, float] = DEFAULT_OBJECT_OFFSET  # object COM − contact, (normal, tangent)
+    contact_link: int = 1  # 1-based, tail = 1 (001 case study 1)
+    contact_position: float = 0.5  # fraction of ℓ from the link's tail end
+    contact_side: int = 1  # +1: object on the left of the contact link, −1: on the right
+    wheel_position: float = 0.5  # fraction of ℓ (link centre)
+    mu_s: float = TABLE1_MU_S
+    gravity: float = STANDARD_GRAVITY
+
+    def __post_init__(self) -> None:
+        integer(self.n_joints, "n_joints", low=1, high=MAX_JOINTS)
+        positive(self.link_mass, "link_mass")
+        positive(self.link_length, "link_length")
+        positive(self.link_inertia, "link_inertia")
+        positive(self.kappa, "kappa")  # κ ≤ 0: no object mass, I_obj singular (001 (6))
+        positive(self.object_gyration, "object_gyration")
+        if len(self.object_offset) != 2:
+            raise ConfigError("object_offset", self.object_offset, "must be two numbers (normal, tangent) in m")
+        positive(self.object_offset[0], "object_offset[0]")  # the object lies on the normal's side
+        number(self.object_offset[1], "object_offset[1]")
+        integer(self.contact_link, "contact_link", low=1, high=self.n_links)
+        number(self.contact_position, "contact_position", low=0.0, high=1.0)
+        if self.contact_side not in (-1, 1):
+            raise ConfigError("contact_side", self.contact_side, "must be +1 (left) or -1 (right)")
+        number(self.wheel_position, "wheel_position", low=0.0, high=1.0)
+        non_negative(self.mu_s, "mu_s")
+        positive(self.gravity, "gravity")
+
+    @property
+    def n_links(self) -> int:  # n_ℓ = n_a + 1
+        return self.n_joints + 1
+
+    @property
+    def n_s(self) -> int:  # snake DOF: 3 base + n_a joints (001 (5))
+        return 3 + self.n_joints
+
+    @property
+    def object_mass(self) -> float:  # m_obj = κ m
+        return self.kappa * self.link_mass
+
+    @property
+    def wheel_links(self) -> tuple[int, ...]:
+        """1-based links that carry a passive wheel: all but the contact link (001 Assumption 4)."""
+        return tuple(i for i in range(1, self.n_links + 1) if i != self.contact_link)
+
+    @property
+    def wheel_normal_load(self) -> float:
+        """N of one wheel: its link's weight (not in 001, see the module docstring)."""
+        return self.link_mass * self.gravity
+
+
+_FIELDS = (
+    "n_joints", "link_mass", "link_length", "link_inertia", "kappa", "object_gyration", "object_offset",
+    "contact_link", "contact_position", "contact_side", "wheel_position", "mu_s", "gravity",
+)
+
+
+def pushing_model_from_dict(data: Mapping[str, Any], source: str | None = None, path: str = "pushing") -> PushingModel:
+    """Build a :class:`PushingModel` from a mapping (YAML), refusing unknown fields."""
+    reject_unknown(data, _FIELDS, path, source)
+    kwargs: dict[str, Any] = {"n_joints": get(data, "n_joints", path, source)}
+    for key in _FIELDS[1:]:
+        if key in data:
+            kwargs[key] = data[key]
+    if "object_offset" in kwargs:
+        kwargs["object_offset"] = tuple(kwargs["object_offset"])
+    try:
+        return PushingModel(**kwargs)
+    except ConfigError as exc:
+        raise ConfigError(f"{path}.{exc.field}" if path else exc.field, exc.value, exc.allowed, source) from None
+

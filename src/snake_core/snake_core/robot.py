@@ -1,0 +1,201 @@
+"""Robot parameters: one validated, immutable object per ``config/robots/<name>.yaml``.
+
+The robot file is the single source of the robot's numbers; xacro, the simulators, the
+controllers and the CAN driver all read it. Links are identical modules (002 §3.3); joint order
+is tail (joint 1) to head (joint N-1), as in 002.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from . import paths
+from .validation import ConfigError, choice, get, integer, non_negative, number, per_joint, positive, reject_unknown
+
+#: 002 (4.36) ambiguity (shared/reference/ambiguities.md): the rotor kinetic energy is either
+#: ½ J_r β̇² ("own": the rotor's angular velocity is only its own) or ½ n² J_r β̇² ("reflected").
+ROTOR_INERTIA_MODELS = ("own", "reflected")
+
+
+@dataclass(frozen=True)
+class SEAParams:
+    """Series elastic actuator spring, 002 §3.3.2: τ_j = K_j (α_j − β_j), 002 (4.36)."""
+
+    stiffness: tuple[float, ...]  # K_j [N·m/rad], one per joint
+    deflection_limit: float  # |α − β| beyond which the torque sensor saturates [rad]
+    torque_resolution: float  # [N·m]
+
+
+@dataclass(frozen=True)
+class ActuatorParams:
+    """Geared servo behind the spring and its motor-side PD, 002 (4.36), (4.39)."""
+
+    gear_ratio: float  # n
+    rotor_mass: float  # m_r [kg]
+    rotor_inertia: float  # J_r [kg·m²]
+    rotor_inertia_model: str  # "own" | "reflected", see ROTOR_INERTIA_MODELS
+    kp: float  # K_p [N·m/rad]
+    kd: float  # K_D [N·m·s/rad]
+    stall_torque: float  # [N·m]
+    max_speed: float  # [rad/s]
+
+    @property
+    def rotor_term(self) -> float:
+        """Inertia multiplying β̈ in the motor equation for the chosen reading of 002 (4.36)."""
+        return self.rotor_inertia * (self.gear_ratio**2 if self.rotor_inertia_model == "reflected" else 1.0)
+
+
+@dataclass(frozen=True)
+class FrictionParams:
+    """Ground friction of a link: viscous (004 (16)–(20)) and/or regularised Coulomb."""
+
+    c_t: float  # viscous, tangential (along the link) [N·s/m]
+    c_n: float  # viscous, normal (across the link) [N·s/m]
+    c_theta: float  # viscous, rotational [N·m·s]
+    mu_t: float  # Coulomb, tangential
+    mu_n: float  # Coulomb, normal
+
+
+@dataclass(frozen=True)
+class RobotParams:
+    """A modular snake of ``n_links`` identical links joined by ``n_links − 1`` joints."""
+
+    name: str
+    n_links: int  # N (002) / n (004)
+    link_length: float  # 2l [m]
+    link_mass: float  # m [kg]
+    link_inertia: float  # J about the link's centre of mass [kg·m²]
+    module_width: float  # across flats of the octagonal module [m]
+    joint_limit: float  # |α_j| ≤ joint_limit [rad]
+    joint_velocity_limit: float  # [rad/s]
+    joint_effort_limit: float  # [N·m]
+    sea: SEAParams | None  # None: rigid joints driven by torque (004)
+    actuator: ActuatorParams | None
+    friction: FrictionParams | None
+    can_ids: tuple[int, ...] | None  # CAN module id of joint j (tail → head)
+
+    @property
+    def n_joints(self) -> int:
+        return self.n_links - 1
+
+    @property
+    def half_length(self) -> float:
+        """l, half the link length (002 Fig. 4.1, 004 Table 1)."""
+        return 0.5 * self.link_length
+
+    @property
+    def total_mass(self) -> float:
+        return self.n_links * self.link_mass
+
+    @property
+    def total_length(self) -> float:
+        return self.n_links * self.link_length
+
+
+_TOP = ("name", "description", "source", "links", "joints", "sea", "actuator", "friction", "can")
+
+
+def robot_from_dict(data: Any, source: str | None = None) -> RobotParams:
+    """Validate a robot mapping (as read from YAML) and build :class:`RobotParams`."""
+    if not isinstance(data, dict):
+        raise ConfigError("<root>", data, "a robot file must be a YAML mapping", source)
+    reject_unknown(data, _TOP, "", source)
+    name = get(data, "name", "", source)
+    if not isinstance(name, str) or not name:
+        raise ConfigError("name", name, "must be a non-empty string", source)
+
+    links = get(data, "links", "", source)
+    reject_unknown(links, ("count", "length", "mass", "inertia", "width"), "links", source)
+    n_links = integer(get(links, "count", "links", source), "links.count", source, low=2)
+    joints = get(data, "joints", "", source)
+    reject_unknown(joints, ("limit_deg", "velocity_limit", "effort_limit"), "joints", source)
+    n_joints = n_links - 1
+
+    sea = None
+    if data.get("sea") is not None:
+        s = data["sea"]
+        reject_unknown(s, ("stiffness", "deflection_limit_deg", "torque_resolution"), "sea", source)
+        sea = SEAParams(
+            stiffness=per_joint(get(s, "stiffness", "sea", source), n_joints, "sea.stiffness", source,
+                                low=0.0, low_open=True),
+            deflection_limit=math.radians(number(get(s, "deflection_limit_deg", "sea", source),
+                                                 "sea.deflection_limit_deg", source, low=0.0, high=90.0,
+                                                 low_open=True)),
+            torque_resolution=positive(get(s, "torque_resolution", "sea", source), "sea.torque_resolution", source),
+        )
+
+    actuator = None
+    if data.get("actuator") is not None:
+        a = data["actuator"]
+        reject_unknown(a, ("gear_ratio", "rotor_mass", "rotor_inertia", "rotor_inertia_model", "kp", "kd",
+                           "stall_torque", "max_speed"), "actuator", source)
+        actuator = ActuatorParams(
+            gear_ratio=positive(get(a, "gear_ratio", "actuator", source), "actuator.gear_ratio", source),
+            rotor_mass=non_negative(get(a, "rotor_mass", "actuator", source), "actuator.rotor_mass", source),
+            rotor_inertia=positive(get(a, "rotor_inertia", "actuator", source), "actuator.rotor_inertia", source),
+            rotor_inertia_model=choice(get(a, "rotor_inertia_model", "actuator", source, default="own"),
+                                       "actuator.rotor_inertia_model", ROTOR_INERTIA_MODELS, source),
+            kp=positive(get(a, "kp", "actuator", source), "actuator.kp", source),
+            kd=non_negative(get(a, "kd", "actuator", source), "actuator.kd", source),
+            stall_torque=positive(get(a, "stall_torque", "actuator", source), "actuator.stall_torque", source),
+            max_speed=positive(get(a, "max_speed", "actuator", source), "actuator.max_speed", source),
+        )
+    if sea is not None and actuator is None:
+        raise ConfigError("actuator", None, "is required when sea is given (the spring needs a motor behind it)",
+                          source)
+
+    friction = None
+    if data.get("friction") is not None:
+        f = data["friction"]
+        reject_unknown(f, ("c_t", "c_n", "c_theta", "mu_t", "mu_n"), "friction", source)
+        friction = FrictionParams(*(non_negative(get(f, k, "friction", source, default=0.0), f"friction.{k}", source)
+                                    for k in ("c_t", "c_n", "c_theta", "mu_t", "mu_n")))
+
+    can_ids = None
+    if data.get("can") is not None:
+        c = data["can"]
+        reject_unknown(c, ("module_ids",), "can", source)
+        ids = get(c, "module_ids", "can", source)
+        if not isinstance(ids, list) or len(ids) != n_joints:
+            raise ConfigError("can.module_ids", ids, f"must be a list of {n_joints} module ids (one per joint)",
+                              source)
+        can_ids = tuple(integer(v, f"can.module_ids[{i}]", source, low=1, high=63) for i, v in enumerate(ids))
+        if len(set(can_ids)) != len(can_ids):
+            raise ConfigError("can.module_ids", ids, "module ids must be unique", source)
+
+    return RobotParams(
+        name=name,
+        n_links=n_links,
+        link_length=positive(get(links, "length", "links", source), "links.length", source),
+        link_mass=positive(get(links, "mass", "links", source), "links.mass", source),
+        link_inertia=positive(get(links, "inertia", "links", source), "links.inertia", source),
+        module_width=positive(get(links, "width", "links", source), "links.width", source),
+        joint_limit=math.radians(number(get(joints, "limit_deg", "joints", source), "joints.limit_deg", source,
+                                        low=0.0, high=180.0, low_open=True)),
+        joint_velocity_limit=positive(get(joints, "velocity_limit", "joints", source), "joints.velocity_limit",
+                                      source),
+        joint_effort_limit=positive(get(joints, "effort_limit", "joints", source), "joints.effort_limit", source),
+        sea=sea,
+        actuator=actuator,
+        friction=friction,
+        can_ids=can_ids,
+    )
+
+
+def load_robot(name: str | Path) -> RobotParams:
+    """Load ``config/robots/<name>.yaml`` (or a path) into a validated :class:`RobotParams`."""
+    path = paths.robot_file(name)
+    if not path.is_file():
+        known = sorted(p.stem for p in (paths.data_dir() / "config" / "robots").glob("*.yaml"))
+        raise ConfigError("robot.name", str(name), "unknown robot; known: " + ", ".join(known))
+    with open(path, encoding="utf-8") as fh:
+        try:
+            data = yaml.safe_load(fh)
+        except yaml.YAMLError as exc:
+            raise ConfigError("<file>", str(path), f"not valid YAML ({exc})", path.name) from exc
+    return robot_from_dict(data, path.name)

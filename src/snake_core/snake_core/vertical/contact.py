@@ -1,0 +1,243 @@
+"""Kelvin–Voigt contact with the ground and boxes, 002 (4.26)–(4.32), §5.3.
+
+Every one of the 2N+1 candidate points (§4.6: link centres, joints, both tips) is tested against
+every surface at every evaluation. A surface is the ground plane (normal +z) or a face of a box
+(top: +z, near side: −x, far side: +x; Fig. 4.4). For a point with penetration δ > 0 along the
+face normal n:
+
+    f^N = max(ℓ δ + d δ̇, 0)               (4.26) with physical damping (see below)
+    f^T = −f^N μ_c sgn_ε(ẋ^T)             (4.27), ẋ^T the velocity along the face
+    Q^c = Jₓᵀ Fₓ + J_zᵀ F_z                (4.28)–(4.32)
+
+Decisions (shared/reference/ambiguities.md):
+
+- Penetration δ = r_c − (distance of the point above the face): 002 §5.3 puts a point in contact
+  when z ≤ 0.01 m, so the points carry a contact radius r_c = ``threshold`` (0.01 m).
+- Damping, 002 (4.26) read literally (ℓz − dż with z ≤ 0) pumps energy in; we use the physical
+  law in which the damping force opposes the penetration velocity: δ̇ = −n·v.
+- sgn of (4.27) is regularised as tanh(v/ε) with ε = ``slip_velocity`` (1 mm/s, far below the
+  cm/s speeds of the gait) so that the integrator can linearise it; :class:`ContactResult` carries
+  the Jacobians ∂Q/∂q̇ and ∂Q/∂q (with the geometric term ∂Jᵀ/∂q · F on the link angles) for the
+  linearly implicit integrator.
+- A box point is assigned to the box face it penetrates least (the faces of a box inflated by
+  r_c); the bottom of a box is not a contact surface (boxes stand on the ground).
+- 002 §4.6 (Fig. 4.4) puts the same spring-damper and (4.27) friction on the sides and the top of an
+  obstacle, so by default μ_c acts on the vertical faces too (it holds a point pressed against a face
+  from sliding up it). ``side_friction`` overrides μ_c on the vertical box faces only: a diagnostic
+  knob (docs/reproduction.md, 002 ch. 6–7: the TSC stall at the box face), not a 002 parameter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..validation import ConfigError, non_negative, positive
+from .kinematics import link_angles
+from .model import VerticalModel
+
+#: 002 §5.3: a point is in contact when z ≤ 0.01 m.
+CONTACT_THRESHOLD = 0.01
+#: Regularisation velocity of sgn(ẋ) in (4.27) [m/s]; see the module docstring.
+SLIP_VELOCITY = 1e-3
+#: A step that changes a contact's slip velocity by more than this many ε is redone with the chord
+#: slope of sgn_ε (:meth:`ContactResult.friction_secant`): the tangent slope of tanh is only valid
+#: within a few ε, and with it large steps at high friction diverge.
+SLIP_JUMP = 10.0
+
+
+@dataclass(frozen=True)
+class ContactParams:
+    """Kelvin–Voigt ground model of 002 Table 5.1."""
+
+    friction: float = 0.6  # μ_c
+    stiffness: float = 550.0  # ℓ (k in Table 5.1) [N/m]
+    damping: float = 10.0  # d [N·s/m]
+    threshold: float = CONTACT_THRESHOLD  # r_c [m]
+    slip_velocity: float = SLIP_VELOCITY  # ε [m/s]
+    side_friction: float | None = None  # μ on the vertical box faces; None: μ_c (002 §4.6, Fig. 4.4)
+
+    def __post_init__(self) -> None:
+        non_negative(self.friction, "contact.friction")
+        positive(self.stiffness, "contact.stiffness")
+        non_negative(self.damping, "contact.damping")
+        non_negative(self.threshold, "contact.threshold")
+        positive(self.slip_velocity, "contact.slip_velocity")
+        if self.side_friction is not None:
+            non_negative(self.side_friction, "contact.side_friction")
+
+
+@dataclass(frozen=True, eq=False)
+class Terrain:
+    """What the points can touch in the x–z plane: a ground height and boxes.
+
+    ``boxes`` is (B, 4): x_min, x_max, bottom, top [m] of each box crossing the plane y = 0.
+    """
+
+    ground: float | None
+    boxes: np.ndarray
+
+    def __post_init__(self) -> None:
+        b = np.asarray(self.boxes, dtype=float).reshape(-1, 4)
+        if np.any(b[:, 1] <= b[:, 0]) or np.any(b[:, 3] <= b[:, 2]):
+            raise ConfigError("terrain.boxes", b.tolist(), "each box needs x_min < x_max and bottom < top")
+        b.setflags(write=False)
+        object.__setattr__(self, "boxes", b)
+
+    @classmethod
+    def flat(cls, ground: float = 0.0) -> Terrain:
+        return cls(ground, np.zeros((0, 4)))
+
+    def height(self, x: np.ndarray) -> np.ndarray:
+        """Height of the terrain surface under x (for plots and start poses)."""
+        x = np.asarray(x, dtype=float)
+        h = np.full(x.shape, -np.inf if self.ground is None else self.ground)
+        for x0, x1, _, top in self.boxes:
+            h = np.where((x >= x0) & (x <= x1), np.maximum(h, top), h)
+        return h
+
+
+@dataclass(eq=False, slots=True)
+class ContactResult:
+    Q: np.ndarray  # generalised contact force Q^c (2N+1,)
+    D: np.ndarray  # ∂Q^c/∂q̇ (linearised)
+    K: np.ndarray  # ∂Q^c/∂q (linearised)
+    n_active: int  # points in contact (a point touching two faces counts once)
+    points: np.ndarray  # candidate index of each (point, face) contact pair
+    f_normal: np.ndarray  # f^N of each pair [N]
+    f_tangent: np.ndarray  # f^T of each pair [N], along t = (n_z, −n_x)
+    nx: np.ndarray  # face normal of each pair
+    nz: np.ndarray
+    Jt: np.ndarray | None = None  # tangential rows of the pair Jacobians (pairs, 2N+1)
+    v_t: np.ndarray | None = None  # tangential velocity of each pair [m/s]
+    slope: np.ndarray | None = None  # d sgn_ε/dv used in D for each pair [s/m]
+    mu: np.ndarray | float | None = None  # friction coefficient of each pair (or one for all)
+
+    def friction_secant(self, params: ContactParams, v1: np.ndarray, dissipative: bool = False
+                        ) -> np.ndarray | None:
+        """Correction of D that replaces the tangent slope of sgn_ε by its chord between the velocities
+        before and after a step, for the pairs whose slip velocity changed by more than
+        ``SLIP_JUMP`` ε (None if none did): one secant iteration of the implicit friction.
+
+        ``dissipative``: the chord from 0 instead, sgn_ε(v_0)/v_0, which makes the step's friction a
+        damper f^T = −μ f^N (sgn_ε(v_0)/v_0) v⁺ that always opposes the new slip (unconditionally
+        stable, first-order accurate); the fallback when the secant iterations do not settle.
+        """
+        if self.Jt is None or not self.points.size:
+            return None
+        vt1 = self.Jt @ v1
+        dv = vt1 - self.v_t
+        eps = params.slip_velocity
+        big = np.abs(dv) > SLIP_JUMP * eps
+        if not big.any():
+            return None
+        if dissipative:
+            v0 = self.v_t[big]
+            tiny = np.abs(v0) < 1e-9
+            chord = np.where(tiny, 1.0 / eps, np.tanh(v0 / eps) / np.where(tiny, 1.0, v0))
+        else:
+            chord = (np.tanh(vt1[big] / eps) - np.tanh(self.v_t[big] / eps)) / dv[big]
+        Jb = self.Jt[big]
+        mu = self.mu[big] if isinstance(self.mu, np.ndarray) else params.friction
+        return Jb.T @ ((-mu * self.f_normal[big] * (chord - self.slope[big]))[:, None] * Jb)
+
+
+def _pairs(terrain: Terrain, r: float, x: np.ndarray, z: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Penetrating (point, surface) pairs: point index, penetration δ > 0, face normal (nx, nz)."""
+    idx, delta, nx, nz = [], [], [], []
+    if terrain.ground is not None:
+        d = terrain.ground + r - z
+        hit = np.flatnonzero(d > 0.0)
+        idx.append(hit)
+        delta.append(d[hit])
+        nx.append(np.zeros(hit.size))
+        nz.append(np.ones(hit.size))
+        if not terrain.boxes.size:
+            return hit, d[hit], nx[0], nz[0]
+    for x0, x1, bottom, top in terrain.boxes:
+        d_top, d_near, d_far = top + r - z, x - (x0 - r), (x1 + r) - x
+        hit = np.flatnonzero((d_top > 0) & (d_near > 0) & (d_far > 0) & (z > bottom))
+        if hit.size == 0:
+            continue
+        faces = np.stack([d_top[hit], d_near[hit], d_far[hit]])
+        k = np.argmin(faces, axis=0)
+        idx.append(hit)
+        delta.append(faces[k, np.arange(hit.size)])
+        nx.append(np.choose(k, [0.0, -1.0, 1.0]))
+        nz.append(np.choose(k, [1.0, 0.0, 0.0]))
+    if len(idx) == 1:
+        return idx[0], delta[0], nx[0], nz[0]
+    if not idx:
+        e = np.zeros(0)
+        return e.astype(int), e, e, e
+    return np.concatenate(idx), np.concatenate(delta), np.concatenate(nx), np.concatenate(nz)
+
+
+def contact_forces(model: VerticalModel, terrain: Terrain, params: ContactParams, q: np.ndarray,
+                   v: np.ndarray, trig: tuple[np.ndarray, np.ndarray] | None = None) -> ContactResult:
+    """Q^c of (4.28) at the 2N+1 candidates, with the linearisation the integrator needs.
+
+    ``trig`` = (cos θ, sin θ) if the caller has them already.
+    """
+    n = model.n_links
+    nq = model.n_q
+    G = model.G_c
+    if trig is None:
+        th = link_angles(model, q)
+        trig = (np.cos(th), np.sin(th))
+    c, s = trig
+    z = q[model.i_pz] + G @ s
+    x = q[model.i_px] + G @ c if terrain.boxes.size else z  # x only matters for boxes
+    idx, delta, nx, nz = _pairs(terrain, params.threshold, x, z)
+    if idx.size == 0:
+        e = np.zeros(0)
+        return ContactResult(np.zeros(nq), np.zeros((nq, nq)), np.zeros((nq, nq)), 0, idx, e, e, e, e)
+
+    # Normal and tangential rows of the point Jacobians (4.31)–(4.32) projected on each face,
+    # stacked J = [J_n; J_t]: n·[ẋ; ż] with ẋ = ṗ_x − 𝒢 𝒮_θ θ̇, ż = ṗ_z + 𝒢 𝒞_θ θ̇; t = (n_z, −n_x).
+    m = idx.size
+    Gp = G[idx]
+    J = np.zeros((2 * m, nq))
+    if not terrain.boxes.size:  # ground only: n = (0, 1), t = (1, 0)
+        J[:m, :n] = (Gp * c) @ model.T
+        J[m:, :n] = (Gp * -s) @ model.T
+        J[:m, n + 1] = 1.0
+        J[m:, n] = 1.0
+    else:
+        Gc, Gs = Gp * c, Gp * s
+        J[:m, :n] = (nz[:, None] * Gc - nx[:, None] * Gs) @ model.T
+        J[m:, :n] = (-nz[:, None] * Gs - nx[:, None] * Gc) @ model.T
+        J[:m, n], J[:m, n + 1], J[m:, n], J[m:, n + 1] = nx, nz, nz, -nx
+    Jn = J[:m]
+    k, d, mu, eps = params.stiffness, params.damping, params.friction, params.slip_velocity
+    if params.side_friction is not None and terrain.boxes.size:
+        mu = np.where(nx != 0.0, params.side_friction, mu)  # (4.27) with μ per face
+    vel = J @ v
+    fn = k * delta - d * vel[:m]  # (4.26), physical damping: opposes the penetration velocity
+    w = (fn > 0.0) * 1.0
+    fn *= w
+    sg = np.tanh(vel[m:] / eps)
+    ft = -mu * fn * sg  # (4.27)
+    Q = Jn.T @ fn + J[m:].T @ ft  # (4.29)–(4.30)
+    # Linearisation per pair, F = f^N n + f^T t:
+    # ∂F/∂v = −d n nᵀ − μ f^N sgn'/ε t tᵀ + μ sgn d t nᵀ;  ∂F/∂p = −ℓ n nᵀ + μ sgn ℓ t nᵀ
+    wn = Jn * w[:, None]
+    X = np.empty((2 * m, nq))
+    X[:m] = -d * wn
+    slope = (1.0 - sg * sg) / eps
+    X[m:] = -(mu * (fn * slope))[:, None] * J[m:] + ((mu * d) * sg)[:, None] * wn
+    D = J.T @ X
+    X[:m] = -k * wn
+    X[m:] = ((mu * k) * sg)[:, None] * wn
+    K = J.T @ X
+    # Geometric stiffness ∂(Jᵀ)/∂q · F: Q_a = 𝒯ᵀ(−sin θ ∘ 𝒢ᵀF_x + cos θ ∘ 𝒢ᵀF_z), so
+    # ∂Q_a/∂a = 𝒯ᵀ diag(−cos θ ∘ 𝒢ᵀF_x − sin θ ∘ 𝒢ᵀF_z) 𝒯 (large under large friction forces).
+    if terrain.boxes.size:
+        Fx, Fz = fn * nx + ft * nz, fn * nz - ft * nx
+    else:
+        Fx, Fz = ft, fn
+    K[:n, :n] += (model.T.T * -(c * (Fx @ Gp) + s * (Fz @ Gp))) @ model.T
+    return ContactResult(Q, D, K, m if not terrain.boxes.size else len(set(idx.tolist())), idx, fn, ft, nx, nz,
+                         J[m:], vel[m:], slope, mu)

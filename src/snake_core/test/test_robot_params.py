@@ -1,0 +1,81 @@
+"""Robot files load into validated parameters; bad values are refused with one clear message."""
+
+import math
+
+import pytest
+import yaml
+
+from snake_core import paths
+from snake_core.robot import load_robot, robot_from_dict
+from snake_core.validation import ConfigError, number
+
+
+def _raw(name: str) -> dict:
+    with open(paths.robot_file(name), encoding="utf-8") as fh:
+        return yaml.safe_load(fh)
+
+
+def test_koopaee6_matches_002_tables():
+    robot = load_robot("koopaee6")
+    assert robot.n_links == 6 and robot.n_joints == 5
+    assert robot.link_mass == pytest.approx(0.15)
+    assert robot.link_inertia == pytest.approx(1.52e-5)
+    assert robot.sea.stiffness == (1.74,) * 5
+    assert robot.actuator.gear_ratio == 256
+    assert robot.actuator.kp == 60.0 and robot.actuator.kd == 25.0
+    assert robot.joint_limit == pytest.approx(math.pi / 3)
+    assert robot.total_length == pytest.approx(0.445, abs=2e-3)
+    assert robot.actuator.rotor_term == pytest.approx(2.45e-7)  # 002 (4.36) read literally
+
+
+def test_reflected_rotor_inertia_is_n_squared_jr():
+    data = _raw("koopaee6")
+    data["actuator"]["rotor_inertia_model"] = "reflected"
+    assert robot_from_dict(data).actuator.rotor_term == pytest.approx(256**2 * 2.45e-7)
+
+
+@pytest.mark.parametrize(
+    ("section", "key", "value", "field"),
+    [
+        ("links", "mass", -0.15, "links.mass"),
+        ("links", "count", 1, "links.count"),
+        ("links", "length", 0.0, "links.length"),
+        ("sea", "stiffness", [1.74, 1.74], "sea.stiffness"),
+        ("actuator", "rotor_inertia_model", "half", "actuator.rotor_inertia_model"),
+        ("links", "masss", 0.1, "links.masss"),
+    ],
+)
+def test_bad_field_is_named_with_value_and_allowed_range(section, key, value, field):
+    data = _raw("koopaee6")
+    data[section][key] = value
+    with pytest.raises(ConfigError) as info:
+        robot_from_dict(data, "koopaee6.yaml")
+    assert info.value.field == field
+    message = str(info.value)
+    assert message.startswith("koopaee6.yaml: " + field) and repr(value) in message
+
+
+def test_missing_field_is_named():
+    data = _raw("koopaee6")
+    del data["links"]["inertia"]
+    with pytest.raises(ConfigError, match=r"links\.inertia = missing is invalid: is required"):
+        robot_from_dict(data)
+
+
+def test_unknown_robot_lists_the_known_ones():
+    with pytest.raises(ConfigError, match=r"unknown robot; known: .*koopaee6"):
+        load_robot("no_such_robot")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "allowed"),
+    [
+        ({"low": 0.0, "low_open": True}, "must be > 0"),
+        ({"low": 0.0, "high": 1.0, "low_open": True}, "must be in (0, 1]"),
+        ({"high": 1.0, "high_open": True}, "must be < 1"),
+    ],
+)
+def test_range_message_reads_as_a_sentence(kwargs, allowed):
+    with pytest.raises(ConfigError) as info:
+        number(5.0 if "high" in kwargs else -1.0, "x", **kwargs)
+    assert info.value.allowed == allowed

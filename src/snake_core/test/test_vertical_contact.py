@@ -1,0 +1,161 @@
+"""Kelvin–Voigt contact (002 (4.26)–(4.32)) and the pedal-wave gait (4.38)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from snake_core.gaits import make_gait
+from snake_core.robot import load_robot
+from snake_core.vertical import ContactParams, Terrain, build_model, contact_forces, initial_configuration
+
+K, D, MU, R = 550.0, 10.0, 0.6, 0.01
+
+
+@pytest.fixture(scope="module")
+def model():
+    return build_model(load_robot("koopaee6"))
+
+
+def flat_body(model, depth):
+    """Straight body whose 2N+1 candidates all penetrate the ground by ``depth``."""
+    return initial_configuration(model, 0.0, R - depth)
+
+
+def test_normal_force_is_spring_plus_physical_damping(model):
+    p = ContactParams(MU, K, D, R)
+    q = flat_body(model, 0.002)
+    v = np.zeros(model.n_q)
+    c = contact_forces(model, Terrain.flat(), p, q, v)
+    P = 2 * model.n_links + 1
+    assert c.n_active == P
+    assert c.f_normal == pytest.approx(np.full(P, K * 0.002))
+    assert c.Q[model.i_pz] == pytest.approx(P * K * 0.002)
+    assert c.Q[model.i_px] == pytest.approx(0.0, abs=1e-12)
+    # moving into the ground (ż < 0): the damper resists, more force
+    v[model.i_pz] = -0.05
+    c = contact_forces(model, Terrain.flat(), p, q, v)
+    assert c.f_normal == pytest.approx(np.full(P, K * 0.002 + D * 0.05))
+    # leaving fast: max(·, 0), the ground never pulls
+    v[model.i_pz] = +1.0
+    c = contact_forces(model, Terrain.flat(), p, q, v)
+    assert np.all(c.f_normal == 0.0) and c.Q[model.i_pz] == 0.0
+
+
+def test_no_force_above_the_contact_threshold(model):
+    q = initial_configuration(model, 0.0, R + 1e-4)
+    c = contact_forces(model, Terrain.flat(), ContactParams(MU, K, D, R), q, np.zeros(model.n_q))
+    assert c.n_active == 0 and not c.Q.any()
+
+
+@pytest.mark.parametrize("direction", [+1.0, -1.0])
+def test_friction_opposes_sliding_with_mu_times_normal(model, direction):
+    q = flat_body(model, 0.002)
+    v = np.zeros(model.n_q)
+    v[model.i_px] = direction * 0.05  # 50 ε: sgn_ε = tanh(50) ≈ 1
+    c = contact_forces(model, Terrain.flat(), ContactParams(MU, K, D, R), q, v)
+    total_n = c.Q[model.i_pz]
+    assert c.Q[model.i_px] == pytest.approx(-direction * MU * total_n, rel=1e-9)  # (4.27)
+
+
+def test_box_side_pushes_back_and_top_carries(model):
+    """A point against the near face of a box gets a −x normal force; on top, a +z one."""
+    q = initial_configuration(model, 0.0, 0.05)  # in the air above the ground
+    head_x = model.robot.total_length
+    box_side = Terrain(None, np.array([[head_x + R - 0.003, head_x + 0.2, 0.0, 0.2]]))
+    c = contact_forces(model, box_side, ContactParams(MU, K, D, R), q, np.zeros(model.n_q))
+    assert c.n_active == 1 and c.nx[0] == -1.0 and c.f_normal[0] == pytest.approx(K * 0.003)
+    assert c.Q[model.i_px] == pytest.approx(-K * 0.003) and c.Q[model.i_pz] == pytest.approx(0.0, abs=1e-12)
+    box_top = Terrain(None, np.array([[-0.1, head_x + 0.1, 0.0, 0.05 - R + 0.002]]))
+    c = contact_forces(model, box_top, ContactParams(MU, K, D, R), q, np.zeros(model.n_q))
+    assert c.n_active == 2 * model.n_links + 1 and np.all(c.nz == 1.0)
+
+
+def test_contact_linearisation_matches_finite_differences(model):
+    rng = np.random.default_rng(0)
+    q = initial_configuration(model, 0.0, R - 0.003, alpha=rng.uniform(-0.05, 0.05, model.n_joints))
+    v = rng.normal(scale=0.003, size=model.n_q)
+    p = ContactParams(MU, K, D, R, slip_velocity=1e-2)
+    terrain = Terrain.flat()
+    c = contact_forces(model, terrain, p, q, v)
+    eps = 1e-7
+    Dfd = np.column_stack([(contact_forces(model, terrain, p, q, v + e).Q - contact_forces(model, terrain, p, q,
+                                                                                           v - e).Q) / (2 * eps)
+                           for e in np.eye(model.n_q) * eps])
+    assert c.D == pytest.approx(Dfd, rel=1e-4, abs=1e-4)
+    # ∂Q/∂q including the geometric term ∂Jᵀ/∂q · F (at rest: the velocity-dependent ∂(J q̇)/∂q part of
+    # the friction law is left out of the linearisation)
+    v0 = np.zeros(model.n_q)
+    c0 = contact_forces(model, terrain, p, q, v0)
+    Kfd = np.column_stack([(contact_forces(model, terrain, p, q + e, v0).Q - contact_forces(model, terrain, p, q - e,
+                                                                                            v0).Q) / (2 * eps)
+                           for e in np.eye(model.n_q) * eps])
+    assert c0.K == pytest.approx(Kfd, rel=1e-4, abs=1e-3)
+
+
+def test_pedal_wave_gait_formula():
+    A, w, phi = np.pi / 6, np.pi, -2 * np.pi / 5
+    gait = make_gait("pedal_wave", 5, {"amplitude": A, "frequency": w, "phase_shift": phi})
+    for t in (0.0, 0.37, 2.9):
+        a, ad = gait.reference(t)
+        j = np.arange(1, 6)
+        assert a == pytest.approx(A * np.sin(w * t + phi * (j - 1)))  # 002 (4.38), j tail → head
+        h = 1e-6
+        assert ad == pytest.approx((gait.reference(t + h)[0] - gait.reference(t - h)[0]) / (2 * h), abs=1e-6)
+    # φ < 0: joint j+1 reaches its crest −φ/ω = 0.4 s after joint j, the wave travels tail → head
+    t = np.linspace(0, 2, 2001)
+    crest = [t[np.argmax([gait.reference(s)[0][k] for s in t])] for k in range(5)]
+    assert np.diff(crest) % (2 * np.pi / w) == pytest.approx(np.full(4, -phi / w), abs=2e-3)
+
+
+@pytest.mark.parametrize("side", [None, 0.0, 0.2])
+def test_friction_on_the_box_side_opposes_sliding_up_it(model, side):
+    """002 §4.6 (Fig. 4.4): (4.27) on the near face resists a point sliding up it with μ f^N (μ_c unless
+    ``side_friction`` overrides it); the top face keeps μ_c."""
+    q = initial_configuration(model, 0.0, 0.05)
+    v = np.zeros(model.n_q)
+    v[model.i_pz] = 0.05  # 50 ε upward along the face's tangent
+    head_x = model.robot.total_length
+    p = ContactParams(MU, K, D, R, side_friction=side)
+    mu_side = MU if side is None else side
+    box_side = Terrain(None, np.array([[head_x + R - 0.003, head_x + 0.2, 0.0, 0.2]]))
+    c = contact_forces(model, box_side, p, q, v)
+    assert c.f_normal[0] == pytest.approx(K * 0.003)
+    assert c.Q[model.i_pz] == pytest.approx(-mu_side * K * 0.003, rel=1e-9, abs=1e-12)  # downward: opposes
+    v[:] = 0.0
+    v[model.i_px] = 0.05
+    box_top = Terrain(None, np.array([[-0.1, head_x + 0.1, 0.0, 0.05 - R + 0.002]]))
+    c = contact_forces(model, box_top, p, q, v)
+    assert c.Q[model.i_px] == pytest.approx(-MU * c.Q[model.i_pz], rel=1e-9)
+
+
+def test_side_friction_linearisation_matches_finite_differences(model):
+    q = initial_configuration(model, 0.0, 0.05, alpha=np.array([0.0, 0.0, 0.0, 0.05, 0.1]))
+    v = np.random.default_rng(1).normal(scale=0.003, size=model.n_q)
+    head_x = model.robot.total_length
+    terrain = Terrain(None, np.array([[head_x - 0.005, head_x + 0.2, 0.0, 0.2]]))
+    p = ContactParams(MU, K, D, R, slip_velocity=1e-2, side_friction=0.2)
+    c = contact_forces(model, terrain, p, q, v)
+    assert c.n_active >= 1 and np.any(c.nx != 0.0)
+    eps = 1e-7
+    Dfd = np.column_stack([(contact_forces(model, terrain, p, q, v + e).Q - contact_forces(model, terrain, p, q,
+                                                                                           v - e).Q) / (2 * eps)
+                           for e in np.eye(model.n_q) * eps])
+    assert c.D == pytest.approx(Dfd, rel=1e-4, abs=1e-4)
+
+
+def test_friction_secant_uses_the_side_faces_own_mu(model):
+    """The implicit friction's chord correction (large slip jumps) scales with the pair's own μ: none
+    for a frictionless side face, μ_c's for the default."""
+    q = initial_configuration(model, 0.0, 0.05)
+    head_x = model.robot.total_length
+    box_side = Terrain(None, np.array([[head_x + R - 0.003, head_x + 0.2, 0.0, 0.2]]))
+    v1 = np.zeros(model.n_q)
+    v1[model.i_pz] = 0.05  # the step's end velocity slides the tip up the face by 50 ε
+    corrections = []
+    for side in (None, 0.0):
+        p = ContactParams(MU, K, D, R, side_friction=side)
+        c = contact_forces(model, box_side, p, q, np.zeros(model.n_q))
+        corrections.append(c.friction_secant(p, v1))
+    assert corrections[0] is not None and np.abs(corrections[0]).max() > 1.0
+    assert not corrections[1].any()

@@ -1,0 +1,111 @@
+"""can_bridge: the rclpy node between the joint-module CAN bus and ROS 2 (thin: parameters, message
+conversion, a timer; the logic is in :mod:`snake_hardware.bridge` and :mod:`snake_hardware.driver`).
+
+    ros2 run snake_hardware can_bridge --ros-args -p can_interface:=can0 -p robot:=koopaee6
+
+Publishes sensor_msgs/JointState on ``joint_states_topic`` (default /can_bridge/joint_states, read by
+topic_based_ros2_control) and diagnostic_msgs/DiagnosticArray on /diagnostics; subscribes to
+sensor_msgs/JointState β_d on ``joint_commands_topic`` (default /can_bridge/joint_commands, written by
+topic_based_ros2_control) and, if ``array_commands_topic`` is set (e.g. to
+/motor_position_controller/commands when running without ros2_control), to a Float64MultiArray.
+The interface must be up already (docs/can_protocol.md); the node never configures it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import can
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+from rclpy.node import Node
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+
+from snake_control.ros_interface import (
+    COMMAND_QOS,
+    DIAGNOSTICS,
+    SENSOR_QOS,
+    declare,
+    joint_state,
+    now_seconds,
+    run,
+)
+from snake_core.robot import load_robot
+from snake_core.validation import ConfigError
+
+from .bridge import CanBridge
+from .driver import CanDriver, DriverConfig, open_bus
+
+DIAGNOSTICS_PERIOD = 1.0  # s, plus at once on any change
+
+
+class CanBridgeNode(Node):
+    def __init__(self, **kwargs) -> None:
+        super().__init__("can_bridge", **kwargs)
+        robot = load_robot(declare(self, "robot", "koopaee6", "robot file config/robots/<robot>.yaml",
+                                   read_only=True))
+        interface = declare(self, "can_bus_type", "socketcan", "python-can interface (socketcan, virtual, pcan, …)",
+                            read_only=True)
+        channel = declare(self, "can_interface", "can0", "CAN channel (SocketCAN interface name)", read_only=True)
+        rate = declare(self, "rate", 250.0, "control loop rate [Hz] (bus load: snake-can bench)", low=1.0,
+                       high=1000.0, read_only=True)
+        config = DriverConfig(
+            command_timeout=declare(self, "command_timeout", 0.1, "no fresh command for this long holds the robot [s]",
+                                    low=0.005, high=10.0, read_only=True),
+            heartbeat_timeout=declare(self, "heartbeat_timeout", 0.35, "a module silent this long is lost [s]",
+                                      low=0.05, high=10.0, read_only=True),
+        )
+        states_topic = declare(self, "joint_states_topic", "/can_bridge/joint_states", "JointState output topic",
+                               read_only=True)
+        commands_topic = declare(self, "joint_commands_topic", "/can_bridge/joint_commands",
+                                 "JointState β_d input topic (motor_<j>)", read_only=True)
+        array_topic = declare(self, "array_commands_topic", "", "optional Float64MultiArray β_d input "
+                              "(tail → head); empty: none", read_only=True)
+        try:
+            driver = CanDriver(robot, lambda: open_bus(interface, channel), config)
+        except (OSError, can.CanError) as exc:
+            raise ConfigError("can_interface", channel, f"cannot open the {interface} bus ({exc}); bring it up "
+                              "first: ip link set can0 up type can bitrate 1000000 restart-ms 100") from exc
+        self.bridge = CanBridge(driver)
+        self._states = self.create_publisher(JointState, states_topic, SENSOR_QOS)
+        self._diag = self.create_publisher(DiagnosticArray, DIAGNOSTICS, COMMAND_QOS)
+        self.create_subscription(JointState, commands_topic, self._on_joint_command, COMMAND_QOS)
+        if array_topic:
+            self.create_subscription(Float64MultiArray, array_topic, self._on_array_command, COMMAND_QOS)
+        self._last_diag: list[tuple[str, int, str]] | None = None
+        self._last_diag_time = -1e9
+        self.create_timer(1.0 / rate, self._tick)
+
+    def _on_joint_command(self, msg: JointState) -> None:
+        self.bridge.on_named_command(list(msg.name), list(msg.position), list(msg.velocity), now_seconds(self))
+
+    def _on_array_command(self, msg: Float64MultiArray) -> None:
+        self.bridge.on_array_command(list(msg.data), now_seconds(self))
+
+    def _tick(self) -> None:
+        now = now_seconds(self)
+        s = self.bridge.step(now)
+        self._states.publish(joint_state(self, s.name, s.position, s.velocity, s.effort))
+        records = self.bridge.diagnostics()
+        summary = [(r.name, r.level, r.message) for r in records]
+        if summary != self._last_diag or now - self._last_diag_time >= DIAGNOSTICS_PERIOD:
+            self._last_diag, self._last_diag_time = summary, now
+            array = DiagnosticArray(status=[DiagnosticStatus(
+                level=bytes([r.level]) if isinstance(DiagnosticStatus.OK, bytes) else r.level,
+                name=r.name, message=r.message, hardware_id=r.hardware_id,
+                values=[KeyValue(key=k, value=v) for k, v in r.values]) for r in records])
+            array.header.stamp = self.get_clock().now().to_msg()
+            self._diag.publish(array)
+
+    def destroy_node(self) -> None:
+        self.bridge.driver.close()
+        super().destroy_node()
+
+
+def main(args: Sequence[str] | None = None) -> int:
+    return run(CanBridgeNode, args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
+

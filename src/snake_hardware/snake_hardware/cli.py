@@ -1,0 +1,270 @@
+"""``snake-can``: tools for the joint-module bus (protocol in docs/can_protocol.md).
+
+    snake-can scan       which modules answer (heartbeats), against the robot file's module ids
+    snake-can monitor    decoded live frames
+    snake-can estop      emergency stop (or --release) for every module
+    snake-can calibrate  SEA zero offsets: read, zero at the present deflection, or set
+    snake-can emulate    one emulated joint module per joint on a bus (hardware in the loop without hardware)
+    snake-can bench      bus load of the protocol (worst-case bit stuffing) against 1 Mbit/s
+
+The bus is any python-can interface (``--interface``, SocketCAN by default, ``--channel can0``); it must
+be up at 1 Mbit/s already (``ip link set can0 up type can bitrate 1000000 restart-ms 100``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import TextIO
+
+import can
+
+from snake_core.robot import RobotParams, load_robot
+from snake_core.validation import ConfigError, number
+
+from . import protocol as p
+from .driver import open_bus
+from .emulator import BodyPlant, EmulatedRobot
+from .faults import FaultSwitches, FaultyBus
+
+BENCH_JOINTS = (5, 10)
+BENCH_RATES = (100.0, 250.0, 500.0, 1000.0)
+LOAD_TARGET = 0.60  # issue 7: 5 joints at ≥ 500 Hz under 60 % of the bus
+
+
+def _float(field: str, low: float | None = None, high: float | None = None, low_open: bool = False):
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(str(ConfigError(field, text, "must be a number"))) from None
+        try:
+            return number(value, field, low=low, high=high, low_open=low_open)
+        except ConfigError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    return parse
+
+
+def _robot_modules(robot: RobotParams) -> tuple[int, ...]:
+    if robot.can_ids is None:
+        raise ConfigError("robot.can", None, "the robot file has no can.module_ids", robot.name)
+    return robot.can_ids
+
+
+def describe(msg: can.Message) -> str:
+    """One line for a received frame: decoded, or why it is malformed."""
+    if msg.is_error_frame:
+        return f"error frame 0x{msg.arbitration_id:08X}"
+    try:
+        frame = p.decode(msg.arbitration_id, bytes(msg.data), extended=msg.is_extended_id)
+    except p.ProtocolError as exc:
+        return f"malformed 0x{msg.arbitration_id:03X} [{bytes(msg.data).hex()}]: {exc}"
+    values = " ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in frame.values.items())
+    return f"0x{msg.arbitration_id:03X} {frame.kind:<15} node {frame.node:2d}  {values}"
+
+
+def _frames(bus: can.BusABC, duration: float) -> list[can.Message]:
+    """Every frame received within ``duration`` seconds (already queued frames first)."""
+    end = time.monotonic() + duration
+    out = []
+    while (remaining := end - time.monotonic()) > 0:
+        msg = bus.recv(timeout=min(remaining, 0.05))
+        if msg is not None:
+            out.append(msg)
+    while (msg := bus.recv(timeout=0)) is not None:
+        out.append(msg)
+    return out
+
+
+def scan(bus: can.BusABC, robot: RobotParams, duration: float, out: TextIO) -> int:
+    """Listen for heartbeats; 0 when every module of the robot file answered."""
+    seen: dict[int, str] = {}
+    for msg in _frames(bus, duration):
+        if msg.is_error_frame or msg.is_extended_id:
+            continue
+        try:
+            frame = p.decode(msg.arbitration_id, bytes(msg.data))
+        except p.ProtocolError:
+            continue
+        if frame.kind == "HEARTBEAT" and frame.node != p.MASTER_NODE:
+            seen[frame.node] = p.MODULE_STATES[frame.values["state"]]
+    expected = _robot_modules(robot)
+    print(f"{'joint':>5}  {'module':>6}  state", file=out)
+    for j, node in enumerate(expected, start=1):
+        print(f"{j:>5}  {node:>6}  {seen.get(node, 'MISSING')}", file=out)
+    for node in sorted(set(seen) - set(expected)):
+        print(f"{'?':>5}  {node:>6}  {seen[node]} (not in {robot.name}.yaml)", file=out)
+    missing = [n for n in expected if n not in seen]
+    print(f"{len(expected) - len(missing)}/{len(expected)} modules answered" +
+          (f"; missing: {', '.join(map(str, missing))}" if missing else ""), file=out)
+    return 1 if missing else 0
+
+
+def monitor(bus: can.BusABC, duration: float, out: TextIO) -> int:
+    start = time.monotonic()
+    while duration <= 0 or time.monotonic() - start < duration:
+        msg = bus.recv(timeout=0.1)
+        if msg is not None:
+            print(f"{time.monotonic() - start:9.4f}  {describe(msg)}", file=out, flush=True)
+    return 0
+
+
+def send(bus: can.BusABC, kind: str, node: int, values: dict) -> None:
+    fid, data = p.encode(kind, node, values)
+    bus.send(can.Message(arbitration_id=fid, data=data, is_extended_id=False))
+
+
+def estop(bus: can.BusABC, release: bool, out: TextIO) -> int:
+    send(bus, "ESTOP", p.MASTER_NODE, {"engage": not release, "reason": 0, "source": p.MASTER_NODE})
+    print("emergency stop released (modules stay held until enabled)" if release else "emergency stop sent",
+          file=out)
+    return 0
+
+
+def request_calibration(bus: can.BusABC, robot: RobotParams, op: str, offset: float) -> None:
+    """Send CALIBRATE (op read | zero_here | set) to every module of the robot."""
+    code = {v: k for k, v in p.CALIBRATION_OPS.items()}[op]
+    for node in _robot_modules(robot):
+        send(bus, "CALIBRATE", node, {"op": code, "offset": offset})
+
+
+def collect_calibration(bus: can.BusABC, robot: RobotParams, timeout: float, out: TextIO) -> int:
+    """Wait for the CALIBRATE_REPLY of every module, print them; 0 when all answered ``ok``."""
+    nodes = _robot_modules(robot)
+    replies: dict[int, dict] = {}
+    end = time.monotonic() + timeout
+    while len(replies) < len(nodes):
+        msg = bus.recv(timeout=max(0.0, min(0.05, end - time.monotonic())))
+        if msg is None:
+            if time.monotonic() >= end:
+                break
+            continue
+        if msg.is_error_frame or msg.is_extended_id:
+            continue
+        try:
+            frame = p.decode(msg.arbitration_id, bytes(msg.data))
+        except p.ProtocolError:
+            continue
+        if frame.kind == "CALIBRATE_REPLY" and frame.node in nodes:
+            replies[frame.node] = frame.values
+    print(f"{'joint':>5}  {'module':>6}  {'result':<16} zero offset", file=out)
+    for j, node in enumerate(nodes, start=1):
+        r = replies.get(node)
+        if r is None:
+            print(f"{j:>5}  {node:>6}  {'no reply':<16}", file=out)
+        else:
+            print(f"{j:>5}  {node:>6}  {p.CALIBRATION_RESULTS[r['result']]:<16} {r['offset']:+.4f} rad", file=out)
+    return 0 if len(replies) == len(nodes) and all(r["result"] == 0 for r in replies.values()) else 1
+
+
+def emulate(robot: RobotParams, bus_factory: Callable[[], can.BusABC], duration: float, drop: float,
+            out: TextIO, clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep,
+            world: str | None = None) -> int:
+    """Run one emulated module per joint in real time until ``duration`` (0: until interrupted); with
+    ``world``, all on the embedded simulator's whole-body model on that world."""
+    switches = FaultSwitches(drop_rate=drop)
+    body = BodyPlant(robot.name, world) if world else None
+    emu = EmulatedRobot(robot, lambda: FaultyBus(bus_factory(), switches) if drop > 0 else bus_factory(), body=body)
+    print(f"emulating {robot.name}: modules {', '.join(map(str, _robot_modules(robot)))}"
+          + (f" on the simulated body, world {world}" if world else " (1-DoF link each)")
+          + (f", {100 * drop:.0f} % frames dropped" if drop else ""), file=out, flush=True)
+    start = clock()
+    try:
+        while duration <= 0 or emu.time < duration:
+            emu.advance(clock() - start)
+            sleep(0.001)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        emu.shutdown()
+    return 0
+
+
+def bench(out: TextIO) -> int:
+    """Bus load of the control loop (one COMMAND + one STATE per joint and cycle, heartbeats at 10 Hz)."""
+    print(f"CAN bus load at {p.BITRATE / 1e6:g} Mbit/s (COMMAND {p.frame_bits(p.COMMAND.dlc)} bits + STATE "
+          f"{p.frame_bits(p.STATE.dlc)} bits per joint and cycle, worst-case bit stuffing; heartbeats 10 Hz)", file=out)
+    print(f"{'joints':>6} {'rate [Hz]':>9} {'load worst':>10} {'no stuffing':>11}  vs {LOAD_TARGET:.0%}", file=out)
+    for n in BENCH_JOINTS:
+        for rate in BENCH_RATES:
+            worst = p.bus_load(n, rate)
+            nominal = p.bus_load(n, rate, worst_case_stuffing=False)
+            verdict = "ok" if worst < LOAD_TARGET else "over 100 %: infeasible" if worst >= 1 else "over target"
+            print(f"{n:>6} {rate:>9.0f} {worst:>10.1%} {nominal:>11.1%}  {verdict}", file=out)
+    best = max((r for r in BENCH_RATES if p.bus_load(5, r) < LOAD_TARGET), default=0.0)
+    print(f"target (5 joints at >= 500 Hz under {LOAD_TARGET:.0%}): "
+          f"{'met' if best >= 500 else 'NOT met'}, up to {best:.0f} Hz of the rates above", file=out)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="snake-can", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def with_bus(name: str, help_text: str) -> argparse.ArgumentParser:
+        cmd = sub.add_parser(name, help=help_text)
+        cmd.add_argument("--interface", default="socketcan", help="python-can interface (default socketcan)")
+        cmd.add_argument("--channel", default="can0", help="channel, e.g. can0, vcan0 (default can0)")
+        cmd.add_argument("--robot", default="koopaee6", help="robot file in config/robots/ (module ids)")
+        return cmd
+
+    with_bus("scan", "which modules answer").add_argument(
+        "--duration", type=_float("--duration", low=0.0, low_open=True), default=0.5, help="listen for S seconds")
+    with_bus("monitor", "decoded live frames").add_argument(
+        "--duration", type=_float("--duration", low=0.0), default=0.0, help="seconds (0: until Ctrl-C)")
+    with_bus("estop", "emergency stop for every module").add_argument(
+        "--release", action="store_true", help="release the stop (modules stay held until enabled)")
+    cal = with_bus("calibrate", "SEA zero offsets")
+    cal.add_argument("--op", choices=tuple(p.CALIBRATION_OPS.values()), default="read")
+    cal.add_argument("--offset", type=_float("--offset", low=-0.5, high=0.5), default=0.0,
+                     help="offset for --op set [rad]")
+    cal.add_argument("--timeout", type=_float("--timeout", low=0.0, low_open=True), default=0.5)
+    emu = with_bus("emulate", "emulated joint modules on the bus")
+    emu.add_argument("--duration", type=_float("--duration", low=0.0), default=0.0, help="seconds (0: until Ctrl-C)")
+    emu.add_argument("--drop", type=_float("--drop", low=0.0, high=1.0), default=0.0,
+                     help="fraction of frames the emulated modules lose (fault injection)")
+    emu.add_argument("--body", metavar="WORLD", default=None,
+                     help="back the modules with the embedded simulator's whole-body model on worlds/WORLD.sdf "
+                          "(e.g. flat, stairs) instead of one 1-DoF link per module")
+    sub.add_parser("bench", help="bus load of the protocol at 100..1000 Hz for 5 and 10 joints")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "bench":
+        return bench(out)
+    try:
+        robot = load_robot(args.robot)
+        if args.command == "emulate":
+            return emulate(robot, lambda: open_bus(args.interface, args.channel), args.duration, args.drop, out,
+                           world=args.body)
+        bus = open_bus(args.interface, args.channel)
+    except (ConfigError, OSError, can.CanError) as exc:
+        print(f"snake-can {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        if args.command == "scan":
+            return scan(bus, robot, args.duration, out)
+        if args.command == "monitor":
+            return monitor(bus, args.duration, out)
+        if args.command == "estop":
+            return estop(bus, args.release, out)
+        if args.op == "zero_here":
+            print("zero_here: the robot must be unloaded (lying straight, nothing touching it) and the modules "
+                  "disabled (snake-can estop, or stop the bridge)", file=out)
+        request_calibration(bus, robot, args.op, args.offset)
+        return collect_calibration(bus, robot, args.timeout, out)
+    except KeyboardInterrupt:
+        return 0
+    except ConfigError as exc:
+        print(f"snake-can {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        bus.shutdown()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,408 @@
+"""The master side of the joint-module bus: a python-can driver with the safety layer of issue 7.
+
+The driver is stepped explicitly (``step(now)`` once per control cycle, time passed in) so that it
+runs the same against SocketCAN in real time and against python-can's virtual bus in lock step
+with the module emulator. Per cycle it drains the receive queue (STATE, HEARTBEAT,
+CALIBRATE_REPLY; anything malformed is counted and reported, never raised), supervises, and
+sends one COMMAND per module plus the master heartbeat at 10 Hz.
+
+Safety (issue 7, DESIGN.md "Bad input"):
+
+- command watchdog: no fresh reference for ``command_timeout`` → hold;
+- a module silent (no frame) for ``heartbeat_timeout`` is marked lost → the robot is held;
+- bus-off (failed sends, SocketCAN error frames) → hold, the bus is reopened through the factory
+  every ``bus_retry_period`` until sends succeed (the kernel's ``restart-ms`` does the controller
+  restart; no ``ip link`` here);
+- NaN/Inf or wrongly sized references → refused, hold;
+- every reference sent is clipped to ±60° (or the robot's smaller joint limit) and to the SEA
+  deflection limit around the measured link angle (``snake_core.controllers.limits``), and its
+  change per cycle to the servo's maximum speed, so leaving a hold never jumps;
+- hold = every module keeps the motor angle β it had when the hold began;
+- a fault clears when its cause has been gone for ``recover_time``; every change is a
+  :class:`FaultEvent` and the current picture is :meth:`diagnostics`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import can
+import numpy as np
+
+from snake_core.controllers.limits import SEALimits, sea_limits
+from snake_core.robot import RobotParams
+from snake_core.validation import ConfigError, number, positive
+
+from . import protocol as p
+from .diagnostics import ERROR, OK, STALE, WARN, DiagnosticRecord, FaultEvent
+from .faults import CAN_ERR_BUSOFF
+
+BusFactory = Callable[[], can.BusABC]
+
+#: Faults after which the robot is held (the others are warnings: the loop keeps running).
+HOLDING = ("command_watchdog", "command_invalid", "module_lost", "bus_fault", "heavy_frame_loss", "estop")
+RECONFIGURE_PERIOD = 0.2  # s between CONFIG frames to a module that reports itself disabled
+EVENT_HISTORY = 1000  # fault events kept for inspection
+BETA_RATE_FILTER = 2 * math.pi * 20.0  # rad/s, low-pass on the differentiated β (joint states)
+
+
+@dataclass(frozen=True)
+class DriverConfig:
+    command_timeout: float = 0.1  # s, command watchdog
+    heartbeat_timeout: float = 0.35  # s, 3.5 heartbeat periods of silence → module lost
+    recover_time: float = 0.2  # s a cause must be gone before its fault clears
+    bus_retry_period: float = 0.5  # s between attempts to reopen a bus that is off
+    module_watchdog: float = 0.05  # s, the modules' own command watchdog (CONFIG)
+    loss_warning: float = 0.01  # fraction of STATE frames lost (counter gaps) that raises a warning
+    # CAN retransmits corrupted frames, so sustained loss means a failing node or wiring: above
+    # loss_hold the robot is held (TSC needs every neighbour's angle) until loss is back under
+    # loss_warning (hysteresis, so a borderline rate does not toggle the hold).
+    loss_hold: float = 0.05
+    statistics_window: float = 1.0  # s over which frame loss and malformed frames are counted
+
+    def __post_init__(self) -> None:
+        for name in ("command_timeout", "heartbeat_timeout", "recover_time", "bus_retry_period",
+                     "statistics_window"):
+            positive(getattr(self, name), f"driver.{name}")
+        number(self.module_watchdog, "driver.module_watchdog", low=0.0, high=0.255)
+        number(self.loss_warning, "driver.loss_warning", low=0.0, high=1.0)
+        number(self.loss_hold, "driver.loss_hold", low=self.loss_warning, high=1.0)
+
+
+@dataclass(frozen=True)
+class JointStates:
+    """The latest measurements, tail → head; ``valid`` is False for a module never heard or lost."""
+
+    alpha: np.ndarray
+    alpha_dot: np.ndarray
+    beta: np.ndarray
+    beta_dot: np.ndarray
+    tau: np.ndarray
+    valid: np.ndarray
+
+
+class CanDriver:
+    def __init__(self, robot: RobotParams, bus_factory: BusFactory, config: DriverConfig | None = None):
+        if robot.can_ids is None:
+            raise ConfigError("robot.can", None, "the CAN driver needs can.module_ids in the robot file", robot.name)
+        if robot.actuator is None:
+            raise ConfigError("robot.actuator", None, "the CAN driver needs the actuator section (gains, max speed)",
+                              robot.name)
+        self.robot = robot
+        self.config = config or DriverConfig()
+        self.limits: list[SEALimits] = [sea_limits(robot, j + 1, robot.name) for j in range(robot.n_joints)]
+        self.nodes = robot.can_ids
+        self._index = {node: j for j, node in enumerate(self.nodes)}
+        self._factory = bus_factory
+        self.bus: can.BusABC | None = bus_factory()
+        n = robot.n_joints
+        self.alpha, self.alpha_dot, self.beta, self.beta_dot, self.tau = (np.zeros(n) for _ in range(5))
+        self.heard = np.zeros(n, dtype=bool)
+        self.last_seen = np.full(n, -math.inf)
+        self.module_status: list[dict[str, float]] = [{} for _ in range(n)]
+        self._beta_time = np.full(n, -math.inf)
+        self._state_counter = [-1] * n
+        self._received = np.zeros(n, dtype=int)  # STATE frames in the current statistics window
+        self._missed = np.zeros(n, dtype=int)  # counter gaps in the current window
+        self._malformed = 0
+        self._last_malformed = ""
+        self._window_start = 0.0
+        self.loss = np.zeros(n)  # fraction of STATE frames lost over the last window
+        self.malformed_rate = 0.0  # malformed frames per second over the last window
+        self.command: np.ndarray | None = None
+        self.command_rate = np.zeros(n)
+        self.command_time = -math.inf
+        self.sent = np.zeros(n)  # last β_d sent
+        self.hold_beta = np.zeros(n)
+        self.holding = False  # the first step holds (command watchdog) until fresh commands arrive
+        self.faults: dict[str, str] = {}
+        self._cause_gone: dict[str, float] = {}
+        self.events: deque[FaultEvent] = deque(maxlen=EVENT_HISTORY)
+        self.frames_sent = 0
+        self.send_errors = 0
+        self._bus_retry_at = math.inf
+        self._last_config = np.full(n, -math.inf)
+        self._next_heartbeat = 0.0
+        self._hb_counter = 0
+        self._cmd_counter = 0
+        self._last_step = None
+        self.now = 0.0
+
+    # ------------------------------------------------------------------------------------ input
+    def set_command(self, beta_d: Sequence[float], beta_rate_d: Sequence[float] | None, now: float) -> None:
+        """A fresh motor reference β_d (and its rate) for every joint, tail → head [rad, rad/s]."""
+        n = self.robot.n_joints
+        b = np.asarray(beta_d, dtype=float).ravel()
+        r = np.zeros(n) if beta_rate_d is None else np.asarray(beta_rate_d, dtype=float).ravel()
+        if b.shape != (n,) or r.shape != (n,):
+            self.reject_command(f"command has {b.size} values, the robot has {n} joints", now)
+            return
+        if not (np.all(np.isfinite(b)) and np.all(np.isfinite(r))):
+            self.reject_command("command contains NaN or Inf", now)
+            return
+        self._cause_cleared("command_invalid", now)
+        self.command, self.command_rate, self.command_time = b, r, now
+
+    def reject_command(self, reason: str, now: float) -> None:
+        """A command that cannot be used: hold the robot and report ``reason``."""
+        self._set_fault("command_invalid", reason, now)
+
+    def estop(self, now: float, engage: bool = True) -> None:
+        """Broadcast an emergency stop (engage) or its release; the driver holds while engaged."""
+        self._send("ESTOP", p.MASTER_NODE, {"engage": engage, "reason": 0, "source": p.MASTER_NODE})
+        if engage:
+            self._set_fault("estop", "emergency stop engaged by the operator", now)
+        else:
+            self._clear("estop", now)
+            self.configure(True, now)  # the modules stay latched until enabled again
+
+    def configure(self, enable: bool, now: float, nodes: Sequence[int] | None = None) -> None:
+        """CONFIG: position mode with the robot file's gains, enabled or disabled."""
+        a = self.robot.actuator
+        for node in nodes or self.nodes:
+            j = self._index[node]
+            self._send("CONFIG", node, {"mode": 1 if enable else 0, "enable": enable, "joint_index": j + 1,
+                                        "kp": a.kp, "ki": 0.0, "kd": a.kd, "watchdog": self.config.module_watchdog})
+            self._last_config[j] = now
+
+    # ------------------------------------------------------------------------------------- loop
+    def step(self, now: float) -> None:
+        """One control cycle at time ``now`` [s]: receive, supervise, send."""
+        dt = 0.0 if self._last_step is None else max(now - self._last_step, 0.0)
+        self._last_step, self.now = now, now
+        self._receive(now)
+        self._supervise(now)
+        self._send_commands(now, dt)
+        if now >= self._next_heartbeat:
+            self._next_heartbeat = now + 1.0 / p.HEARTBEAT_RATE
+            self._hb_counter = (self._hb_counter + 1) % 256
+            self._send("HEARTBEAT", p.MASTER_NODE, {"state": 3 if self.holding else 2, "counter": self._hb_counter})
+
+    def joint_states(self) -> JointStates:
+        valid = self.heard & (self.now - self.last_seen <= self.config.heartbeat_timeout)
+        return JointStates(self.alpha.copy(), self.alpha_dot.copy(), self.beta.copy(), self.beta_dot.copy(),
+                           self.tau.copy(), valid)
+
+    def close(self) -> None:
+        if self.bus is not None:
+            self.bus.shutdown()
+            self.bus = None
+
+    # --------------------------------------------------------------------------------- internals
+    def _receive(self, now: float) -> None:
+        if self.bus is None:
+            return
+        while True:
+            try:
+                msg = self.bus.recv(timeout=0)
+            except can.CanError as exc:
+                self._set_fault("bus_fault", f"receive failed: {exc}", now)
+                return
+            if msg is None:
+                return
+            if msg.is_error_frame:
+                if msg.arbitration_id & CAN_ERR_BUSOFF:
+                    self._set_fault("bus_fault", "controller reports bus-off", now)
+                continue
+            try:
+                frame = p.decode(msg.arbitration_id, bytes(msg.data), extended=msg.is_extended_id)
+            except p.ProtocolError as exc:
+                self._malformed += 1
+                self._last_malformed = str(exc)
+                continue
+            if frame.kind in ("STATE", "HEARTBEAT", "CALIBRATE_REPLY") and frame.node in self._index:
+                self._module_frame(frame, now)
+            elif frame.kind == "ESTOP" and frame.node == p.MASTER_NODE and frame.values["source"] != p.MASTER_NODE:
+                if frame.values["engage"]:
+                    self._set_fault("estop", f"emergency stop raised by module {frame.values['source']}", now)
+
+    def _module_frame(self, frame: p.Frame, now: float) -> None:
+        j = self._index[frame.node]
+        v = frame.values
+        if frame.kind == "STATE" and now - self.last_seen[j] > self.config.heartbeat_timeout:
+            # first frame of a new or returning module: hold it where it is, rate-limit from there
+            self.sent[j] = self.hold_beta[j] = v["beta"]
+            self.beta[j], self._beta_time[j] = v["beta"], now
+            self._state_counter[j] = -1  # its counter restarts: not a loss
+        elif frame.kind != "STATE" and not self.heard[j]:
+            return  # position unknown until its first STATE
+        self.last_seen[j] = now
+        self.heard[j] = True
+        if frame.kind != "STATE":  # HEARTBEAT, CALIBRATE_REPLY: alive
+            return
+        counter = v["counter"]
+        if self._state_counter[j] >= 0:
+            self._missed[j] += (counter - self._state_counter[j] - 1) % 16
+        self._state_counter[j] = counter
+        self._received[j] += 1
+        elapsed = now - self._beta_time[j]
+        if 0 < elapsed < 1.0:
+            gain = BETA_RATE_FILTER * elapsed / (1 + BETA_RATE_FILTER * elapsed)
+            self.beta_dot[j] += gain * ((v["beta"] - self.beta[j]) / elapsed - self.beta_dot[j])
+        self._beta_time[j] = now
+        self.alpha[j], self.alpha_dot[j], self.beta[j], self.tau[j] = v["alpha"], v["alpha_rate"], v["beta"], v["tau"]
+        self.module_status[j] = v
+
+    def _supervise(self, now: float) -> None:
+        cfg = self.config
+        # command watchdog (only once something has been commanded or the robot was started)
+        stale = now - self.command_time > cfg.command_timeout
+        if stale:
+            self._set_fault("command_watchdog", "no fresh motor command for "
+                            f"{cfg.command_timeout * 1e3:.0f} ms", now)
+        else:
+            self._cause_cleared("command_watchdog", now)
+        # modules
+        silent = [self.nodes[j] for j in range(len(self.nodes)) if now - self.last_seen[j] > cfg.heartbeat_timeout]
+        if silent:
+            self._set_fault("module_lost", "no frame from module(s) " + ", ".join(map(str, silent)) +
+                            f" for {cfg.heartbeat_timeout * 1e3:.0f} ms", now)
+        else:
+            self._cause_cleared("module_lost", now)
+        # bus
+        if "bus_fault" in self.faults and now >= self._bus_retry_at:
+            self._reopen_bus(now)
+        # statistics window
+        if now - self._window_start >= cfg.statistics_window:
+            total = self._received + self._missed
+            self.loss = np.where(total > 0, self._missed / np.maximum(total, 1), 0.0)
+            self.malformed_rate = self._malformed / (now - self._window_start)
+            lossy = [f"module {self.nodes[j]} {100 * self.loss[j]:.0f} %" for j in range(len(self.nodes))
+                     if self.loss[j] > cfg.loss_warning]
+            if lossy:
+                self._set_fault("frame_loss", "STATE frames lost: " + ", ".join(lossy), now)
+            else:
+                self._clear("frame_loss", now)
+                self._clear("heavy_frame_loss", now)
+            if self.loss.max(initial=0.0) > cfg.loss_hold:
+                self._set_fault("heavy_frame_loss", f"more than {100 * cfg.loss_hold:.0f} % of STATE frames lost: "
+                                "robot held", now)
+            if self._malformed:
+                self._set_fault("malformed_frames", f"{self._malformed} malformed frames in "
+                                f"{now - self._window_start:.1f} s (last: {self._last_malformed})", now)
+            else:
+                self._clear("malformed_frames", now)
+            self._received[:], self._missed[:], self._malformed = 0, 0, 0
+            self._window_start = now
+        # modules that came back disabled (rebooted, or after an estop release) are enabled again
+        if "estop" not in self.faults:
+            for j, status in enumerate(self.module_status):
+                if status and not status["enabled"] and now - self._last_config[j] >= RECONFIGURE_PERIOD \
+                        and now - self.last_seen[j] <= cfg.heartbeat_timeout:
+                    self.configure(True, now, [self.nodes[j]])
+        holding = any(k in self.faults for k in HOLDING)
+        if holding and not self.holding:
+            # hold where the motors are; never-heard modules hold at the last reference sent
+            self.hold_beta = np.where(self.heard, self.beta, self.sent)
+        self.holding = holding
+
+    def _send_commands(self, now: float, dt: float) -> None:
+        if self.bus is None:
+            return
+        if self.holding:
+            target, rate = self.hold_beta, np.zeros_like(self.hold_beta)
+        else:
+            target, rate = self.command, self.command_rate
+        max_step = self.robot.actuator.max_speed * dt
+        beta_d = np.clip(target, self.sent - max_step, self.sent + max_step) if dt > 0 else self.sent.copy()
+        rate = np.where(beta_d == target, rate, 0.0)
+        self._cmd_counter = (self._cmd_counter + 1) % 16
+        for j, node in enumerate(self.nodes):
+            if not self.heard[j]:
+                continue  # never command a module whose position is unknown
+            lim = self.limits[j]
+            # ±60° (and the robot's joint limit), then the SEA deflection limit around the measured α
+            b = lim.reference(lim.motor(self.alpha[j], lim.reference(beta_d[j])))
+            beta_d[j] = b
+            r = float(np.clip(rate[j], -20.47, 20.47))
+            self._send("COMMAND", node, {"beta_ref": b, "beta_rate_ref": r, "counter": self._cmd_counter})
+        self.sent = beta_d
+
+    def _send(self, kind: str, node: int, values: dict) -> bool:
+        if self.bus is None:
+            return False
+        fid, data = p.encode(kind, node, values)
+        try:
+            self.bus.send(can.Message(arbitration_id=fid, data=data, is_extended_id=False))
+        except can.CanError as exc:
+            self.send_errors += 1
+            self._set_fault("bus_fault", f"send failed: {exc}", self.now)
+            return False
+        self.frames_sent += 1
+        if "bus_fault" in self.faults:
+            self._cause_cleared("bus_fault", self.now)
+        return True
+
+    def _reopen_bus(self, now: float) -> None:
+        self._bus_retry_at = now + self.config.bus_retry_period
+        try:
+            if self.bus is not None:
+                self.bus.shutdown()
+            self.bus = self._factory()
+        except (can.CanError, OSError) as exc:
+            self.bus = None
+            self.faults["bus_fault"] = f"cannot reopen the bus: {exc}"
+
+    # fault bookkeeping ---------------------------------------------------------------------------
+    def _set_fault(self, key: str, message: str, now: float) -> None:
+        self._cause_gone.pop(key, None)
+        if key == "bus_fault" and "bus_fault" not in self.faults:
+            self._bus_retry_at = now + self.config.bus_retry_period
+        if self.faults.get(key) != message:
+            if key not in self.faults:
+                self.events.append(FaultEvent(now, key, True, message))
+            self.faults[key] = message
+
+    def _cause_cleared(self, key: str, now: float) -> None:
+        """The cause is gone; the fault clears after ``recover_time`` without it."""
+        if key not in self.faults:
+            return
+        since = self._cause_gone.setdefault(key, now)
+        if now - since >= self.config.recover_time:
+            self._clear(key, now)
+
+    def _clear(self, key: str, now: float) -> None:
+        self._cause_gone.pop(key, None)
+        if self.faults.pop(key, None) is not None:
+            self.events.append(FaultEvent(now, key, False, "cleared"))
+
+    # ------------------------------------------------------------------------------ diagnostics
+    def diagnostics(self) -> list[DiagnosticRecord]:
+        """The bus, the safety state and one record per module, as diagnostic_msgs would carry them."""
+        bus_level = ERROR if ("bus_fault" in self.faults or "heavy_frame_loss" in self.faults) else WARN if (
+            "frame_loss" in self.faults or "malformed_frames" in self.faults) else OK
+        bus_msg = "; ".join(self.faults[k] for k in ("bus_fault", "frame_loss", "malformed_frames")
+                            if k in self.faults) or "bus ok"
+        records = [DiagnosticRecord("can_bridge: bus", bus_level, bus_msg, "can", (
+            ("frames_sent", str(self.frames_sent)), ("send_errors", str(self.send_errors)),
+            ("malformed_per_s", f"{self.malformed_rate:.1f}"),
+            ("state_loss_max", f"{float(self.loss.max()) if self.loss.size else 0.0:.3f}")))]
+        held = [k for k in HOLDING if k in self.faults]
+        records.append(DiagnosticRecord(
+            "can_bridge: safety", ERROR if held else OK,
+            ("robot held: " + "; ".join(self.faults[k] for k in held)) if held else "running", "can",
+            tuple((k, self.faults[k]) for k in held)))
+        for j, node in enumerate(self.nodes):
+            s = self.module_status[j]
+            lost = not self.heard[j] or self.now - self.last_seen[j] > self.config.heartbeat_timeout
+            flags = [f for f in p.STATUS_FLAGS if f != "enabled" and s.get(f)]
+            level = STALE if lost else WARN if flags else OK
+            msg = ("module lost" if self.heard[j] else "module never heard") if lost else \
+                  ("status: " + ", ".join(flags) if flags else "ok")
+            records.append(DiagnosticRecord(
+                f"can_bridge: joint_{j + 1} (module {node})", level, msg, f"can_module_{node}", (
+                    ("alpha_rad", f"{self.alpha[j]:.4f}"), ("beta_rad", f"{self.beta[j]:.4f}"),
+                    ("tau_Nm", f"{self.tau[j]:.2f}"), ("beta_ref_rad", f"{self.sent[j]:.4f}"),
+                    ("state_loss", f"{self.loss[j]:.3f}"))))
+        return records
+
+
+def open_bus(interface: str = "socketcan", channel: str = "can0", **kwargs) -> can.BusABC:
+    """A python-can bus (SocketCAN by default). The interface must already be up at 1 Mbit/s
+    (``ip link set can0 up type can bitrate 1000000 restart-ms 100``, docs/can_protocol.md)."""
+    if interface == "socketcan":
+        kwargs.setdefault("receive_own_messages", False)
+    return can.Bus(interface=interface, channel=channel, **kwargs)

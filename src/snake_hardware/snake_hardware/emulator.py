@@ -1,0 +1,387 @@
+"""A joint module as its firmware behaves on the bus, for tests, bench runs and hardware-in-the-loop
+runs without hardware (``snake-can emulate``).
+
+Per module (002 §3.3, §3.5): a 1 kHz motor-side PID, U = K_p (β_d − β) + K_i ∫(β_d − β) dt +
+K_D (β̇_d − β̇) (002 (4.39) plus an optional integral term), saturated at the servo's stall torque;
+12-bit encoders on the link (α) and the motor (β); the SEA spring τ = K (α − β − δ_0), 002 (4.36),
+whose torque sensor saturates at the deflection limit; the ±60° reference limit; a command watchdog;
+a 10 Hz heartbeat; emergency stop latch; SEA zero-offset calibration; and the gait mode in which the
+module generates 002's pedal wave (4.38) itself from the master's broadcast of A, ω, φ.
+
+The mechanics are a stand-in, one degree of freedom per module: the motor (reflected inertia
+n² J_r) drives through the spring a link of inertia J_l + m l² rotating about the joint (the rest of
+the snake is not modelled; an external load torque can be applied). The linear plant is discretised
+exactly over one firmware tick (zero-order hold of U), so the emulator is stable at any gains.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import can
+import numpy as np
+from scipy.linalg import expm
+
+from snake_core.gaits import make_gait
+from snake_core.robot import RobotParams
+from snake_core.validation import ConfigError
+
+from . import protocol as p
+
+TICK = 1e-3  # s, the firmware loop: 1 kHz (issue 7)
+HEARTBEAT_PERIOD = 1.0 / p.HEARTBEAT_RATE
+MASTER_TIMEOUT = 0.5  # s without a master heartbeat → the enabled module holds
+VELOCITY_FILTER = 2 * math.pi * 50.0  # rad/s, first-order low-pass on the differentiated α (firmware)
+LINK_DAMPING = 2e-3  # N·m·s/rad, joint friction of the stand-in link (not given in 002)
+MOTOR_DAMPING = 1e-2  # N·m·s/rad, servo gear friction reflected to the link side (not given in 002)
+
+
+def quantise(x: float, step: float) -> float:
+    return round(x / step) * step
+
+
+@dataclass(frozen=True)
+class ModuleModel:
+    """Immutable parameters of one emulated module and its exact one-tick discretisation."""
+
+    node: int
+    joint_index: int  # j, 1-based tail → head
+    stiffness: float  # K [N·m/rad]
+    deflection_limit: float  # δ_max [rad]
+    joint_limit: float  # [rad]
+    link_inertia: float  # J_l + m l² [kg·m²]
+    motor_inertia: float  # n² J_r, reflected to the link side [kg·m²]
+    stall_torque: float  # [N·m]
+    max_speed: float  # [rad/s]
+    kp: float
+    kd: float
+    true_zero_offset: float = 0.0  # δ_0 of the spring as built (what calibration must find) [rad]
+    phi: np.ndarray = field(init=False, repr=False, compare=False)
+    gam: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        k, jl, jm = self.stiffness, self.link_inertia, self.motor_inertia
+        # x = [α, α̇, β, β̇]; inputs [U, τ_ext, K δ_0]: J_l α̈ = −K(α − β − δ_0) − b_l α̇ + τ_ext,
+        # J_m β̈ = U + K(α − β − δ_0) − b_m β̇ (002 (4.36): the spring returns K(α − β) to the motor).
+        a = np.array([[0, 1, 0, 0],
+                      [-k / jl, -LINK_DAMPING / jl, k / jl, 0],
+                      [0, 0, 0, 1],
+                      [k / jm, 0, -k / jm, -MOTOR_DAMPING / jm]])
+        b = np.array([[0, 0, 0], [0, 1 / jl, 1 / jl], [0, 0, 0], [1 / jm, 0, -1 / jm]])
+        m = np.zeros((7, 7))
+        m[:4, :4], m[:4, 4:] = a, b
+        e = expm(m * TICK)
+        object.__setattr__(self, "phi", e[:4, :4])
+        object.__setattr__(self, "gam", e[:4, 4:])
+
+
+def module_models(robot: RobotParams, true_zero_offsets: tuple[float, ...] | None = None) -> list[ModuleModel]:
+    """One model per joint of an SEA robot with CAN ids (robot file sections sea, actuator, can)."""
+    if robot.sea is None or robot.actuator is None or robot.can_ids is None:
+        raise ConfigError("robot", robot.name, "the module emulator needs a robot file with sea, actuator and "
+                          "can sections")
+    offsets = true_zero_offsets or (0.0,) * robot.n_joints
+    a = robot.actuator
+    return [ModuleModel(
+        node=robot.can_ids[j], joint_index=j + 1, stiffness=robot.sea.stiffness[j],
+        deflection_limit=robot.sea.deflection_limit, joint_limit=min(robot.joint_limit, math.pi / 3),
+        link_inertia=robot.link_inertia + robot.link_mass * robot.half_length**2,
+        # The physical servo: full reflected rotor inertia n² J_r, whatever 002 (4.36) reading the
+        # simulator uses (ambiguities.md, rotor term); the firmware drives the real gearbox.
+        motor_inertia=a.gear_ratio**2 * a.rotor_inertia,
+        stall_torque=a.stall_torque, max_speed=a.max_speed, kp=a.kp, kd=a.kd,
+        true_zero_offset=offsets[j]) for j in range(robot.n_joints)]
+
+
+class EmulatedModule:
+    """Firmware + plant of one joint module on a python-can bus; advance it with :meth:`advance`."""
+
+    def __init__(self, model: ModuleModel, bus: can.BusABC, *, start_time: float = 0.0):
+        self.model = model
+        self.bus = bus
+        self.time = start_time
+        self.x = np.zeros(4)  # α, α̇, β, β̇ (true)
+        self.external_torque = 0.0  # τ_ext on the link [N·m]
+        self.silent = False  # fault injection: the module stops answering (and stops listening)
+        # firmware state
+        self.mode = 0
+        self.enabled = False
+        self.estop = False
+        self.latched = False  # set by an emergency stop; only a CONFIG enable after the release clears it
+        self.hold = False
+        self.at_limit = False
+        self.kp, self.ki, self.kd = model.kp, 0.0, model.kd
+        self.watchdog = 0.05
+        self.joint_index = model.joint_index
+        self.offset = 0.0
+        self.calibrated = False
+        self.beta_ref = 0.0
+        self.beta_rate_ref = 0.0
+        self.hold_beta = 0.0
+        self.integral = 0.0
+        self.last_command = -math.inf
+        self.last_master = start_time
+        self.next_heartbeat = start_time
+        self.state_counter = 0
+        self.hb_counter = 0
+        self.alpha_prev = 0.0
+        self.alpha_rate = 0.0
+        self.gait: Callable[[float], tuple[float, float]] | None = None
+        self.gait_start = 0.0
+        self.rejected_frames = 0
+        self.last_state_true = (0.0, 0.0)
+        self.reference: tuple[float, float] | None = None  # (β_d, β̇_d) of the last tick while enabled
+        node = model.node
+        #: ids this module listens to (the acceptance filter of its CAN controller)
+        self.accepted = {p.ESTOP.frame_id(0), p.GAIT.frame_id(0), p.HEARTBEAT.frame_id(0), p.COMMAND.frame_id(node),
+                         p.CONFIG.frame_id(node), p.CALIBRATE.frame_id(node)}
+
+    # measurements -------------------------------------------------------------------------------
+    @property
+    def alpha_measured(self) -> float:
+        return quantise(self.x[0], p.ENCODER_COUNT)
+
+    @property
+    def beta_measured(self) -> float:
+        return quantise(self.x[2], p.ENCODER_COUNT)
+
+    def torque_measured(self) -> tuple[float, bool]:
+        """τ = K (α − β − δ_0) from the encoders, 002 (4.36); saturated at K δ_max (002 §3.3.2)."""
+        m = self.model
+        deflection = self.alpha_measured - self.beta_measured - self.offset
+        saturated = abs(deflection) > m.deflection_limit
+        deflection = max(-m.deflection_limit, min(m.deflection_limit, deflection))
+        return quantise(m.stiffness * deflection, p.TORQUE_LSB), saturated
+
+    # bus ----------------------------------------------------------------------------------------
+    def _send(self, kind: str, values: dict) -> None:
+        if self.silent:
+            return
+        fid, data = p.encode(kind, self.model.node, values, saturate=True)
+        try:
+            self.bus.send(can.Message(arbitration_id=fid, data=data, is_extended_id=False))
+        except can.CanError:
+            pass  # bus off: the transceiver drops it; the master sees the silence
+
+    def send_state(self) -> None:
+        tau, saturated = self.torque_measured()
+        self.state_counter = (self.state_counter + 1) % 16
+        self.last_state_true = (float(self.x[0]), float(self.x[2]))  # (α, β) the encoders read for this frame
+        self._send("STATE", {
+            "alpha": self.alpha_measured, "beta": self.beta_measured, "tau": tau, "alpha_rate": self.alpha_rate,
+            "mode": 3 if self.hold else self.mode, "enabled": self.enabled, "hold": self.hold, "estop": self.estop,
+            "at_limit": self.at_limit, "torque_saturated": saturated, "calibrated": self.calibrated,
+            "fault": False, "counter": self.state_counter})
+
+    def heartbeat_state(self) -> int:
+        if self.estop:
+            return 4
+        if not self.enabled:
+            return 1
+        return 3 if self.hold else 2
+
+    def _enter_hold(self) -> None:
+        if not self.hold:
+            self.hold = True
+            self.hold_beta = self.beta_measured
+
+    def _handle(self, msg: can.Message) -> bool:
+        """Process one frame; True when it was a COMMAND for this module (answer with STATE)."""
+        if msg.is_error_frame or msg.is_remote_frame or msg.arbitration_id not in self.accepted:
+            return False
+        try:
+            frame = p.decode(msg.arbitration_id, msg.data, extended=msg.is_extended_id)
+        except p.ProtocolError:
+            self.rejected_frames += 1
+            return False
+        v, mine = frame.values, frame.node == self.model.node
+        if frame.kind == "ESTOP":
+            if v["engage"]:
+                self.estop = self.latched = True
+                self._enter_hold()
+            else:
+                self.estop = False  # released, but stays held until a CONFIG enables it again
+        elif frame.kind == "HEARTBEAT" and frame.node == p.MASTER_NODE:
+            self.last_master = self.time
+        elif frame.kind == "GAIT":
+            self._gait_frame(v)
+        elif frame.kind == "COMMAND" and mine:
+            self.beta_ref, self.beta_rate_ref = v["beta_ref"], v["beta_rate_ref"]
+            self.last_command = self.time
+            if self.hold and not self.latched and self.enabled and self.mode == 1:
+                self.hold = False  # fresh commands after a watchdog hold resume position control
+            return True
+        elif frame.kind == "CONFIG" and mine:
+            self._config(v)
+        elif frame.kind == "CALIBRATE" and mine:
+            self._calibrate(v)
+        return False
+
+    def _gait_frame(self, v: dict) -> None:
+        if not v["run"]:
+            self.gait = None
+            return
+        gait = make_gait(p.GAIT_TYPES[v["gait_type"]], max(self.joint_index, 1),
+                         {"amplitude": v["amplitude"], "frequency": v["frequency"], "phase_shift": v["phase_shift"]})
+        j = max(self.joint_index, 1) - 1
+        self.gait = lambda t: tuple(float(x[j]) for x in gait.reference(t))  # (α_j^d, α̇_j^d)
+        self.gait_start = self.time
+
+    def _config(self, v: dict) -> None:
+        self.kp, self.ki, self.kd = v["kp"], v["ki"], v["kd"]
+        self.watchdog = v["watchdog"]
+        self.joint_index = v["joint_index"] or self.model.joint_index
+        self.mode = v["mode"]
+        if self.estop:
+            return
+        self.latched = False
+        was = self.enabled
+        self.enabled = bool(v["enable"]) and self.mode != 0
+        self.integral = 0.0
+        if self.enabled:
+            self.hold = self.mode == 3
+            self.hold_beta = self.beta_measured
+            if not was:
+                self.beta_ref, self.beta_rate_ref = self.beta_measured, 0.0
+        else:
+            self.hold = False
+
+    def _calibrate(self, v: dict) -> None:
+        op, result = v["op"], 0
+        if op == 1:
+            if self.enabled:
+                result = 1
+            else:
+                offset = self.alpha_measured - self.beta_measured
+                if abs(offset) > 0.5:
+                    result = 2
+                else:
+                    self.offset, self.calibrated = offset, True
+        elif op == 2:
+            self.offset, self.calibrated = v["offset"], True
+        self._send("CALIBRATE_REPLY", {"op": op, "result": result, "offset": self.offset})
+
+    # firmware loop ------------------------------------------------------------------------------
+    def tick(self) -> None:
+        """One 1 kHz firmware cycle: read the bus, run the safety checks and the PID, move the plant."""
+        m = self.model
+        u = self.control()
+        self.x = m.phi @ self.x + m.gam @ np.array([u, self.external_torque, m.stiffness * m.true_zero_offset])
+        self.x[3] = max(-m.max_speed, min(m.max_speed, self.x[3]))
+        self.time += TICK
+
+    def control(self) -> float:
+        """The firmware part of a tick: bus, safety, measurements, replies, reference and PID.
+        Returns the motor torque U; ``self.reference`` is (β_d, β̇_d) while enabled, else None."""
+        m = self.model
+        reply = False
+        if not self.silent:
+            while (msg := self.bus.recv(timeout=0)) is not None:
+                reply |= self._handle(msg)
+        if self.enabled and not self.hold:
+            if self.mode == 1 and self.watchdog > 0 and self.time - self.last_command > self.watchdog:
+                self._enter_hold()  # command watchdog: no fresh command → hold position
+            if self.time - self.last_master > MASTER_TIMEOUT:
+                self._enter_hold()
+        # measurements
+        alpha_m = self.alpha_measured
+        self.alpha_rate += VELOCITY_FILTER * TICK / (1 + VELOCITY_FILTER * TICK) * (
+            (alpha_m - self.alpha_prev) / TICK - self.alpha_rate)
+        self.alpha_prev = alpha_m
+        if reply:
+            self.send_state()
+        if self.time >= self.next_heartbeat - 1e-9:
+            self.next_heartbeat += HEARTBEAT_PERIOD
+            self.hb_counter = (self.hb_counter + 1) % 256
+            self._send("HEARTBEAT", {"state": self.heartbeat_state(), "counter": self.hb_counter})
+            if not reply:
+                self.send_state()
+        # reference and PID (002 (4.39) + integral), only when enabled
+        self.reference = None
+        if not self.enabled:
+            return 0.0
+        if self.hold:
+            beta_d, beta_rate_d = self.hold_beta, 0.0
+        elif self.mode == 2 and self.gait is not None:
+            beta_d, beta_rate_d = self.gait(self.time - self.gait_start)  # C_p: β_d = α_d, (4.39)
+        else:
+            beta_d, beta_rate_d = self.beta_ref, self.beta_rate_ref
+        self.at_limit = abs(beta_d) > m.joint_limit
+        beta_d = max(-m.joint_limit, min(m.joint_limit, beta_d))
+        self.reference = (beta_d, beta_rate_d)
+        error = beta_d - self.beta_measured
+        self.integral += error * TICK
+        u = self.kp * error + self.ki * self.integral + self.kd * (beta_rate_d - self.x[3])
+        return max(-m.stall_torque, min(m.stall_torque, u))
+
+    def advance(self, until: float) -> None:
+        while self.time + 0.5 * TICK <= until:
+            self.tick()
+
+
+class BodyPlant:
+    """The whole snake behind the modules: the embedded simulator's vertical-plane model (002 (4.35),
+    contacts with the world, gravity), stepped once per firmware tick. Its motor-side PD is 002 (4.39)
+    with the robot file's gains (the firmware's CONFIG gains, integral term and stall limit are not
+    used in this mode); a disabled module is free (β_d = β, β̇_d = β̇: U = 0)."""
+
+    def __init__(self, robot_name: str, world: str = "flat"):
+        from snake_sim.runtime import build  # the simulator is only needed in this mode
+        from snake_sim.scenario import load_scenario
+
+        setup = build(load_scenario("pedal-wave", [f"robot.name={robot_name}", f"world.file={world}"]))
+        self.plant, self.model = setup.plant, setup.model
+        self.q, self.v = setup.q0.copy(), np.zeros_like(setup.q0)
+
+    def step(self, beta_d: np.ndarray, beta_rate_d: np.ndarray) -> None:
+        self.q, self.v, _, _ = self.plant.step(self.q, self.v, TICK, beta_d, beta_rate_d)
+
+    def joint(self, j: int) -> np.ndarray:
+        """(α_j, α̇_j, β_j, β̇_j) of joint j (0-based, tail → head)."""
+        ia, ib = self.model.i_alpha, self.model.i_beta
+        return np.array([self.q[ia][j], self.v[ia][j], self.q[ib][j], self.v[ib][j]])
+
+
+class EmulatedRobot:
+    """One :class:`EmulatedModule` per joint, each on its own bus handle, advanced in lock step;
+    each with its own 1-DoF plant, or all on one :class:`BodyPlant` (``body``)."""
+
+    def __init__(self, robot: RobotParams, bus_factory: Callable[[], can.BusABC], *,
+                 true_zero_offsets: tuple[float, ...] | None = None, start_time: float = 0.0,
+                 body: BodyPlant | None = None):
+        self.modules = [EmulatedModule(m, bus_factory(), start_time=start_time)
+                        for m in module_models(robot, true_zero_offsets)]
+        self.body = body
+        if body is not None:
+            if body.model.n_joints != robot.n_joints:
+                raise ConfigError("body", body.model.n_joints, f"must have the robot's {robot.n_joints} joints")
+            for j, module in enumerate(self.modules):
+                module.x = body.joint(j)
+
+    @property
+    def time(self) -> float:
+        return self.modules[0].time
+
+    def tick(self) -> None:
+        if self.body is None:
+            for module in self.modules:
+                module.tick()
+            return
+        for module in self.modules:
+            module.control()
+        beta_d = np.array([m.reference[0] if m.reference else m.x[2] for m in self.modules])
+        beta_rate_d = np.array([m.reference[1] if m.reference else m.x[3] for m in self.modules])
+        self.body.step(beta_d, beta_rate_d)
+        for j, module in enumerate(self.modules):
+            module.x = self.body.joint(j)
+            module.time += TICK
+
+    def advance(self, until: float) -> None:
+        while self.time + 0.5 * TICK <= until:
+            self.tick()
+
+    def shutdown(self) -> None:
+        for module in self.modules:
+            module.bus.shutdown()

@@ -1,0 +1,101 @@
+"""A lock-step rig: the driver and one emulated module per joint on a python-can virtual bus, time
+driven explicitly (no sleeping), plus a sniffer that sees every frame on the bus."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import can
+import numpy as np
+import pytest
+
+from snake_core.gaits import make_gait
+from snake_core.robot import load_robot
+from snake_hardware import protocol as p
+from snake_hardware.driver import CanDriver, DriverConfig
+from snake_hardware.emulator import BodyPlant, EmulatedRobot
+from snake_hardware.faults import FaultSwitches, FaultyBus
+
+_channels = itertools.count()
+
+#: 002's reference gait (§5.1): A = π/6, ω = π rad/s, φ = −2π/5
+REFERENCE_GAIT = {"amplitude": math.pi / 6, "frequency": math.pi, "phase_shift": -2 * math.pi / 5}
+
+
+class Rig:
+    def __init__(self, robot_name: str = "koopaee6", rate: float = 250.0, config: DriverConfig | None = None,
+                 true_zero_offsets=None, body: BodyPlant | None = None):
+        self.robot = load_robot(robot_name)
+        self.channel = f"snake_test_{next(_channels)}"
+        self.switches = FaultSwitches()
+        self.emu = EmulatedRobot(self.robot, self.bus, true_zero_offsets=true_zero_offsets, body=body)
+        self.sniffer = self.bus()
+        self.driver = CanDriver(self.robot, lambda: FaultyBus(self.bus(), self.switches), config)
+        self.dt = 1.0 / rate
+        self.t = 0.0
+        self.commands: list[tuple[float, int, float]] = []  # (time, node, β_ref) of every COMMAND on the bus
+        self.alpha_at_command: list[float] = []  # the module's true α when it received that command
+
+    def bus(self) -> can.BusABC:
+        return can.Bus(interface="virtual", channel=self.channel, receive_own_messages=False)
+
+    def gait(self, params=None):
+        return make_gait("pedal_wave", self.robot.n_joints, params or REFERENCE_GAIT)
+
+    def cycle(self, beta_d=None, beta_rate_d=None) -> None:
+        """One control cycle: fresh command (unless None), driver step, modules run until the next cycle."""
+        if beta_d is not None:
+            self.driver.set_command(beta_d, beta_rate_d, self.t)
+        # (α, β) behind the last STATE each module sent: what the driver reads in this step
+        self.true_at_step = np.array([m.last_state_true for m in self.emu.modules])
+        self.driver.step(self.t)
+        self._sniff()
+        self.t += self.dt
+        self.emu.advance(self.t)
+
+    def _sniff(self) -> None:
+        index = {m.model.node: m for m in self.emu.modules}
+        while (msg := self.sniffer.recv(timeout=0)) is not None:
+            if msg.arbitration_id >> p.NODE_BITS == p.COMMAND.function and not msg.is_extended_id:
+                frame = p.decode(msg.arbitration_id, bytes(msg.data))
+                self.commands.append((self.t, frame.node, frame.values["beta_ref"]))
+                self.alpha_at_command.append(float(index[frame.node].x[0]))
+
+    def run_gait(self, duration: float, gait=None, on_cycle=None) -> None:
+        gait = gait or self.gait()
+        for _ in range(round(duration / self.dt)):
+            a_d, a_d_dot = gait.reference(self.t)
+            self.cycle(a_d, a_d_dot)  # position mode, 002 C_p: β_d = α_d (4.39)
+            if on_cycle is not None:
+                on_cycle(self)
+
+    def start(self, settle: float = 0.5) -> None:
+        """Let the modules announce themselves and be enabled, then hold still (β_d = measured β)."""
+        while self.t < settle:
+            self.cycle(self.driver.beta.copy())
+
+    def close(self) -> None:
+        self.driver.close()
+        self.emu.shutdown()
+        self.sniffer.shutdown()
+
+    def true_alpha(self) -> np.ndarray:
+        return np.array([m.x[0] for m in self.emu.modules])
+
+
+@pytest.fixture
+def rig():
+    made = []
+
+    def make(**kw) -> Rig:
+        r = Rig(**kw)
+        made.append(r)
+        return r
+
+    yield make
+    for r in made:
+        r.close()
+
+
+from snake_control.testing.fixtures import ros  # noqa: E402, F401  (the fixture: real rclpy or the double)

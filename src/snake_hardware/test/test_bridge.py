@@ -1,0 +1,111 @@
+"""The can_bridge: its ROS-free core (names, NaN for lost modules, command checks) and the rclpy node
+against emulated modules on a virtual bus (the snake_control test double where ROS is absent)."""
+
+from __future__ import annotations
+
+import math
+
+import can
+import numpy as np
+import pytest
+
+from snake_core.robot import load_robot
+from snake_core.validation import ConfigError
+from snake_hardware.bridge import CanBridge
+from snake_hardware.diagnostics import ERROR, OK, STALE
+from snake_hardware.emulator import EmulatedRobot
+
+
+def test_core_publishes_urdf_and_design_names_and_nan_for_a_lost_module(rig):
+    r = rig()
+    bridge = CanBridge(r.driver)
+    r.start()
+    r.run_gait(0.5)
+    s = bridge.step(r.t)
+    n = r.robot.n_joints
+    assert s.name[:n] == [f"motor_{j}" for j in range(1, n + 1)]
+    assert s.name[n:2 * n] == [f"spring_{j}" for j in range(1, n + 1)]
+    assert s.name[2 * n:] == [f"joint_{j}" for j in range(1, n + 1)]
+    beta, spring, alpha = (np.array(s.position[k * n:(k + 1) * n]) for k in range(3))
+    np.testing.assert_allclose(beta + spring, alpha, atol=1e-12)  # α = β + (α − β)
+    np.testing.assert_allclose(alpha, r.driver.alpha)
+    np.testing.assert_allclose(s.effort[:n], r.driver.tau)
+    r.emu.modules[0].silent = True
+    for _ in range(round(0.5 / r.dt)):
+        r.cycle(r.driver.beta.copy())
+    s = bridge.step(r.t)
+    assert math.isnan(s.position[0]) and math.isnan(s.position[2 * n]) and not math.isnan(s.position[1])
+
+
+def test_core_refuses_commands_that_lack_a_motor(rig):
+    r = rig()
+    bridge = CanBridge(r.driver)
+    r.start()
+    bridge.on_named_command(["motor_1", "motor_2"], [0.1, 0.2], [], r.t)
+    assert "motor_3" in r.driver.faults["command_invalid"]
+    names = [f"motor_{j}" for j in range(1, 6)] + ["spring_1"]
+    bridge.on_named_command(names, [0.1] * 6, [0.0] * 6, r.t)
+    np.testing.assert_allclose(r.driver.command, 0.1)
+
+
+def _level(status) -> int:
+    """DiagnosticStatus.level: bytes in rclpy (b'\\x02'), an int in some message doubles."""
+    return status.level[0] if isinstance(status.level, bytes) else int(status.level)
+
+
+def _joint_command(names, positions, velocities):
+    from sensor_msgs.msg import JointState
+
+    msg = JointState()
+    msg.name = list(names)
+    msg.position = [float(v) for v in positions]
+    msg.velocity = [float(v) for v in velocities]
+    return msg
+
+
+def test_node_drives_emulated_modules_and_reports_a_lost_one(ros):
+    from snake_hardware.bridge_node import CanBridgeNode
+
+    robot = load_robot("koopaee6")
+    channel = f"snake_node_{id(ros)}"
+    emu = EmulatedRobot(robot, lambda: can.Bus(interface="virtual", channel=channel), start_time=ros.now())
+    try:
+        ros.make(CanBridgeNode, robot="koopaee6", can_bus_type="virtual", can_interface=channel, rate=100.0)
+        from snake_core.gaits import make_gait
+
+        gait = make_gait("pedal_wave", robot.n_joints, {"amplitude": 0.3, "frequency": math.pi, "phase_shift": -1.0})
+        names = [f"motor_{j}" for j in range(1, 6)]
+        for _ in range(300):  # 3 s at 100 Hz
+            a_d, a_d_dot = gait.reference(ros.now())
+            ros.publish("/can_bridge/joint_commands", _joint_command(names, a_d, a_d_dot))
+            ros.advance(0.01)
+            emu.advance(ros.now())
+        states = ros.messages("/can_bridge/joint_states")
+        assert len(states) >= 250
+        last = states[-1]
+        alpha = dict(zip(last.name, last.position, strict=True))
+        true = [m.x[0] for m in emu.modules]
+        for j in range(5):
+            assert alpha[f"joint_{j + 1}"] == pytest.approx(true[j], abs=0.03)  # one cycle of motion behind
+        assert np.max(np.abs(np.array(true) - gait.reference(ros.now())[0])) < 0.1  # the gait is followed
+        diag = ros.messages("/diagnostics")[-1]
+        assert [_level(s) for s in diag.status] == [OK] * (2 + robot.n_joints)
+        emu.modules[4].silent = True
+        for _ in range(60):
+            ros.publish("/can_bridge/joint_commands", _joint_command(names, np.zeros(5), np.zeros(5)))
+            ros.advance(0.01)
+            emu.advance(ros.now())
+        status = {s.name: s for s in ros.messages("/diagnostics")[-1].status}
+        assert _level(status["can_bridge: joint_5 (module 5)"]) == STALE
+        assert _level(status["can_bridge: safety"]) == ERROR
+        last = ros.messages("/can_bridge/joint_states")[-1]
+        assert math.isnan(dict(zip(last.name, last.position, strict=True))["joint_5"])
+    finally:
+        emu.shutdown()
+
+
+def test_node_refuses_an_unknown_robot(ros):
+    from snake_hardware.bridge_node import CanBridgeNode
+
+    with pytest.raises(ConfigError, match=r"robot\.name"):
+        ros.make(CanBridgeNode, robot="nosuchsnake", can_bus_type="virtual", can_interface="x")

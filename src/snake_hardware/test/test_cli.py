@@ -1,0 +1,130 @@
+"""snake-can: bench prints the loads, scan finds the emulated modules, estop reaches them, calibrate
+collects their offsets, monitor decodes, emulate answers on the bus; bad flags name the field."""
+
+from __future__ import annotations
+
+import io
+import itertools
+
+import can
+import pytest
+
+from snake_core.robot import load_robot
+from snake_hardware import cli
+from snake_hardware import protocol as p
+from snake_hardware.emulator import EmulatedRobot
+
+_channels = itertools.count()
+
+
+@pytest.fixture
+def bus_pair():
+    channel = f"snake_cli_{next(_channels)}"
+    robot = load_robot("koopaee6")
+    tool = can.Bus(interface="virtual", channel=channel)
+    emu = EmulatedRobot(robot, lambda: can.Bus(interface="virtual", channel=channel), true_zero_offsets=(
+        0.02, -0.03, 0.0, 0.01, 0.04))
+    yield robot, tool, emu, channel
+    tool.shutdown()
+    emu.shutdown()
+
+
+def test_bench_reports_every_combination_and_the_target():
+    out = io.StringIO()
+    assert cli.main(["bench"], out=out) == 0
+    lines = out.getvalue().splitlines()
+    rows = [line.split() for line in lines if line.strip()[:2] in ("5 ", "10")]
+    assert len(rows) == len(cli.BENCH_JOINTS) * len(cli.BENCH_RATES)
+    for row in rows:
+        n, rate, worst = int(row[0]), float(row[1]), float(row[2].rstrip("%")) / 100
+        assert worst == pytest.approx(p.bus_load(n, rate), abs=5e-4)
+    assert "met" in lines[-1] and "NOT" not in lines[-1]
+
+
+def test_scan_lists_the_answering_modules_and_flags_a_missing_one(bus_pair):
+    robot, tool, emu, _ = bus_pair
+    emu.modules[3].silent = True
+    emu.advance(0.35)
+    out = io.StringIO()
+    assert cli.scan(tool, robot, 0.01, out) == 1
+    text = out.getvalue()
+    assert "4/5 modules answered; missing: 4" in text and "disabled" in text
+
+
+def test_estop_reaches_every_module(bus_pair):
+    _robot, tool, emu, _ = bus_pair
+    cli.estop(tool, False, io.StringIO())
+    emu.advance(emu.time + 0.01)
+    assert all(m.estop for m in emu.modules)
+    cli.estop(tool, True, io.StringIO())
+    emu.advance(emu.time + 0.01)
+    assert not any(m.estop for m in emu.modules)
+
+
+def test_calibrate_zeroes_the_offsets_of_disabled_modules(bus_pair):
+    robot, tool, emu, _ = bus_pair
+    emu.advance(3.0)  # motors free: every spring relaxes to its built-in zero
+    while tool.recv(timeout=0) is not None:
+        pass
+    cli.request_calibration(tool, robot, "zero_here", 0.0)
+    emu.advance(emu.time + 0.01)
+    out = io.StringIO()
+    assert cli.collect_calibration(tool, robot, 0.01, out) == 0
+    built_in = [0.02, -0.03, 0.0, 0.01, 0.04]
+    assert [m.offset for m in emu.modules] == pytest.approx(built_in, abs=2 * p.ENCODER_COUNT)
+    rows = [line.split() for line in out.getvalue().splitlines()[1:]]
+    assert [r[2] for r in rows] == ["ok"] * 5
+    assert [float(r[3]) for r in rows] == pytest.approx(built_in, abs=2 * p.ENCODER_COUNT)
+    # enabled modules refuse to be zeroed (the load would be calibrated away)
+    cli.send(tool, "CONFIG", 2, {"mode": 1, "enable": 1, "joint_index": 2, "kp": 60, "kd": 25, "watchdog": 0.05})
+    cli.request_calibration(tool, robot, "zero_here", 0.0)
+    emu.advance(emu.time + 0.01)
+    out = io.StringIO()
+    assert cli.collect_calibration(tool, robot, 0.01, out) == 1
+    assert "refused_enabled" in out.getvalue().splitlines()[2]
+
+
+def test_monitor_decodes_frames_and_flags_malformed_ones(bus_pair):
+    _robot, tool, emu, _ = bus_pair
+    emu.advance(0.05)
+    lines = [cli.describe(m) for m in iter(lambda: tool.recv(timeout=0), None)]
+    assert any("HEARTBEAT" in line and "node  1" in line for line in lines)
+    assert any(line.startswith("0x0C3 STATE") for line in lines)
+    assert cli.describe(can.Message(arbitration_id=0x0C3, data=bytes(3), is_extended_id=False)).startswith("malformed")
+
+
+def test_emulate_runs_modules_that_answer_on_the_bus():
+    channel = f"snake_cli_{next(_channels)}"
+    listener = can.Bus(interface="virtual", channel=channel)
+    ticks = itertools.count()
+    try:
+        rc = cli.emulate(load_robot("koopaee6"), lambda: can.Bus(interface="virtual", channel=channel), 0.25, 0.0,
+                         io.StringIO(), clock=lambda: next(ticks) * 0.01, sleep=lambda s: None)
+        assert rc == 0
+        frames = [p.decode(m.arbitration_id, bytes(m.data)) for m in iter(lambda: listener.recv(timeout=0), None)]
+        assert {f.node for f in frames if f.kind == "HEARTBEAT"} == {1, 2, 3, 4, 5}
+    finally:
+        listener.shutdown()
+
+
+def test_emulate_on_the_simulated_body_answers_too():
+    channel = f"snake_cli_{next(_channels)}"
+    listener = can.Bus(interface="virtual", channel=channel)
+    ticks = itertools.count()
+    try:
+        out = io.StringIO()
+        assert cli.emulate(load_robot("koopaee6"), lambda: can.Bus(interface="virtual", channel=channel), 0.15, 0.0,
+                           out, clock=lambda: next(ticks) * 0.01, sleep=lambda s: None, world="flat") == 0
+        assert "simulated body, world flat" in out.getvalue()
+        states = [p.decode(m.arbitration_id, bytes(m.data)) for m in iter(lambda: listener.recv(timeout=0), None)]
+        assert {f.node for f in states if f.kind == "STATE"} == {1, 2, 3, 4, 5}
+    finally:
+        listener.shutdown()
+
+
+def test_bad_flags_name_the_field_and_range(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["emulate", "--drop", "1.5"])
+    assert "--drop = 1.5 is invalid" in capsys.readouterr().err
+    assert cli.main(["scan", "--robot", "nosuchsnake", "--interface", "virtual", "--channel", "x"]) == 2
+    assert "robot.name" in capsys.readouterr().err

@@ -1,0 +1,185 @@
+"""The module emulator behaves like the firmware: SEA sign and saturation, 12-bit encoders, watchdog,
+emergency-stop latch, zero-offset calibration, and the gait mode fed by the master's broadcast."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import can
+import numpy as np
+import pytest
+
+from snake_core.robot import load_robot
+from snake_hardware import protocol as p
+from snake_hardware.emulator import TICK, EmulatedModule, module_models
+
+_channels = itertools.count()
+
+
+class Bench:
+    """One emulated module and a master handle on a virtual bus."""
+
+    def __init__(self, joint: int = 3, true_zero_offset: float = 0.0):
+        robot = load_robot("koopaee6")
+        channel = f"snake_emu_{next(_channels)}"
+        offsets = tuple(true_zero_offset if j == joint - 1 else 0.0 for j in range(robot.n_joints))
+        self.model = module_models(robot, offsets)[joint - 1]
+        self.module = EmulatedModule(self.model, can.Bus(interface="virtual", channel=channel))
+        self.master = can.Bus(interface="virtual", channel=channel)
+        self.node = self.model.node
+        self.frames: list[p.Frame] = []
+
+    def send(self, kind: str, values: dict, node: int | None = None) -> None:
+        fid, data = p.encode(kind, self.node if node is None else node, values)
+        self.master.send(can.Message(arbitration_id=fid, data=data, is_extended_id=False))
+
+    def enable(self, mode: int = 1, watchdog: float = 0.05) -> None:
+        self.send("CONFIG", {"mode": mode, "enable": 1, "joint_index": self.model.joint_index,
+                             "kp": self.model.kp, "ki": 0.0, "kd": self.model.kd, "watchdog": watchdog})
+
+    def run(self, duration: float, command: float | None = None, master_heartbeat: bool = True) -> None:
+        steps = round(duration / TICK)
+        for k in range(steps):
+            if master_heartbeat and k % 100 == 0:
+                self.send("HEARTBEAT", {"state": 2, "counter": 0}, node=0)
+            if command is not None and k % 4 == 0:
+                self.send("COMMAND", {"beta_ref": command, "beta_rate_ref": 0.0, "counter": 0})
+            self.module.tick()
+            while (msg := self.master.recv(timeout=0)) is not None:
+                self.frames.append(p.decode(msg.arbitration_id, bytes(msg.data)))
+
+    def last(self, kind: str) -> dict:
+        return next(f.values for f in reversed(self.frames) if f.kind == kind)
+
+    def close(self) -> None:
+        self.module.bus.shutdown()
+        self.master.shutdown()
+
+
+@pytest.fixture
+def bench():
+    made = []
+
+    def make(**kw) -> Bench:
+        made.append(Bench(**kw))
+        return made[-1]
+
+    yield make
+    for b in made:
+        b.close()
+
+
+def test_a_disabled_module_reports_heartbeat_and_state_at_10_hz(bench):
+    b = bench()
+    b.run(1.0, master_heartbeat=False)
+    beats = [f for f in b.frames if f.kind == "HEARTBEAT"]
+    assert len(beats) == 10 and all(f.values["state"] == 1 for f in beats)  # 1 = disabled
+    assert sum(f.kind == "STATE" for f in b.frames) == 10
+    assert not b.last("STATE")["enabled"]
+
+
+def test_position_command_is_tracked_and_encoders_are_12_bit(bench):
+    b = bench()
+    b.enable()
+    b.run(3.0, command=0.4)  # (4.39) without feed-forward: time constant K_D / K_p ≈ 0.4 s
+    state = b.last("STATE")
+    assert state["beta"] == pytest.approx(0.4, abs=2 * p.ENCODER_COUNT)
+    assert state["alpha"] == pytest.approx(0.4, abs=0.01)
+    for key in ("alpha", "beta"):
+        counts = state[key] / p.ENCODER_COUNT
+        assert counts == pytest.approx(round(counts), abs=1e-9)  # whole encoder counts
+    assert abs(b.module.x[0] - state["alpha"]) <= p.ENCODER_COUNT  # true angle within the resolution
+
+
+def test_sea_torque_has_the_sign_of_002_on_a_static_load(bench):
+    """τ = K(α − β) (002 (4.36), ambiguities.md): a positive load on the link deflects α above β."""
+    b = bench()
+    b.enable()
+    b.module.external_torque = 0.3
+    b.run(2.0, command=0.0)
+    state = b.last("STATE")
+    assert state["alpha"] - state["beta"] == pytest.approx(0.3 / b.model.stiffness, abs=2 * p.ENCODER_COUNT)
+    assert state["tau"] == pytest.approx(0.3, abs=b.model.stiffness * 2 * p.ENCODER_COUNT + 0.01)
+    assert not state["torque_saturated"]
+
+
+def test_torque_sensor_saturates_beyond_the_deflection_limit(bench):
+    b = bench()
+    b.enable()
+    b.module.external_torque = 1.0  # > K δ_max = 1.74 · 21° = 0.64 N·m
+    b.run(2.0, command=0.0)
+    state = b.last("STATE")
+    assert state["torque_saturated"]
+    assert state["tau"] == pytest.approx(b.model.stiffness * b.model.deflection_limit, abs=0.01)
+    assert b.module.x[0] - b.module.x[2] > b.model.deflection_limit  # the spring itself deflects further
+
+
+def test_references_beyond_60_degrees_are_clipped_by_the_firmware(bench):
+    b = bench()
+    b.enable()
+    b.run(4.0, command=1.5)
+    state = b.last("STATE")
+    assert state["at_limit"]
+    assert state["beta"] == pytest.approx(math.radians(60), abs=2 * p.ENCODER_COUNT)
+
+
+def test_command_watchdog_holds_the_motor_where_it_is(bench):
+    b = bench()
+    b.enable(watchdog=0.05)
+    b.run(1.0, command=0.3)
+    beta_before = b.module.beta_measured
+    b.run(0.5)  # commands stop
+    state = b.last("STATE")
+    assert state["hold"] and state["mode"] == 3
+    assert b.module.beta_measured == pytest.approx(beta_before, abs=2 * p.ENCODER_COUNT)
+    b.run(3.0, command=0.0)  # fresh commands resume position control
+    assert not b.last("STATE")["hold"]
+    assert b.module.beta_measured == pytest.approx(0.0, abs=2 * p.ENCODER_COUNT)
+
+
+def test_emergency_stop_latches_until_release_and_enable(bench):
+    b = bench()
+    b.enable()
+    b.run(3.0, command=0.2)
+    b.send("ESTOP", {"engage": 1, "reason": 0, "source": 0}, node=0)
+    b.run(0.5, command=-0.3)  # ignored while stopped
+    assert b.last("STATE")["estop"] and b.last("HEARTBEAT")["state"] == 4
+    assert b.module.beta_measured == pytest.approx(0.2, abs=3 * p.ENCODER_COUNT)
+    b.send("ESTOP", {"engage": 0, "reason": 0, "source": 0}, node=0)
+    b.run(0.3, command=-0.3)
+    assert b.module.beta_measured == pytest.approx(0.2, abs=3 * p.ENCODER_COUNT)  # still held: not enabled
+    b.enable()
+    b.run(3.0, command=-0.3)
+    assert b.module.beta_measured == pytest.approx(-0.3, abs=2 * p.ENCODER_COUNT)
+
+
+def test_zero_offset_calibration_removes_the_built_in_spring_offset(bench):
+    b = bench(true_zero_offset=0.05)
+    b.run(3.0)  # disabled: motor and link relax to the spring's own zero
+    assert b.last("STATE")["tau"] == pytest.approx(b.model.stiffness * 0.05, abs=0.015)
+    b.send("CALIBRATE", {"op": 1, "offset": 0.0})
+    b.run(0.2)
+    reply = b.last("CALIBRATE_REPLY")
+    assert reply["result"] == 0 and reply["offset"] == pytest.approx(0.05, abs=2 * p.ENCODER_COUNT)
+    assert b.last("STATE")["tau"] == pytest.approx(0.0, abs=0.01) and b.last("STATE")["calibrated"]
+    b.enable()
+    b.send("CALIBRATE", {"op": 1, "offset": 0.0})
+    b.run(0.1, command=0.0)
+    assert b.last("CALIBRATE_REPLY")["result"] == 1  # refused while enabled
+
+
+def test_gait_mode_generates_the_pedal_wave_from_the_broadcast(bench):
+    b = bench(joint=3)
+    b.enable(mode=2, watchdog=0.0)
+    gait = {"amplitude": math.pi / 6, "frequency": math.pi, "phase_shift": -2 * math.pi / 5}
+    b.run(0.01)
+    b.send("GAIT", {**gait, "gait_type": 0, "run": 1}, node=0)
+    t0 = b.module.time
+    errors = []
+    for _ in range(300):
+        b.run(0.01)
+        t = b.module.time - t0
+        beta_d = gait["amplitude"] * math.sin(gait["frequency"] * t + gait["phase_shift"] * 2)  # 002 (4.38), j = 3
+        errors.append(b.module.x[2] - beta_d)
+    assert np.max(np.abs(errors[100:])) < 0.03

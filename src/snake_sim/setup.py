@@ -1,0 +1,21 @@
+from setuptools import find_packages, setup
+
+package_name = "snake_sim"
+
+setup(
+    name=package_name,
+    version="0.1.0",
+    packages=find_packages(exclude=["test"]),
+    data_files=[
+        ("share/ament_index/resource_index/packages", ["resource/" + package_name]),
+        ("share/" + package_name, ["package.xml"]),
+    ],
+    install_requires=["setuptools", "snake_core", "numpy", "scipy", "PyYAML", "matplotlib", "tqdm", "rosbags"],
+    zip_safe=True,
+    maintainer="Snake SEA suite maintainers",
+    maintainer_email="maintainers@snake-sea.dev",
+    description="ROS-free embedded simulator of the modular SEA snake",
+    license="Apache-2.0",
+    extras_require={"test": ["pytest"]},
+    entry_points={"console_scripts": ["snake-sim = snake_sim.cli:main"]},
+)

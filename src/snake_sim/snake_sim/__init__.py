@@ -1,0 +1,1 @@
+"""ROS-free embedded simulator of the modular SEA snake."""

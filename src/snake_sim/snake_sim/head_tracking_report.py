@@ -1,0 +1,168 @@
+"""Head-tracking outputs of a planar run (004): summary fields, plots and a top-view animation.
+
+Summary fields (DESIGN.md), over the scenario's ``controller.evaluation_window`` [t0, t1]:
+``head_error_rms_m`` and ``head_error_max_m`` (full position error |p_head − p_ref(t)|),
+``head_path_distance_max_m`` (distance of the head from the reference path, the polyline of all
+reference positions of the run), and over the whole run ``manipulability_min_R`` and
+``time_of_min_R_s``. Plots: head path vs reference, D and R, ‖τ‖, and g (67) when it exists.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.animation import FuncAnimation, PillowWriter
+from matplotlib.patches import Polygon
+
+from .animation import FPS, MAX_FRAMES, body_points
+from .runlog import RunLog
+from .scenario import Scenario
+
+#: Reference polylines are thinned to at most this many segments for the path distance.
+MAX_PATH_SEGMENTS = 2000
+
+
+def path_distance(points: np.ndarray, path: np.ndarray) -> np.ndarray:
+    """Distance of each point (T, 2) from the polyline ``path`` (P, 2)."""
+    step = max(1, len(path) // MAX_PATH_SEGMENTS)
+    path = np.vstack((path[::step], path[-1:]))
+    a, b = path[:-1], path[1:]
+    ab = b - a
+    len2 = np.maximum(np.einsum("ij,ij->i", ab, ab), 1e-300)
+    out = np.empty(len(points))
+    for i, p in enumerate(points):
+        s = np.clip(np.einsum("ij,ij->i", p - a, ab) / len2, 0.0, 1.0)
+        out[i] = np.min(np.linalg.norm(a + s[:, None] * ab - p, axis=1)) if len(a) else np.linalg.norm(p - path[0])
+    return out
+
+
+def evaluation_window(log: RunLog, scenario: Scenario | None) -> tuple[float, float]:
+    window = (scenario.section("controller").get("evaluation_window") if scenario is not None else None) or \
+        [float(log.t[0]), float(log.t[-1])]
+    return float(window[0]), float(window[1])
+
+
+def head_errors(log: RunLog) -> tuple[np.ndarray, np.ndarray]:
+    """(full position error, distance from the reference path) per sample [m]."""
+    head = log.head_position[:, :2]
+    ref = log.head_reference[:, :2]
+    return np.linalg.norm(head - ref, axis=1), path_distance(head, ref)
+
+
+def head_tracking_summary(log: RunLog, scenario: Scenario | None = None) -> dict[str, Any]:
+    """The head-tracking fields of summary.json ({} for runs without a head reference)."""
+    if log.head_reference is None or len(log.t) == 0:
+        return {}
+    t0, t1 = evaluation_window(log, scenario)
+    full, dist = head_errors(log)
+    inside = (log.t >= t0 - 1e-9) & (log.t <= t1 + 1e-9)
+    out: dict[str, Any] = {"evaluation_window_s": [t0, t1],
+                           "evaluation_window_complete": bool(log.t[-1] >= t1 - 1e-9)}
+    if inside.any():
+        out.update(head_error_rms_m=float(np.sqrt(np.mean(full[inside] ** 2))),
+                   head_error_max_m=float(np.max(full[inside])),
+                   head_path_distance_max_m=float(np.max(dist[inside])))
+    else:
+        out.update(head_error_rms_m=None, head_error_max_m=None, head_path_distance_max_m=None)
+    if log.manipulability is not None:
+        R = log.manipulability[:, 1]
+        k = int(np.argmin(R))
+        out.update(manipulability_min_R=float(R[k]), time_of_min_R_s=float(log.t[k]))
+    if "tau_norm" in log.series:
+        out["torque_norm_max_Nm"] = float(np.max(log.series["tau_norm"]))
+    return out
+
+
+def write_head_tracking_plots(log: RunLog, out: Path) -> list[Path]:
+    """head_path.png, manipulability.png (D, R, ‖τ‖ and g) in ``out``."""
+    if log.head_reference is None:
+        return []
+    paths = []
+    head = log.head_position
+    span = np.ptp(np.vstack((head[:, :2], log.head_reference[:, :2], log.link_position[0, :, :2])), axis=0) + 0.2
+    fig, ax = plt.subplots(figsize=(8, float(np.clip(8 * span[1] / span[0] + 1.2, 2.5, 8))))
+    ax.plot(log.head_reference[:, 0], log.head_reference[:, 1], "k--", lw=1, label="reference")
+    ax.plot(head[:, 0], head[:, 1], color="C3", label="head")
+    ax.plot(log.com[:, 0], log.com[:, 1], color="C0", lw=0.8, label="centre of mass")
+    for k in np.linspace(0, len(log.t) - 1, 6).round().astype(int):
+        xs, ys = body_points(log, k)
+        ax.plot(xs, ys, "-", color="0.6", lw=1.5)
+    ax.set_aspect("equal")
+    ax.set_xlabel("x [m]")
+    ax.set_ylabel("y [m]")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    paths.append(out / "head_path.png")
+    fig.savefig(paths[-1], dpi=90)
+    plt.close(fig)
+
+    has_g = "g" in log.series
+    fig, axes = plt.subplots(3 + has_g, 1, figsize=(7, 2.2 * (3 + has_g)), sharex=True)
+    if log.manipulability is not None:
+        axes[0].semilogy(log.t, np.maximum(log.manipulability[:, 0], 1e-12), label="D (30)")
+        axes[1].semilogy(log.t, np.maximum(log.manipulability[:, 1], 1e-12), color="C1", label="R (31)")
+    full, dist = head_errors(log)
+    axes[2].plot(log.t, log.series.get("tau_norm", np.linalg.norm(log.tau, axis=1)), color="C2", label="‖τ‖ [N·m]")
+    axes[2].plot(log.t, full, color="C3", lw=0.8, label="head error [m]")
+    axes[2].plot(log.t, dist, color="C4", lw=0.8, label="path distance [m]")
+    if has_g:
+        axes[3].plot(log.t, log.series["g"][:, 0], label="g_1 (67)")
+        axes[3].plot(log.t, log.series["g"][:, 1], label="g_2 (67)")
+    for a in axes:
+        a.legend(fontsize=8, loc="best")
+        a.grid(alpha=0.3)
+    axes[-1].set_xlabel("t [s]")
+    fig.tight_layout()
+    paths.append(out / "manipulability.png")
+    fig.savefig(paths[-1], dpi=90)
+    plt.close(fig)
+    return paths
+
+
+def write_planar_animation(log: RunLog, path: Path) -> Path:
+    """Top view GIF of a planar run with the head reference path."""
+    n = len(log.t)
+    frames = np.unique(np.linspace(0, n - 1, int(min(MAX_FRAMES, max(2, (log.t[-1] - log.t[0]) * FPS))))
+                       .round().astype(int))
+    pts = np.concatenate([np.column_stack(body_points(log, k)) for k in range(0, n, max(1, n // 200))])
+    if log.head_reference is not None:
+        pts = np.vstack((pts, log.head_reference[:, :2]))
+    outline = log.series.get("object_outline")  # (T, 8): corners of a pushed object (pushing runtime)
+    if outline is not None:
+        pts = np.vstack((pts, outline.reshape(-1, 2)))
+    lo, hi = pts.min(axis=0) - 0.1, pts.max(axis=0) + 0.1
+    fig, ax = plt.subplots(figsize=(7, max(2.5, min(7.0, 7 * (hi[1] - lo[1]) / max(hi[0] - lo[0], 1e-6)))))
+    if log.head_reference is not None:
+        ax.plot(log.head_reference[:, 0], log.head_reference[:, 1], "k--", lw=0.8)
+    ax.set_xlim(lo[0], hi[0])
+    ax.set_ylim(lo[1], hi[1])
+    ax.set_aspect("equal")
+    ax.set_xlabel("x [m]")
+    ax.set_ylabel("y [m]")
+    (body,) = ax.plot([], [], "-o", color="C0", lw=3, ms=3)
+    (head,) = ax.plot([], [], "o", color="C3", ms=6)
+    (trail,) = ax.plot([], [], "-", color="C3", lw=0.8)
+    title = ax.set_title("")
+    hp = log.head_position
+    box = ax.add_patch(Polygon(outline[0].reshape(4, 2), color="C1", alpha=0.6)) if outline is not None else None
+
+    def draw(k: int):
+        xs, ys = body_points(log, k)
+        body.set_data(xs, ys)
+        head.set_data([xs[-1]], [ys[-1]])
+        trail.set_data(hp[: k + 1, 0], hp[: k + 1, 1])
+        title.set_text(f"{log.robot.name}   t = {log.t[k]:5.2f} s")
+        if box is not None:
+            box.set_xy(outline[k].reshape(4, 2))
+        return body, head, trail, title
+
+    FuncAnimation(fig, draw, frames=frames, blit=False).save(path, writer=PillowWriter(fps=FPS), dpi=70)
+    plt.close(fig)
+    return path

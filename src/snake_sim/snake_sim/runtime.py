@@ -1,0 +1,222 @@
+"""The lock-step runtime of the vertical-plane simulator (002 ch. 4–5): gait → per-joint SEA
+controllers → motor-side PD (4.39) → model (4.35), producing a :class:`~snake_sim.runlog.RunLog`.
+
+Every control period (``sim.control_rate``) the runtime reads what the joint modules measure
+(α, α̇, β, τ = K(α − β)), asks the gait for α_d, α̇_d, lets each joint's controller compute β_d,
+β̇_d, and then integrates ``sim.time_step`` sub-steps during which the actuator PD follows
+β_d + β̇_d s + ½ β̈_d s² (s = t − t_k; β̈_d the rate change over the last period), a reference
+without steps in its rate, as 002's continuous α̇_d. The state is checked after every control
+period; a non-finite state stops the run, and the log up to the last finite sample is kept
+with ``status`` saying when and where.
+
+Other runtimes and controllers build on :func:`build` (validated set-up from a scenario) and
+:func:`simulate`; ``tick_hook(t, q, v, refs) -> refs`` lets a caller change the per-joint
+references (α_d, α̇_d, τ_d arrays) each control period (head tracking, torque mode).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from tqdm import tqdm
+
+from snake_core.actuator import motor_pd
+from snake_core.controllers import JointController, JointMeasurement, JointReference, make_joint_controllers
+from snake_core.gaits import Gait, make_gait
+from snake_core.robot import RobotParams, load_robot
+from snake_core.validation import ConfigError, choice, get, number, positive, reject_unknown
+from snake_core.vertical import ContactParams, Terrain, VerticalModel, build_model, initial_configuration
+from snake_core.vertical.contact import CONTACT_THRESHOLD, SLIP_VELOCITY
+from snake_core.vertical.dynamics import sea_torque
+
+from .plant import VerticalPlant
+from .runlog import RunLog
+from .scenario import Scenario
+from .terrain import terrain_from_world
+from .world import World, load_world
+
+ROBOT_FIELDS = ("name", "rotor_inertia_model", "sea_stiffness")
+WORLD_FIELDS = ("file", "start_x")
+CONTACT_FIELDS = ("friction", "stiffness", "damping", "threshold", "slip_velocity", "side_friction")
+
+TickHook = Callable[[float, np.ndarray, np.ndarray, dict[str, np.ndarray]], dict[str, np.ndarray]]
+
+
+@dataclass(eq=False)
+class VerticalSetup:
+    """Everything a vertical-plane run needs, validated from a scenario before anything runs."""
+
+    scenario: Scenario
+    robot: RobotParams
+    model: VerticalModel
+    world: World
+    terrain: Terrain
+    plant: VerticalPlant
+    gait: Gait
+    controllers: list[JointController]
+    q0: np.ndarray
+    time_step: float  # integration step h [s]
+    substeps: int  # integration steps per control period
+    log_every: int  # control periods per logged sample
+
+    @property
+    def control_period(self) -> float:
+        return self.time_step * self.substeps
+
+
+def contact_params(section: dict, source: str) -> ContactParams:
+    """``contact:`` of a scenario (002 Table 5.1 defaults)."""
+    reject_unknown(section, CONTACT_FIELDS, "contact", source)
+    return ContactParams(
+        friction=number(section.get("friction", 0.6), "contact.friction", source, low=0.0, high=5.0),
+        stiffness=positive(section.get("stiffness", 550.0), "contact.stiffness", source),
+        damping=number(section.get("damping", 10.0), "contact.damping", source, low=0.0),
+        threshold=number(section.get("threshold", CONTACT_THRESHOLD), "contact.threshold", source, low=0.0,
+                         high=0.1),
+        slip_velocity=positive(section.get("slip_velocity", SLIP_VELOCITY), "contact.slip_velocity", source),
+        side_friction=(None if section.get("side_friction") is None else
+                       number(section["side_friction"], "contact.side_friction", source, low=0.0, high=5.0)),
+    )
+
+
+def _robot(section: dict, source: str) -> RobotParams:
+    reject_unknown(section, ROBOT_FIELDS, "robot", source)
+    robot = load_robot(section["name"])
+    if robot.sea is None or robot.actuator is None:
+        raise ConfigError("robot.name", section["name"], "the vertical model needs a robot with SEAs (sea: and "
+                          "actuator: sections), e.g. koopaee6", source)
+    if "rotor_inertia_model" in section:
+        reading = choice(section["rotor_inertia_model"], "robot.rotor_inertia_model", ("own", "reflected"), source)
+        robot = dataclasses.replace(robot, actuator=dataclasses.replace(robot.actuator, rotor_inertia_model=reading))
+    if "sea_stiffness" in section:  # e.g. near-rigid joints for comparisons
+        k = positive(section["sea_stiffness"], "robot.sea_stiffness", source)
+        robot = dataclasses.replace(robot, sea=dataclasses.replace(robot.sea, stiffness=(k,) * robot.n_joints))
+    return robot
+
+
+def build(scenario: Scenario) -> VerticalSetup:
+    """Validate the vertical-model sections of ``scenario`` and assemble the run."""
+    src = scenario.source
+    robot = _robot(scenario.section("robot"), src)
+    world_section = scenario.section("world")
+    reject_unknown(world_section, WORLD_FIELDS, "world", src)
+    world = load_world(world_section["file"])
+    terrain = terrain_from_world(world)
+    model = build_model(robot)
+    plant = VerticalPlant(model, terrain, contact_params(scenario.section("contact"), src), motor_pd(robot))
+    gait_section = scenario.section("gait")
+    gait = make_gait(get(gait_section, "type", "gait", src), robot.n_joints, gait_section, src)
+    ctrl = scenario.section("controller")
+    controllers = make_joint_controllers(ctrl.get("mode", "position"), robot, ctrl, src)
+
+    h = scenario.time_step
+    substeps = max(1, round(scenario.control_period / h))
+    log_every = max(1, round(scenario.log_period / (h * substeps)))
+    # Start: body straight along +x, tail tip at start_x, resting on the ground with the static
+    # sag of the 2N+1 contact springs sharing the weight.
+    start_x = number(world_section.get("start_x", 0.0), "world.start_x", src)
+    ground = terrain.ground if terrain.ground is not None else float(terrain.height(np.array([start_x]))[0])
+    cp = plant.contact
+    sag = model.total_mass * model.gravity / (model.G_c.shape[0] * cp.stiffness)
+    q0 = initial_configuration(model, start_x, ground + cp.threshold - sag)
+    return VerticalSetup(scenario, robot, model, world, terrain, plant, gait, controllers, q0, h, substeps, log_every)
+
+
+def _first_bad(model: VerticalModel, q: np.ndarray, v: np.ndarray) -> str:
+    for name, arr in (("q", q), ("dq", v)):
+        bad = np.flatnonzero(~np.isfinite(arr))
+        if bad.size:
+            return f"{name}[{model.coordinate_name(int(bad[0]))}]"
+    return "state"
+
+
+def simulate(setup: VerticalSetup, duration: float | None = None, progress: bool = False,
+             tick_hook: TickHook | None = None) -> RunLog:
+    """Run ``setup`` for ``duration`` seconds (default: the scenario's) and return the log."""
+    model, plant = setup.model, setup.plant
+    duration = setup.scenario.duration if duration is None else positive(duration, "--duration")
+    h, nsub, Tc = setup.time_step, setup.substeps, setup.control_period
+    n_ticks = round(duration / Tc)
+    n_log = n_ticks // setup.log_every + 1
+    nj, n = model.n_joints, model.n_links
+    ia, ib = model.i_alpha, model.i_beta
+    log = {k: np.full((n_log, nj), np.nan) for k in ("alpha", "alpha_dot", "tau", "beta", "beta_ref", "alpha_ref",
+                                                     "alpha_ref_dot", "motor_torque")}
+    t_log = np.zeros(n_log)
+    pos = np.zeros((n_log, n, 3))
+    ang = np.zeros((n_log, n))
+    contacts = np.zeros(n_log, dtype=int)
+
+    for c in setup.controllers:
+        c.reset()
+    q, v = setup.q0.copy(), np.zeros(model.n_q)
+    prev_rate = np.zeros(nj)
+    u = np.zeros(nj)  # U of (4.39) consistent with the state (end of the last sub-step)
+    n_contact = 0
+    status = "ok"
+    k_log = 0
+    bar = tqdm(total=round(duration, 6), unit="s", disable=not progress, leave=False,
+               bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} s sim [{elapsed}<{remaining}]")
+    bar_every = max(1, n_ticks // 100)
+    for k in range(n_ticks + 1):
+        t = k * Tc
+        alpha, alpha_dot, beta = q[ia], v[ia], q[ib]
+        tau = sea_torque(model, q)
+        alpha_d, alpha_d_dot = setup.gait.reference(t)
+        refs = {"alpha_d": alpha_d, "alpha_d_dot": alpha_d_dot, "tau_d": np.zeros(nj)}
+        if tick_hook is not None:
+            refs = tick_hook(t, q, v, refs)
+        beta_d = np.empty(nj)
+        beta_d_dot = np.empty(nj)
+        a_l, ad_l, b_l, t_l = alpha.tolist(), alpha_dot.tolist(), beta.tolist(), tau.tolist()
+        r_l, rd_l, rt_l = (np.asarray(refs[key], dtype=float).tolist() for key in ("alpha_d", "alpha_d_dot", "tau_d"))
+        for j, ctrl in enumerate(setup.controllers):
+            meas = JointMeasurement(a_l[j], ad_l[j], b_l[j], t_l[j], a_l[j - 1] if j > 0 else None)
+            cmd = ctrl.step(t, Tc, meas, JointReference(r_l[j], rd_l[j], rt_l[j]))
+            beta_d[j], beta_d_dot[j] = cmd.beta_d, cmd.beta_d_dot
+        if k % setup.log_every == 0:
+            th = model.T @ q[:n]
+            cx, cz = q[model.i_px] + model.G_l @ np.cos(th), q[model.i_pz] + model.G_l @ np.sin(th)
+            t_log[k_log] = t
+            pos[k_log, :, 0], pos[k_log, :, 2], ang[k_log] = cx, cz, th
+            for key, val in (("alpha", alpha), ("alpha_dot", alpha_dot), ("tau", tau), ("beta", beta),
+                             ("beta_ref", beta_d), ("alpha_ref", refs["alpha_d"]),
+                             ("alpha_ref_dot", refs["alpha_d_dot"]), ("motor_torque", u)):
+                log[key][k_log] = val
+            contacts[k_log] = n_contact
+            k_log += 1
+        if k == n_ticks:
+            break
+        # Between control instants the actuator follows the command extrapolated to second order with
+        # the rate change of the last period (β̈_d ≈ Δβ̇_d / T_c), so that β̇_d has no steps: the
+        # motor-side PD of 002 (4.39) sees a smooth reference, as with 002's continuous α̇_d.
+        beta_d_acc = np.zeros(nj) if k == 0 else (beta_d_dot - prev_rate) / Tc
+        prev_rate = beta_d_dot
+        for i in range(1, nsub + 1):  # backward Euler: the command at the end of each sub-step
+            s = i * h
+            q, v, u, n_contact = plant.step(q, v, h, beta_d + s * beta_d_dot + 0.5 * s * s * beta_d_acc,
+                                            beta_d_dot + s * beta_d_acc)
+        if not math.isfinite(float(q @ q + v @ v)):  # NaN, inf or overflowing
+            status = (f"non-finite state at t = {t + Tc:.4f} s ({_first_bad(model, q, v)}); "
+                      f"outputs up to t = {t_log[k_log - 1]:.4f} s kept; with sim.time_step = {h:g} s, "
+                      "try a smaller step (e.g. 0.001)")
+            break
+        if k % bar_every == 0:
+            bar.n = round(t + Tc, 6)
+            bar.refresh()
+    bar.close()
+    sl = slice(0, k_log)
+    return RunLog(robot=setup.robot, plane="xz", t=t_log[sl], link_position=pos[sl], link_angle=ang[sl],
+                  alpha=log["alpha"][sl], alpha_dot=log["alpha_dot"][sl], tau=log["tau"][sl], beta=log["beta"][sl],
+                  beta_ref=log["beta_ref"][sl], alpha_ref=log["alpha_ref"][sl],
+                  alpha_ref_dot=log["alpha_ref_dot"][sl], motor_torque=log["motor_torque"][sl],
+                  contact_count=contacts[sl], status=status)
+
+
+def run_scenario(scenario: Scenario, progress: bool = False) -> RunLog:
+    """The ``RUNNERS["vertical"]`` entry point: build and simulate."""
+    return simulate(build(scenario), progress=progress)

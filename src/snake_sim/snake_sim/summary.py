@@ -1,0 +1,91 @@
+"""``summary.json`` of a run (DESIGN.md "Command line"): the numbers a user reads first.
+
+Distances and speeds are signed along world x (the direction the head points at the start),
+from the centre of mass. ``climbed``/``time_to_climb_s`` are null where the world has nothing to
+climb; :func:`snake_sim.climb.climb_result` decides them for worlds with obstacles (the tail tip passes
+the far edge of the last box) and adds the climb's goal, distance and average speed.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .climb import climb_result
+from .runlog import RunLog
+from .world import World
+
+
+def _stats(a: np.ndarray | None) -> list[dict[str, float]] | None:
+    if a is None or len(a) == 0:
+        return None
+    return [{"joint": j + 1, "rms": float(np.sqrt(np.mean(a[:, j] ** 2))), "max_abs": float(np.max(np.abs(a[:, j]))),
+             "mean": float(np.mean(a[:, j]))} for j in range(a.shape[1])]
+
+
+def summarize(log: RunLog, wall_time_s: float, scenario_name: str, world: World | None = None,
+              extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The summary.json mapping (JSON-ready: plain floats, None for missing)."""
+    duration = float(log.t[-1] - log.t[0]) if len(log.t) > 1 else 0.0
+    com = log.com
+    distance = float(com[-1, 0] - com[0, 0]) if len(com) else 0.0
+    climb = climb_result(log, world)
+    out: dict[str, Any] = {
+        "status": log.status,
+        "scenario": scenario_name,
+        "robot": log.robot.name,
+        "plane": log.plane,
+        "duration_s": duration,
+        "wall_time_s": float(wall_time_s),
+        "real_time_factor": duration / wall_time_s if wall_time_s > 0 else None,
+        "distance_m": distance,
+        "average_speed_mps": distance / duration if duration > 0 else 0.0,
+        "com_start_m": [float(v) for v in com[0]] if len(com) else None,
+        "com_end_m": [float(v) for v in com[-1]] if len(com) else None,
+        **climb.as_summary(),  # climbed, time_to_climb_s, goal_x_m, climb_distance_m, climb_average_speed_mps
+        "torque_Nm": _stats(log.tau),  # SEA torque τ = K(α − β) per joint, tail → head
+        "motor_torque_Nm": _stats(log.motor_torque),
+        "tracking_error_rad": _stats(None if log.alpha_ref is None else log.alpha - log.alpha_ref),
+    }
+    if log.contact_count is not None and len(log.contact_count):
+        out["contacts"] = {"mean": float(np.mean(log.contact_count)), "max": int(np.max(log.contact_count)),
+                           "min": int(np.min(log.contact_count))}
+    out.update(log.summary_fields)
+    if extra:
+        out.update(extra)
+    return _clean(out)
+
+
+def _clean(value: Any) -> Any:
+    """NaN/inf → None so that the file is strict JSON."""
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def format_summary(summary: dict[str, Any]) -> str:
+    """A few human-readable lines for the terminal."""
+    lines = [f"status            {summary['status']}",
+             f"simulated         {summary['duration_s']:.2f} s in {summary['wall_time_s']:.2f} s "
+             f"({summary['real_time_factor'] or 0:.1f}x real time)",
+             f"distance (CoM x)  {summary['distance_m'] * 100:+.2f} cm",
+             f"average speed     {summary['average_speed_mps'] * 100:+.2f} cm/s"]
+    if summary.get("climbed") is not None:
+        t = summary.get("time_to_climb_s")
+        lines.append(f"climbed           {summary['climbed']}" + (f" after {t:.1f} s" if t is not None else ""))
+    if summary.get("torque_Nm"):
+        lines.append("SEA torque rms    " + "  ".join(f"j{s['joint']} {s['rms']:.3f}" for s in summary["torque_Nm"])
+                     + "  N·m (tail → head)")
+    if summary.get("contacts"):
+        lines.append(f"points in contact {summary['contacts']['mean']:.1f} on average")
+    if summary.get("pushing"):
+        p = summary["pushing"]
+        lines.append(f"pushing (001)     initial accelerations vs analysis: object {p['object_rel_error']:.2e}, "
+                     f"robot {p['robot_rel_error']:.2e} rel. error (penalty contact, wheels, fit window)")
+    return "\n".join(lines)

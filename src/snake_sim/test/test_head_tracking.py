@@ -1,0 +1,113 @@
+"""Head-tracking scenarios end to end in the planar runtime (004 §6.1.3, §6.2)."""
+
+import json
+
+import numpy as np
+import pytest
+
+from snake_core.validation import ConfigError
+from snake_sim.cli import main
+from snake_sim.head_tracking_report import head_errors, head_tracking_summary, path_distance
+from snake_sim.planar_runtime import build, run_scenario, simulate
+from snake_sim.scenario import load_scenario
+
+BODY_LENGTH = 10 * 0.12
+
+
+@pytest.fixture(scope="module")
+def pfl_log():
+    return run_scenario(load_scenario("head-tracking-pfl", ["controller.manipulability_threshold=0.015"]))
+
+
+def test_pfl_tracks_until_the_torque_blows_up_near_the_reach_limit(pfl_log):
+    """§6.1.3 with (70) sign-fixed: the head follows w^r, then ‖τ‖ explodes as R collapses (~3.9 s)."""
+    log = pfl_log
+    assert log.status.startswith("torque blow-up")
+    t_end = log.t[-1]
+    assert 3.6 < t_end < 4.2  # ambiguities.md: the CoM is pinned, the head cannot go beyond ~0.39 m
+    full, _ = head_errors(log)
+    assert np.max(full[log.t <= 3.0]) < 0.02
+    R, D = log.manipulability[:, 1], log.manipulability[:, 0]
+    assert R[-1] < 0.3 * R.max()  # R falls towards zero ...
+    assert D[-1] > 0.5 * D.max()  # ... while D does not (004: R is the better singularity indicator)
+    assert log.t[np.argmin(R)] > t_end - 0.2
+
+
+def test_near_singular_posture_is_reported_before_the_blow_up(pfl_log):
+    warnings = [d for d in pfl_log.diagnostics if d.name == "manipulability" and d.level == 1]
+    assert len(warnings) == 1 and "near-singular" in warnings[0].message
+    assert pfl_log.t[-1] - 0.5 < warnings[0].t < pfl_log.t[-1]  # R < 0.015 kg·m shortly before ‖τ‖ explodes
+
+
+def test_g_is_conserved_up_to_the_blow_up(pfl_log):
+    """004 (67) under isotropic friction, integrated with rtol = 1e-8: constant to 1e-6 relative."""
+    g = pfl_log.series["g"]
+    assert np.max(np.abs(g - g[0])) < 1e-6 * np.max(np.abs(g[0]))
+    com = pfl_log.com[:, :2]
+    assert np.max(np.linalg.norm(com - com[0], axis=1)) < 1e-6  # g pins the centre of mass (zero start velocity)
+
+
+@pytest.mark.parametrize("free", [[], [5]])
+def test_lyapunov_tracks_the_straight_path_within_a_tenth_of_the_body(free):
+    """§6.2: anisotropic friction, (84) gains, circle start, head first at 0.05 m/s, 10–60 s."""
+    scenario = load_scenario("head-tracking-lyapunov", [f"robot.free_joints={free}"])
+    log = run_scenario(scenario)
+    assert log.status == "ok"
+    summary = head_tracking_summary(log, scenario)
+    assert summary["evaluation_window_s"] == [10.0, 60.0] and summary["evaluation_window_complete"]
+    assert summary["head_path_distance_max_m"] < 0.1 * BODY_LENGTH
+    assert log.com[-1, 0] - log.com[0, 0] > 2.0  # really went head first along +x, about 3 m in 60 s
+    assert summary["manipulability_min_R"] > 0.0
+    if free:
+        assert np.all(log.tau[:, 4] == 0.0)  # suite joint 5 is 004's joint 5 for n = 10
+
+
+def test_path_distance_of_points_to_a_polyline():
+    path = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0]])
+    d = path_distance(np.array([[0.5, 0.2], [1.3, 0.5], [-1.0, 0.0], [2.0, 2.0]]), path)
+    assert np.allclose(d, [0.2, 0.3, 1.0, np.hypot(1.0, 1.0)])
+
+
+def test_run_command_writes_head_tracking_summary_and_plots(tmp_path):
+    out = tmp_path / "pfl"
+    code = main(["run", "head-tracking-pfl", "--duration", "1.0", "--out", str(out), "--no-animation", "--quiet"])
+    assert code == 0
+    summary = json.loads((out / "summary.json").read_text())
+    for key in ("head_error_rms_m", "head_error_max_m", "head_path_distance_max_m", "manipulability_min_R",
+                "time_of_min_R_s"):
+        assert summary[key] is not None
+    assert summary["head_error_max_m"] < 0.02
+    assert (out / "head_path.png").is_file() and (out / "manipulability.png").is_file()
+
+
+def test_sea_joints_realise_the_tracker_torque_through_the_spring():
+    """The same controller through SEAs (koopaee6 has sea:/actuator:): torque mode + 002 (4.39)."""
+    scenario = load_scenario("head-tracking-lyapunov", [
+        "robot.name=koopaee6", "robot.initial_joint_angle=0.3", "controller.K_phi=[10, 20, 20, 20, 20]",
+        "sim.duration=0.3", "controller.evaluation_window=[0, 0.3]", "gait.periods=1.0"])
+    setup = build(scenario)
+    assert setup.sea is not None
+    log = simulate(setup)
+    assert log.status == "ok" and log.beta is not None
+    assert np.allclose(log.tau, setup.robot.sea.stiffness[0] * (log.alpha - log.beta))
+    rigid = simulate(build(load_scenario("head-tracking-lyapunov", [
+        "robot.name=koopaee6", "robot.initial_joint_angle=0.3", "controller.K_phi=[10, 20, 20, 20, 20]",
+        "sim.duration=0.3", "controller.evaluation_window=[0, 0.3]", "gait.periods=1.0", "robot.joints=rigid"])))
+    # the spring realises the commanded torque: the head moves as with rigid joints, to a few mm
+    assert np.max(np.abs(log.head_position - rigid.head_position)) < 5e-3
+
+
+@pytest.mark.parametrize(("override", "field"), [
+    ("robot.free_joints=[10]", "robot.free_joints"),
+    ("robot.free_joints=[1, 2, 3, 4, 5, 6, 7]", "robot.links.count"),
+    ("controller.mode=magic", "controller.mode"),
+    ("controller.K_v=6.0", "controller.K_v"),
+    ("contact.c_t=-1", "contact.c_t"),
+    ("gait.type=pedal_wave", "gait."),
+    ("controller.evaluation_window=[5, 1]", "controller.evaluation_window[1]"),
+    ("controller.reference.speed=3", "controller.reference.speed"),
+])
+def test_bad_planar_scenarios_are_refused_with_one_clear_message(override, field):
+    with pytest.raises(ConfigError) as err:
+        build(load_scenario("head-tracking-lyapunov", [override]))
+    assert err.value.field.startswith(field)

@@ -1,0 +1,38 @@
+"""Static check of the SEA torque sign, 002 (4.36) and ambiguities.md: τ = K(α − β) under gravity."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from snake_core.actuator import motor_pd
+from snake_core.robot import load_robot
+from snake_core.vertical import ContactParams, Terrain, build_model, initial_configuration, link_angles, sea_torque
+from snake_sim.plant import VerticalPlant
+
+
+@pytest.fixture(scope="module")
+def robot():
+    return load_robot("koopaee6")
+
+
+def test_static_sea_torque_sign_holds_a_raised_head_under_gravity(robot):
+    """Links 1..N−1 flat on the ground, the head raised 30°: the head joint's spring carries the head's
+    weight, τ_{N−1} = K(α − β) = +m_l g l cos θ_N (gravity pushes α beyond β; the ground force at the
+    joint has no moment about it)."""
+    model = build_model(robot)
+    plant = VerticalPlant(model, Terrain.flat(), ContactParams(), motor_pd(robot))
+    beta_d = np.zeros(model.n_joints)
+    beta_d[-1] = -np.radians(30.0)  # α_{N−1} = θ_{N−1} − θ_N < 0 raises the head
+    rest = plant.contact.threshold - model.total_mass * model.gravity / (model.n_q * plant.contact.stiffness)
+    q = initial_configuration(model, 0.0, rest, alpha=beta_d, theta_n=np.radians(30.0))
+    v = np.zeros(model.n_q)
+    for _ in range(600):  # 3 s
+        q, v, _, _ = plant.step(q, v, 0.005, beta_d, np.zeros(model.n_joints))
+    tau = sea_torque(model, q)
+    th_n = link_angles(model, q)[-1]
+    assert th_n > np.radians(25.0)
+    expected = model.link_mass * model.gravity * model.half_length * np.cos(th_n)
+    assert np.abs(v).max() < 1e-4  # at rest
+    assert tau[-1] == pytest.approx(expected, rel=1e-3)
+    assert np.all(np.abs(tau[:-1]) < 0.8 * expected)  # the body on the ground carries less
