@@ -9,8 +9,13 @@ motor_position_controller) → gait_generator → sea_joint_controller × (N−1
 /motor_position_controller/commands; optionally manipulability_monitor and head_tracking_controller.
 Rigid-joint robots (004, robot:=ariizumi10 joint_roll:=90 head_tracking:=true) get
 joint_effort_controller fed by head_tracking_controller through motor_command_mux (effort mode).
-RViz's fixed frame ``world`` is tied to the tail (link_1) by a static transform: Gazebo's ground
-truth is not bridged to /tf yet.
+Ground truth: the PosePublisher's gz.msgs.Pose_V on /model/snake/pose (urdf/snake.gazebo.xacro: the
+links in the model frame, the model in the world) → ros_gz_bridge → /ground_truth/poses
+(tf2_msgs/TFMessage; not /tf, whose link tree robot_state_publisher owns) → head_odometry →
+/head/odometry for head_tracking_controller. head_odometry always runs (cheap; the head's path is
+there to record or plot without head tracking too). RViz's fixed frame ``world`` stays tied to the
+tail (link_1) by a static transform, so RViz shows the body in the tail's frame, not in Gazebo's world
+where /head/odometry is.
 """
 
 from launch import LaunchDescription
@@ -25,6 +30,8 @@ from launch_ros.substitutions import FindPackageShare
 from snake_core.robot import load_robot
 
 PACKAGE = "snake_bringup"
+#: Gazebo model name of the robot (ros_gz_sim create -name): PosePublisher's topic /model/<name>/pose.
+MODEL = "snake"
 
 
 def robot_nodes(context, *args, **kwargs):
@@ -40,7 +47,7 @@ def robot_nodes(context, *args, **kwargs):
     node_params = f"{share}/config/snake_control.yaml"
     sea = params.sea is not None
     spawn = Node(package="ros_gz_sim", executable="create", output="screen",
-                 arguments=["-topic", "robot_description", "-name", "snake", "-allow_renaming", "true",
+                 arguments=["-topic", "robot_description", "-name", MODEL, "-allow_renaming", "true",
                             "-z", str(params.module_width / 2)])
     controllers = ["motor_pd_controller", "motor_position_controller"] if sea else ["joint_effort_controller"]
     spawner = Node(package="controller_manager", executable="spawner",
@@ -107,6 +114,9 @@ def generate_launch_description():
                                  condition=UnlessCondition(LaunchConfiguration("gazebo_gui"))),
         Node(package="ros_gz_bridge", executable="parameter_bridge", output="screen",
              arguments=["/clock@rosgraph_msgs/msg/Clock[gz.msgs.Clock"]),
+        Node(package="ros_gz_bridge", executable="parameter_bridge", name="ground_truth_bridge", output="screen",
+             arguments=[f"/model/{MODEL}/pose@tf2_msgs/msg/TFMessage[gz.msgs.Pose_V"],
+             remappings=[(f"/model/{MODEL}/pose", "/ground_truth/poses")]),
         Node(package="robot_state_publisher", executable="robot_state_publisher", output="screen",
              parameters=[robot_description, {"use_sim_time": use_sim_time}]),
         Node(package="tf2_ros", executable="static_transform_publisher", output="screen",
@@ -120,6 +130,8 @@ def generate_launch_description():
         Node(package="snake_control", executable="manipulability_monitor", output="screen",
              parameters=[node_params, {"robot": robot, "use_sim_time": use_sim_time}],
              condition=IfCondition(LaunchConfiguration("manipulability"))),
+        Node(package="snake_control", executable="head_odometry", output="screen",
+             parameters=[node_params, {"robot": robot, "model": MODEL, "use_sim_time": use_sim_time}]),
         Node(package="snake_control", executable="head_tracking_controller", output="screen",
              parameters=[node_params, {"robot": robot, "use_sim_time": use_sim_time}],
              condition=IfCondition(LaunchConfiguration("head_tracking"))),

@@ -24,6 +24,7 @@ setup(
             "head_tracking_controller = snake_control.head_tracking_controller:main",
             "manipulability_monitor = snake_control.manipulability_monitor:main",
             "motor_command_mux = snake_control.motor_command_mux:main",
+            "head_odometry = snake_control.head_odometry:main",
         ],
     },
 )

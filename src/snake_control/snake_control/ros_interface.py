@@ -13,7 +13,7 @@ from typing import Any
 
 import rclpy
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
-from geometry_msgs.msg import Quaternion
+from geometry_msgs.msg import Quaternion, Transform
 from nav_msgs.msg import Odometry
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor, SetParametersResult
 from rclpy.exceptions import InvalidParameterException
@@ -23,6 +23,7 @@ from rclpy.qos import QoSProfile, qos_profile_sensor_data
 from sensor_msgs.msg import JointState
 
 from snake_core.naming import joint_name, motor_name, sea_from_urdf, spring_name
+from snake_core.planar.head_state import HeadPose, Pose3
 from snake_core.validation import ConfigError, choice
 
 # DESIGN.md "ROS 2 interface" (the per-joint /sea/motor_commands is ours, see README "ROS 2 nodes").
@@ -33,6 +34,7 @@ MOTOR_COMMANDS = "/sea/motor_commands"  # each sea_joint_controller: JointState,
 MOTOR_POSITION_COMMANDS = "/motor_position_controller/commands"  # Float64MultiArray β_d tail → head
 JOINT_EFFORT_COMMANDS = "/joint_effort_controller/commands"  # rigid-joint robots: Float64MultiArray τ
 HEAD_ODOMETRY = "/head/odometry"
+GROUND_TRUTH_POSES = "/ground_truth/poses"  # Gazebo's PosePublisher via ros_gz_bridge: tf2_msgs/TFMessage
 HEAD_REFERENCE = "/head/reference"
 MANIPULABILITY = "/manipulability"
 MANIPULABILITY_MARKERS = "/manipulability/markers"
@@ -174,6 +176,25 @@ def odometry_planar(msg: Odometry) -> tuple[float, float, float, float, float, f
 def quaternion_about_z(angle: float) -> Quaternion:
     """geometry_msgs/Quaternion of a rotation by ``angle`` about z."""
     return Quaternion(x=0.0, y=0.0, z=math.sin(0.5 * angle), w=math.cos(0.5 * angle))
+
+
+def pose3(transform: Transform) -> Pose3:
+    """geometry_msgs/Transform → snake_core's Pose3 (translation, quaternion x, y, z, w)."""
+    t, q = transform.translation, transform.rotation
+    return Pose3((t.x, t.y, t.z), (q.x, q.y, q.z, q.w))
+
+
+def planar_odometry(stamp: Any, frame_id: str, child_frame_id: str, pose: HeadPose,
+                    body_velocity: tuple[float, float], heading_rate: float) -> Odometry:
+    """nav_msgs/Odometry of a planar pose (orientation ψ about z) with its twist in the child frame
+    (REP 105: forward, leftward, ψ̇); what :func:`odometry_planar` reads back."""
+    msg = Odometry(child_frame_id=child_frame_id)
+    msg.header.stamp, msg.header.frame_id = stamp, frame_id
+    msg.pose.pose.position.x, msg.pose.pose.position.y, msg.pose.pose.position.z = pose.x, pose.y, pose.z
+    msg.pose.pose.orientation = quaternion_about_z(pose.heading)
+    msg.twist.twist.linear.x, msg.twist.twist.linear.y = float(body_velocity[0]), float(body_velocity[1])
+    msg.twist.twist.angular.z = float(heading_rate)
+    return msg
 
 
 # ------------------------------------------------------------------------- freshness, diagnostics

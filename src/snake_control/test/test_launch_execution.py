@@ -21,6 +21,7 @@ NODE_CLASSES = {
     "motor_command_mux": ("snake_control.motor_command_mux", "MotorCommandMux"),
     "manipulability_monitor": ("snake_control.manipulability_monitor", "ManipulabilityMonitorNode"),
     "head_tracking_controller": ("snake_control.head_tracking_controller", "HeadTrackingController"),
+    "head_odometry": ("snake_control.head_odometry", "HeadOdometry"),
 }
 
 

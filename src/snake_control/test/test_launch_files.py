@@ -179,6 +179,7 @@ NODE_CLASSES = {
     "motor_command_mux": ("snake_control.motor_command_mux", "MotorCommandMux", {}),
     "manipulability_monitor": ("snake_control.manipulability_monitor", "ManipulabilityMonitorNode", {}),
     "head_tracking_controller": ("snake_control.head_tracking_controller", "HeadTrackingController", {}),
+    "head_odometry": ("snake_control.head_odometry", "HeadOdometry", {}),
 }
 
 
@@ -250,6 +251,6 @@ def test_nodes_start_from_the_shipped_params_files_as_the_launch_files_pass_them
 
 def test_executables_are_read_from_entry_points_and_lib_scripts():
     assert {"gait_generator", "sea_joint_controller", "head_tracking_controller", "manipulability_monitor",
-            "motor_command_mux"} <= executables(OUR_PACKAGES["snake_control"])
+            "motor_command_mux", "head_odometry"} <= executables(OUR_PACKAGES["snake_control"])
     assert "snake-sim" in executables(OUR_PACKAGES["snake_sim"])
     assert "nonexistent_node" not in executables(OUR_PACKAGES["snake_control"])

@@ -10,11 +10,11 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "snake_control"
 NODES = ["gait_generator", "sea_joint_controller", "motor_command_mux", "head_tracking_controller",
-         "manipulability_monitor"]
+         "manipulability_monitor", "head_odometry"]
 #: numpy used only to hold message data for snake_core's functions
 ARRAY_BUILDERS = {"array", "asarray", "zeros"}
 ALLOWED_IMPORTS = ("rclpy", "rcl_interfaces", "std_msgs", "sensor_msgs", "nav_msgs", "geometry_msgs",
-                   "visualization_msgs", "diagnostic_msgs", "snake_core", "numpy", "inspect", "importlib",
+                   "visualization_msgs", "diagnostic_msgs", "tf2_msgs", "snake_core", "numpy", "inspect", "importlib",
                    "collections", "__future__", ".ros_interface")
 
 

@@ -1,0 +1,106 @@
+"""The head tip's planar pose and twist from ground-truth poses of the head link (Gazebo's
+PosePublisher bridged by ros_gz_bridge, a motion-capture body, …), for /head/odometry.
+
+Frames as urdf/snake.urdf.xacro and snake_sim.recording: link_N's origin is its tail end with x
+along the link towards the head, so the head tip (the URDF's ``head_tip``) is p + R e_x l, l the
+link length. The planar head pose is (X, Y, ψ): the tip in the world's horizontal plane and the
+heading ψ of link_N's x axis about +z (:mod:`.convention`: ψ = θ'_N; the trackers' q_from_world).
+Quaternions are (x, y, z, w), the order of geometry_msgs/Quaternion.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Pose3:
+    """A frame's pose in its parent frame: translation [m] and quaternion (x, y, z, w)."""
+
+    position: tuple[float, float, float]
+    orientation: tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class HeadPose:
+    """Head tip at time t [s]: world X, Y, height z [m], heading ψ [rad] in (−π, π]."""
+
+    t: float
+    x: float
+    y: float
+    z: float
+    heading: float
+
+
+@dataclass(frozen=True)
+class HeadTwist:
+    """Head tip velocity in the world (vx, vy) [m/s] and heading rate ψ̇ [rad/s]."""
+
+    vx: float
+    vy: float
+    heading_rate: float
+
+    def in_head_frame(self, heading: float) -> tuple[float, float]:
+        """(forward, leftward) [m/s]: the velocity turned by −ψ, as nav_msgs/Odometry's twist in the
+        child frame (REP 105); ros_interface.odometry_planar turns it back by ψ."""
+        c, s = math.cos(heading), math.sin(heading)
+        return c * self.vx + s * self.vy, -s * self.vx + c * self.vy
+
+
+def _unit_quaternion(q: tuple[float, float, float, float]) -> np.ndarray | None:
+    q = np.asarray(q, dtype=float)
+    norm = float(np.linalg.norm(q))
+    return q / norm if math.isfinite(norm) and norm > 1e-9 else None
+
+
+def _rotation(q: np.ndarray) -> np.ndarray:
+    """Rotation matrix of a unit quaternion (x, y, z, w)."""
+    x, y, z, w = q
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+
+
+def compose(parent: Pose3, child: Pose3) -> Pose3 | None:
+    """Pose of ``child`` (given in ``parent``'s frame) in the frame ``parent`` is given in:
+    p = p_a + R_a p_b, q = q_a ⊗ q_b. PosePublisher gives links in the model frame, the model in the
+    world. None for a non-finite pose or a zero quaternion."""
+    qa, qb = _unit_quaternion(parent.orientation), _unit_quaternion(child.orientation)
+    pa, pb = np.asarray(parent.position, dtype=float), np.asarray(child.position, dtype=float)
+    if qa is None or qb is None or not (np.all(np.isfinite(pa)) and np.all(np.isfinite(pb))):
+        return None
+    (xa, ya, za, wa), (xb, yb, zb, wb) = qa, qb
+    q = (wa * xb + xa * wb + ya * zb - za * yb, wa * yb - xa * zb + ya * wb + za * xb,
+         wa * zb + xa * yb - ya * xb + za * wb, wa * wb - xa * xb - ya * yb - za * zb)
+    return Pose3(tuple(float(v) for v in pa + _rotation(qa) @ pb), tuple(float(v) for v in q))
+
+
+def head_tip_pose(t: float, head_link: Pose3, head_length: float) -> HeadPose | None:
+    """Planar head tip pose from the head link's world pose: tip = p + R e_x l, ψ = atan2(R_yx, R_xx)
+    (roll about the link axis, joint_roll, does not change it). None for non-finite input."""
+    q = _unit_quaternion(head_link.orientation)
+    p = np.asarray(head_link.position, dtype=float)
+    if q is None or not (math.isfinite(t) and np.all(np.isfinite(p)) and math.isfinite(head_length)):
+        return None
+    axis = _rotation(q)[:, 0]
+    tip = p + head_length * axis
+    return HeadPose(float(t), float(tip[0]), float(tip[1]), float(tip[2]), math.atan2(axis[1], axis[0]))
+
+
+def wrap_angle(angle: float) -> float:
+    """angle mapped to (−π, π]."""
+    return angle - 2.0 * math.pi * math.ceil((angle - math.pi) / (2.0 * math.pi))
+
+
+def head_twist(previous: HeadPose, current: HeadPose) -> HeadTwist | None:
+    """Backward difference of two stamped tip poses: v = Δp/Δt, ψ̇ = wrap(Δψ)/Δt (the shorter turn).
+    None when Δt ≤ 0 or anything is non-finite (out-of-order or repeated stamps, a simulation reset)."""
+    dt = current.t - previous.t
+    values = (dt, previous.x, previous.y, previous.heading, current.x, current.y, current.heading)
+    if not all(math.isfinite(v) for v in values) or dt <= 0.0:
+        return None
+    return HeadTwist((current.x - previous.x) / dt, (current.y - previous.y) / dt,
+                     wrap_angle(current.heading - previous.heading) / dt)
