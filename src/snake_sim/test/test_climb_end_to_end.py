@@ -121,3 +121,20 @@ def test_reproduction_section_smoke():
     text = stiffness.run(fast=True)
     assert text.startswith(f"## {stiffness.TITLE}") and "not results" in text
     assert text.count("| TSC, Table 7.1, K_τ = 0 |") == 1 and "### Single obstacle" in text
+
+
+def test_parameter_grid_table_has_one_cell_per_run_in_order():
+    """The grid section lays runs out as rows (D_d, K_d) × columns (A, K_τ), in the order the jobs are made."""
+    from snake_sim.climb import ClimbResult
+    from snake_sim.reproduction import stiffness
+
+    n_cols = len(stiffness.GRID_AMPLITUDES) * len(stiffness.GRID_TORQUE_GAINS)
+    n_rows = len(stiffness.GRID_DAMPING) * len(stiffness.GRID_STIFFNESS)
+    rows = [stiffness.Outcome(f"run {i}", 1e-3 * i, ClimbResult(i == 7, 30.0 if i == 7 else None, 0.7, 0.7, None),
+                              50.0, -280.0, "ok") for i in range(n_rows * n_cols)]
+    lines = stiffness._grid(rows)
+    table = [line for line in lines if line.startswith("| ") and not line.startswith("| D_d")]
+    assert len(table) == n_rows and all(line.count("|") == n_cols + 2 for line in table)
+    assert table[0].startswith("| 4, 12 | no, 0.0 | no, 1.0 |")
+    assert "yes, 30.0 s, 7.0" in table[1]  # run 7 = second row, second column
+    assert "Climb: run 7." in "\n".join(lines)
