@@ -6,7 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from snake_core.planar.head_state import HeadPose, Pose3, compose, head_tip_pose, head_twist, wrap_angle
+from snake_core.angles import wrap_angle
+from snake_core.planar.head_state import HeadPose, Pose3, compose, head_tip_pose, head_twist
 
 L = 0.15  # head link length [m]
 

@@ -49,6 +49,7 @@ from tqdm import tqdm
 from snake_core.naming import joint_names, link_name, motor_names, rotor_name, spring_names
 from snake_core.planar.convention import q_from_world
 from snake_core.planar.ellipse import DEFAULT_MARKER_SCALE, head_acceleration_ellipse
+from snake_core.planar.head_state import to_head_frame
 from snake_core.planar.manipulability import ManipulabilityMonitor
 from snake_core.planar.model import planar_model
 
@@ -212,8 +213,7 @@ def _head_twist(log: RunLog, head: np.ndarray, theta: np.ndarray) -> tuple[np.nd
         return np.zeros_like(head), np.zeros_like(head)
     v = _in_plane(log.plane, np.gradient(head, log.t, axis=0))
     rate = np.gradient(np.unwrap(theta), log.t)
-    c, s = np.cos(theta), np.sin(theta)
-    body = np.stack([c * v[:, 0] + s * v[:, 1], -s * v[:, 0] + c * v[:, 1]], axis=-1)
+    body = np.stack(to_head_frame(v[:, 0], v[:, 1], theta), axis=-1)
     normal = np.array([0.0, -1.0, 0.0]) if log.plane == "xz" else np.array([0.0, 0.0, 1.0])
     return _to_3d(log.plane, body, np.zeros_like(head)), rate[:, None] * normal
 

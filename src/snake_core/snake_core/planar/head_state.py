@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from snake_core.angles import wrap_angle
+
 
 @dataclass(frozen=True)
 class Pose3:
@@ -44,10 +46,17 @@ class HeadTwist:
     heading_rate: float
 
     def in_head_frame(self, heading: float) -> tuple[float, float]:
-        """(forward, leftward) [m/s]: the velocity turned by −ψ, as nav_msgs/Odometry's twist in the
-        child frame (REP 105); ros_interface.odometry_planar turns it back by ψ."""
-        c, s = math.cos(heading), math.sin(heading)
-        return c * self.vx + s * self.vy, -s * self.vx + c * self.vy
+        """(forward, leftward) [m/s] of this velocity, see :func:`to_head_frame`."""
+        forward, leftward = to_head_frame(self.vx, self.vy, heading)
+        return float(forward), float(leftward)
+
+
+def to_head_frame(vx: float | np.ndarray, vy: float | np.ndarray, heading: float | np.ndarray
+                  ) -> tuple[float | np.ndarray, float | np.ndarray]:
+    """(forward, leftward): an in-plane world velocity turned by −ψ, as nav_msgs/Odometry's twist in
+    the child frame (REP 105); ros_interface.odometry_planar turns it back by ψ. Elementwise."""
+    c, s = np.cos(heading), np.sin(heading)
+    return c * vx + s * vy, -s * vx + c * vy
 
 
 def _unit_quaternion(q: tuple[float, float, float, float]) -> np.ndarray | None:
@@ -90,11 +99,6 @@ def head_tip_pose(t: float, head_link: Pose3, head_length: float) -> HeadPose | 
     return HeadPose(float(t), float(tip[0]), float(tip[1]), float(tip[2]), math.atan2(axis[1], axis[0]))
 
 
-def wrap_angle(angle: float) -> float:
-    """angle mapped to (−π, π]."""
-    return angle - 2.0 * math.pi * math.ceil((angle - math.pi) / (2.0 * math.pi))
-
-
 def head_twist(previous: HeadPose, current: HeadPose) -> HeadTwist | None:
     """Backward difference of two stamped tip poses: v = Δp/Δt, ψ̇ = wrap(Δψ)/Δt (the shorter turn).
     None when Δt ≤ 0 or anything is non-finite (out-of-order or repeated stamps, a simulation reset)."""
@@ -103,4 +107,4 @@ def head_twist(previous: HeadPose, current: HeadPose) -> HeadTwist | None:
     if not all(math.isfinite(v) for v in values) or dt <= 0.0:
         return None
     return HeadTwist((current.x - previous.x) / dt, (current.y - previous.y) / dt,
-                     wrap_angle(current.heading - previous.heading) / dt)
+                     float(wrap_angle(current.heading - previous.heading)) / dt)

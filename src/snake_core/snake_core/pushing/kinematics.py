@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from snake_core.angles import wrap_angle
 from snake_core.pushing.model import PushingModel
 
 
@@ -102,5 +103,4 @@ def com_polar(model: PushingModel, q: np.ndarray) -> tuple[np.ndarray, np.ndarra
     r = centre_of_mass(model, q) - link_point(model, q, model.contact_link, model.contact_position)
     theta = link_angles(q)[..., model.contact_link - 1]
     angle = np.arctan2(r[..., 1], r[..., 0]) - theta
-    angle = np.pi - np.mod(np.pi - angle, 2.0 * np.pi)  # wrap to (−π, π]
-    return np.linalg.norm(r, axis=-1), angle
+    return np.linalg.norm(r, axis=-1), wrap_angle(angle)
