@@ -144,6 +144,55 @@ def test_side_friction_linearisation_matches_finite_differences(model):
     assert c.D == pytest.approx(Dfd, rel=1e-4, abs=1e-4)
 
 
+def head_tip_at_edge(model, ex, ez):
+    """A straight body in the air whose head tip is ``ex`` before and ``ez`` above a box's near top edge."""
+    q = initial_configuration(model, 0.0, 0.05)
+    head_x = model.robot.total_length
+    return q, Terrain(None, np.array([[head_x + ex, head_x + 0.2, 0.0, 0.05 - ez]]))
+
+
+def test_a_disc_on_a_box_edge_is_pushed_out_along_the_line_from_the_edge(model):
+    """The disc of radius r_c about the head tip, 6 mm before and 3 mm above the edge: δ = r_c − 6.7 mm, and
+    the normal points from the edge to the tip (up and back), not along a face."""
+    ex, ez = 0.006, 0.003
+    q, box = head_tip_at_edge(model, ex, ez)
+    c = contact_forces(model, box, ContactParams(MU, K, D, R), q, np.zeros(model.n_q))
+    dist = np.hypot(ex, ez)
+    assert c.n_active == 1 and c.points[0] == 2 * model.n_links  # the head tip only
+    assert (c.nx[0], c.nz[0]) == pytest.approx((-ex / dist, ez / dist), rel=1e-12)
+    assert c.f_normal[0] == pytest.approx(K * (R - dist), rel=1e-12)
+    assert c.Q[model.i_px] == pytest.approx(-K * (R - dist) * ex / dist, rel=1e-12)
+    assert c.Q[model.i_pz] == pytest.approx(K * (R - dist) * ez / dist, rel=1e-12)  # lifted, not held
+
+
+def test_no_contact_diagonally_beyond_the_contact_radius_of_an_edge(model):
+    """0.8 r_c before and above the edge is 1.13 r_c from it: no contact (a box grown by a square, not a disc,
+    would touch here)."""
+    q, box = head_tip_at_edge(model, 0.8 * R, 0.8 * R)
+    assert contact_forces(model, box, ContactParams(MU, K, D, R), q, np.zeros(model.n_q)).n_active == 0
+
+
+def test_edge_contact_linearisation_matches_finite_differences(model):
+    """∂Q/∂q̇ and ∂Q/∂q at an edge, where the normal and tangent turn with the point (curvature terms); the tip
+    slides fast along the tangent (sgn_ε saturated) with d = 0, so that only the linearised terms vary with q."""
+    q, box = head_tip_at_edge(model, 0.004, 0.005)
+    v = np.zeros(model.n_q)
+    v[model.i_px], v[model.i_pz] = 0.04, 0.032  # ≈ along the tangent (n ≈ (−0.62, 0.78))
+    for d, slip in ((D, 1e-2), (0.0, 1e-5)):
+        p = ContactParams(MU, K, d, R, slip_velocity=slip)
+        c = contact_forces(model, box, p, q, v)
+        assert c.n_active == 1 and c.nx[0] < 0.0 < c.nz[0]
+        eps = 1e-7
+        fd = [np.column_stack([(contact_forces(model, box, p, *(x + e if i == k else x for i, x in enumerate((q, v)))).Q
+                                - contact_forces(model, box, p, *(x - e if i == k else x for i, x in enumerate((q, v)))
+                                                 ).Q) / (2 * eps) for e in np.eye(model.n_q) * eps]) for k in (0, 1)]
+        if d:
+            assert c.D == pytest.approx(fd[1], rel=1e-4, abs=1e-4)
+        else:
+            assert c.K == pytest.approx(fd[0], rel=1e-4, abs=1e-3)
+            assert np.abs(c.K - fd[0]).max() < 0.01 * np.abs(c.K).max()
+
+
 def test_friction_secant_uses_the_side_faces_own_mu(model):
     """The implicit friction's chord correction (large slip jumps) scales with the pair's own μ: none
     for a frictionless side face, μ_c's for the default."""

@@ -1,9 +1,8 @@
 """Kelvin–Voigt contact with the ground and boxes, 002 (4.26)–(4.32), §5.3.
 
 Every one of the 2N+1 candidate points (§4.6: link centres, joints, both tips) is tested against
-every surface at every evaluation. A surface is the ground plane (normal +z) or a face of a box
-(top: +z, near side: −x, far side: +x; Fig. 4.4). For a point with penetration δ > 0 along the
-face normal n:
+every surface at every evaluation. A surface is the ground plane (normal +z) or a box (its top and
+sides, Fig. 4.4). For a point with penetration δ > 0 along the surface normal n:
 
     f^N = max(ℓ δ + d δ̇, 0)               (4.26) with physical damping (see below)
     f^T = −f^N μ_c sgn_ε(ẋ^T)             (4.27), ẋ^T the velocity along the face
@@ -19,8 +18,11 @@ Decisions (shared/reference/ambiguities.md):
   cm/s speeds of the gait) so that the integrator can linearise it; :class:`ContactResult` carries
   the Jacobians ∂Q/∂q̇ and ∂Q/∂q (with the geometric term ∂Jᵀ/∂q · F on the link angles) for the
   linearly implicit integrator.
-- A box point is assigned to the box face it penetrates least (the faces of a box inflated by
-  r_c); the bottom of a box is not a contact surface (boxes stand on the ground).
+- Each point is a disc of radius r_c. Against a box (top and both sides; the bottom is not a contact
+  surface, boxes stand on the ground) δ = r_c − the distance to the box's nearest point and n points
+  from that point to the disc's centre: flat on a face, turning around an edge (the box grown by the
+  disc has rounded edges), so a disc pushed onto an edge from the side is lifted once its centre is
+  above the edge. A centre inside the box leaves through the nearest face.
 - 002 §4.6 (Fig. 4.4) puts the same spring-damper and (4.27) friction on the sides and the top of an
   obstacle, so by default μ_c acts on the vertical faces too (it holds a point pressed against a face
   from sliding up it). ``side_friction`` overrides μ_c on the vertical box faces only: a diagnostic
@@ -144,35 +146,57 @@ class ContactResult:
 
 
 def _pairs(terrain: Terrain, r: float, x: np.ndarray, z: np.ndarray
-           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Penetrating (point, surface) pairs: point index, penetration δ > 0, face normal (nx, nz)."""
-    idx, delta, nx, nz = [], [], [], []
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Penetrating (point, surface) pairs: point index, penetration δ > 0, unit normal (nx, nz) and the
+    curvature 1/ρ of the surface the point's disc meets (0 on a flat face, 1/(distance to the edge) at a
+    box's rounded corner)."""
+    idx, delta, nx, nz, curv = [], [], [], [], []
     if terrain.ground is not None:
         d = terrain.ground + r - z
         hit = np.flatnonzero(d > 0.0)
+        if not terrain.boxes.size:
+            e = np.zeros(hit.size)
+            return hit, d[hit], e, np.ones(hit.size), e
         idx.append(hit)
         delta.append(d[hit])
         nx.append(np.zeros(hit.size))
         nz.append(np.ones(hit.size))
-        if not terrain.boxes.size:
-            return hit, d[hit], nx[0], nz[0]
+        curv.append(np.zeros(hit.size))
     for x0, x1, bottom, top in terrain.boxes:
-        d_top, d_near, d_far = top + r - z, x - (x0 - r), (x1 + r) - x
-        hit = np.flatnonzero((d_top > 0) & (d_near > 0) & (d_far > 0) & (z > bottom))
+        # The disc of radius r about each point against the box's top and sides: the closest point of the
+        # box (bottom excluded, boxes stand on the ground) gives the distance and the normal, so the
+        # edges are rounded as the Minkowski sum of box and disc is.
+        ex = x - np.clip(x, x0, x1)
+        ez = z - np.minimum(z, top)
+        dist = np.hypot(ex, ez)
+        hit = np.flatnonzero((dist < r) & (z > bottom))
         if hit.size == 0:
             continue
-        faces = np.stack([d_top[hit], d_near[hit], d_far[hit]])
-        k = np.argmin(faces, axis=0)
+        de, ex, ez = dist[hit], ex[hit], ez[hit]
+        out = de > 0.0
+        safe = np.where(out, de, 1.0)
+        n_x, n_z = ex / safe, ez / safe
+        dl = r - de
+        k = np.where(out & (ex != 0.0) & (ez != 0.0), 1.0 / safe, 0.0)
+        inside = ~out
+        if inside.any():  # centre inside the box: push out through the face it is nearest to
+            xi, zi = x[hit[inside]], z[hit[inside]]
+            faces = np.stack([top - zi, xi - x0, x1 - xi])
+            f = np.argmin(faces, axis=0)
+            dl[inside] = r + faces[f, np.arange(f.size)]
+            n_x[inside] = np.choose(f, [0.0, -1.0, 1.0])
+            n_z[inside] = np.choose(f, [1.0, 0.0, 0.0])
         idx.append(hit)
-        delta.append(faces[k, np.arange(hit.size)])
-        nx.append(np.choose(k, [0.0, -1.0, 1.0]))
-        nz.append(np.choose(k, [1.0, 0.0, 0.0]))
+        delta.append(dl)
+        nx.append(n_x)
+        nz.append(n_z)
+        curv.append(k)
     if len(idx) == 1:
-        return idx[0], delta[0], nx[0], nz[0]
+        return idx[0], delta[0], nx[0], nz[0], curv[0]
     if not idx:
         e = np.zeros(0)
-        return e.astype(int), e, e, e
-    return np.concatenate(idx), np.concatenate(delta), np.concatenate(nx), np.concatenate(nz)
+        return e.astype(int), e, e, e, e
+    return tuple(np.concatenate(a) for a in (idx, delta, nx, nz, curv))
 
 
 def contact_forces(model: VerticalModel, terrain: Terrain, params: ContactParams, q: np.ndarray,
@@ -190,7 +214,7 @@ def contact_forces(model: VerticalModel, terrain: Terrain, params: ContactParams
     c, s = trig
     z = q[model.i_pz] + G @ s
     x = q[model.i_px] + G @ c if terrain.boxes.size else z  # x only matters for boxes
-    idx, delta, nx, nz = _pairs(terrain, params.threshold, x, z)
+    idx, delta, nx, nz, curv = _pairs(terrain, params.threshold, x, z)
     if idx.size == 0:
         e = np.zeros(0)
         return ContactResult(np.zeros(nq), np.zeros((nq, nq)), np.zeros((nq, nq)), 0, idx, e, e, e, e)
@@ -213,7 +237,7 @@ def contact_forces(model: VerticalModel, terrain: Terrain, params: ContactParams
     Jn = J[:m]
     k, d, mu, eps = params.stiffness, params.damping, params.friction, params.slip_velocity
     if params.side_friction is not None and terrain.boxes.size:
-        mu = np.where(nx != 0.0, params.side_friction, mu)  # (4.27) with μ per face
+        mu = np.where(nz == 0.0, params.side_friction, mu)  # (4.27) with μ per face
     vel = J @ v
     fn = k * delta - d * vel[:m]  # (4.26), physical damping: opposes the penetration velocity
     w = (fn > 0.0) * 1.0
@@ -232,6 +256,9 @@ def contact_forces(model: VerticalModel, terrain: Terrain, params: ContactParams
     X[:m] = -k * wn
     X[m:] = ((mu * k) * sg)[:, None] * wn
     K = J.T @ X
+    if curv.any():  # at a rounded edge n and t turn with the point: ∂n/∂p = t tᵀ/ρ, ∂t/∂p = −n tᵀ/ρ
+        Jt = J[m:]
+        K += Jt.T @ ((fn * curv)[:, None] * Jt) - Jn.T @ ((ft * curv)[:, None] * Jt)
     # Geometric stiffness ∂(Jᵀ)/∂q · F: Q_a = 𝒯ᵀ(−sin θ ∘ 𝒢ᵀF_x + cos θ ∘ 𝒢ᵀF_z), so
     # ∂Q_a/∂a = 𝒯ᵀ diag(−cos θ ∘ 𝒢ᵀF_x − sin θ ∘ 𝒢ᵀF_z) 𝒯 (large under large friction forces).
     if terrain.boxes.size:

@@ -47,12 +47,17 @@ SENSITIVITY = (
 #: Diagnosis of the TSC stall at the single obstacle: the same runs without (4.27) friction on the box's
 #: vertical faces (``contact.side_friction = 0``, a diagnostic, not a 002 parameter; ground and top keep μ_c).
 NO_SIDE_FRICTION = "contact.side_friction=0"
+#: The head-geometry hypothesis: the contact radius r_c = half the 68 mm module (002 Table 3.2) instead of §5.3's
+#: 0.01 m, so that the 36 mm box is about one module radius tall for the disc at the head tip, as on the robot.
+MODULE_RADIUS = "contact.threshold=0.034"
 FACE_DIAGNOSIS = (
     ("open loop, μ = 0 on the vertical faces", "open-loop-obstacle", (NO_SIDE_FRICTION,)),
     ("TSC, K_τ = 0, μ = 0 on the vertical faces", "tsc-obstacle", ("controller.torque_gain=0", NO_SIDE_FRICTION)),
     ("TSC, K_τ = 6, μ = 0 on the vertical faces", "tsc-obstacle", ("controller.torque_gain=6", NO_SIDE_FRICTION)),
     *((f"TSC, K_τ = 0, μ = 0 on the vertical faces, start {dx * 1e3:+.0f} mm", "tsc-obstacle",
        ("controller.torque_gain=0", NO_SIDE_FRICTION, f"world.start_x={dx}")) for dx in (-0.010, 0.010)),
+    ("open loop, r_c = 34 mm (module radius)", "open-loop-obstacle", (MODULE_RADIUS,)),
+    ("TSC, K_τ = 0, r_c = 34 mm (module radius)", "tsc-obstacle", ("controller.torque_gain=0", MODULE_RADIUS)),
 )
 #: TSC over the whole of 002's parameter ranges on the single obstacle (M_d = 1 throughout): amplitude up to
 #: π/3, D_d and K_d from Table 7.1 (4, 12) to the experiments (10, 17.5), K_τ = 0 and 6.
@@ -78,9 +83,8 @@ class Outcome:
 
 
 def head_at_face(log, setup) -> tuple[float, float]:
-    """(time, highest z) of the head tip pressing on the near face of the first box ahead: inside the box
-    inflated by the contact radius r_c and nearer to its near face than to its top (the face the contact
-    model assigns it to)."""
+    """(time, highest z) of the head tip pressing on the near face of the first box ahead: its disc of radius
+    r_c overlaps the face and its centre is not above the edge (where the contact normal is horizontal)."""
     boxes = setup.terrain.boxes
     tip = log.head_position
     ahead = boxes[boxes[:, 0] > tip[0, 0]] if len(tip) else boxes[:0]
@@ -89,7 +93,7 @@ def head_at_face(log, setup) -> tuple[float, float]:
     x0, _, _, top = ahead[np.argmin(ahead[:, 0])]
     r = setup.plant.contact.threshold
     x, z = tip[:, 0], tip[:, 2]
-    on_face = (x > x0 - r) & (x - (x0 - r) < top + r - z)
+    on_face = (x > x0 - r) & (x <= x0) & (z <= top)
     dt = float(log.t[1] - log.t[0])
     return float(on_face.sum() * dt), float(z[on_face].max()) if on_face.any() else float("nan")
 
@@ -279,11 +283,13 @@ def _face_diagnosis(results: dict[str, list[Outcome]]) -> list[str]:
     rows = [single[0], *single[2:], *face]
     lines = ["### Why TSC stalls at the single obstacle", "",
              "The box follows 002's contact model: (4.26) and (4.27) on its near face, top and far face (§4.6, "
-             "Fig. 4.4) for the 2N+1 candidates, each point on the face it penetrates least, the 0.01 m contact "
-             "radius of §5.3 on the box as on the ground. (4.27) on the near face opposes a point sliding up it. "
-             "The rows with μ = 0 on the vertical faces (`contact.side_friction: 0`, a diagnostic, not a 002 "
-             "parameter; ground and top keep μ_c = 0.6) change nothing else. *On the face*: the head tip presses "
-             "on the near face of the box (the face the contact model assigns it to); the box's edge is at 36 mm.",
+             "Fig. 4.4) for the 2N+1 candidates, each a disc with the 0.01 m contact radius of §5.3 on the box as "
+             "on the ground, the box's edges rounded by it (the normal at an edge points from the edge to the "
+             "point). (4.27) on the near face opposes a point sliding up it. The rows with μ = 0 on the vertical "
+             "faces (`contact.side_friction: 0`, a diagnostic, not a 002 parameter; ground and top keep "
+             "μ_c = 0.6) change nothing else; the rows with r_c = 34 mm (`contact.threshold: 0.034`, half the "
+             "68 mm module of 002 Table 3.2) test whether the head's size is what gets it over the edge. *On the "
+             "face*: the head tip's disc presses on the box's near face with its centre below the 36 mm edge.",
              "", "| run | climbed | climb speed [mm/s] | vs open loop (μ on the faces) | head tip on the face [s] | "
              "highest head tip on the face [mm] |", "|---|---|---|---|---|---|"]
     for r in rows:
@@ -291,7 +297,8 @@ def _face_diagnosis(results: dict[str, list[Outcome]]) -> list[str]:
         lines.append(f"| {r.label} | {_climb_text(r.climb)} | {_climb_speed(r.climb)} | {rel} | "
                      f"{r.face_time_s:.1f} | {1e3 * r.face_height_max_m:.0f} |")
     stalled = [r for r in single[2:] if r.climb.climbed is False]
-    freed = [r for r in face if r.label.startswith("TSC") and r.climb.climbed]
+    frictionless = [r for r in face if r.label.startswith("TSC") and "μ = 0" in r.label]
+    freed = [r for r in frictionless if r.climb.climbed]
     lines.append("")
     if stalled:
         lines.append(
@@ -302,24 +309,28 @@ def _face_diagnosis(results: dict[str, list[Outcome]]) -> list[str]:
             + ": the body's propulsion pushes the tip into the face, and the friction of (4.27) on the face, "
             "μ_c f^N against the tip sliding up, is more than the head joint can overcome with TSC's smaller "
             f"head swing (amplitude column above). The open loop's tip gets to {1e3 * base.face_height_max_m:.0f} mm "
-            "on the face, into the corner where the top face takes over, and climbs.")
+            "on the face, round the edge where the normal turns upwards, and climbs.")
     if freed:
         lines.append(
             "- *Without friction on the vertical faces* the same controllers climb: "
             + "; ".join(f"{r.label}: {_climb_text(r.climb)}" for r in freed)
             + ". So what stops TSC is the friction on the box's face, as 002's model puts it there.")
-    stuck = [r for r in face if r.label.startswith("TSC") and r.climb.climbed is False]
+    stuck = [r for r in frictionless if r.climb.climbed is False]
     if stuck:
         lines.append("- *Still stalled without side friction*: " + "; ".join(
             f"{r.label} (head tip up to {1e3 * r.face_height_max_m:.0f} mm on the face"
             + (", so a point further back stalls at the face)" if r.face_height_max_m >= 0.036 else ")")
             for r in stuck) + ".")
+    module = [r for r in face if "r_c = 34 mm" in r.label]
+    if module:
+        lines.append("- *The module's size* (r_c = 34 mm, so that the box is about one radius of the head's disc "
+                     "tall, as it is 53 % of the robot's 68 mm module): " + "; ".join(
+                         f"{r.label}: {_climb_text(r.climb)}" for r in module)
+                     + " (head tip on the face: " + ", ".join(f"{r.face_time_s:.0f} s" for r in module) + ").")
     lines.append("- *What 002 does not say*: whether its simulated obstacle faces carried friction, and how its "
-                 "head got over the edge (Fig. 7.2 only shows that both controllers climb). In the model the robot "
-                 "is 2N+1 points with one contact radius, so the face's normal stays horizontal until a point is "
-                 "above the edge; the robot's head is a 68 mm module whose front meets the 36 mm edge below its "
-                 "own top. Whether that geometry, or a face without friction, is what let 002's TSC climb is the "
-                 "open question.")
+                 "head got over the edge (Fig. 7.2 only shows that both controllers climb). With friction on the "
+                 "faces as §4.6 puts it and either contact radius, TSC stalls here within 002's parameter ranges; "
+                 "without it, TSC climbs.")
     return [*lines, ""]
 
 
