@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.spatial.transform import Rotation
 
 from snake_core.angles import wrap_angle
 
@@ -59,42 +60,33 @@ def to_head_frame(vx: float | np.ndarray, vy: float | np.ndarray, heading: float
     return c * vx + s * vy, -s * vx + c * vy
 
 
-def _unit_quaternion(q: tuple[float, float, float, float]) -> np.ndarray | None:
+def _rotation(q: tuple[float, float, float, float]) -> Rotation | None:
+    """Rotation of a quaternion (x, y, z, w), the order scipy and geometry_msgs share, normalised; None for a
+    zero or non-finite one."""
     q = np.asarray(q, dtype=float)
     norm = float(np.linalg.norm(q))
-    return q / norm if math.isfinite(norm) and norm > 1e-9 else None
-
-
-def _rotation(q: np.ndarray) -> np.ndarray:
-    """Rotation matrix of a unit quaternion (x, y, z, w)."""
-    x, y, z, w = q
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+    return Rotation.from_quat(q) if math.isfinite(norm) and norm > 1e-9 else None
 
 
 def compose(parent: Pose3, child: Pose3) -> Pose3 | None:
     """Pose of ``child`` (given in ``parent``'s frame) in the frame ``parent`` is given in:
     p = p_a + R_a p_b, q = q_a ⊗ q_b. PosePublisher gives links in the model frame, the model in the
     world. None for a non-finite pose or a zero quaternion."""
-    qa, qb = _unit_quaternion(parent.orientation), _unit_quaternion(child.orientation)
+    ra, rb = _rotation(parent.orientation), _rotation(child.orientation)
     pa, pb = np.asarray(parent.position, dtype=float), np.asarray(child.position, dtype=float)
-    if qa is None or qb is None or not (np.all(np.isfinite(pa)) and np.all(np.isfinite(pb))):
+    if ra is None or rb is None or not (np.all(np.isfinite(pa)) and np.all(np.isfinite(pb))):
         return None
-    (xa, ya, za, wa), (xb, yb, zb, wb) = qa, qb
-    q = (wa * xb + xa * wb + ya * zb - za * yb, wa * yb - xa * zb + ya * wb + za * xb,
-         wa * zb + xa * yb - ya * xb + za * wb, wa * wb - xa * xb - ya * yb - za * zb)
-    return Pose3(tuple(float(v) for v in pa + _rotation(qa) @ pb), tuple(float(v) for v in q))
+    return Pose3(tuple(float(v) for v in pa + ra.apply(pb)), tuple(float(v) for v in (ra * rb).as_quat()))
 
 
 def head_tip_pose(t: float, head_link: Pose3, head_length: float) -> HeadPose | None:
     """Planar head tip pose from the head link's world pose: tip = p + R e_x l, ψ = atan2(R_yx, R_xx)
     (roll about the link axis, joint_roll, does not change it). None for non-finite input."""
-    q = _unit_quaternion(head_link.orientation)
+    r = _rotation(head_link.orientation)
     p = np.asarray(head_link.position, dtype=float)
-    if q is None or not (math.isfinite(t) and np.all(np.isfinite(p)) and math.isfinite(head_length)):
+    if r is None or not (math.isfinite(t) and np.all(np.isfinite(p)) and math.isfinite(head_length)):
         return None
-    axis = _rotation(q)[:, 0]
+    axis = r.apply((1.0, 0.0, 0.0))
     tip = p + head_length * axis
     return HeadPose(float(t), float(tip[0]), float(tip[1]), float(tip[2]), math.atan2(axis[1], axis[0]))
 
