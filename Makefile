@@ -9,12 +9,13 @@ PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 PACKAGES := $(sort $(dir $(wildcard src/*/setup.py)))
 STAMP := $(VENV)/.installed
+ROSSTAMP := $(VENV)/.ros
 SYSSTAMP := $(VENV)/.system-deps
 DEBIAN_PACKAGES := liburdfdom-tools libsdformat-dev can-utils
 DEMO_OUT ?= out/demo
 PYTEST_ARGS ?=
 
-.PHONY: all install system-deps build demo test bench lint clean
+.PHONY: all install ros system-deps build demo test bench lint clean
 
 all: demo
 
@@ -28,6 +29,21 @@ $(STAMP): requirements.txt $(wildcard src/*/setup.py) | $(PY)
 	touch $@
 
 install: $(STAMP)
+
+# ROS 2 Jazzy's rclpy and message packages for the node tests and the ROS graph. A sourced Jazzy
+# (ROS_DISTRO=jazzy, rclpy importable) is used as it is; otherwise, on x86_64 Linux, the pinned
+# PyPI wheels of requirements-ros.txt go into .venv/. Elsewhere the node tests are skipped (one reason).
+$(ROSSTAMP): requirements-ros.txt | $(STAMP)
+	@if [ "$${ROS_DISTRO:-}" = jazzy ] && $(PY) -c "import rclpy" 2>/dev/null; then \
+		echo "using the sourced ROS 2 $$ROS_DISTRO (rclpy from $$($(PY) -c 'import rclpy, os; print(os.path.dirname(rclpy.__file__))'))"; \
+	elif [ "$$(uname -s)-$$(uname -m)" = Linux-x86_64 ]; then \
+		$(PY) -m pip install --quiet -r requirements-ros.txt; \
+	else \
+		echo "note: no ROS 2 Jazzy wheels for $$(uname -s)-$$(uname -m); source a ROS 2 Jazzy install for the node tests"; \
+	fi
+	touch $@
+
+ros: $(ROSSTAMP)
 
 # Debian tools for tier-4 tests (check_urdf, libsdformat headers) and can-utils; skipped with a
 # notice where apt-get is missing or we are neither root nor sudo-capable.
@@ -51,15 +67,16 @@ build: $(STAMP)
 demo: $(STAMP) build
 	$(BIN)/snake-sim run $$($(PY) -c "from snake_sim.scenario import DEFAULT_SCENARIO; print(DEFAULT_SCENARIO)") --out $(DEMO_OUT)
 
-test: $(STAMP) $(SYSSTAMP) build
+test: $(STAMP) $(ROSSTAMP) $(SYSSTAMP) build
 	$(BIN)/python -m pytest -n 2 -q $(PYTEST_ARGS)
 
-bench: $(STAMP)
+bench: $(STAMP) $(ROSSTAMP)
 	$(BIN)/snake-sim bench
 	$(BIN)/snake-can bench
+	$(BIN)/snake-control-bench
 
 lint: $(STAMP)
-	$(BIN)/ruff check src
+	$(BIN)/ruff check src launch
 
 clean:
 	rm -rf build install log out

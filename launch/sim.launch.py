@@ -1,99 +1,135 @@
-"""Gazebo (gz sim Harmonic) simulation of the modular SEA snake with ros2_control and our nodes.
+"""Simulation of the modular SEA snake with our nodes: Gazebo (gz sim Harmonic) with ros2_control, or
+the embedded simulator as a ROS node.
 
     ros2 launch snake_bringup sim.launch.py world:=stairs robot:=koopaee6 gait:=pedal_wave controller:=tsc
+    ros2 launch snake_bringup sim.launch.py simulator:=embedded rviz:=false
 
-Arguments (README "ROS 2"): world, robot, gait, controller, joint_roll, head_tracking,
-manipulability, rviz, gazebo_gui, use_sim_time. Graph: gz sim + ros_gz_bridge (/clock) → robot_state_publisher (xacro,
-hardware:=gazebo) → spawn → controller spawners (joint_state_broadcaster, motor_pd_controller,
-motor_position_controller) → gait_generator → sea_joint_controller × (N−1) → motor_command_mux →
+Arguments (README "ROS 2"): simulator, scenario, world, robot, gait, controller, layout, joint_roll,
+head_tracking, manipulability, rviz, gazebo_gui, use_sim_time. Our nodes come from snake_control.graph (the list the
+graph tests start too): gait_generator → the SEA controllers of ``layout`` (composed: one
+sea_joint_controller for every joint; per_joint: one per joint and motor_command_mux) →
 /motor_position_controller/commands; optionally manipulability_monitor and head_tracking_controller.
 Rigid-joint robots (004, robot:=ariizumi10 joint_roll:=90 head_tracking:=true) get
 joint_effort_controller fed by head_tracking_controller through motor_command_mux (effort mode).
-Ground truth: the PosePublisher's gz.msgs.Pose_V on /model/snake/pose (urdf/snake.gazebo.xacro: the
-links in the model frame, the model in the world) → ros_gz_bridge → /ground_truth/poses
-(tf2_msgs/TFMessage; not /tf, whose link tree robot_state_publisher owns) → head_odometry →
-/head/odometry for head_tracking_controller. head_odometry always runs (cheap; the head's path is
-there to record or plot without head tracking too). RViz's fixed frame ``world`` stays tied to the
-tail (link_1) by a static transform, so RViz shows the body in the tail's frame, not in Gazebo's world
-where /head/odometry is.
+
+simulator:=gazebo: gz sim (ros_gz_sim gz_sim.launch.py) + ros_gz_bridge (/clock) → robot_state_publisher
+(xacro, hardware:=gazebo) → ros_gz_sim create (from /robot_description) → once it has exited, the
+controller spawners (joint_state_broadcaster, motor_pd_controller, motor_position_controller; Gazebo's
+controller manager exists only after the spawn). Ground truth: the model's PosePublisher
+(urdf/snake.gazebo.xacro) publishes one gz.msgs.Pose per link (in the model frame) and one for the model
+(in the world) on /model/snake/pose; ros_gz_bridge turns each into a geometry_msgs/TransformStamped
+on /ground_truth/poses (frame ids kept, gz's ``::`` written ``/``; not /tf, whose link tree
+robot_state_publisher owns) → head_odometry → /head/odometry for head_tracking_controller.
+
+simulator:=embedded: snake_control's ``simulator`` node steps the model of ``scenario`` (vertical for
+pedal-wave; planar for head-tracking-pfl, with a 004 robot) with this robot and world, publishes
+/clock, /joint_states and /head/odometry itself and takes /motor_position_controller/commands: no
+Gazebo, bridges, spawn, ros2_control or head_odometry.
+
+RViz's fixed frame ``world`` stays tied to the tail (link_1) by a static transform, so RViz shows the
+body in the tail's frame, not in the simulator's world where /head/odometry is.
 """
 
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription, OpaqueFunction
+from launch.actions import (
+    DeclareLaunchArgument,
+    GroupAction,
+    IncludeLaunchDescription,
+    OpaqueFunction,
+    RegisterEventHandler,
+)
 from launch.conditions import IfCondition, UnlessCondition
+from launch.event_handlers import OnProcessExit
 from launch.launch_description_sources import PythonLaunchDescriptionSource
-from launch.substitutions import Command, FindExecutable, LaunchConfiguration, PathJoinSubstitution
+from launch.substitutions import (
+    Command,
+    EqualsSubstitution,
+    FindExecutable,
+    IfElseSubstitution,
+    LaunchConfiguration,
+    PathJoinSubstitution,
+)
 from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
 from launch_ros.substitutions import FindPackageShare
 
+from snake_bringup.graph_nodes import launch_nodes
+from snake_control import graph
+from snake_core.controllers import CONTROLLER_MODES
 from snake_core.robot import load_robot
 
 PACKAGE = "snake_bringup"
 #: Gazebo model name of the robot (ros_gz_sim create -name): PosePublisher's topic /model/<name>/pose.
 MODEL = "snake"
+GROUND_TRUTH = "/ground_truth/poses"
+#: ROS-side history of the ground-truth bridge: PosePublisher sends every pose of an update at once
+#: (2 N − 1 links and the model: 12 for koopaee6); the bridge's default depth of 10 would drop some.
+GROUND_TRUTH_DEPTH = 100
 
 
-def robot_nodes(context, *args, **kwargs):
-    """What depends on the robot file: the spawn (belly on the ground, z = module width / 2), the
-    ros2_control controllers of config/controllers/<robot>_gz.yaml, and the command path:
-    SEA robots get one sea_joint_controller per joint (joint_index 1 = tail, namespace joint_<j>) and
-    motor_command_mux in position mode; rigid-joint robots (004) take head_tracking_controller's
-    torques through motor_command_mux in effort mode."""
-    robot = LaunchConfiguration("robot").perform(context)
-    params = load_robot(robot)
+def snake_control_nodes(context, *args, **kwargs):
+    """Our nodes (snake_control.graph) for these arguments, and either the embedded simulator (which
+    owns /clock, so never on sim time itself) or, with Gazebo, head_odometry on the ground truth."""
+    def arg(name: str) -> str:
+        return LaunchConfiguration(name).perform(context)
+
+    robot = arg("robot")
     share = FindPackageShare(PACKAGE).perform(context)
-    use_sim_time = LaunchConfiguration("use_sim_time").perform(context) == "true"
-    node_params = f"{share}/config/snake_control.yaml"
-    sea = params.sea is not None
+    use_sim_time = arg("use_sim_time") == "true"
+    specs = graph.control_nodes(robot, gait=arg("gait"), controller=arg("controller"), layout=arg("layout"),
+                                head_tracking=arg("head_tracking") == "true",
+                                manipulability=arg("manipulability") == "true")
+    if arg("simulator") == "embedded":
+        simulator = graph.simulator_node(robot, arg("world"), arg("scenario"))
+        return [*launch_nodes([simulator], share, use_sim_time=False),
+                *launch_nodes(specs, share, use_sim_time)]
+    return launch_nodes([*specs, graph.head_odometry_node(robot, MODEL)], share, use_sim_time)
+
+
+def gazebo_robot(context, *args, **kwargs):
+    """What Gazebo needs from the robot file: the spawn (belly on the ground, z = module width / 2) and,
+    once the spawn has exited, the ros2_control controllers of config/controllers/<robot>_gz.yaml
+    (SEA robots: the motor PD and the forward position command chained in front of it; rigid joints:
+    effort commands)."""
+    params = load_robot(LaunchConfiguration("robot").perform(context))
     spawn = Node(package="ros_gz_sim", executable="create", output="screen",
-                 arguments=["-topic", "robot_description", "-name", MODEL, "-allow_renaming", "true",
-                            "-z", str(params.module_width / 2)])
-    controllers = ["motor_pd_controller", "motor_position_controller"] if sea else ["joint_effort_controller"]
+                 parameters=[{"topic": "robot_description", "name": MODEL, "allow_renaming": False,
+                              "z": params.module_width / 2}])
+    controllers = ["motor_pd_controller", "motor_position_controller"] if params.sea is not None \
+        else ["joint_effort_controller"]
     spawner = Node(package="controller_manager", executable="spawner",
                    arguments=["joint_state_broadcaster", *controllers, "--controller-manager", "/controller_manager"])
-    mux = Node(package="snake_control", executable="motor_command_mux", output="screen",
-               parameters=[node_params, {"robot": robot, "mode": "position" if sea else "effort",
-                                         "use_sim_time": use_sim_time}])
-    sea_controllers = [
-        Node(
-            package="snake_control",
-            executable="sea_joint_controller",
-            name="sea_joint_controller",
-            namespace=f"joint_{j}",
-            output="screen",
-            parameters=[
-                node_params,
-                f"{share}/config/sea_modes/{LaunchConfiguration('controller').perform(context)}.yaml",
-                {"robot": robot, "joint_index": j, "use_sim_time": use_sim_time},
-            ],
-        )
-        for j in range(1, params.n_joints + 1)
-    ] if sea else []
-    return [spawn, spawner, mux, *sea_controllers]
+    return [spawn, RegisterEventHandler(OnProcessExit(target_action=spawn, on_exit=[spawner]))]
 
 
 def generate_launch_description():
     robot = LaunchConfiguration("robot")
     use_sim_time = LaunchConfiguration("use_sim_time")
+    gazebo = EqualsSubstitution(LaunchConfiguration("simulator"), "gazebo")
     share = FindPackageShare(PACKAGE)
-    node_params = PathJoinSubstitution([share, "config", "snake_control.yaml"])
-    world_file = PathJoinSubstitution([share, "worlds", [LaunchConfiguration("world"), ".sdf"]])
+    world_sdf = [PathJoinSubstitution([share, "worlds", LaunchConfiguration("world")]), ".sdf"]
     robot_description = {"robot_description": ParameterValue(Command([
         PathJoinSubstitution([FindExecutable(name="xacro")]), " ",
         PathJoinSubstitution([share, "urdf", "snake.urdf.xacro"]),
-        " robot:=", robot, " hardware:=gazebo", " joint_roll:=", LaunchConfiguration("joint_roll"),
+        " robot:=", robot, " hardware:=", IfElseSubstitution(gazebo, "gazebo", "mock"),
+        " joint_roll:=", LaunchConfiguration("joint_roll"),
     ]), value_type=str)}
     gz_sim = PathJoinSubstitution([FindPackageShare("ros_gz_sim"), "launch", "gz_sim.launch.py"])
 
     return LaunchDescription([
+        DeclareLaunchArgument("simulator", default_value="gazebo", choices=list(graph.SIMULATORS),
+                              description="gazebo (gz sim + ros2_control) or embedded (snake_control simulator node)"),
+        DeclareLaunchArgument("scenario", default_value="pedal-wave",
+                              description="simulator:=embedded: scenario in config/scenarios/ (its model and "
+                                          "settings; robot and world from this launch)"),
         DeclareLaunchArgument("world", default_value="flat",
                               description="world in worlds/ (flat, stairs, two_obstacles, pushing)"),
         DeclareLaunchArgument("robot", default_value="koopaee6", description="robot file in config/robots/"),
         DeclareLaunchArgument("gait", default_value="pedal_wave", description="gait.type of gait_generator"),
-        DeclareLaunchArgument("controller", default_value="position",
-                              choices=["position", "stiffness", "tsc", "torque"],
+        DeclareLaunchArgument("controller", default_value="position", choices=list(CONTROLLER_MODES),
                               description="SEA joint controller mode (gains in config/sea_modes/<mode>.yaml)"),
+        DeclareLaunchArgument("layout", default_value="composed", choices=list(graph.LAYOUTS),
+                              description="SEA controllers: composed (one node, all joints) or per_joint"),
         DeclareLaunchArgument("joint_roll", default_value="0",
                               description="joint axes: 0 vertical plane (002), 90 horizontal plane (004)"),
         DeclareLaunchArgument("head_tracking", default_value="false", choices=["true", "false"],
@@ -104,38 +140,29 @@ def generate_launch_description():
         DeclareLaunchArgument("gazebo_gui", default_value="true", choices=["true", "false"],
                               description="start the Gazebo GUI (false: server only)"),
         DeclareLaunchArgument("use_sim_time", default_value="true", choices=["true", "false"],
-                              description="use the Gazebo /clock"),
+                              description="follow the simulator's /clock"),
 
-        IncludeLaunchDescription(PythonLaunchDescriptionSource([gz_sim]),
-                                 launch_arguments=[("gz_args", [world_file, " -r -v 1"])],
-                                 condition=IfCondition(LaunchConfiguration("gazebo_gui"))),
-        IncludeLaunchDescription(PythonLaunchDescriptionSource([gz_sim]),
-                                 launch_arguments=[("gz_args", [world_file, " -r -s -v 1"])],
-                                 condition=UnlessCondition(LaunchConfiguration("gazebo_gui"))),
-        Node(package="ros_gz_bridge", executable="parameter_bridge", output="screen",
-             arguments=["/clock@rosgraph_msgs/msg/Clock[gz.msgs.Clock"]),
-        Node(package="ros_gz_bridge", executable="parameter_bridge", name="ground_truth_bridge", output="screen",
-             arguments=[f"/model/{MODEL}/pose@tf2_msgs/msg/TFMessage[gz.msgs.Pose_V"],
-             remappings=[(f"/model/{MODEL}/pose", "/ground_truth/poses")]),
+        GroupAction(condition=IfCondition(gazebo), actions=[
+            IncludeLaunchDescription(PythonLaunchDescriptionSource([gz_sim]),
+                                     launch_arguments=[("gz_args", [*world_sdf, " -r -v 1"])],
+                                     condition=IfCondition(LaunchConfiguration("gazebo_gui"))),
+            IncludeLaunchDescription(PythonLaunchDescriptionSource([gz_sim]),
+                                     launch_arguments=[("gz_args", [*world_sdf, " -r -s -v 1"])],
+                                     condition=UnlessCondition(LaunchConfiguration("gazebo_gui"))),
+            Node(package="ros_gz_bridge", executable="parameter_bridge", name="clock_bridge", output="screen",
+                 arguments=["/clock@rosgraph_msgs/msg/Clock[gz.msgs.Clock"]),
+            Node(package="ros_gz_bridge", executable="parameter_bridge", name="ground_truth_bridge", output="screen",
+                 arguments=[f"/model/{MODEL}/pose@geometry_msgs/msg/TransformStamped[gz.msgs.Pose"],
+                 remappings=[(f"/model/{MODEL}/pose", GROUND_TRUTH)],
+                 parameters=[{"qos_overrides": {GROUND_TRUTH: {"publisher": {"depth": GROUND_TRUTH_DEPTH}}}}]),
+            OpaqueFunction(function=gazebo_robot),
+        ]),
         Node(package="robot_state_publisher", executable="robot_state_publisher", output="screen",
              parameters=[robot_description, {"use_sim_time": use_sim_time}]),
         Node(package="tf2_ros", executable="static_transform_publisher", output="screen",
              arguments=["--frame-id", "world", "--child-frame-id", "link_1"],
              parameters=[{"use_sim_time": use_sim_time}]),
-
-        Node(package="snake_control", executable="gait_generator", output="screen",
-             parameters=[node_params, {"robot": robot, "gait.type": LaunchConfiguration("gait"),
-                                       "use_sim_time": use_sim_time}]),
-        OpaqueFunction(function=robot_nodes),
-        Node(package="snake_control", executable="manipulability_monitor", output="screen",
-             parameters=[node_params, {"robot": robot, "use_sim_time": use_sim_time}],
-             condition=IfCondition(LaunchConfiguration("manipulability"))),
-        Node(package="snake_control", executable="head_odometry", output="screen",
-             parameters=[node_params, {"robot": robot, "model": MODEL, "use_sim_time": use_sim_time}]),
-        Node(package="snake_control", executable="head_tracking_controller", output="screen",
-             parameters=[node_params, {"robot": robot, "use_sim_time": use_sim_time}],
-             condition=IfCondition(LaunchConfiguration("head_tracking"))),
-
+        OpaqueFunction(function=snake_control_nodes),
         Node(package="rviz2", executable="rviz2", output="log",
              arguments=["-d", PathJoinSubstitution([share, "config", "rviz", "snake.rviz"])],
              parameters=[{"use_sim_time": use_sim_time}], condition=IfCondition(LaunchConfiguration("rviz"))),

@@ -10,13 +10,13 @@ setup(
         ("share/ament_index/resource_index/packages", ["resource/" + package_name]),
         ("share/" + package_name, ["package.xml"]),
     ],
-    install_requires=["setuptools", "snake_core", "numpy"],
+    install_requires=["setuptools", "snake_core", "snake_sim", "numpy"],
     zip_safe=True,
     maintainer="Snake SEA suite maintainers",
     maintainer_email="maintainers@snake-sea.dev",
-    description="rclpy nodes of the modular SEA snake (thin wrappers over snake_core) and an rclpy test double",
+    description="rclpy nodes of the modular SEA snake (thin wrappers over snake_core and snake_sim)",
     license="Apache-2.0",
-    extras_require={"test": ["pytest", "rosbags"]},
+    extras_require={"test": ["pytest"]},
     entry_points={
         "console_scripts": [
             "gait_generator = snake_control.gait_generator:main",
@@ -25,6 +25,8 @@ setup(
             "manipulability_monitor = snake_control.manipulability_monitor:main",
             "motor_command_mux = snake_control.motor_command_mux:main",
             "head_odometry = snake_control.head_odometry:main",
+            "simulator = snake_control.simulator:main",
+            "snake-control-bench = snake_control.rate_bench:main",
         ],
     },
 )

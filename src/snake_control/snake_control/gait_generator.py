@@ -9,8 +9,9 @@ be changed at run time (``ros2 param set /gait_generator gait.amplitude 0.6``): 
 validated by building the new gait through ``snake_core.gaits.make_gait``; a refused update leaves
 the running gait untouched and the reason is returned to the caller.
 
-Gait time t is ROS time since the node started (sim time under Gazebo), so the reference at t is
-exactly ``gait.reference(t)``; a change of ω takes effect at the next tick without re-phasing.
+Gait time t is ROS time since the node's first tick (sim time under Gazebo or the embedded
+simulator: the first /clock the node sees, not the simulation's start), so the reference published
+at t is exactly ``gait.reference(t)``; a change of ω takes effect at the next tick without re-phasing.
 """
 
 from __future__ import annotations
@@ -32,10 +33,10 @@ from .ros_interface import (
     GAIT_REFERENCE,
     OK,
     Diagnostics,
+    Elapsed,
     accepted,
     declare,
     joint_state,
-    now_seconds,
     rejected,
     run,
 )
@@ -90,7 +91,7 @@ class GaitGenerator(Node):
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self._pub = self.create_publisher(JointState, GAIT_REFERENCE, COMMAND_QOS)
         self._diag = Diagnostics(self, "gait")
-        self._t0 = now_seconds(self)
+        self._elapsed = Elapsed(self)
         self._timer = self.create_timer(1.0 / rate, self._tick)
 
     def _gait_type(self, updates: dict | None = None) -> str:
@@ -114,7 +115,7 @@ class GaitGenerator(Node):
         return accepted()
 
     def _tick(self) -> None:
-        t = now_seconds(self) - self._t0
+        t = self._elapsed()
         alpha_d, alpha_d_dot = self.gait.reference(t)
         self._pub.publish(joint_state(self, self.names, alpha_d, alpha_d_dot))
         self._diag.report(OK, f"{self._gait_type()} running")

@@ -1,28 +1,31 @@
 """head_odometry: /head/odometry (the head tip's pose and twist) from Gazebo's ground truth.
 
-Input: /ground_truth/poses, tf2_msgs/TFMessage: what gz-sim's PosePublisher (urdf/snake.gazebo.xacro)
-publishes as gz.msgs.Pose_V on /model/<model>/pose, bridged by ros_gz_bridge (launch/sim.launch.py).
-PosePublisher gives each link's pose in the model frame (frame_id ``<model>``, child_frame_id
-``<model>/<link>``; the bridge turns gz's ``::`` into ``/``) and the model's pose in the world
-(frame_id the world's name, child_frame_id ``<model>``). The head link's world pose is their product.
+Input: /ground_truth/poses, geometry_msgs/TransformStamped, one message per pose: what gz-sim's
+PosePublisher (urdf/snake.gazebo.xacro, ``use_pose_vector_msg`` false) publishes as gz.msgs.Pose on
+/model/<model>/pose, bridged by ros_gz_bridge (launch/sim.launch.py). Each link's pose comes in the
+model frame (frame_id ``<model>``, child_frame_id ``<model>/<link>``; the bridge turns gz's ``::``
+into ``/``) and the model's pose in the world (frame_id the world's name, child_frame_id
+``<model>``), all of one simulation step with one stamp. The head link's world pose is the product
+of the two of one stamp; the poses of one step come in any order.
 
 Output: /head/odometry, nav_msgs/Odometry in ``world_frame``, child frame ``child_frame``
-(``head_tip``), stamped with the transform's stamp: the tip position, orientation ψ about z, twist
-in the head frame (REP 105) by a backward difference of successive messages
-(snake_core.planar.head_state). The first message only primes the difference.
+(``head_tip``), stamped with the poses' stamp: the tip position, orientation ψ about z, twist in the
+head frame (REP 105) by a backward difference of successive stamps (snake_core.planar.head_state).
+The first stamp only primes the difference.
 
-A message without the model or head frame, a non-finite pose or a stamp that does not advance
-publishes nothing and reports ERROR on /diagnostics; so does ground truth older than
-``stale_timeout`` (head_tracking_controller then stops on stale odometry).
+A stamp whose poses lack the model or head frame (seen when the next stamp begins), a non-finite
+pose or a stamp not after the last one publishes nothing and reports ERROR on /diagnostics; so
+does ground truth older than ``stale_timeout`` (head_tracking_controller then stops on stale
+odometry).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from geometry_msgs.msg import TransformStamped
 from nav_msgs.msg import Odometry
 from rclpy.node import Node
-from tf2_msgs.msg import TFMessage
 
 from snake_core.naming import link_name
 from snake_core.planar.head_state import HeadPose, compose, head_tip_pose, head_twist
@@ -31,6 +34,7 @@ from snake_core.robot import load_robot
 from .ros_interface import (
     ERROR,
     GROUND_TRUTH_POSES,
+    GROUND_TRUTH_QOS,
     HEAD_ODOMETRY,
     OK,
     SENSOR_QOS,
@@ -62,33 +66,51 @@ class HeadOdometry(Node):
                           low=0.001, high=10.0, read_only=True)
         self.head_length = robot.link_length
         self._previous: HeadPose | None = None
+        self._stamp: float | None = None  # the stamp whose poses are being gathered
+        self._frames: dict[str, TransformStamped] = {}
+        self._done = False  # odometry of self._stamp published (or refused)
         self._fresh = InputFreshness(self, timeout)
-        self.create_subscription(TFMessage, GROUND_TRUTH_POSES, self._on_poses, SENSOR_QOS)
+        self.create_subscription(TransformStamped, GROUND_TRUTH_POSES, self._on_pose, GROUND_TRUTH_QOS)
         self._pub = self.create_publisher(Odometry, HEAD_ODOMETRY, SENSOR_QOS)
         self._diag = Diagnostics(self, "head_odometry")
         self.create_timer(timeout, self._watch)
 
-    def _on_poses(self, msg: TFMessage) -> None:
-        frames = {t.child_frame_id: t for t in msg.transforms}
+    def _on_pose(self, msg: TransformStamped) -> None:
+        stamp = seconds(msg.header.stamp)
+        if stamp != self._stamp:
+            if self._previous is not None and stamp <= self._previous.t:
+                self._diag.report(ERROR, f"no odometry: {self.head_frame} stamp did not advance",
+                                  {"previous_s": self._previous.t, "stamp_s": stamp})
+                return
+            if self._stamp is not None and not self._done:
+                self._report_missing()
+            self._stamp, self._frames, self._done = stamp, {}, False
+        self._frames[msg.child_frame_id] = msg
+        if not self._done and self.model in self._frames and self.head_frame in self._frames:
+            self._publish(self._frames[self.model], self._frames[self.head_frame])
+
+    def _report_missing(self) -> None:
+        frames = self._frames
         missing = [f for f in (self.model, self.head_frame) if f not in frames]
-        if missing or frames[self.head_frame].header.frame_id != self.model:
-            self._diag.report(ERROR, f"no odometry: {GROUND_TRUTH_POSES} lacks frame "
-                              + ", ".join(missing or [f"{self.head_frame} in {self.model}"]),
-                              {"frames": ", ".join(sorted(frames))})
+        self._diag.report(ERROR, f"no odometry: {GROUND_TRUTH_POSES} lacks frame " + ", ".join(missing),
+                          {"frames": ", ".join(sorted(frames))})
+
+    def _publish(self, model: TransformStamped, head: TransformStamped) -> None:
+        if head.header.frame_id != self.model:
+            self._diag.report(ERROR, f"no odometry: {self.head_frame} is given in {head.header.frame_id!r}, "
+                              f"not in the model frame {self.model!r}")
             return
-        head = frames[self.head_frame]
-        world = compose(pose3(frames[self.model].transform), pose3(head.transform))
+        world = compose(pose3(model.transform), pose3(head.transform))
         pose = head_tip_pose(seconds(head.header.stamp), world, self.head_length) if world is not None else None
         if pose is None:
             self._diag.report(ERROR, f"no odometry: non-finite pose of {self.head_frame}")
             return
+        self._done = True
         previous, self._previous = self._previous, pose
         if previous is None:
             return
-        twist = head_twist(previous, pose)
+        twist = head_twist(previous, pose)  # finite poses, advancing stamps (checked above)
         if twist is None:
-            self._diag.report(ERROR, f"no odometry: {self.head_frame} stamp did not advance",
-                              {"previous_s": previous.t, "stamp_s": pose.t})
             return
         self._pub.publish(planar_odometry(head.header.stamp, self.world_frame, self.child_frame, pose,
                                           twist.in_head_frame(pose.heading), twist.heading_rate))

@@ -10,7 +10,8 @@ joint torques themselves on rigid-joint robots.
 ``controller.mode`` pfl (partial feedback linearisation, 004 (70)) or lyapunov (004 §6.2, the
 law documented in snake_core.planar.head_tracking); unset gains take 004's values ((79), §6.2).
 The shape reference is the serpenoid (43) of ``gait.amplitude`` (α), ``gait.frequency`` (v),
-``gait.periods`` (T_s); its time is ROS time since the node started.
+``gait.periods`` (T_s); its time is ROS time since the node's first torque (under sim time, not the
+simulation's start).
 
 On stale (older than ``stale_timeout``) or non-finite joint states or odometry, or before a
 reference has arrived, nothing is published and /diagnostics reports ERROR: the SEA controllers
@@ -54,6 +55,7 @@ from .ros_interface import (
     SENSOR_QOS,
     TORQUE_REFERENCE,
     Diagnostics,
+    Elapsed,
     InputFreshness,
     all_finite,
     declare,
@@ -116,7 +118,7 @@ class HeadTrackingController(Node):
         self._odometry: tuple[float, ...] | None = None
         self.reference = None
         self._fresh = InputFreshness(self, timeout)
-        self._t0 = now_seconds(self)
+        self._elapsed = Elapsed(self)
         self.create_subscription(JointState, JOINT_STATES, self._on_joint_states, SENSOR_QOS)
         self.create_subscription(Odometry, HEAD_ODOMETRY, self._on_odometry, SENSOR_QOS)
         self.create_subscription(Path, HEAD_REFERENCE, self._on_reference, REFERENCE_QOS)
@@ -159,7 +161,7 @@ class HeadTrackingController(Node):
         now = now_seconds(self)
         q = q_from_world(np.array([x, y]), heading, alpha)
         qd = qd_from_world(np.array([vx, vy]), heading_rate, alpha_dot)
-        tau = self.tracker.step(now - self._t0, q, qd, self.reference(now))
+        tau = self.tracker.step(self._elapsed(), q, qd, self.reference(now))
         effort = sea_torque_reference(tau) if self._stiffness is not None else reverse_joints(tau)
         self._pub.publish(joint_state(self, self.names, effort=effort))
         self._diag.report(OK, "tracking")

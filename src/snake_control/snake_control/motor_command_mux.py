@@ -6,11 +6,13 @@ JointState per joint named ``motor_j``) → /motor_position_controller/commands.
 (rigid-joint robots, 004): the joint torques of head_tracking_controller (/sea/torque_reference,
 efforts of ``joint_j``) → /joint_effort_controller/commands.
 
-It publishes at ``rate`` once every joint has a command. When a joint's command is older than
-``stale_timeout`` or not finite, ERROR is reported on /diagnostics and the robot is put in its safe
-hold instead of receiving a partial array: position mode republishes the last complete array (the
-motors keep their positions), effort mode sends zero torques (the joints go limp; holding a torque
-with no controller behind it could drive the robot anywhere).
+It publishes an array as soon as every joint has sent a command since the last array: one array
+per control period of the controllers, in step with them (no timer phase between controller and
+mux, so a lock-stepped simulator sees the same delays on every run). When a joint's command is
+older than ``stale_timeout`` (checked at ``rate``) or not finite, ERROR is reported on /diagnostics
+and the robot is put in its safe hold instead of receiving a partial array: position mode republishes
+the last complete array (the motors keep their positions), effort mode sends zero torques (the
+joints go limp; holding a torque with no controller behind it could drive the robot anywhere).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from collections.abc import Sequence
 
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
-from std_msgs.msg import Float64MultiArray, MultiArrayDimension
+from std_msgs.msg import Float64MultiArray
 
 from snake_core.naming import joint_names, motor_names
 from snake_core.robot import load_robot
@@ -36,7 +38,7 @@ from .ros_interface import (
     InputFreshness,
     all_finite,
     declare,
-    floats,
+    float_array,
     joint_state_fields,
     run,
 )
@@ -61,6 +63,7 @@ class MotorCommandMux(Node):
         source, names, self._field, output, controller = MODES[self.mode]
         self.names = names(robot.n_joints)
         self._commands: dict[str, float] = {}
+        self._pending: set[str] = set()  # joints commanded since the last array
         self._fresh = InputFreshness(self, timeout)
         self._last: list[float] | None = None
         self.create_subscription(JointState, source, self._on_command, COMMAND_QOS)
@@ -73,27 +76,29 @@ class MotorCommandMux(Node):
             if name in self.names:
                 self._commands[name] = values[self._field]
                 self._fresh.mark(name)
+                self._pending.add(name)
+        if len(self._pending) < len(self.names):
+            return
+        self._pending.clear()
+        bad = [n for n in self.names if not all_finite([self._commands[n]])]
+        if bad:
+            self._hold(", ".join(f"{n} not finite" for n in bad))
+            return
+        self._last = [self._commands[n] for n in self.names]
+        self._pub.publish(float_array(self._last))
+        self._diag.report(OK, "all joints commanded")
 
-    def _array(self, data: list[float]) -> Float64MultiArray:
-        msg = Float64MultiArray()
-        msg.layout.dim = [MultiArrayDimension(label="joint", size=len(data), stride=len(data))]
-        msg.data = floats(data)
-        return msg
+    def _hold(self, why: str) -> None:
+        self._diag.report(ERROR, f"hold: {why}")
+        if self.mode == "effort":
+            self._pub.publish(float_array([0.0 for _ in self.names]))
+        elif self._last is not None:
+            self._pub.publish(float_array(self._last))
 
     def _tick(self) -> None:
         stale = self._fresh.stale(self.names)
-        bad = [n for n in self.names if n not in stale and not all_finite([self._commands[n]])]
-        if stale or bad:
-            why = ", ".join([f"{n} stale" for n in stale] + [f"{n} not finite" for n in bad])
-            self._diag.report(ERROR, f"hold: {why}")
-            if self.mode == "effort":
-                self._pub.publish(self._array([0.0 for _ in self.names]))
-            elif self._last is not None:
-                self._pub.publish(self._array(self._last))
-            return
-        self._last = [self._commands[n] for n in self.names]
-        self._pub.publish(self._array(self._last))
-        self._diag.report(OK, "all joints commanded")
+        if stale:
+            self._hold(", ".join(f"{n} stale" for n in stale))
 
 
 def main(args: Sequence[str] | None = None) -> int:

@@ -16,11 +16,12 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import Quaternion, Transform
 from nav_msgs.msg import Odometry
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor, SetParametersResult
-from rclpy.exceptions import InvalidParameterException
+from rclpy.exceptions import ParameterException
 from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
-from rclpy.qos import QoSProfile, qos_profile_sensor_data
+from rclpy.qos import QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray, MultiArrayDimension
 
 from snake_core.naming import joint_name, motor_name, sea_from_urdf, spring_name
 from snake_core.planar.head_state import HeadPose, Pose3
@@ -34,7 +35,7 @@ MOTOR_COMMANDS = "/sea/motor_commands"  # each sea_joint_controller: JointState,
 MOTOR_POSITION_COMMANDS = "/motor_position_controller/commands"  # Float64MultiArray β_d tail → head
 JOINT_EFFORT_COMMANDS = "/joint_effort_controller/commands"  # rigid-joint robots: Float64MultiArray τ
 HEAD_ODOMETRY = "/head/odometry"
-GROUND_TRUTH_POSES = "/ground_truth/poses"  # Gazebo's PosePublisher via ros_gz_bridge: tf2_msgs/TFMessage
+GROUND_TRUTH_POSES = "/ground_truth/poses"  # Gazebo's PosePublisher via ros_gz_bridge: TransformStamped per pose
 HEAD_REFERENCE = "/head/reference"
 MANIPULABILITY = "/manipulability"
 MANIPULABILITY_MARKERS = "/manipulability/markers"
@@ -42,6 +43,8 @@ DIAGNOSTICS = "/diagnostics"
 
 #: Measurements from hardware/Gazebo: best effort keeps only fresh samples and matches any publisher.
 SENSOR_QOS = qos_profile_sensor_data
+#: Gazebo's ground truth: a burst of one pose per link and the model every step (12 for koopaee6).
+GROUND_TRUTH_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.BEST_EFFORT)
 #: References and commands between our nodes: reliable, the last 10.
 COMMAND_QOS = QoSProfile(depth=10)
 
@@ -83,18 +86,28 @@ def accepted() -> SetParametersResult:
 
 
 def run(node_class: type[Node], args: Sequence[str] | None = None) -> int:
-    """The ``main`` of every node: init, build (bad parameters end it with one clear line, exit 2), spin."""
+    """The ``main`` of every node: init, build (bad parameters end it with one clear line, exit 2), spin.
+
+    rclpy raises a ParameterException for a wrong type or a value outside a descriptor's range,
+    snake_core a ConfigError for what its validation refuses (a missing robot file included).
+    """
     rclpy.init(args=args)
     try:
         node = node_class()
-    except (ConfigError, InvalidParameterException) as exc:  # snake_core's validation or a descriptor range
+    except (ConfigError, ParameterException) as exc:
         print(f"{node_class.__name__}: error: {exc}", file=sys.stderr)
         rclpy.try_shutdown()
         return 2
+    except KeyboardInterrupt:  # Ctrl-C (launch's SIGINT) while starting
+        rclpy.try_shutdown()
+        return 0
     try:
         rclpy.spin(node)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
+    except RuntimeError:  # a message taken while SIGINT shuts the context down (rclpy 7.1.6)
+        if rclpy.ok():
+            raise
     finally:
         node.destroy_node()
         rclpy.try_shutdown()
@@ -113,9 +126,32 @@ def now_seconds(node: Node) -> float:
     return node.get_clock().now().nanoseconds * 1e-9
 
 
+class Elapsed:
+    """ROS time since the first call [s]: a node's own time origin. Under sim time the clock reads 0
+    until the first /clock message, so the origin is taken when the node first acts, not in __init__."""
+
+    def __init__(self, node: Node) -> None:
+        self._node = node
+        self._t0: float | None = None
+
+    def __call__(self) -> float:
+        now = now_seconds(self._node)
+        if self._t0 is None:
+            self._t0 = now
+        return now - self._t0
+
+
 def floats(values: Iterable[float]) -> list[float]:
     """Python floats for a message field (rclpy refuses numpy arrays and ints in float64[] fields)."""
     return [float(v) for v in values]
+
+
+def float_array(values: Iterable[float]) -> Float64MultiArray:
+    """std_msgs/Float64MultiArray of a forward command controller: one dimension ``joint``, tail → head."""
+    data = floats(values)
+    msg = Float64MultiArray(data=data)
+    msg.layout.dim = [MultiArrayDimension(label="joint", size=len(data), stride=len(data))]
+    return msg
 
 
 def all_finite(values: Iterable[float]) -> bool:
@@ -184,17 +220,26 @@ def pose3(transform: Transform) -> Pose3:
     return Pose3((t.x, t.y, t.z), (q.x, q.y, q.z, q.w))
 
 
+def odometry(stamp: Any, frame_id: str, child_frame_id: str, position: Sequence[float],
+             orientation: Sequence[float], linear: Sequence[float], angular: Sequence[float]) -> Odometry:
+    """nav_msgs/Odometry of a pose (position, quaternion x, y, z, w) and a twist in the child frame (REP 105)."""
+    msg = Odometry(child_frame_id=child_frame_id)
+    msg.header.stamp, msg.header.frame_id = stamp, frame_id
+    pose, twist = msg.pose.pose, msg.twist.twist
+    pose.position.x, pose.position.y, pose.position.z = floats(position)
+    pose.orientation.x, pose.orientation.y, pose.orientation.z, pose.orientation.w = floats(orientation)
+    twist.linear.x, twist.linear.y, twist.linear.z = floats(linear)
+    twist.angular.x, twist.angular.y, twist.angular.z = floats(angular)
+    return msg
+
+
 def planar_odometry(stamp: Any, frame_id: str, child_frame_id: str, pose: HeadPose,
                     body_velocity: tuple[float, float], heading_rate: float) -> Odometry:
     """nav_msgs/Odometry of a planar pose (orientation ψ about z) with its twist in the child frame
     (REP 105: forward, leftward, ψ̇); what :func:`odometry_planar` reads back."""
-    msg = Odometry(child_frame_id=child_frame_id)
-    msg.header.stamp, msg.header.frame_id = stamp, frame_id
-    msg.pose.pose.position.x, msg.pose.pose.position.y, msg.pose.pose.position.z = pose.x, pose.y, pose.z
-    msg.pose.pose.orientation = quaternion_about_z(pose.heading)
-    msg.twist.twist.linear.x, msg.twist.twist.linear.y = float(body_velocity[0]), float(body_velocity[1])
-    msg.twist.twist.angular.z = float(heading_rate)
-    return msg
+    q = quaternion_about_z(pose.heading)
+    return odometry(stamp, frame_id, child_frame_id, (pose.x, pose.y, pose.z), (q.x, q.y, q.z, q.w),
+                    (*body_velocity, 0.0), (0.0, 0.0, heading_rate))
 
 
 # ------------------------------------------------------------------------- freshness, diagnostics
@@ -238,8 +283,11 @@ class Diagnostics:
         if (level, message) == self._last and now - self._last_time < self._period:
             return
         if level != OK and (level, message) != self._last:
-            log = self._node.get_logger()
-            (log.error if level == ERROR else log.warning)(message)
+            # one call site per severity: rclpy's logger refuses a severity change at a call site
+            if level == ERROR:
+                self._node.get_logger().error(message)
+            else:
+                self._node.get_logger().warning(message)
         self._last, self._last_time = (level, message), now
         status = DiagnosticStatus(level=level, name=self._name, message=message, hardware_id=self._hardware_id,
                                   values=[KeyValue(key=str(k), value=str(v)) for k, v in (values or {}).items()])

@@ -1,18 +1,20 @@
-"""sea_joint_controller: one node per SEA joint (parameter ``joint_index``, 1-based tail → head),
-running the snake_core controller of ``controller.mode`` (position | stiffness | tsc | torque).
+"""sea_joint_controller: the snake_core controller of ``controller.mode`` (position | stiffness |
+tsc | torque) for one SEA joint (``joint_index`` j, 1-based tail → head) or for all of them
+(``joint_index`` 0, the composed layout of snake_control.graph).
 
 Inputs: /joint_states (α_j, α̇_j, τ_j from ``joint_j`` and β_j from ``motor_j`` as DESIGN.md names
 them, or, where only the URDF joints are published (joint_state_broadcaster in Gazebo and on the
 robot), from ``motor_j`` (β) and ``spring_j`` (α − β) through ros_interface.sea_joint;
 α_{j−1} likewise for TSC), /gait/reference (α_j^d, α̇_j^d), /sea/torque_reference (τ_j^d, required
-in torque mode only). Output: a JointState with the single name ``motor_j`` (position β_d,
-velocity β̇_d) on /sea/motor_commands, which ``motor_command_mux`` gathers into the
-/motor_position_controller/commands array of the forward command controller (README "ROS 2 nodes").
+in torque mode only). Output: one joint, a JointState with the single name ``motor_j`` (position
+β_d, velocity β̇_d) on /sea/motor_commands, which ``motor_command_mux`` gathers into the
+/motor_position_controller/commands array of the forward command controller; all joints, that
+std_msgs/Float64MultiArray itself (β_d tail → head), one message per control period.
 
-Every ``1/rate`` s the controller steps with the latest inputs. If a required input is older than
+Every ``1/rate`` s the controllers step with the latest inputs. If a required input is older than
 ``stale_timeout`` or carries NaN/inf, the node holds its last command (republishes it; nothing
 before the first valid step) and reports ERROR on /diagnostics; an active joint/deflection
-limit in the controller is reported as WARN.
+limit in a controller is reported as WARN.
 
 ``controller.*`` parameters are those of the mode's snake_core module (``controller.stiffness``
 is K_d in the stiffness and tsc modes, a number or one per joint); left unset, the mode's own
@@ -27,9 +29,10 @@ from collections.abc import Sequence
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
 
 from snake_core.controllers import CONTROLLER_MODES, JointMeasurement, JointReference, make_joint_controllers
-from snake_core.naming import joint_name, motor_name
+from snake_core.naming import joint_name, motor_name, motor_names
 from snake_core.robot import load_robot
 from snake_core.validation import integer
 
@@ -39,6 +42,7 @@ from .ros_interface import (
     GAIT_REFERENCE,
     JOINT_STATES,
     MOTOR_COMMANDS,
+    MOTOR_POSITION_COMMANDS,
     OK,
     SENSOR_QOS,
     TORQUE_REFERENCE,
@@ -47,6 +51,7 @@ from .ros_interface import (
     InputFreshness,
     all_finite,
     declare,
+    float_array,
     joint_state,
     joint_state_fields,
     now_seconds,
@@ -71,11 +76,12 @@ class SEAJointController(Node):
         robot = load_robot(declare(self, "robot", "koopaee6", "robot file config/robots/<robot>.yaml",
                                    read_only=True))
         source = f"{self.get_name()} parameters"
-        self.j = integer(declare(self, "joint_index", 1, "SEA joint of this node, 1 = tail", low=1, high=64,
-                                 read_only=True), "joint_index", source, low=1, high=robot.n_joints)
+        index = integer(declare(self, "joint_index", 0, "SEA joint of this node, 1 = tail; 0: all joints "
+                                "(publishes the forward command controller's array)", low=0, high=64,
+                                read_only=True), "joint_index", source, low=0, high=robot.n_joints)
         rate = declare(self, "rate", 100.0, "control rate [Hz]", low=1.0, high=1000.0, read_only=True)
         self.dt = 1.0 / rate
-        timeout = declare(self, "stale_timeout", 0.1, "inputs older than this [s] put the joint in hold",
+        timeout = declare(self, "stale_timeout", 0.1, "inputs older than this [s] put the joints in hold",
                           low=0.001, high=10.0, read_only=True)
         self.mode = declare(self, "controller.mode", "position", "per-joint SEA controller mode",
                             choices=tuple(CONTROLLER_MODES), read_only=True)
@@ -88,68 +94,86 @@ class SEAJointController(Node):
                                     dynamic_typing=True, read_only=True)).value
             if value is not None and key in mode_parameters(self.mode):
                 params[key] = value
-        # one node per joint: build the mode's controllers and keep this joint's (validated by snake_core)
-        self.controller = make_joint_controllers(self.mode, robot, params, source)[self.j - 1]
-
-        self._joint, self._motor = joint_name(self.j), motor_name(self.j)
+        # the mode's controllers, validated by snake_core; this node steps joints self.joints (1-based)
+        controllers = make_joint_controllers(self.mode, robot, params, source)
+        self.joints = [index] if index else list(range(1, robot.n_joints + 1))
+        self.controllers = [controllers[j - 1] for j in self.joints]
+        self._measured = sorted({*self.joints, *(j - 1 for j in self.joints if j > 1)})  # TSC: α_{j−1}
         self._stiffness = robot.sea.stiffness if robot.sea is not None else None
         self._states: dict[int, tuple[float, float, float, float]] = {}
-        self._reference: tuple[float, float] | None = None
-        self._tau_d = 0.0
+        self._references: dict[int, tuple[float, float]] = {}
+        self._tau_d: dict[int, float] = dict.fromkeys(self.joints, 0.0)
         self._required = ["joint_states", "gait_reference"] + (["torque_reference"] if self.mode == "torque" else [])
         self._fresh = InputFreshness(self, timeout)
-        self._last: tuple[float, float] | None = None
+        self._last: tuple[list[float], list[float]] | None = None
         self.create_subscription(JointState, JOINT_STATES, self._on_joint_states, SENSOR_QOS)
         self.create_subscription(JointState, GAIT_REFERENCE, self._on_reference, COMMAND_QOS)
         self.create_subscription(JointState, TORQUE_REFERENCE, self._on_torque_reference, COMMAND_QOS)
-        self._pub = self.create_publisher(JointState, MOTOR_COMMANDS, COMMAND_QOS)
-        self._diag = Diagnostics(self, self._joint)
+        if index:
+            self._motors = [motor_name(index)]
+            self._pub = self.create_publisher(JointState, MOTOR_COMMANDS, COMMAND_QOS)
+        else:
+            self._motors = motor_names(robot.n_joints)
+            self._pub = self.create_publisher(Float64MultiArray, MOTOR_POSITION_COMMANDS, COMMAND_QOS)
+        self._diag = Diagnostics(self, joint_name(index) if index else "sea_joints")
         self.create_timer(self.dt, self._tick)
 
     def _on_joint_states(self, msg: JointState) -> None:
         fields = joint_state_fields(msg)
-        joints = {j: sea_joint(fields, j, self._stiffness) for j in ([self.j - 1, self.j] if self.j > 1 else [self.j])}
+        joints = {j: sea_joint(fields, j, self._stiffness) for j in self._measured}
         if all(v is not None and motor_name(j) in fields for j, v in joints.items()):
             self._states = joints
             self._fresh.mark("joint_states")
 
     def _on_reference(self, msg: JointState) -> None:
         fields = joint_state_fields(msg)
-        if self._joint in fields:
-            self._reference = fields[self._joint][:2]
+        if all(joint_name(j) in fields for j in self.joints):
+            self._references = {j: fields[joint_name(j)][:2] for j in self.joints}
             self._fresh.mark("gait_reference")
 
     def _on_torque_reference(self, msg: JointState) -> None:
         fields = joint_state_fields(msg)
-        if self._joint in fields:
-            self._tau_d = fields[self._joint][2]
+        if all(joint_name(j) in fields for j in self.joints):
+            self._tau_d = {j: fields[joint_name(j)][2] for j in self.joints}
             self._fresh.mark("torque_reference")
 
-    def _inputs(self) -> tuple[JointMeasurement, JointReference] | str:
-        """The controller's inputs, or why there are none (stale or non-finite)."""
+    def _inputs(self) -> list[tuple[JointMeasurement, JointReference]] | str:
+        """Each joint's controller inputs, or why there are none (stale or non-finite)."""
         stale = self._fresh.stale(self._required)
         if stale:
             return "stale input: " + ", ".join(stale)
-        alpha, alpha_dot, tau, beta = self._states[self.j]
-        alpha_prev = self._states[self.j - 1][0] if self.j > 1 else None
-        values = [alpha, alpha_dot, tau, beta, *self._reference, self._tau_d] + ([alpha_prev] if self.j > 1 else [])
-        if not all_finite(values):
-            return "non-finite input (NaN or inf) in joint states or references"
-        return (JointMeasurement(alpha, alpha_dot, beta, tau, alpha_prev),
-                JointReference(self._reference[0], self._reference[1], self._tau_d))
+        inputs = []
+        for j in self.joints:
+            alpha, alpha_dot, tau, beta = self._states[j]
+            alpha_prev = self._states[j - 1][0] if j > 1 else None
+            ref, tau_d = self._references[j], self._tau_d[j]
+            if not all_finite([alpha, alpha_dot, tau, beta, *ref, tau_d] + ([alpha_prev] if j > 1 else [])):
+                return f"non-finite input (NaN or inf) for {joint_name(j)} in joint states or references"
+            inputs.append((JointMeasurement(alpha, alpha_dot, beta, tau, alpha_prev),
+                           JointReference(ref[0], ref[1], tau_d)))
+        return inputs
+
+    def _publish(self, beta_d: list[float], beta_d_dot: list[float]) -> None:
+        if self._pub.msg_type is JointState:
+            self._pub.publish(joint_state(self, self._motors, beta_d, beta_d_dot))
+        else:
+            self._pub.publish(float_array(beta_d))
 
     def _tick(self) -> None:
         inputs = self._inputs()
         if isinstance(inputs, str):
             self._diag.report(ERROR, f"hold: {inputs}", {"mode": self.mode})
             if self._last is not None:
-                self._pub.publish(joint_state(self, [self._motor], [self._last[0]], [self._last[1]]))
+                self._publish(*self._last)
             return
-        command = self.controller.step(now_seconds(self), self.dt, *inputs)
-        self._last = (command.beta_d, command.beta_d_dot)
-        self._pub.publish(joint_state(self, [self._motor], [command.beta_d], [command.beta_d_dot]))
-        limited = getattr(self.controller, "limited", False)
-        self._diag.report(WARN if limited else OK, "limit active" if limited else "running", {"mode": self.mode})
+        t = now_seconds(self)
+        commands = [c.step(t, self.dt, *i) for c, i in zip(self.controllers, inputs, strict=True)]
+        self._last = ([c.beta_d for c in commands], [c.beta_d_dot for c in commands])
+        self._publish(*self._last)
+        limited = [joint_name(j) for j, c in zip(self.joints, self.controllers, strict=True)
+                   if getattr(c, "limited", False)]
+        self._diag.report(WARN if limited else OK, "limit active" if limited else "running",
+                          {"mode": self.mode, "limited": ", ".join(limited)})
 
 
 def main(args: Sequence[str] | None = None) -> int:

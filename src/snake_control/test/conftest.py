@@ -1,1 +1,1 @@
-from snake_control.testing.fixtures import ros  # noqa: F401  (the fixture: real rclpy or the double)
+from snake_control.testing import ros, ros_graph  # noqa: F401  (the fixtures: nodes on real rclpy)

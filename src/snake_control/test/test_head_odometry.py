@@ -1,4 +1,5 @@
-"""head_odometry: Gazebo's ground-truth poses (PosePublisher → ros_gz_bridge → tf2_msgs/TFMessage)
+"""head_odometry: Gazebo's ground-truth poses (PosePublisher → ros_gz_bridge → one
+geometry_msgs/TransformStamped per pose)
 → /head/odometry, and no odometry but an ERROR on /diagnostics when the head frame is missing, the
 pose is not finite or the ground truth goes stale."""
 
@@ -6,7 +7,7 @@ import math
 
 import pytest
 
-from snake_control.testing.messages import type_name
+from snake_control.testing import publishers, subscriptions, type_name
 from snake_core.robot import load_robot
 
 ROBOT = load_robot("koopaee6")
@@ -29,15 +30,12 @@ def transform(ros, parent, child, t, xyz, yaw):
     return msg
 
 
-def poses(ros, t, head_yaw, head=HEAD, model=True):
-    """What the bridge publishes: the model in the world, every link in the model (two shown)."""
-    from tf2_msgs.msg import TFMessage
-
-    transforms = [transform(ros, "snake", "snake/link_1", t, (0.0, 0.0, 0.0), 0.0),
-                  transform(ros, "snake", head, t, HEAD_IN_MODEL, head_yaw)]
+def publish_poses(ros, t, head_yaw, head=HEAD, model=True):
+    """What the bridge publishes for one step: every link in the model (two shown), the model in the world."""
+    ros.publish("/ground_truth/poses", transform(ros, "snake", "snake/link_1", t, (0.0, 0.0, 0.0), 0.0))
+    ros.publish("/ground_truth/poses", transform(ros, "snake", head, t, HEAD_IN_MODEL, head_yaw))
     if model:
-        transforms.append(transform(ros, "flat", "snake", t, *MODEL_POSE))
-    return TFMessage(transforms=transforms)
+        ros.publish("/ground_truth/poses", transform(ros, "flat", "snake", t, *MODEL_POSE))
 
 
 def make(ros, **params):
@@ -51,9 +49,9 @@ def test_topics_types_and_sensor_qos(ros):
 
     node = make(ros)
     subs, pubs = ({e.topic_name: (type_name(e.msg_type), e.qos_profile.reliability) for e in entities}
-                  for entities in (node.subscriptions, node.publishers))
+                  for entities in (subscriptions(node).values(), publishers(node).values()))
     best_effort = ReliabilityPolicy.BEST_EFFORT  # measurements, as the package's SENSOR_QOS
-    assert subs == {"/ground_truth/poses": ("tf2_msgs/msg/TFMessage", best_effort)}
+    assert subs == {"/ground_truth/poses": ("geometry_msgs/msg/TransformStamped", best_effort)}
     assert pubs["/head/odometry"] == ("nav_msgs/msg/Odometry", best_effort)
     assert pubs["/diagnostics"][0] == "diagnostic_msgs/msg/DiagnosticArray"
 
@@ -63,9 +61,9 @@ def test_a_pose_pair_gives_the_head_tip_pose_and_twist(ros):
 
     make(ros)
     delta = OMEGA * DT
-    ros.publish("/ground_truth/poses", poses(ros, T0, 0.0))
+    publish_poses(ros, T0, 0.0)
     assert ros.messages("/head/odometry") == []  # the first pose only primes the difference
-    ros.publish("/ground_truth/poses", poses(ros, T0 + DT, delta))
+    publish_poses(ros, T0 + DT, delta)
     (msg,) = ros.messages("/head/odometry")
     assert (msg.header.frame_id, msg.child_frame_id) == ("world", "head_tip")
     assert msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9 == pytest.approx(T0 + DT, abs=1e-9)
@@ -89,7 +87,7 @@ def test_a_pose_pair_gives_the_head_tip_pose_and_twist(ros):
 def test_missing_frame_publishes_nothing_and_reports_the_frame(ros, kwargs, frame):
     make(ros)
     for k in range(3):
-        ros.publish("/ground_truth/poses", poses(ros, T0 + k * DT, 0.0, **kwargs))
+        publish_poses(ros, T0 + k * DT, 0.0, **kwargs)
         ros.advance(DT)
     assert ros.messages("/head/odometry") == []
     status = ros.messages("/diagnostics")[-1].status[0]
@@ -98,25 +96,25 @@ def test_missing_frame_publishes_nothing_and_reports_the_frame(ros, kwargs, fram
 
 def test_non_finite_pose_or_repeated_stamp_publishes_nothing_for_that_message(ros):
     make(ros)
-    ros.publish("/ground_truth/poses", poses(ros, T0, 0.0))
-    ros.publish("/ground_truth/poses", poses(ros, T0 + DT, math.nan))
+    publish_poses(ros, T0, 0.0)
+    publish_poses(ros, T0 + DT, math.nan)
     assert ros.messages("/head/odometry") == []
     status = ros.messages("/diagnostics")[-1].status[0]
     assert status.level == b"\x02" and "non-finite" in status.message
-    ros.publish("/ground_truth/poses", poses(ros, T0 + DT, 0.0))  # differenced with the last finite pose
+    publish_poses(ros, T0 + DT, 0.0)  # differenced with the last finite pose
     assert len(ros.messages("/head/odometry")) == 1
-    ros.publish("/ground_truth/poses", poses(ros, T0 + DT, 0.0))  # the same stamp again
+    publish_poses(ros, T0, 0.0)  # an older stamp (a simulation reset)
     assert len(ros.messages("/head/odometry")) == 1
     status = ros.messages("/diagnostics")[-1].status[0]
     assert status.level == b"\x02" and "did not advance" in status.message
-    ros.publish("/ground_truth/poses", poses(ros, T0 + 2 * DT, 0.0))  # recovers with the next stamp
+    publish_poses(ros, T0 + 2 * DT, 0.0)  # recovers with the next stamp
     assert len(ros.messages("/head/odometry")) == 2
 
 
 def test_stale_ground_truth_is_reported(ros):
     make(ros, stale_timeout=0.05)
     for k in range(5):
-        ros.publish("/ground_truth/poses", poses(ros, T0 + k * DT, 0.0))
+        publish_poses(ros, T0 + k * DT, 0.0)
         ros.advance(DT)
     assert ros.messages("/diagnostics")[-1].status[0].level == b"\x00"
     ros.advance(0.2)

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from snake_control.testing.messages import type_name
+from snake_control.testing import publishers, subscriptions, type_name
 from snake_core.gaits import make_gait
 from snake_core.planar.convention import q_from_world, qd_from_world, reverse_joints
 from snake_core.planar.head_tracking import LyapunovGains, LyapunovTracker, PartialFeedbackLinearisation, PFLGains
@@ -58,6 +58,12 @@ def path(ros, t0):
     return msg
 
 
+def latched():
+    from snake_control.head_tracking_controller import REFERENCE_QOS
+
+    return REFERENCE_QOS  # transient local, as an operator sends the reference once
+
+
 def make(ros, **params):
     from snake_control.head_tracking_controller import HeadTrackingController
 
@@ -76,12 +82,12 @@ def test_topics_types_and_latched_reference_follow_design(ros):
     from rclpy.qos import DurabilityPolicy
 
     node = make(ros)
-    subs = {s.topic_name: s for s in node.subscriptions}
+    subs = subscriptions(node)
     assert {t: type_name(s.msg_type) for t, s in subs.items()} == {
         "/joint_states": "sensor_msgs/msg/JointState", "/head/odometry": "nav_msgs/msg/Odometry",
         "/head/reference": "nav_msgs/msg/Path"}
     assert subs["/head/reference"].qos_profile.durability == DurabilityPolicy.TRANSIENT_LOCAL
-    pubs = {p.topic_name: type_name(p.msg_type) for p in node.publishers}
+    pubs = {t: type_name(p.msg_type) for t, p in publishers(node).items()}
     assert pubs["/sea/torque_reference"] == "sensor_msgs/msg/JointState"
 
 
@@ -89,10 +95,11 @@ def test_topics_types_and_latched_reference_follow_design(ros):
 def test_torque_reference_is_snake_cores_tracker_on_the_measured_state(ros, mode):
     t_start = ros.now()
     make(ros, controller__mode=mode)
-    ros.publish("/head/reference", path(ros, t_start))
+    ros.publish("/head/reference", path(ros, t_start), latched())
     feed(ros, 0.1)
-    msg = ros.messages("/sea/torque_reference")[-1]
+    first, msg = ros.messages("/sea/torque_reference")[0], ros.messages("/sea/torque_reference")[-1]
     t = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
+    t_first = first.header.stamp.sec + first.header.stamp.nanosec * 1e-9  # the shape's time starts here
     assert msg.name == [f"joint_{j}" for j in range(1, N + 1)]
     # the same computation in snake_core; the odometry twist is in the head frame: turned by ψ = 90°
     v_world = np.array([-BODY_TWIST[1], BODY_TWIST[0]])
@@ -103,7 +110,7 @@ def test_torque_reference_is_snake_cores_tracker_on_the_measured_state(ros, mode
     tracker = PartialFeedbackLinearisation(model, PFLGains.diagonal(N), shape) if mode == "pfl" else \
         LyapunovTracker(model, LyapunovGains.diagonal(N), shape)
     ref = sampled_reference([t_start, t_start + 10.0], [[HEAD[0], HEAD[1], 0.0], [HEAD[0] + 1.0, HEAD[1], 0.0]])
-    tau = tracker.step(t - t_start, q, qd, ref(t))
+    tau = tracker.step(t - t_first, q, qd, ref(t))
     assert ROBOT.sea is None  # rigid joints: the efforts are the joint torques, tail → head
     assert list(msg.effort) == pytest.approx(reverse_joints(tau).tolist(), rel=1e-9, abs=1e-12)
     assert max(abs(e) for e in msg.effort) > 1e-6
@@ -115,7 +122,7 @@ def test_no_reference_or_stale_odometry_publishes_nothing_and_reports(ros):
     feed(ros, 0.1)
     assert ros.messages("/sea/torque_reference") == []
     assert "no /head/reference" in ros.messages("/diagnostics")[-1].status[0].message
-    ros.publish("/head/reference", path(ros, ros.now()))
+    ros.publish("/head/reference", path(ros, ros.now()), latched())
     feed(ros, 0.1)
     n = len(ros.messages("/sea/torque_reference"))
     assert n > 0

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from snake_control.testing.messages import type_name
+from snake_control.testing import publishers, subscriptions, type_name
 from snake_core.planar.convention import q_from_world
 from snake_core.planar.manipulability import ManipulabilityMonitor
 from snake_core.planar.model import planar_model
@@ -37,11 +37,11 @@ def run_posture(ros, alpha, seconds=0.2, **params):
 
 def test_topics_and_types_follow_design(ros):
     node = run_posture(ros, np.zeros(N), seconds=0.05)
-    pubs = {p.topic_name: type_name(p.msg_type) for p in node.publishers}
+    pubs = {t: type_name(p.msg_type) for t, p in publishers(node).items()}
     assert pubs["/manipulability"] == "std_msgs/msg/Float64MultiArray"
     assert pubs["/manipulability/markers"] == "visualization_msgs/msg/MarkerArray"
     assert pubs["/diagnostics"] == "diagnostic_msgs/msg/DiagnosticArray"
-    assert {s.topic_name: type_name(s.msg_type) for s in node.subscriptions} == {
+    assert {t: type_name(s.msg_type) for t, s in subscriptions(node).items()} == {
         "/joint_states": "sensor_msgs/msg/JointState"}
 
 

@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from snake_control.testing.messages import type_name
+from snake_control.testing import publishers, subscriptions, type_name
 from snake_core.controllers import JointMeasurement, JointReference, make_joint_controllers
 from snake_core.robot import load_robot
 
@@ -58,14 +58,13 @@ def test_topics_types_and_qos_follow_design(ros):
     from rclpy.qos import ReliabilityPolicy
 
     node = make(ros, joint_index=2)
-    subs = {s.topic_name: s for s in node.subscriptions}
+    subs = subscriptions(node)
     assert {t: type_name(s.msg_type) for t, s in subs.items()} == {
         "/joint_states": "sensor_msgs/msg/JointState", "/gait/reference": "sensor_msgs/msg/JointState",
         "/sea/torque_reference": "sensor_msgs/msg/JointState"}
     assert subs["/joint_states"].qos_profile.reliability == ReliabilityPolicy.BEST_EFFORT  # matches any publisher
     assert subs["/gait/reference"].qos_profile.reliability == ReliabilityPolicy.RELIABLE
-    pubs = {p.topic_name: type_name(p.msg_type) for p in node.publishers if p.topic_name not in ("/rosout",
-                                                                                                 "/parameter_events")}
+    pubs = {t: type_name(p.msg_type) for t, p in publishers(node).items()}
     assert pubs == {"/sea/motor_commands": "sensor_msgs/msg/JointState",
                     "/diagnostics": "diagnostic_msgs/msg/DiagnosticArray"}
 
@@ -215,3 +214,33 @@ def test_mux_in_effort_mode_gathers_joint_torques_and_goes_limp_on_stale_input(r
     ros.advance(0.2)
     assert list(ros.messages("/joint_effort_controller/commands")[-1].data) == [0.0] * n
     assert ros.messages("/diagnostics")[-1].status[0].level == b"\x02"
+
+
+def test_composed_node_commands_every_joint_as_the_per_joint_nodes_do(ros):
+    """joint_index 0: one node, the forward command controller's array tail → head, each entry what the
+    node of that joint alone sends (TSC: each joint's own tail neighbour)."""
+    params = {"controller__mode": "tsc", "controller__stiffness": 12.0, "controller__damping": 4.0,
+              "controller__inertia": 1.0, "controller__torque_gain": 6.0}
+    make(ros, joint_index=0, **params)
+    for j in (1, 3, 5):
+        make(ros, joint_index=j, namespace=f"joint_{j}", **params)
+    feed(ros, 0.05)
+    arrays = ros.messages("/motor_position_controller/commands")
+    assert type_name(type(arrays[-1])) == "std_msgs/msg/Float64MultiArray" and len(arrays[-1].data) == N
+    singles = {m.name[0]: m.position[0] for m in commands(ros)}
+    assert set(singles) == {"motor_1", "motor_3", "motor_5"}
+    for j in (1, 3, 5):
+        assert arrays[-1].data[j - 1] == pytest.approx(singles[f"motor_{j}"], abs=1e-12)
+    assert len(set(arrays[-1].data)) == N  # distinct per joint: no joint got another's inputs
+
+
+def test_composed_node_holds_every_joint_when_one_is_not_finite(ros):
+    make(ros, joint_index=0)
+    feed(ros, 0.03)
+    held = list(ros.messages("/motor_position_controller/commands")[-1].data)
+    bad = list(ALPHA)
+    bad[3] = math.inf
+    feed(ros, 0.03, alpha=bad)
+    assert list(ros.messages("/motor_position_controller/commands")[-1].data) == held
+    status = ros.messages("/diagnostics")[-1].status[0]
+    assert status.level == b"\x02" and "joint_4" in status.message

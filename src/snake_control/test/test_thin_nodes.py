@@ -10,12 +10,12 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "snake_control"
 NODES = ["gait_generator", "sea_joint_controller", "motor_command_mux", "head_tracking_controller",
-         "manipulability_monitor", "head_odometry"]
+         "manipulability_monitor", "head_odometry", "simulator"]
 #: numpy used only to hold message data for snake_core's functions
 ARRAY_BUILDERS = {"array", "asarray", "zeros"}
 ALLOWED_IMPORTS = ("rclpy", "rcl_interfaces", "std_msgs", "sensor_msgs", "nav_msgs", "geometry_msgs",
-                   "visualization_msgs", "diagnostic_msgs", "tf2_msgs", "snake_core", "numpy", "inspect", "importlib",
-                   "collections", "__future__", ".ros_interface")
+                   "visualization_msgs", "diagnostic_msgs", "rosgraph_msgs", "snake_core", "snake_sim", "numpy",
+                   "inspect", "importlib", "time", "collections", "__future__", ".ros_interface")
 
 
 def maths_in(source: str) -> list[str]:

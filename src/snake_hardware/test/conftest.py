@@ -98,4 +98,4 @@ def rig():
         r.close()
 
 
-from snake_control.testing.fixtures import ros  # noqa: E402, F401  (the fixture: real rclpy or the double)
+from snake_control.testing import ros  # noqa: E402, F401  (the fixture: nodes on real rclpy)

@@ -1,9 +1,12 @@
-"""The can_bridge: its ROS-free core (names, NaN for lost modules, command checks) and the rclpy node
-against emulated modules on a virtual bus (the snake_control test double where ROS is absent)."""
+"""The can_bridge: its ROS-free core (names, NaN for lost modules, command checks), the rclpy node
+against emulated modules on a virtual bus, and the installed executable's exit status."""
 
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
+from pathlib import Path
 
 import can
 import numpy as np
@@ -109,3 +112,16 @@ def test_node_refuses_an_unknown_robot(ros):
 
     with pytest.raises(ConfigError, match=r"robot\.name"):
         ros.make(CanBridgeNode, robot="nosuchsnake", can_bus_type="virtual", can_interface="x")
+
+
+@pytest.mark.parametrize(("parameter", "named"), [("can_interface:=nosuchcan0", "can_interface"),
+                                                  ("rate:=5000.0", "rate")])
+def test_executable_exits_2_with_one_line_on_a_missing_bus_or_a_bad_parameter(ros, parameter, named):
+    """What `ros2 run snake_hardware can_bridge` (and launch, and systemd) sees: the script that
+    setup.py installs into lib/snake_hardware, not only the node class."""
+    script = Path(__file__).resolve().parents[1] / "scripts" / "can_bridge"
+    run = subprocess.run([sys.executable, str(script), "--ros-args", "-p", parameter], capture_output=True,
+                         text=True, timeout=60)
+    assert run.returncode == 2, run.stderr
+    (line,) = run.stderr.strip().splitlines()
+    assert line.startswith("CanBridgeNode: error:") and named in line

@@ -1,0 +1,22 @@
+"""launch_ros ``Node`` actions from :mod:`snake_control.graph`: the graph the launch files start is
+the one definition the graph tests start too (``ros2 run`` of the same executables, parameter files
+and parameters)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from launch_ros.actions import Node
+
+from snake_control.graph import NodeSpec
+
+
+def launch_nodes(specs: Iterable[NodeSpec], share: str, use_sim_time: bool) -> list[Node]:
+    """One Node per spec: its parameter files from snake_bringup's share (in order), then its
+    parameters with ``use_sim_time``."""
+    return [
+        Node(package=spec.package, executable=spec.executable, name=spec.name, namespace=spec.namespace or None,
+             output="screen",
+             parameters=[*(f"{share}/{f}" for f in spec.param_files), dict(spec.parameters, use_sim_time=use_sim_time)])
+        for spec in specs
+    ]
