@@ -15,7 +15,8 @@ Command path of an SEA robot, ``layout``:
   /sea/motor_commands, gathered by motor_command_mux into the array.
 
 Rigid-joint robots (no ``sea:`` section, 004) take head_tracking_controller's torques through
-motor_command_mux in effort mode.
+motor_command_mux in effort mode; they run no gait_generator (its /gait/reference feeds SEA
+controllers only: the head tracker makes its own shape reference).
 """
 
 from __future__ import annotations
@@ -86,8 +87,9 @@ def command_nodes(robot: str, controller: str = "position", layout: str = "compo
 def control_nodes(robot: str, *, gait: str = "pedal_wave", controller: str = "position", layout: str = "composed",
                   head_tracking: bool = False, manipulability: bool = False) -> list[NodeSpec]:
     """Every snake_control node between the robot (Gazebo, embedded simulator or CAN) and the operator."""
-    nodes = [NodeSpec("gait_generator", "gait_generator", parameters={"robot": robot, "gait.type": gait}),
-             *command_nodes(robot, controller, layout)]
+    nodes = command_nodes(robot, controller, layout)
+    if load_robot(robot).sea is not None:  # the gait reaches the robot through SEA controllers only
+        nodes.insert(0, NodeSpec("gait_generator", "gait_generator", parameters={"robot": robot, "gait.type": gait}))
     if manipulability:
         nodes.append(NodeSpec("manipulability_monitor", "manipulability_monitor", parameters={"robot": robot}))
     if head_tracking:

@@ -12,7 +12,8 @@ mux, so a lock-stepped simulator sees the same delays on every run). When a join
 older than ``stale_timeout`` (checked at ``rate``) or not finite, ERROR is reported on /diagnostics
 and the robot is put in its safe hold instead of receiving a partial array: position mode republishes
 the last complete array (the motors keep their positions), effort mode sends zero torques (the
-joints go limp; holding a torque with no controller behind it could drive the robot anywhere).
+joints go limp; holding a torque with no controller behind it could drive the robot anywhere);
+before the first complete array nothing is sent.
 """
 
 from __future__ import annotations
@@ -89,11 +90,13 @@ class MotorCommandMux(Node):
         self._diag.report(OK, "all joints commanded")
 
     def _hold(self, why: str) -> None:
+        """Report, and once a complete array has gone out, put the robot in its safe hold. Before that
+        nothing is sent: the forward command controller keeps its own start value (for a lock-stepped
+        simulator an extra array would be a step of its own)."""
         self._diag.report(ERROR, f"hold: {why}")
-        if self.mode == "effort":
-            self._pub.publish(float_array([0.0 for _ in self.names]))
-        elif self._last is not None:
-            self._pub.publish(float_array(self._last))
+        if self._last is None:
+            return
+        self._pub.publish(float_array([0.0 for _ in self.names] if self.mode == "effort" else self._last))
 
     def _tick(self) -> None:
         stale = self._fresh.stale(self.names)

@@ -5,17 +5,22 @@ It steps the model of ``scenario`` (a name in config/scenarios/ or a file; ``ove
 ``snake-sim run --set`` syntax, e.g. ``world.file=stairs``) through snake_sim.stepping, one
 control period (1/``rate``) per step, and owns the simulation time:
 
-- takes β_d on /motor_position_controller/commands (std_msgs/Float64MultiArray, tail → head, as the
-  forward command controller does; before the first command the motors hold their start angles);
-- publishes /joint_states (``joint_j``: α, α̇, τ; ``motor_j``: β, β̇, U) and /head/odometry (the
-  head tip's ground truth, twist in the head frame), stamped with the simulation time, then /clock,
-  at every step.
+- takes the commands of the robot's forward command controller (std_msgs/Float64MultiArray, tail →
+  head): β_d on /motor_position_controller/commands for SEA robots (before the first command the
+  motors hold their start angles), joint torques τ on /joint_effort_controller/commands for
+  rigid-joint robots of the planar model (004; before the first command no torque);
+- publishes /joint_states (``joint_j``: α, α̇, τ; SEA robots also ``motor_j``: β, β̇, U) and
+  /head/odometry (the head tip's ground truth, twist in the head frame), stamped with the
+  simulation time, then /clock, at every step.
 
 ``lockstep`` (default true): after publishing step k the simulator waits for the next command
 before stepping again, so the result does not depend on how fast the machine runs the graph; if no
 command arrives within ``lockstep_timeout`` seconds of wall time it steps with the last one and
 reports WARN on /diagnostics. Until the first command, time advances at real time so that the
-controllers start. ``real_time_factor`` paces the steps against the wall clock (1: real time, as
+controllers start; then the simulator stands for ``STARTUP_GRACE`` s of wall time, so that every
+command computed while it ran on its own has arrived, and takes the latest: from there on each step
+answers exactly one command, computed from the state the step starts at. ``real_time_factor``
+paces the steps against the wall clock (1: real time, as
 Gazebo's default; 0: as fast as the graph answers). A non-finite state stops the simulation with
 ERROR on /diagnostics and exit code 1.
 """
@@ -42,6 +47,7 @@ from .ros_interface import (
     COMMAND_QOS,
     ERROR,
     HEAD_ODOMETRY,
+    JOINT_EFFORT_COMMANDS,
     JOINT_STATES,
     MOTOR_POSITION_COMMANDS,
     OK,
@@ -56,6 +62,10 @@ from .ros_interface import (
 )
 
 CLOCK = "/clock"
+#: Wall time [s] from the first command to lockstep: the commands the controllers computed for the
+#: periods the simulator ran on its own arrive and the latest is taken, so that exactly one command
+#: answers each step from then on.
+STARTUP_GRACE = 0.5
 
 
 class Simulator(Node):
@@ -82,16 +92,19 @@ class Simulator(Node):
         scenario = load_scenario(name, [o for o in overrides if o] + [f"sim.control_rate={rate}"])
         self.sim = stepper(scenario)
         n = len(self.sim.hold_command())
-        self.names = joint_names(n) + motor_names(n)
+        self._motors = self.sim.joints().beta is not None  # SEAs: motor_j in /joint_states
+        self.names = joint_names(n) + (motor_names(n) if self._motors else [])
+        self.command_topic = JOINT_EFFORT_COMMANDS if self.sim.command_interface == "effort" \
+            else MOTOR_POSITION_COMMANDS
         self._wall_period = (1.0 / rtf) * self.sim.control_period if rtf > 0.0 else 0.0
         self._command = self.sim.hold_command()
-        self._started = False  # a command has arrived
+        self._first_command: float | None = None  # wall time of the first command
         self._fresh = False  # a command arrived since the last step
         self._published_at = time.monotonic()
         self._clock_pub = self.create_publisher(Clock, CLOCK, 10)
         self._joints = self.create_publisher(JointState, JOINT_STATES, SENSOR_QOS)
         self._odometry = self.create_publisher(Odometry, HEAD_ODOMETRY, SENSOR_QOS)
-        self.create_subscription(Float64MultiArray, MOTOR_POSITION_COMMANDS, self._on_command, COMMAND_QOS)
+        self.create_subscription(Float64MultiArray, self.command_topic, self._on_command, COMMAND_QOS)
         self._diag = Diagnostics(self, "simulator")
         self.failed = False
         self._publish()
@@ -100,18 +113,24 @@ class Simulator(Node):
     def _on_command(self, msg: Float64MultiArray) -> None:
         if len(msg.data) != len(self._command) or not all_finite(msg.data):
             self._diag.report(ERROR, f"command refused: {len(msg.data)} values (expected {len(self._command)}, "
-                              "finite) on " + MOTOR_POSITION_COMMANDS)
+                              "finite) on " + self.command_topic)
             return
         self._command = list(msg.data)
-        self._started = self._fresh = True
+        self._fresh = True
+        if self._first_command is None:
+            self._first_command = time.monotonic()
         self._poll()
 
     def _poll(self) -> None:
         """Step when the command of this period has come (lockstep) and the pace allows."""
-        waited = time.monotonic() - self._published_at
-        if waited < (self._wall_period if self._started else self.sim.control_period):
+        now = time.monotonic()
+        waited = now - self._published_at
+        started = self._first_command is not None
+        if not started and waited < self.sim.control_period:
             return
-        late = self.lockstep and self._started and not self._fresh
+        if (started and now - self._first_command < STARTUP_GRACE) or waited < self._wall_period:
+            return
+        late = self.lockstep and started and not self._fresh
         if late and waited < self.timeout:
             return
         try:
@@ -126,16 +145,19 @@ class Simulator(Node):
             self._diag.report(WARN, f"no command within lockstep_timeout = {self.timeout:g} s: stepped with the "
                               "last one")
         else:
-            self._diag.report(OK, "running" if self._started else "waiting for /motor_position_controller/commands")
+            self._diag.report(OK, "running" if started else "waiting for " + self.command_topic)
 
     def _publish(self) -> None:
         """The measurements of the new time, then the time itself: a controller whose timer fires on
         this /clock has already received the joint states of the same instant."""
         self._published_at = time.monotonic()
-        clock = Clock(clock=Time(seconds=self.sim.t).to_msg())
+        # rounded to the nanosecond: Time(seconds=) truncates, and a step that lands at 0.2199999… s would
+        # stamp 0.219999999 s, so a controller's timer due at 0.22 s would fire one period late
+        clock = Clock(clock=Time(nanoseconds=round(1e9 * self.sim.t)).to_msg())
         j = self.sim.joints()
-        msg = joint_state(self, self.names, [*j.alpha, *j.beta], [*j.alpha_dot, *j.beta_dot],
-                          [*j.tau, *j.motor_torque])
+        motors = (j.beta, j.beta_dot, j.motor_torque) if self._motors else ([], [], [])
+        msg = joint_state(self, self.names, [*j.alpha, *motors[0]], [*j.alpha_dot, *motors[1]],
+                          [*j.tau, *motors[2]])
         msg.header.stamp = clock.clock
         self._joints.publish(msg)
         head = self.sim.head()

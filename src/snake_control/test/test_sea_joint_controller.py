@@ -244,3 +244,15 @@ def test_composed_node_holds_every_joint_when_one_is_not_finite(ros):
     assert list(ros.messages("/motor_position_controller/commands")[-1].data) == held
     status = ros.messages("/diagnostics")[-1].status[0]
     assert status.level == b"\x02" and "joint_4" in status.message
+
+
+@pytest.mark.parametrize(("robot", "mode", "topic"), [("koopaee6", "position", "/motor_position_controller/commands"),
+                                                      ("ariizumi10", "effort", "/joint_effort_controller/commands")])
+def test_mux_sends_nothing_before_the_first_complete_array(ros, robot, mode, topic):
+    """A lock-stepped simulator would take any array for a step: before the controllers answer, none."""
+    from snake_control.motor_command_mux import MotorCommandMux
+
+    ros.make(MotorCommandMux, robot=robot, mode=mode, rate=100.0, stale_timeout=0.05)
+    ros.advance(0.3)
+    assert ros.messages(topic) == []
+    assert ros.messages("/diagnostics")[-1].status[0].level == b"\x02"  # stale inputs reported all the same

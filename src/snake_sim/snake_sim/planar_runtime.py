@@ -218,14 +218,33 @@ def _dynamics(setup: PlanarSetup) -> tuple[Callable, Callable]:
     return rhs, outputs
 
 
-def simulate(setup: PlanarSetup, duration: float | None = None, progress: bool = False) -> RunLog:
-    """Integrate the closed loop and log it at ``sim.log_rate`` (stops at a torque blow-up)."""
-    model, d, nj = setup.model, setup.model.dof, setup.model.n_joints
-    duration = setup.scenario.duration if duration is None else positive(duration, "--duration")
-    rhs, outputs = _dynamics(setup)
+def initial_state(setup: PlanarSetup) -> np.ndarray:
+    """x(0) = [q0, q̇ = 0] (and, through SEAs, [β = α(0), β̇ = 0])."""
+    d = setup.model.dof
     x0 = np.concatenate((setup.q0, np.zeros(d)))
     if setup.sea is not None:
-        x0 = np.concatenate((x0, reverse_joints(setup.q0[3:]), np.zeros(nj)))
+        x0 = np.concatenate((x0, reverse_joints(setup.q0[3:]), np.zeros(setup.model.n_joints)))
+    return x0
+
+
+def integration_method(setup: PlanarSetup) -> str:
+    """LSODA where SEA rotors or regularised Coulomb friction make the system stiff, else DOP853."""
+    stiff = setup.sea is not None or setup.model.mu_x > 0.0 or setup.model.mu_y > 0.0
+    return "LSODA" if stiff else "DOP853"
+
+
+def blowup_status(setup: PlanarSetup, t: float) -> str:
+    """The status of a run stopped at ``t`` because ‖τ‖ exceeded controller.blowup_torque."""
+    return (f"torque blow-up: ‖τ‖ exceeded controller.blowup_torque = {setup.blowup_torque:g} N·m at "
+            f"t = {t:.3f} s (tracking lost)")
+
+
+def simulate(setup: PlanarSetup, duration: float | None = None, progress: bool = False) -> RunLog:
+    """Integrate the closed loop and log it at ``sim.log_rate`` (stops at a torque blow-up)."""
+    model, d = setup.model, setup.model.dof
+    duration = setup.scenario.duration if duration is None else positive(duration, "--duration")
+    rhs, outputs = _dynamics(setup)
+    x0 = initial_state(setup)
     t_eval = np.unique(np.minimum(np.arange(0.0, duration + 1e-9, setup.scenario.log_period), duration))
     bar = tqdm(total=round(duration, 6), unit="s", disable=not progress, leave=False,
                bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} s sim [{elapsed}<{remaining}]")
@@ -238,14 +257,12 @@ def simulate(setup: PlanarSetup, duration: float | None = None, progress: bool =
         return float(np.linalg.norm(outputs(t, x, compute_terms(model, q, qd))[0])) - setup.blowup_torque
 
     blowup.terminal = True
-    stiff = setup.sea is not None or setup.model.mu_x > 0.0 or setup.model.mu_y > 0.0
-    sol = solve_ivp(rhs, (0.0, duration), x0, method="LSODA" if stiff else "DOP853",
+    sol = solve_ivp(rhs, (0.0, duration), x0, method=integration_method(setup),
                     t_eval=t_eval, rtol=RTOL, atol=ATOL, events=blowup)
     bar.close()
     status = "ok"
     if sol.status == 1:
-        status = (f"torque blow-up: ‖τ‖ exceeded controller.blowup_torque = {setup.blowup_torque:g} N·m at "
-                  f"t = {sol.t_events[0][0]:.3f} s (tracking lost)")
+        status = blowup_status(setup, sol.t_events[0][0])
     elif sol.status < 0:
         status = f"integration failed at t = {sol.t[-1] if sol.t.size else 0.0:.3f} s: {sol.message}"
     return _log(setup, sol.t, sol.y.T, outputs, status)
