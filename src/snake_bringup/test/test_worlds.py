@@ -38,6 +38,39 @@ def test_world_is_accepted_by_libsdformat_and_read_alike_by_the_simulator(name, 
 
 
 @pytest.mark.parametrize("name", WORLDS)
+def test_obstacle_friction_is_read_alike_by_libsdformat_and_the_simulator(name, sdf_checker):
+    """Every static box (obstacle, step) carries its μ in SDF's <surface><friction><ode> (isotropic), and
+    libsdformat reads the μ the simulator uses (snake_sim.world); worlds/ files carry 002 §4.6's μ_c = 0.6."""
+    rep = sdf_checker(paths.world_file(name))
+    world = load_world(name)
+    ours = {b.friction for b in world.static_boxes}
+    assert None not in ours, f"{name}: a static box without <surface><friction><ode><mu>"
+    assert ours <= {worldgen.FACE_FRICTION}
+    theirs = {mu for mu, mu2, *_ in rep.friction.values()}
+    assert theirs == ours and all(mu == mu2 for mu, mu2, *_ in rep.friction.values())
+
+
+def test_a_box_with_a_top_plate_passes_libsdformat_with_each_collisions_friction(tmp_path, sdf_checker):
+    """002 §6.4's plate: two collisions, the box's μ and the plate's, which libsdformat reads per link and the
+    simulator joins into one box (top: the plate's μ, sides: the box's)."""
+    from snake_sim.terrain import terrain_from_world
+
+    path = tmp_path / "plate.sdf"
+    path.write_text(worldgen.single_obstacle_world(top_friction=0.82))
+    rep = sdf_checker(path)
+    assert rep.returncode == 0 and not rep.errors, rep.errors
+    assert rep.friction["link"][:2] == (worldgen.FACE_FRICTION, worldgen.FACE_FRICTION)
+    assert rep.friction["top_plate"][:2] == (0.82, 0.82)
+    (_, box), (_, plate) = sorted(rep.boxes["obstacle"], key=lambda r: r[1][2])
+    assert plate[2] - 0.5 * plate[6] == pytest.approx(box[2] + 0.5 * box[6], abs=1e-12)  # lies on the box
+    assert box[2] - 0.5 * box[6] == pytest.approx(0.0, abs=1e-12)
+    assert plate[2] + 0.5 * plate[6] == pytest.approx(worldgen.SINGLE_OBSTACLE[0], abs=1e-12)  # 36 mm in all
+    terrain = terrain_from_world(load_world(path), 0.6)
+    assert terrain.friction.tolist() == [[0.82, worldgen.FACE_FRICTION]]
+    assert terrain.boxes[0, 3] == pytest.approx(worldgen.SINGLE_OBSTACLE[0], abs=1e-12)
+
+
+@pytest.mark.parametrize("name", WORLDS)
 def test_world_is_sdf_1_9_with_the_gz_systems_it_needs(name):
     root = ET.parse(paths.world_file(name)).getroot()
     assert root.get("version") == "1.9"

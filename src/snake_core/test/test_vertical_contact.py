@@ -110,31 +110,32 @@ def test_pedal_wave_gait_formula():
 
 @pytest.mark.parametrize("side", [None, 0.0, 0.2])
 def test_friction_on_the_box_side_opposes_sliding_up_it(model, side):
-    """002 §4.6 (Fig. 4.4): (4.27) on the near face resists a point sliding up it with μ f^N (μ_c unless
-    ``side_friction`` overrides it); the top face keeps μ_c."""
+    """002 §4.6 (Fig. 4.4): (4.27) on the near face resists a point sliding up it with μ f^N, the sides' μ of
+    the box (μ_c when the terrain gives none); the top has its own μ."""
     q = initial_configuration(model, 0.0, 0.05)
     v = np.zeros(model.n_q)
     v[model.i_pz] = 0.05  # 50 ε upward along the face's tangent
     head_x = model.robot.total_length
-    p = ContactParams(MU, K, D, R, side_friction=side)
-    mu_side = MU if side is None else side
-    box_side = Terrain(None, np.array([[head_x + R - 0.003, head_x + 0.2, 0.0, 0.2]]))
+    p = ContactParams(MU, K, D, R)
+    mu_top, mu_side = (MU, MU) if side is None else (0.9, side)
+    faces = None if side is None else [[mu_top, mu_side]]
+    box_side = Terrain(None, np.array([[head_x + R - 0.003, head_x + 0.2, 0.0, 0.2]]), faces)
     c = contact_forces(model, box_side, p, q, v)
     assert c.f_normal[0] == pytest.approx(K * 0.003)
     assert c.Q[model.i_pz] == pytest.approx(-mu_side * K * 0.003, rel=1e-9, abs=1e-12)  # downward: opposes
     v[:] = 0.0
     v[model.i_px] = 0.05
-    box_top = Terrain(None, np.array([[-0.1, head_x + 0.1, 0.0, 0.05 - R + 0.002]]))
+    box_top = Terrain(None, np.array([[-0.1, head_x + 0.1, 0.0, 0.05 - R + 0.002]]), faces)
     c = contact_forces(model, box_top, p, q, v)
-    assert c.Q[model.i_px] == pytest.approx(-MU * c.Q[model.i_pz], rel=1e-9)
+    assert c.Q[model.i_px] == pytest.approx(-mu_top * c.Q[model.i_pz], rel=1e-9)
 
 
 def test_side_friction_linearisation_matches_finite_differences(model):
     q = initial_configuration(model, 0.0, 0.05, alpha=np.array([0.0, 0.0, 0.0, 0.05, 0.1]))
     v = np.random.default_rng(1).normal(scale=0.003, size=model.n_q)
     head_x = model.robot.total_length
-    terrain = Terrain(None, np.array([[head_x - 0.005, head_x + 0.2, 0.0, 0.2]]))
-    p = ContactParams(MU, K, D, R, slip_velocity=1e-2, side_friction=0.2)
+    terrain = Terrain(None, np.array([[head_x - 0.005, head_x + 0.2, 0.0, 0.2]]), [[0.8, 0.2]])
+    p = ContactParams(MU, K, D, R, slip_velocity=1e-2)
     c = contact_forces(model, terrain, p, q, v)
     assert c.n_active >= 1 and np.any(c.nx != 0.0)
     eps = 1e-7
@@ -142,6 +143,26 @@ def test_side_friction_linearisation_matches_finite_differences(model):
                                                                                            v - e).Q) / (2 * eps)
                            for e in np.eye(model.n_q) * eps])
     assert c.D == pytest.approx(Dfd, rel=1e-4, abs=1e-4)
+
+
+@pytest.mark.parametrize("angle_deg", [10.0, 45.0, 80.0])
+def test_face_friction_reaches_the_rounded_edge(model, angle_deg):
+    """A point on the edge arc (its disc touches the box's top edge, the normal ψ above the horizontal) slides
+    along the arc: f^T = μ(n) f^N with μ(n) = μ_side cos²ψ + μ_top sin²ψ. With top and sides at μ = 0.2 it is
+    0.2 all round the arc, not the ground's μ_c = 0.6; with 0.2 / 0.9 the side's μ dominates near the side."""
+    psi = np.radians(angle_deg)
+    dist = 0.6 * R
+    q, _ = head_tip_at_edge(model, dist * np.cos(psi), dist * np.sin(psi))
+    head_x = model.robot.total_length
+    box = [[head_x + dist * np.cos(psi), head_x + 0.2, 0.0, 0.05 - dist * np.sin(psi)]]
+    v = np.zeros(model.n_q)
+    v[model.i_px], v[model.i_pz] = 0.05 * np.sin(psi), 0.05 * np.cos(psi)  # along t = (n_z, −n_x), 50 ε
+    p = ContactParams(MU, K, D, R)
+    for mu_top, mu_side in ((0.2, 0.2), (0.9, 0.2)):
+        c = contact_forces(model, Terrain(None, np.array(box), [[mu_top, mu_side]]), p, q, v)
+        assert c.n_active == 1 and (c.nx[0], c.nz[0]) == pytest.approx((-np.cos(psi), np.sin(psi)), rel=1e-9)
+        mu = mu_side * np.cos(psi) ** 2 + mu_top * np.sin(psi) ** 2
+        assert c.f_tangent[0] == pytest.approx(-mu * c.f_normal[0], rel=1e-9)  # opposes the slide along t
 
 
 def head_tip_at_edge(model, ex, ez):
@@ -178,7 +199,8 @@ def test_edge_contact_linearisation_matches_finite_differences(model):
     q, box = head_tip_at_edge(model, 0.004, 0.005)
     v = np.zeros(model.n_q)
     v[model.i_px], v[model.i_pz] = 0.04, 0.032  # ≈ along the tangent (n ≈ (−0.62, 0.78))
-    for d, slip in ((D, 1e-2), (0.0, 1e-5)):
+    for d, slip, faces in ((D, 1e-2, None), (0.0, 1e-5, None), (D, 1e-2, [[0.9, 0.1]]), (0.0, 1e-5, [[0.9, 0.1]])):
+        box = Terrain(None, box.boxes, faces)  # top and sides alike, then μ(n) turning with the normal
         p = ContactParams(MU, K, d, R, slip_velocity=slip)
         c = contact_forces(model, box, p, q, v)
         assert c.n_active == 1 and c.nx[0] < 0.0 < c.nz[0]
@@ -202,9 +224,9 @@ def test_friction_secant_uses_the_side_faces_own_mu(model):
     v1 = np.zeros(model.n_q)
     v1[model.i_pz] = 0.05  # the step's end velocity slides the tip up the face by 50 ε
     corrections = []
-    for side in (None, 0.0):
-        p = ContactParams(MU, K, D, R, side_friction=side)
-        c = contact_forces(model, box_side, p, q, np.zeros(model.n_q))
+    p = ContactParams(MU, K, D, R)
+    for faces in (None, [[MU, 0.0]]):
+        c = contact_forces(model, Terrain(None, box_side.boxes, faces), p, q, np.zeros(model.n_q))
         corrections.append(c.friction_secant(p, v1))
     assert corrections[0] is not None and np.abs(corrections[0]).max() > 1.0
     assert not corrections[1].any()

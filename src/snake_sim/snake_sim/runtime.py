@@ -40,8 +40,8 @@ from .terrain import terrain_from_world
 from .world import World, load_world
 
 ROBOT_FIELDS = ("name", "rotor_inertia_model", "sea_stiffness")
-WORLD_FIELDS = ("file", "start_x")
-CONTACT_FIELDS = ("friction", "stiffness", "damping", "threshold", "slip_velocity", "side_friction")
+WORLD_FIELDS = ("file", "start_x", "side_friction")
+CONTACT_FIELDS = ("friction", "stiffness", "damping", "threshold", "slip_velocity")
 
 TickHook = Callable[[float, np.ndarray, np.ndarray, dict[str, np.ndarray]], dict[str, np.ndarray]]
 
@@ -69,7 +69,11 @@ class VerticalSetup:
 
 
 def contact_params(section: dict, source: str) -> ContactParams:
-    """``contact:`` of a scenario (002 Table 5.1 defaults)."""
+    """``contact:`` of a scenario (002 Table 5.1 defaults); ``friction`` is the ground's (and the robot's) μ_c."""
+    if "side_friction" in section:
+        raise ConfigError("contact.side_friction", section["side_friction"], "is no longer a contact field: an "
+                          "obstacle's friction is its collision's <surface><friction><ode><mu> in the world file; "
+                          "to override the μ of every box's vertical faces use world.side_friction (0 to 5)", source)
     reject_unknown(section, CONTACT_FIELDS, "contact", source)
     return ContactParams(
         friction=number(section.get("friction", 0.6), "contact.friction", source, low=0.0, high=5.0),
@@ -78,8 +82,6 @@ def contact_params(section: dict, source: str) -> ContactParams:
         threshold=number(section.get("threshold", CONTACT_THRESHOLD), "contact.threshold", source, low=0.0,
                          high=0.1),
         slip_velocity=positive(section.get("slip_velocity", SLIP_VELOCITY), "contact.slip_velocity", source),
-        side_friction=(None if section.get("side_friction") is None else
-                       number(section["side_friction"], "contact.side_friction", source, low=0.0, high=5.0)),
     )
 
 
@@ -105,9 +107,12 @@ def build(scenario: Scenario) -> VerticalSetup:
     world_section = scenario.section("world")
     reject_unknown(world_section, WORLD_FIELDS, "world", src)
     world = load_world(world_section["file"])
-    terrain = terrain_from_world(world)
+    contact = contact_params(scenario.section("contact"), src)
+    side = world_section.get("side_friction")
+    side = None if side is None else number(side, "world.side_friction", src, low=0.0, high=5.0)
+    terrain = terrain_from_world(world, contact.friction, side)
     model = build_model(robot)
-    plant = VerticalPlant(model, terrain, contact_params(scenario.section("contact"), src), motor_pd(robot))
+    plant = VerticalPlant(model, terrain, contact, motor_pd(robot))
     gait_section = scenario.section("gait")
     gait = make_gait(get(gait_section, "type", "gait", src), robot.n_joints, gait_section, src)
     ctrl = scenario.section("controller")

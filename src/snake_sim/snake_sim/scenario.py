@@ -7,7 +7,8 @@ and what the run writes. Top-level sections (DESIGN.md "Command line" names)::
     description: free text
     model: vertical                   # vertical (002) | planar (004) | pushing (001); see RUNNERS
     robot:   {name: koopaee6, ...}    # robot.name = config/robots/<name>.yaml; model-specific keys
-    world:   {file: flat, start_x: 0.0}   # worlds/<file>.sdf; start_x = tail tip x at t = 0 [m]
+    world:   {file: flat, start_x: 0.0}   # worlds/<file>.sdf; start_x = tail tip x at t = 0 [m]; vertical model:
+                                      # side_friction replaces the μ of every box's sides (the file's otherwise)
     gait:    {type: pedal_wave, amplitude: ..., frequency: ..., phase_shift: ...}
     controller: {mode: position, ...}
     contact: {friction: 0.6, stiffness: 550, damping: 10, ...}

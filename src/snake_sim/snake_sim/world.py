@@ -2,7 +2,10 @@
 
 The embedded simulators read the very files Gazebo loads (worlds/*.sdf), so both see the same
 obstacles. Only what the snake can touch is extracted: a plane (the ground) and boxes. Poses of
-model, link and collision are composed; boxes may be rotated about z only.
+model, link and collision are composed; boxes may be rotated about z only. A box's friction is its
+collision's ``<surface><friction><ode><mu>`` (isotropic: ``mu2``, if given, equals ``mu``), the μ of the
+robot on every face of that box; None where the collision has none (the simulator then uses the robot's
+μ_c, as Gazebo does with the plane's default of 1 against the robot's μ). See ``snake_sim.worldgen``.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from snake_core import paths
-from snake_core.validation import ConfigError
+from snake_core.validation import ConfigError, number
 
 
 @dataclass(frozen=True)
@@ -26,6 +29,7 @@ class Box:
     center: tuple[float, float, float]
     size: tuple[float, float, float]
     yaw: float = 0.0
+    friction: float | None = None  # μ of its faces (SDF <surface><friction><ode><mu>); None: not given
 
     @property
     def x_min(self) -> float:
@@ -94,6 +98,28 @@ def _pose(elem: ET.Element | None, field: str, source: str) -> np.ndarray:
     return T
 
 
+def _friction(col: ET.Element, field: str, source: str) -> float | None:
+    """μ of a collision's <surface><friction><ode> (None if absent); mu2 must equal mu (the vertical plane has
+    one tangent direction, and the shipped worlds are isotropic)."""
+    ode = col.find("surface/friction/ode")
+    if ode is None or ode.find("mu") is None:
+        return None
+    values = []
+    for key in ("mu", "mu2"):
+        text = ode.findtext(key)
+        if text is None:
+            continue
+        try:
+            value = float(text)
+        except ValueError as exc:
+            raise ConfigError(f"{field}.{key}", text, "must be a finite number >= 0", source) from exc
+        values.append(number(value, f"{field}.{key}", source, low=0.0))
+    if len(values) == 2 and values[1] != values[0]:
+        raise ConfigError(f"{field}.mu2", values[1], f"must equal mu = {values[0]:g} (isotropic friction only)",
+                          source)
+    return values[0]
+
+
 def load_world(name: str | Path) -> World:
     """Parse ``worlds/<name>.sdf`` (or a path) into a :class:`World`."""
     path = paths.world_file(name)
@@ -135,7 +161,8 @@ def load_world(name: str | Path) -> World:
                         raise ConfigError(f"model[{mname}].box.size", text, "must be three positive numbers",
                                           source)
                     box = Box(mname, (float(T[0, 3]), float(T[1, 3]), float(T[2, 3])), size,
-                              math.atan2(T[1, 0], T[0, 0]))
+                              math.atan2(T[1, 0], T[0, 0]),
+                              _friction(col, f"model[{mname}].collision.surface.friction.ode", source))
                     boxes.append(box)
                     if is_static:
                         static.append(box)

@@ -7,6 +7,15 @@ commands, scene broadcaster), a ground plane at z = 0 and box models, the only s
 :func:`snake_sim.world.load_world` extracts. Boxes sit on the ground, span the robot's path across
 y and are described by their near edge along x, the direction of travel.
 
+Friction is per collision, in SDF's own ``<surface><friction><ode><mu>`` (isotropic: mu2 = mu), which
+Gazebo and :func:`snake_sim.world.load_world` both read: the μ of the pair robot–surface on every face of
+that box (002's μ_c is such a pair's coefficient, §5.5). A box whose top is of another material (002 §6.4's
+plate) is two collisions, each in its own link: the box up to the plate's underside and the plate of
+``TOP_PLATE_THICKNESS`` on it; the vertical model joins them into one box with the plate's μ on its top
+(``snake_sim.terrain``). The ground plane carries no friction element: its μ is the scenario's
+``contact.friction`` (in Gazebo the robot's links carry it, and an engine takes the smaller of two
+surfaces' μ, the plane's default being 1).
+
 Placement follows the robot's default start pose of the vertical-plane simulator
 (``snake_core.vertical.initial_configuration``: tail tip at x = 0, body straight along +x), so
 the head tip starts at x = N · 2l (0.4452 m for koopaee6, read from its robot file): obstacles are
@@ -28,9 +37,20 @@ REFERENCE_ROBOT = "koopaee6"
 #: the 68 mm robot cannot slip past; not given in 002.
 PATH_WIDTH = 0.6
 
+#: μ on every face of the shipped obstacles and steps: 002 §4.6 (Fig. 4.4) puts the ground's law, μ_c = 0.6
+#: of Table 5.1, on an obstacle's top and sides. A study changes the sides with ``world.side_friction``.
+FACE_FRICTION = 0.6
+#: Thickness of a top plate of another material (002 §6.4's plate; 002 gives no thickness) [m].
+TOP_PLATE_THICKNESS = 0.002
+
+#: 002 §7.3 (Table 7.1, Fig. 7.2): the single obstacle, 36 mm high × 107 mm long (height b × length a) [m],
+#: its near edge 150 mm ahead of the head tip.
+SINGLE_OBSTACLE = (0.036, 0.107)
+SINGLE_OBSTACLE_START_GAP = 0.150
+
 # Two obstacles of 002 Fig. 7.9, (height b × width a along the path). The caption (b2 = 53 mm,
 # a2 = 75 mm) is followed; the list of figures prints 61 × 44 mm for obstacle 2.
-OBSTACLE_1 = (0.036, 0.107)  # b1 × a1 [m]
+OBSTACLE_1 = SINGLE_OBSTACLE  # b1 × a1 [m], the obstacle of §7.3
 OBSTACLE_2 = (0.053, 0.075)  # b2 × a2 [m]
 #: Start gap: "the snake robot begins the motion 100mm away from the first obstacle" (002 §7.4, C.8).
 TWO_OBSTACLES_START_GAP = 0.100
@@ -95,17 +115,22 @@ _HEADER = """<?xml version="1.0"?>
 _BOX = """    <model name="{name}">
       <static>{static}</static>
       <pose>{x} {y} {z} 0 0 0</pose>
-      <link name="link">{inertial}
-        <collision name="collision">
-          <geometry><box><size>{sx} {sy} {sz}</size></box></geometry>
+{links}    </model>
+"""
+
+_LINK = """      <link name="{link}">{inertial}
+        <collision name="collision">{pose}
+          <geometry><box><size>{sx} {sy} {sz}</size></box></geometry>{surface}
         </collision>
-        <visual name="visual">
+        <visual name="visual">{pose}
           <geometry><box><size>{sx} {sy} {sz}</size></box></geometry>
           <material><ambient>{rgb} 1</ambient><diffuse>{rgb} 1</diffuse></material>
         </visual>
       </link>
-    </model>
 """
+
+_SURFACE = """
+          <surface><friction><ode><mu>{mu}</mu><mu2>{mu}</mu2></ode></friction></surface>"""
 
 _INERTIAL = """
         <inertial>
@@ -129,6 +154,8 @@ class BoxSpec:
     height: float
     y: float = 0.0
     mass: float | None = None  # None: a static model; otherwise a dynamic box of this mass [kg]
+    friction: float | None = FACE_FRICTION  # μ of every face; None: no friction element (the engine's)
+    top_friction: float | None = None  # μ of a top plate of TOP_PLATE_THICKNESS; None: no plate
 
     @property
     def center(self) -> tuple[float, float, float]:
@@ -157,10 +184,21 @@ def world_sdf(name: str, boxes: Sequence[BoxSpec], comment: str, command: str) -
             inertial = _INERTIAL.format(m=_num(b.mass), ixx=_num(b.mass * (sy**2 + sz**2) / 12),
                                         iyy=_num(b.mass * (sx**2 + sz**2) / 12),
                                         izz=_num(b.mass * (sx**2 + sy**2) / 12))
+        rgb = "0.8 0.3 0.1" if b.mass is not None else "0.45 0.45 0.5"
+        # (link, μ, height, z of its centre relative to the model's): the box, and its top plate if it has one
+        layers = [("link", b.friction, sz, 0.0)]
+        if b.top_friction is not None:
+            t = TOP_PLATE_THICKNESS
+            layers = [("link", b.friction, sz - t, -0.5 * t), ("top_plate", b.top_friction, t, 0.5 * (sz - t))]
+        links = "".join(
+            _LINK.format(link=link, inertial=inertial if link == "link" else "", sx=_num(sx), sy=_num(sy), sz=_num(h),
+                         pose=f"\n          <pose>0 0 {_num(dz)} 0 0 0</pose>" if dz else "",
+                         surface="" if mu is None else _SURFACE.format(mu=_num(mu)),
+                         rgb=rgb if link == "link" else "0.1 0.2 0.7")
+            for link, mu, h, dz in layers)
         x, y, z = b.center
         parts.append(_BOX.format(name=b.name, static="false" if b.mass is not None else "true", x=_num(x),
-                                 y=_num(y), z=_num(z), sx=_num(sx), sy=_num(sy), sz=_num(sz), inertial=inertial,
-                                 rgb="0.8 0.3 0.1" if b.mass is not None else "0.45 0.45 0.5"))
+                                 y=_num(y), z=_num(z), links=links))
     parts.append(_FOOTER)
     return "".join(parts)
 
@@ -193,6 +231,22 @@ def stairs_world(steps: int = STAIRS_STEPS, rise: float = STAIRS_RISE, run: floa
     return world_sdf(name, stairs(steps, rise, run, start, width), comment, command)
 
 
+def single_obstacle_world(top_friction: float | None = None, robot: str | Path = REFERENCE_ROBOT) -> str:
+    """002 §7.3: one 36 × 107 mm box (height × length) 150 mm ahead of the head tip, μ_c on every face, or
+    with a top plate of μ = ``top_friction`` (002 §6.4's experiment)."""
+    if top_friction is not None:
+        number(top_friction, "top_friction", low=0.0, high=5.0)
+    h, a = SINGLE_OBSTACLE
+    head = head_tip_x(robot)
+    box = BoxSpec("obstacle", head + SINGLE_OBSTACLE_START_GAP, a, PATH_WIDTH, h, top_friction=top_friction)
+    plate = "" if top_friction is None else f", with a top plate of mu = {top_friction:g}"
+    comment = (f"Single obstacle of 002 §7.3 (Table 7.1, Fig. 7.2): 36 mm high x 107 mm long, its near edge 150 mm "
+               f"ahead of the head tip of {Path(robot).stem} in its default start pose (tail tip at x = 0, head tip "
+               f"at x = {head:g} m); mu = {FACE_FRICTION:g} on its faces{plate}.")
+    args = "" if top_friction is None else f"top_friction={top_friction:g}"
+    return world_sdf("single_obstacle", [box], comment, f"snake_sim.worldgen.single_obstacle_world({args})")
+
+
 def two_obstacles_world(robot: str | Path = REFERENCE_ROBOT) -> str:
     """002 Fig. 7.9: 36 × 107 mm, then 53 × 75 mm (height × length), 100 mm ahead of the head tip."""
     x1 = head_tip_x(robot) + TWO_OBSTACLES_START_GAP
@@ -208,7 +262,8 @@ def pushing_world() -> str:
     """001: a free box of κ link masses touching the side of the tail link at mid-link (horizontal plane)."""
     sx, sy, sz = PUSHING_BOX_SIZE
     box = BoxSpec("object", 0.5 * PUSHING_LINK_LENGTH - 0.5 * sx, sx, sy, sz,
-                  y=0.5 * PUSHING_ROBOT_WIDTH + 0.5 * sy, mass=PUSHING_KAPPA * PUSHING_LINK_MASS)
+                  y=0.5 * PUSHING_ROBOT_WIDTH + 0.5 * sy, mass=PUSHING_KAPPA * PUSHING_LINK_MASS,
+                  friction=None)  # 001's model has its own contact laws (frictionless snake–box contact)
     comment = ("Pushing (001): a dynamic box of kappa = 100 link masses (m = 1 kg, 001 Table 1) beside the "
                "tail link, centred on its middle (tail tip at x = 0, body along +x), for the horizontal plane.")
     return world_sdf("pushing", [box], comment, "snake_sim.worldgen.pushing_world()")
@@ -216,6 +271,7 @@ def pushing_world() -> str:
 
 #: The shipped worlds this module writes: file stem → generator.
 SHIPPED = {
+    "single_obstacle": single_obstacle_world,
     "two_obstacles": two_obstacles_world,
     "stairs": stairs_world,
     "pushing": pushing_world,

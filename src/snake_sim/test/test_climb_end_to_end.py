@@ -50,16 +50,21 @@ def test_tsc_references_change_on_contact_with_the_obstacle():
 
 
 @pytest.mark.slow
-def test_a_climb_of_the_single_obstacle_is_in_summary_json(tmp_path):
-    """The open-loop gait at A = π/3 climbs 002's obstacle in this model (docs/reproduction.md); the run's
-    summary.json reports it with the time and the climb speed."""
+def test_a_climb_of_the_single_obstacle_holds_at_half_the_step(tmp_path):
+    """The open loop with frictionless vertical faces on 002's obstacle (docs/reproduction.md): `--check-step` runs
+    it at the shipped step and at half of it; both climb, within 5 % of each other, and summary.json says so."""
     out = tmp_path / "run"
-    code = main(["run", "open-loop-obstacle", "--duration", "50", "--quiet", "--no-animation",
-                 "--set", "outputs.plots=false", "--out", str(out)])
+    code = main(["run", "open-loop-obstacle", "--duration", "45", "--quiet", "--no-animation", "--check-step",
+                 "--set", "world.side_friction=0", "--set", "outputs.plots=false", "--out", str(out)])
     summary = json.loads((out / "summary.json").read_text())
+    check = summary["step_check"]
     assert code == 0 and summary["status"] == "ok"
-    assert summary["climbed"] is True
-    assert 10.0 < summary["time_to_climb_s"] < 50.0
+    assert check["time_step_s"] == 0.001 and check["half_time_step_s"] == 0.0005  # the shipped step and its half
+    assert check["fields"]["climbed"] == {"value": True, "half_step": True, "same": True}
+    t = check["fields"]["time_to_climb_s"]
+    assert t["value"] == summary["time_to_climb_s"] and 10.0 < t["value"] < 45.0
+    assert t["relative_change"] == pytest.approx((t["value"] - t["half_step"]) / t["half_step"])
+    assert abs(t["relative_change"]) <= 0.05 and check["converged"] is True
     assert summary["goal_x_m"] == pytest.approx(0.595 + 0.107, abs=2e-3)  # far edge of the box
     assert summary["climb_average_speed_mps"] == pytest.approx(summary["climb_distance_m"]
                                                                / summary["time_to_climb_s"])
@@ -67,19 +72,27 @@ def test_a_climb_of_the_single_obstacle_is_in_summary_json(tmp_path):
 
 @pytest.mark.slow
 def test_tsc_is_held_at_the_box_face_by_the_friction_on_it():
-    """The TSC stall of docs/reproduction.md: with (4.27) on the box's near face (002 §4.6) the head tip
-    stays pressed on the face; the same run without friction on the vertical faces climbs."""
+    """The TSC stall of docs/reproduction.md: with (4.27) on the box's near face (002 §4.6, μ = 0.6 in the world
+    file) the head tip stays pressed on the face; the same run without friction on the vertical faces climbs."""
     from snake_sim.climb import climb_result
     from snake_sim.reproduction.stiffness import head_at_face
 
     held, setup = simulate("tsc-obstacle", "sim.duration=45", "controller.torque_gain=0")
     free, setup_free = simulate("tsc-obstacle", "sim.duration=45", "controller.torque_gain=0",
-                                "contact.side_friction=0")
+                                "world.side_friction=0")
     face_time, face_top = head_at_face(held, setup)
     assert climb_result(held, setup.world).climbed is False
     assert face_time > 20.0 and face_top < 0.036  # pressed on the face below its 36 mm edge
     assert climb_result(free, setup_free.world).climbed is True
     assert head_at_face(free, setup_free)[0] < 5.0
+
+
+def test_the_retired_contact_side_friction_is_refused_with_where_it_went(tmp_path, capsys):
+    assert main(["run", "tsc-obstacle", "--set", "contact.side_friction=0", "--out", str(tmp_path), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "contact.side_friction = 0 is invalid" in err and "world.side_friction" in err and "<surface>" in err
+    with pytest.raises(ConfigError, match=r"world.side_friction = -0.1 is invalid: must be .*0"):
+        runtime.build(load_scenario("tsc-obstacle", ["world.side_friction=-0.1"]))
 
 
 def test_compare_writes_one_table_and_one_figure(tmp_path, capsys):
@@ -124,17 +137,38 @@ def test_reproduction_section_smoke():
 
 
 def test_parameter_grid_table_has_one_cell_per_run_in_order():
-    """The grid section lays runs out as rows (D_d, K_d) × columns (A, K_τ), in the order the jobs are made."""
+    """The grid section lays runs out as rows (D_d, K_d) × columns (A, K_τ), in the order the jobs are made, with
+    the verdict at half the step in each cell."""
+    from dataclasses import replace
+
     from snake_sim.climb import ClimbResult
     from snake_sim.reproduction import stiffness
 
     n_cols = len(stiffness.GRID_AMPLITUDES) * len(stiffness.GRID_TORQUE_GAINS)
     n_rows = len(stiffness.GRID_DAMPING) * len(stiffness.GRID_STIFFNESS)
-    rows = [stiffness.Outcome(f"run {i}", 1e-3 * i, ClimbResult(i == 7, 30.0 if i == 7 else None, 0.7, 0.7, None),
-                              50.0, -280.0, "ok") for i in range(n_rows * n_cols)]
+    climber = n_cols + 1  # second row, second column
+    rows = [stiffness.Outcome(f"run {i}", 1e-3 * i, ClimbResult(i == climber, 30.0 if i == climber else None, 0.7,
+                                                                0.7, None), 50.0, -280.0, "ok", time_step_s=1e-3)
+            for i in range(n_rows * n_cols)]
+    rows = [replace(r, half=replace(r, speed_mps=r.speed_mps * 1.01)) for r in rows]
+    rows[0] = replace(rows[0], half=replace(rows[0], climb=ClimbResult(True, 80.0, 0.7, 0.7, None)))
     lines = stiffness._grid(rows)
     table = [line for line in lines if line.startswith("| ") and not line.startswith("| D_d")]
     assert len(table) == n_rows and all(line.count("|") == n_cols + 2 for line in table)
-    assert table[0].startswith("| 4, 12 | no, 0.0 | no, 1.0 |")
-    assert "yes, 30.0 s, 7.0" in table[1]  # run 7 = second row, second column
-    assert "Climb: run 7." in "\n".join(lines)
+    assert table[0].startswith("| 4, 12 | no, 0.0; h/2: yes, 80.0 s, **NOT converged** | no, 1.0; h/2: no, converged |")
+    assert f"yes, 30.0 s, {climber:.1f}; h/2: yes, 30.0 s, converged" in table[1]
+    assert f"Climb: run {climber}." in "\n".join(lines)
+
+
+def test_a_row_is_converged_only_with_the_same_verdict_and_times_within_five_percent():
+    from dataclasses import replace
+
+    from snake_sim.climb import ClimbResult
+    from snake_sim.reproduction import stiffness
+
+    row = stiffness.Outcome("r", 0.010, ClimbResult(True, 40.0, 0.7, 0.28, 0.007), 50.0, -280.0, "ok")
+    assert row.converged is None  # not checked
+    assert replace(row, half=replace(row, speed_mps=0.0104)).converged is True  # −3.8 %
+    assert replace(row, half=replace(row, speed_mps=0.0106)).converged is False  # −5.7 %
+    assert replace(row, half=replace(row, climb=ClimbResult(True, 37.0, 0.7, 0.28, 0.0076))).converged is False
+    assert replace(row, half=replace(row, climb=ClimbResult(False, None, 0.7, 0.28, None))).converged is False

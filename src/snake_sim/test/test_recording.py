@@ -195,7 +195,7 @@ def test_demo_run_recording_reads_back_equal_to_the_simulator(tmp_path):
     scenario = load_scenario(DEFAULT_SCENARIO, overrides)
     log = importlib.import_module(RUNNERS[scenario.model]).run_scenario(scenario, progress=False)
     args = argparse.Namespace(scenario=DEFAULT_SCENARIO, overrides=overrides, duration=None, out=tmp_path / "demo",
-                              no_animation=True, quiet=True)
+                              no_animation=True, quiet=True, check_step=False)
     run_command(args)
     bag = read(tmp_path / "demo" / "rosbag")
     types = bag.pop("__types__")

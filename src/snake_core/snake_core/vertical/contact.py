@@ -5,7 +5,7 @@ every surface at every evaluation. A surface is the ground plane (normal +z) or 
 sides, Fig. 4.4). For a point with penetration δ > 0 along the surface normal n:
 
     f^N = max(ℓ δ + d δ̇, 0)               (4.26) with physical damping (see below)
-    f^T = −f^N μ_c sgn_ε(ẋ^T)             (4.27), ẋ^T the velocity along the face
+    f^T = −f^N μ sgn_ε(ẋ^T)               (4.27), ẋ^T the velocity along the face, μ the surface's
     Q^c = Jₓᵀ Fₓ + J_zᵀ F_z                (4.28)–(4.32)
 
 Decisions (shared/reference/ambiguities.md):
@@ -23,10 +23,13 @@ Decisions (shared/reference/ambiguities.md):
   from that point to the disc's centre: flat on a face, turning around an edge (the box grown by the
   disc has rounded edges), so a disc pushed onto an edge from the side is lifted once its centre is
   above the edge. A centre inside the box leaves through the nearest face.
-- 002 §4.6 (Fig. 4.4) puts the same spring-damper and (4.27) friction on the sides and the top of an
-  obstacle, so by default μ_c acts on the vertical faces too (it holds a point pressed against a face
-  from sliding up it). ``side_friction`` overrides μ_c on the vertical box faces only: a diagnostic
-  knob (docs/reproduction.md, 002 ch. 6–7: the TSC stall at the box face), not a 002 parameter.
+- Friction per surface: the ground's μ is μ_c (``ContactParams.friction``, 002 Table 5.1); each box has
+  its own μ on its top and on its sides (:attr:`Terrain.friction`, from the world file's SDF
+  ``<surface><friction>``, ``snake_sim.world``), by default μ_c on every face as 002 §4.6 (Fig. 4.4)
+  puts it. A face's μ holds over the whole face and onto the rounded edge: there the normal
+  n = (n_x, n_z) turns from one face to the other and μ(n) = μ_side n_x² + μ_top n_z², equal to a
+  face's μ wherever the normal is that face's and continuous round the edge (no jump in f^T as a point
+  rolls over it).
 """
 
 from __future__ import annotations
@@ -58,7 +61,6 @@ class ContactParams:
     damping: float = 10.0  # d [N·s/m]
     threshold: float = CONTACT_THRESHOLD  # r_c [m]
     slip_velocity: float = SLIP_VELOCITY  # ε [m/s]
-    side_friction: float | None = None  # μ on the vertical box faces; None: μ_c (002 §4.6, Fig. 4.4)
 
     def __post_init__(self) -> None:
         non_negative(self.friction, "contact.friction")
@@ -66,8 +68,6 @@ class ContactParams:
         non_negative(self.damping, "contact.damping")
         non_negative(self.threshold, "contact.threshold")
         positive(self.slip_velocity, "contact.slip_velocity")
-        if self.side_friction is not None:
-            non_negative(self.side_friction, "contact.side_friction")
 
 
 @dataclass(frozen=True, eq=False)
@@ -75,10 +75,13 @@ class Terrain:
     """What the points can touch in the x–z plane: a ground height and boxes.
 
     ``boxes`` is (B, 4): x_min, x_max, bottom, top [m] of each box crossing the plane y = 0.
+    ``friction`` is (B, 2): μ on the top and on the sides of each box; None: μ_c on every face
+    (002 §4.6, Fig. 4.4). The ground's μ is always μ_c.
     """
 
     ground: float | None
     boxes: np.ndarray
+    friction: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         b = np.asarray(self.boxes, dtype=float).reshape(-1, 4)
@@ -86,6 +89,13 @@ class Terrain:
             raise ConfigError("terrain.boxes", b.tolist(), "each box needs x_min < x_max and bottom < top")
         b.setflags(write=False)
         object.__setattr__(self, "boxes", b)
+        if self.friction is not None:
+            mu = np.asarray(self.friction, dtype=float)
+            if mu.shape != (len(b), 2) or not np.all(np.isfinite(mu)) or np.any(mu < 0.0):
+                raise ConfigError("terrain.friction", mu.tolist(), f"must be {len(b)} pairs (top, sides) of "
+                                  "finite μ >= 0, one per box")
+            mu.setflags(write=False)
+            object.__setattr__(self, "friction", mu)
 
     @classmethod
     def flat(cls, ground: float = 0.0) -> Terrain:
@@ -141,28 +151,32 @@ class ContactResult:
         else:
             chord = (np.tanh(vt1[big] / eps) - np.tanh(self.v_t[big] / eps)) / dv[big]
         Jb = self.Jt[big]
-        mu = self.mu[big] if isinstance(self.mu, np.ndarray) else params.friction
+        mu = self.mu[big] if isinstance(self.mu, np.ndarray) else self.mu
         return Jb.T @ ((-mu * self.f_normal[big] * (chord - self.slope[big]))[:, None] * Jb)
 
 
-def _pairs(terrain: Terrain, r: float, x: np.ndarray, z: np.ndarray
-           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Penetrating (point, surface) pairs: point index, penetration δ > 0, unit normal (nx, nz) and the
+def _pairs(terrain: Terrain, r: float, mu_c: float, x: np.ndarray, z: np.ndarray
+           ) -> tuple[np.ndarray, ...]:
+    """Penetrating (point, surface) pairs: point index, penetration δ > 0, unit normal (nx, nz), the
     curvature 1/ρ of the surface the point's disc meets (0 on a flat face, 1/(distance to the edge) at a
-    box's rounded corner)."""
-    idx, delta, nx, nz, curv = [], [], [], [], []
+    box's rounded corner), the pair's μ and its rate ∂μ/∂s along the tangent t (nonzero round an edge whose
+    top and sides differ)."""
+    idx, delta, nx, nz, curv, mu, dmu = [], [], [], [], [], [], []
     if terrain.ground is not None:
         d = terrain.ground + r - z
         hit = np.flatnonzero(d > 0.0)
+        e = np.zeros(hit.size)
         if not terrain.boxes.size:
-            e = np.zeros(hit.size)
-            return hit, d[hit], e, np.ones(hit.size), e
+            return hit, d[hit], e, np.ones(hit.size), e, mu_c, e
         idx.append(hit)
         delta.append(d[hit])
-        nx.append(np.zeros(hit.size))
+        nx.append(e)
         nz.append(np.ones(hit.size))
-        curv.append(np.zeros(hit.size))
-    for x0, x1, bottom, top in terrain.boxes:
+        curv.append(e)
+        mu.append(np.full(hit.size, mu_c))
+        dmu.append(e)
+    faces_mu = np.full((len(terrain.boxes), 2), mu_c) if terrain.friction is None else terrain.friction
+    for (x0, x1, bottom, top), (mu_top, mu_side) in zip(terrain.boxes, faces_mu, strict=True):
         # The disc of radius r about each point against the box's top and sides: the closest point of the
         # box (bottom excluded, boxes stand on the ground) gives the distance and the normal, so the
         # edges are rounded as the Minkowski sum of box and disc is.
@@ -191,12 +205,15 @@ def _pairs(terrain: Terrain, r: float, x: np.ndarray, z: np.ndarray
         nx.append(n_x)
         nz.append(n_z)
         curv.append(k)
+        # μ(n) = μ_side n_x² + μ_top n_z² (module docstring); with ∂n/∂p = t tᵀ/ρ, ∂μ/∂s = 2 n_x n_z (μ_side − μ_top)/ρ
+        mu.append(mu_side * n_x * n_x + mu_top * n_z * n_z)
+        dmu.append(2.0 * (mu_side - mu_top) * n_x * n_z * k)
     if len(idx) == 1:
-        return idx[0], delta[0], nx[0], nz[0], curv[0]
+        return idx[0], delta[0], nx[0], nz[0], curv[0], mu[0], dmu[0]
     if not idx:
         e = np.zeros(0)
-        return e.astype(int), e, e, e, e
-    return tuple(np.concatenate(a) for a in (idx, delta, nx, nz, curv))
+        return e.astype(int), e, e, e, e, e, e
+    return tuple(np.concatenate(a) for a in (idx, delta, nx, nz, curv, mu, dmu))
 
 
 def contact_forces(model: VerticalModel, terrain: Terrain, params: ContactParams, q: np.ndarray,
@@ -214,7 +231,7 @@ def contact_forces(model: VerticalModel, terrain: Terrain, params: ContactParams
     c, s = trig
     z = q[model.i_pz] + G @ s
     x = q[model.i_px] + G @ c if terrain.boxes.size else z  # x only matters for boxes
-    idx, delta, nx, nz, curv = _pairs(terrain, params.threshold, x, z)
+    idx, delta, nx, nz, curv, mu, dmu = _pairs(terrain, params.threshold, params.friction, x, z)
     if idx.size == 0:
         e = np.zeros(0)
         return ContactResult(np.zeros(nq), np.zeros((nq, nq)), np.zeros((nq, nq)), 0, idx, e, e, e, e)
@@ -235,15 +252,13 @@ def contact_forces(model: VerticalModel, terrain: Terrain, params: ContactParams
         J[m:, :n] = (-nz[:, None] * Gs - nx[:, None] * Gc) @ model.T
         J[:m, n], J[:m, n + 1], J[m:, n], J[m:, n + 1] = nx, nz, nz, -nx
     Jn = J[:m]
-    k, d, mu, eps = params.stiffness, params.damping, params.friction, params.slip_velocity
-    if params.side_friction is not None and terrain.boxes.size:
-        mu = np.where(nz == 0.0, params.side_friction, mu)  # (4.27) with μ per face
+    k, d, eps = params.stiffness, params.damping, params.slip_velocity
     vel = J @ v
     fn = k * delta - d * vel[:m]  # (4.26), physical damping: opposes the penetration velocity
     w = (fn > 0.0) * 1.0
     fn *= w
     sg = np.tanh(vel[m:] / eps)
-    ft = -mu * fn * sg  # (4.27)
+    ft = -mu * fn * sg  # (4.27), μ of the surface (module docstring)
     Q = Jn.T @ fn + J[m:].T @ ft  # (4.29)–(4.30)
     # Linearisation per pair, F = f^N n + f^T t:
     # ∂F/∂v = −d n nᵀ − μ f^N sgn'/ε t tᵀ + μ sgn d t nᵀ;  ∂F/∂p = −ℓ n nᵀ + μ sgn ℓ t nᵀ
@@ -256,9 +271,9 @@ def contact_forces(model: VerticalModel, terrain: Terrain, params: ContactParams
     X[:m] = -k * wn
     X[m:] = ((mu * k) * sg)[:, None] * wn
     K = J.T @ X
-    if curv.any():  # at a rounded edge n and t turn with the point: ∂n/∂p = t tᵀ/ρ, ∂t/∂p = −n tᵀ/ρ
-        Jt = J[m:]
-        K += Jt.T @ ((fn * curv)[:, None] * Jt) - Jn.T @ ((ft * curv)[:, None] * Jt)
+    if curv.any():  # at a rounded edge n and t turn with the point: ∂n/∂p = t tᵀ/ρ, ∂t/∂p = −n tᵀ/ρ,
+        Jt = J[m:]  # and μ(n) with them: ∂f^T/∂p ∋ −f^N sgn_ε ∂μ/∂s tᵀ
+        K += Jt.T @ ((fn * curv - fn * sg * dmu)[:, None] * Jt) - Jn.T @ ((ft * curv)[:, None] * Jt)
     # Geometric stiffness ∂(Jᵀ)/∂q · F: Q_a = 𝒯ᵀ(−sin θ ∘ 𝒢ᵀF_x + cos θ ∘ 𝒢ᵀF_z), so
     # ∂Q_a/∂a = 𝒯ᵀ diag(−cos θ ∘ 𝒢ᵀF_x − sin θ ∘ 𝒢ᵀF_z) 𝒯 (large under large friction forces).
     if terrain.boxes.size:

@@ -1,8 +1,10 @@
-"""``snake-sim run SCENARIO|FILE [--set key=value]... [--duration S] [--out DIR] [--no-animation]``.
+"""``snake-sim run SCENARIO|FILE [--set key=value]... [--duration S] [--out DIR] [--no-animation] [--check-step]``.
 
 Runs a scenario with its model's runner (``snake_sim.scenario.RUNNERS``) and writes, in DIR:
 summary.json, plots (joints.png, com.png), animation.gif, rosbag/ (DESIGN.md "Command line").
 Outputs are written even when the run stops on a non-finite state (status says when and where).
+``--check-step`` runs the scenario again at half its ``sim.time_step`` and adds ``step_check`` to
+summary.json (``snake_sim.step_check``): both values of every verdict and number and their relative change.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 
 from snake_core.validation import positive
 from snake_sim.scenario import RUNNERS, load_scenario
+from snake_sim.step_check import format_step_check, step_check
 from snake_sim.summary import format_summary, summarize
 from snake_sim.world import load_world
 
@@ -28,6 +31,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, help="output folder (default: out/<scenario>)")
     p.add_argument("--no-animation", action="store_true", help="skip the GIF")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--check-step", action="store_true",
+                   help="rerun at half of sim.time_step and report every verdict's and number's change (step_check)")
     p.set_defaults(func=run)
 
 
@@ -47,6 +52,15 @@ def run(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     from snake_sim.head_tracking_report import head_tracking_summary, write_head_tracking_plots, write_planar_animation
     summary = summarize(log, wall, scenario.name, world, extra=head_tracking_summary(log, scenario))
+    if args.check_step:
+        half_step = f"sim.time_step={0.5 * scenario.time_step!r}"
+        print(f"checking the step: {scenario.name} again at {0.5 * scenario.time_step:g} s ...", flush=True)
+        half = load_scenario(args.scenario, [*overrides, half_step])
+        start = time.perf_counter()
+        half_log = runner.run_scenario(half, progress=not args.quiet)
+        half_summary = summarize(half_log, time.perf_counter() - start, half.name, world,
+                                 extra=head_tracking_summary(half_log, half))
+        summary["step_check"] = step_check(summary, half_summary, scenario.time_step)
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     written = [out / "summary.json"]
     if len(log.t) > 1:
@@ -64,5 +78,7 @@ def run(args: argparse.Namespace) -> int:
         from snake_sim.recording import write_rosbag
         written.append(write_rosbag(log, out / "rosbag", progress=not args.quiet))
     print(format_summary(summary))
+    if args.check_step:
+        print(format_step_check(summary["step_check"]))
     print("wrote " + ", ".join(str(p) for p in written))
     return 0 if log.status == "ok" else 1
