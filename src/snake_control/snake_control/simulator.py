@@ -106,7 +106,6 @@ class Simulator(Node):
         self._odometry = self.create_publisher(Odometry, HEAD_ODOMETRY, SENSOR_QOS)
         self.create_subscription(Float64MultiArray, self.command_topic, self._on_command, COMMAND_QOS)
         self._diag = Diagnostics(self, "simulator")
-        self.failed = False
         self._publish()
         self.create_timer(min(0.001, self.sim.control_period), self._poll)
 
@@ -137,7 +136,6 @@ class Simulator(Node):
             self.sim.step(self._command)
         except SimulationDiverged as exc:
             self._diag.report(ERROR, f"stopped: {exc}")
-            self.failed = True
             raise SystemExit(1) from exc
         self._fresh = False
         self._publish()

@@ -21,6 +21,10 @@ from .validation import ConfigError, choice, get, integer, non_negative, number,
 #: ½ J_r β̇² ("own": the rotor's angular velocity is only its own) or ½ n² J_r β̇² ("reflected").
 ROTOR_INERTIA_MODELS = ("own", "reflected")
 
+#: Frame sets of the joint-module bus (docs/can_protocol.md; ``snake_hardware.protocol.PROFILES``):
+#: "classic" one COMMAND and one STATE per joint, "compact" grouped commands and 4-byte states.
+CAN_PROFILES = ("classic", "compact")
+
 
 @dataclass(frozen=True)
 class SEAParams:
@@ -78,6 +82,7 @@ class RobotParams:
     actuator: ActuatorParams | None
     friction: FrictionParams | None
     can_ids: tuple[int, ...] | None  # CAN module id of joint j (tail → head)
+    can_profile: str = CAN_PROFILES[0]  # frame set on the bus, one of CAN_PROFILES
 
     @property
     def n_joints(self) -> int:
@@ -156,10 +161,12 @@ def robot_from_dict(data: Any, source: str | None = None) -> RobotParams:
         friction = FrictionParams(*(non_negative(get(f, k, "friction", source, default=0.0), f"friction.{k}", source)
                                     for k in ("c_t", "c_n", "c_theta", "mu_t", "mu_n")))
 
-    can_ids = None
+    can_ids, can_profile = None, CAN_PROFILES[0]
     if data.get("can") is not None:
         c = data["can"]
-        reject_unknown(c, ("module_ids",), "can", source)
+        reject_unknown(c, ("module_ids", "profile"), "can", source)
+        can_profile = choice(get(c, "profile", "can", source, default=CAN_PROFILES[0]), "can.profile", CAN_PROFILES,
+                             source)
         ids = get(c, "module_ids", "can", source)
         if not isinstance(ids, list) or len(ids) != n_joints:
             raise ConfigError("can.module_ids", ids, f"must be a list of {n_joints} module ids (one per joint)",
@@ -184,6 +191,7 @@ def robot_from_dict(data: Any, source: str | None = None) -> RobotParams:
         actuator=actuator,
         friction=friction,
         can_ids=can_ids,
+        can_profile=can_profile,
     )
 
 

@@ -43,6 +43,7 @@ def test_reflected_rotor_inertia_is_n_squared_jr():
         ("sea", "stiffness", [1.74, 1.74], "sea.stiffness"),
         ("actuator", "rotor_inertia_model", "half", "actuator.rotor_inertia_model"),
         ("links", "masss", 0.1, "links.masss"),
+        ("can", "profile", "canopen", "can.profile"),
     ],
 )
 def test_bad_field_is_named_with_value_and_allowed_range(section, key, value, field):
@@ -53,6 +54,16 @@ def test_bad_field_is_named_with_value_and_allowed_range(section, key, value, fi
     assert info.value.field == field
     message = str(info.value)
     assert message.startswith("koopaee6.yaml: " + field) and repr(value) in message
+
+
+def test_can_profile_defaults_to_classic_and_lists_the_known_ones_when_unknown():
+    assert load_robot("koopaee6").can_profile == "classic"
+    data = _raw("koopaee6")
+    data["can"]["profile"] = "compact"
+    assert robot_from_dict(data).can_profile == "compact"
+    data["can"]["profile"] = "fd"
+    with pytest.raises(ConfigError, match=r"can\.profile = 'fd' is invalid: must be one of classic, compact"):
+        robot_from_dict(data)
 
 
 def test_missing_field_is_named():

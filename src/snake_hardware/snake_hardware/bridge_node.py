@@ -14,6 +14,7 @@ The interface must be up already (docs/can_protocol.md); the node never configur
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import can
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
@@ -30,7 +31,7 @@ from snake_control.ros_interface import (
     now_seconds,
     run,
 )
-from snake_core.robot import load_robot
+from snake_core.robot import CAN_PROFILES, load_robot
 from snake_core.validation import ConfigError
 
 from .bridge import CanBridge
@@ -44,6 +45,10 @@ class CanBridgeNode(Node):
         super().__init__("can_bridge", **kwargs)
         robot = load_robot(declare(self, "robot", "koopaee6", "robot file config/robots/<robot>.yaml",
                                    read_only=True))
+        profile = declare(self, "can_profile", "", "bus profile; empty: the robot file's can.profile",
+                          choices=("", *CAN_PROFILES), read_only=True)
+        if profile:
+            robot = replace(robot, can_profile=profile)
         interface = declare(self, "can_bus_type", "socketcan", "python-can interface (socketcan, virtual, pcan, …)",
                             read_only=True)
         channel = declare(self, "can_interface", "can0", "CAN channel (SocketCAN interface name)", read_only=True)

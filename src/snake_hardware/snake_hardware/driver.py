@@ -2,9 +2,12 @@
 
 The driver is stepped explicitly (``step(now)`` once per control cycle, time passed in) so that it
 runs the same against SocketCAN in real time and against python-can's virtual bus in lock step
-with the module emulator. Per cycle it drains the receive queue (STATE, HEARTBEAT,
-CALIBRATE_REPLY; anything malformed is counted and reported, never raised), supervises, and
-sends one COMMAND per module plus the master heartbeat at 10 Hz.
+with the module emulator. Per cycle it drains the receive queue (the profile's state frames,
+HEARTBEAT, CALIBRATE_REPLY; anything malformed is counted and reported, never raised), supervises,
+and sends the commands of the robot file's bus profile (``can.profile``: one COMMAND per module, or
+one COMMAND_GROUP per four joints) plus the master heartbeat at 10 Hz. On the compact profile the
+state frame carries α and the spring deflection: β and τ are recomputed here
+(:func:`protocol.state_reading`) with the zero offset δ_0 each module reports on CALIBRATE read.
 
 Safety (issue 7, DESIGN.md "Bad input"):
 
@@ -46,7 +49,7 @@ BusFactory = Callable[[], can.BusABC]
 HOLDING = ("command_watchdog", "command_invalid", "module_lost", "bus_fault", "heavy_frame_loss", "estop")
 RECONFIGURE_PERIOD = 0.2  # s between CONFIG frames to a module that reports itself disabled
 EVENT_HISTORY = 1000  # fault events kept for inspection
-BETA_RATE_FILTER = 2 * math.pi * 20.0  # rad/s, low-pass on the differentiated β (joint states)
+RATE_FILTER = 2 * math.pi * 20.0  # rad/s, low-pass on the differentiated β (and α on the compact profile)
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,9 @@ class CanDriver:
         if robot.actuator is None:
             raise ConfigError("robot.actuator", None, "the CAN driver needs the actuator section (gains, max speed)",
                               robot.name)
+        self.profile = p.PROFILES[robot.can_profile]
+        if self.profile is p.COMPACT:
+            _check_compact(robot)
         self.robot = robot
         self.config = config or DriverConfig()
         self.limits: list[SEALimits] = [sea_limits(robot, j + 1, robot.name) for j in range(robot.n_joints)]
@@ -103,7 +109,10 @@ class CanDriver:
         self.heard = np.zeros(n, dtype=bool)
         self.last_seen = np.full(n, -math.inf)
         self.module_status: list[dict[str, float]] = [{} for _ in range(n)]
-        self._beta_time = np.full(n, -math.inf)
+        self._state_time = np.full(n, -math.inf)  # time of the last state frame of each module
+        self.zero_offset = np.zeros(n)  # δ_0 of each module (CALIBRATE_REPLY); the compact profile needs it
+        self._offset_asked = np.full(n, -math.inf)
+        self._offset_known = np.zeros(n, dtype=bool)
         self._state_counter = [-1] * n
         self._received = np.zeros(n, dtype=int)  # STATE frames in the current statistics window
         self._missed = np.zeros(n, dtype=int)  # counter gaps in the current window
@@ -213,7 +222,11 @@ class CanDriver:
                 self._malformed += 1
                 self._last_malformed = str(exc)
                 continue
-            if frame.kind in ("STATE", "HEARTBEAT", "CALIBRATE_REPLY") and frame.node in self._index:
+            if frame.kind in _FOREIGN[self.profile.name]:
+                self._malformed += 1
+                self._last_malformed = (f"{frame.kind} from node {frame.node} belongs to another bus profile; this "
+                                        f"driver runs {self.profile.name} (robot file can.profile)")
+            elif frame.kind in (self.profile.state.name, "HEARTBEAT", "CALIBRATE_REPLY") and frame.node in self._index:
                 self._module_frame(frame, now)
             elif frame.kind == "ESTOP" and frame.node == p.MASTER_NODE and frame.values["source"] != p.MASTER_NODE:
                 if frame.values["engage"]:
@@ -221,30 +234,34 @@ class CanDriver:
 
     def _module_frame(self, frame: p.Frame, now: float) -> None:
         j = self._index[frame.node]
-        v = frame.values
-        if frame.kind == "STATE" and now - self.last_seen[j] > self.config.heartbeat_timeout:
+        is_state = frame.kind == self.profile.state.name
+        if frame.kind == "CALIBRATE_REPLY":
+            self.zero_offset[j], self._offset_known[j] = frame.values["offset"], True
+        if not is_state:
+            if self.heard[j]:  # HEARTBEAT, CALIBRATE_REPLY: alive (position unknown until its first state)
+                self.last_seen[j] = now
+            return
+        reading = p.state_reading(frame, self.robot.sea.stiffness[j], self.robot.sea.deflection_limit,
+                                  float(self.zero_offset[j]))
+        if now - self.last_seen[j] > self.config.heartbeat_timeout:
             # first frame of a new or returning module: hold it where it is, rate-limit from there
-            self.sent[j] = self.hold_beta[j] = v["beta"]
-            self.beta[j], self._beta_time[j] = v["beta"], now
+            self.sent[j] = self.hold_beta[j] = reading.beta
+            self.alpha[j], self.beta[j], self._state_time[j] = reading.alpha, reading.beta, now
             self._state_counter[j] = -1  # its counter restarts: not a loss
-        elif frame.kind != "STATE" and not self.heard[j]:
-            return  # position unknown until its first STATE
+            self._offset_known[j] = False  # a returning module may have been recalibrated or rebooted
         self.last_seen[j] = now
         self.heard[j] = True
-        if frame.kind != "STATE":  # HEARTBEAT, CALIBRATE_REPLY: alive
-            return
-        counter = v["counter"]
         if self._state_counter[j] >= 0:
-            self._missed[j] += (counter - self._state_counter[j] - 1) % 16
-        self._state_counter[j] = counter
+            self._missed[j] += (reading.counter - self._state_counter[j] - 1) % 16
+        self._state_counter[j] = reading.counter
         self._received[j] += 1
-        elapsed = now - self._beta_time[j]
-        if 0 < elapsed < 1.0:
-            gain = BETA_RATE_FILTER * elapsed / (1 + BETA_RATE_FILTER * elapsed)
-            self.beta_dot[j] += gain * ((v["beta"] - self.beta[j]) / elapsed - self.beta_dot[j])
-        self._beta_time[j] = now
-        self.alpha[j], self.alpha_dot[j], self.beta[j], self.tau[j] = v["alpha"], v["alpha_rate"], v["beta"], v["tau"]
-        self.module_status[j] = v
+        elapsed = now - self._state_time[j]
+        self.beta_dot[j] = _filtered_rate(self.beta_dot[j], reading.beta - self.beta[j], elapsed)
+        self.alpha_dot[j] = reading.alpha_rate if reading.alpha_rate is not None else \
+            _filtered_rate(self.alpha_dot[j], reading.alpha - self.alpha[j], elapsed)
+        self._state_time[j] = now
+        self.alpha[j], self.beta[j], self.tau[j] = reading.alpha, reading.beta, reading.tau
+        self.module_status[j] = reading.status
 
     def _supervise(self, now: float) -> None:
         cfg = self.config
@@ -287,6 +304,12 @@ class CanDriver:
                 self._clear("malformed_frames", now)
             self._received[:], self._missed[:], self._malformed = 0, 0, 0
             self._window_start = now
+        # the compact profile's τ needs each module's zero offset δ_0: ask until it answers
+        if self.profile.host_torque:
+            due = now - self._offset_asked >= RECONFIGURE_PERIOD
+            for j in np.flatnonzero(self.heard & ~self._offset_known & due):
+                self._send("CALIBRATE", self.nodes[j], {"op": 0, "offset": 0.0})
+                self._offset_asked[j] = now
         # modules that came back disabled (rebooted, or after an estop release) are enabled again
         if "estop" not in self.faults:
             for j, status in enumerate(self.module_status):
@@ -308,23 +331,23 @@ class CanDriver:
             target, rate = self.command, self.command_rate
         max_step = self.robot.actuator.max_speed * dt
         beta_d = np.clip(target, self.sent - max_step, self.sent + max_step) if dt > 0 else self.sent.copy()
-        rate = np.where(beta_d == target, rate, 0.0)
-        self._cmd_counter = (self._cmd_counter + 1) % 16
-        for j, node in enumerate(self.nodes):
-            if not self.heard[j]:
-                continue  # never command a module whose position is unknown
-            lim = self.limits[j]
+        rate = np.clip(np.where(beta_d == target, rate, 0.0), -20.47, 20.47)
+        self._cmd_counter += 1
+        for j, lim in enumerate(self.limits):
             # ±60° (and the robot's joint limit), then the SEA deflection limit around the measured α
-            b = lim.reference(lim.motor(self.alpha[j], lim.reference(beta_d[j])))
-            beta_d[j] = b
-            r = float(np.clip(rate[j], -20.47, 20.47))
-            self._send("COMMAND", node, {"beta_ref": b, "beta_rate_ref": r, "counter": self._cmd_counter})
+            beta_d[j] = lim.reference(lim.motor(self.alpha[j], lim.reference(beta_d[j])))
         self.sent = beta_d
+        # never command a module whose position is unknown (NaN: no frame, or no slot in its group)
+        for fid, data in self.profile.command_frames(self.nodes, np.where(self.heard, beta_d, np.nan), rate,
+                                                     self._cmd_counter):
+            self._transmit(fid, data)
 
     def _send(self, kind: str, node: int, values: dict) -> bool:
+        return self._transmit(*p.encode(kind, node, values))
+
+    def _transmit(self, fid: int, data: bytes) -> bool:
         if self.bus is None:
             return False
-        fid, data = p.encode(kind, node, values)
         try:
             self.bus.send(can.Message(arbitration_id=fid, data=data, is_extended_id=False))
         except can.CanError as exc:
@@ -398,6 +421,35 @@ class CanDriver:
                     ("tau_Nm", f"{self.tau[j]:.2f}"), ("beta_ref_rad", f"{self.sent[j]:.4f}"),
                     ("state_loss", f"{self.loss[j]:.3f}"))))
         return records
+
+
+#: frame kinds of the other profiles: a module configured for another profile, reported as malformed
+_FOREIGN = {name: {f.name for other in p.PROFILES.values() if other is not prof for f in (other.command, other.state)}
+            for name, prof in p.PROFILES.items()}
+
+
+def _filtered_rate(rate: float, change: float, elapsed: float) -> float:
+    """One step of the first-order low-pass (RATE_FILTER) on a differentiated reading."""
+    if not 0 < elapsed < 1.0:
+        return rate
+    gain = RATE_FILTER * elapsed / (1 + RATE_FILTER * elapsed)
+    return rate + gain * (change / elapsed - rate)
+
+
+def _check_compact(robot: RobotParams) -> None:
+    """The compact profile's ranges: joints 1..31 in command groups, α and the deflection in fewer bits."""
+    if robot.sea is None:
+        raise ConfigError("can.profile", "compact", "needs the sea section (τ is recomputed from the deflection)",
+                          robot.name)
+    if robot.n_joints > p.MAX_JOINT_INDEX:
+        raise ConfigError("can.profile", "compact", f"addresses at most {p.MAX_JOINT_INDEX} joints; the robot has "
+                          f"{robot.n_joints}", robot.name)
+    alpha, deflection = (s.maximum for s in p.STATE_COMPACT.signals[:2])
+    reach = robot.joint_limit + robot.sea.deflection_limit
+    if reach > alpha or robot.sea.deflection_limit > deflection:
+        raise ConfigError("can.profile", "compact", f"carries |α| ≤ {math.degrees(alpha):.1f}° and |α − β| ≤ "
+                          f"{math.degrees(deflection):.1f}°; the robot reaches {math.degrees(reach):.1f}° with a "
+                          f"deflection limit of {math.degrees(robot.sea.deflection_limit):.1f}°", robot.name)
 
 
 def open_bus(interface: str = "socketcan", channel: str = "can0", **kwargs) -> can.BusABC:

@@ -6,7 +6,10 @@ K_D (β̇_d − β̇) (002 (4.39) plus an optional integral term), saturated at 
 12-bit encoders on the link (α) and the motor (β); the SEA spring τ = K (α − β − δ_0), 002 (4.36),
 whose torque sensor saturates at the deflection limit; the ±60° reference limit; a command watchdog;
 a 10 Hz heartbeat; emergency stop latch; SEA zero-offset calibration; and the gait mode in which the
-module generates 002's pedal wave (4.38) itself from the master's broadcast of A, ω, φ.
+module generates 002's pedal wave (4.38) itself from the master's broadcast of A, ω, φ. It speaks the
+robot file's bus profile (``can.profile``); on the compact one, COMMAND_GROUP carries no β̇_d and the
+module takes it from successive references (β_d[k] − β_d[k−1]) / Δt, as a CANopen drive in
+interpolated position mode does.
 
 The mechanics are a stand-in, one degree of freedom per module: the motor (reflected inertia
 n² J_r) drives through the spring a link of inertia J_l + m l² rotating about the joint (the rest of
@@ -36,6 +39,8 @@ MASTER_TIMEOUT = 0.5  # s without a master heartbeat → the enabled module hold
 VELOCITY_FILTER = 2 * math.pi * 50.0  # rad/s, first-order low-pass on the differentiated α (firmware)
 LINK_DAMPING = 2e-3  # N·m·s/rad, joint friction of the stand-in link (not given in 002)
 MOTOR_DAMPING = 1e-2  # N·m·s/rad, servo gear friction reflected to the link side (not given in 002)
+#: compact profile: successive references further apart than this give no β̇_d (a restart, not a motion)
+INTERPOLATION_WINDOW = 0.05  # s
 
 
 def quantise(x: float, step: float) -> float:
@@ -98,8 +103,10 @@ def module_models(robot: RobotParams, true_zero_offsets: tuple[float, ...] | Non
 class EmulatedModule:
     """Firmware + plant of one joint module on a python-can bus; advance it with :meth:`advance`."""
 
-    def __init__(self, model: ModuleModel, bus: can.BusABC, *, start_time: float = 0.0):
+    def __init__(self, model: ModuleModel, bus: can.BusABC, *, start_time: float = 0.0,
+                 profile: p.BusProfile = p.CLASSIC):
         self.model = model
+        self.profile = profile
         self.bus = bus
         self.time = start_time
         self.x = np.zeros(4)  # α, α̇, β, β̇ (true)
@@ -131,12 +138,16 @@ class EmulatedModule:
         self.gait: Callable[[float], tuple[float, float]] | None = None
         self.gait_start = 0.0
         self.rejected_frames = 0
+        self.command_sequence: int | None = None  # last COMMAND_GROUP sequence (compact profile)
+        self.sequence_gaps = 0  # COMMAND_GROUP cycles missed (sequence jumps), counted as the firmware would
         self.last_state_true = (0.0, 0.0)
         self.reference: tuple[float, float] | None = None  # (β_d, β̇_d) of the last tick while enabled
         node = model.node
         #: ids this module listens to (the acceptance filter of its CAN controller)
-        self.accepted = {p.ESTOP.frame_id(0), p.GAIT.frame_id(0), p.HEARTBEAT.frame_id(0), p.COMMAND.frame_id(node),
-                         p.CONFIG.frame_id(node), p.CALIBRATE.frame_id(node)}
+        commands = [p.COMMAND.frame_id(node)] if profile.command is p.COMMAND else \
+            [p.COMMAND_GROUP.frame_id(g) for g in p.COMMAND_GROUP.nodes]
+        self.accepted = {p.ESTOP.frame_id(0), p.GAIT.frame_id(0), p.HEARTBEAT.frame_id(0), p.CONFIG.frame_id(node),
+                         p.CALIBRATE.frame_id(node), *commands}
 
     # measurements -------------------------------------------------------------------------------
     @property
@@ -150,10 +161,9 @@ class EmulatedModule:
     def torque_measured(self) -> tuple[float, bool]:
         """τ = K (α − β − δ_0) from the encoders, 002 (4.36); saturated at K δ_max (002 §3.3.2)."""
         m = self.model
-        deflection = self.alpha_measured - self.beta_measured - self.offset
-        saturated = abs(deflection) > m.deflection_limit
-        deflection = max(-m.deflection_limit, min(m.deflection_limit, deflection))
-        return quantise(m.stiffness * deflection, p.TORQUE_LSB), saturated
+        tau, saturated = p.sea_torque(m.stiffness, self.alpha_measured - self.beta_measured - self.offset,
+                                      m.deflection_limit)
+        return quantise(tau, p.TORQUE_LSB), saturated
 
     # bus ----------------------------------------------------------------------------------------
     def _send(self, kind: str, values: dict) -> None:
@@ -165,22 +175,21 @@ class EmulatedModule:
         except can.CanError:
             pass  # bus off: the transceiver drops it; the master sees the silence
 
+    def status(self) -> dict[str, bool]:
+        """The STATUS_FLAGS of the state frames."""
+        return {"enabled": self.enabled, "hold": self.hold, "estop": self.estop, "at_limit": self.at_limit,
+                "torque_saturated": self.torque_measured()[1], "calibrated": self.calibrated, "fault": False}
+
     def send_state(self) -> None:
-        tau, saturated = self.torque_measured()
         self.state_counter = (self.state_counter + 1) % 16
         self.last_state_true = (float(self.x[0]), float(self.x[2]))  # (α, β) the encoders read for this frame
-        self._send("STATE", {
-            "alpha": self.alpha_measured, "beta": self.beta_measured, "tau": tau, "alpha_rate": self.alpha_rate,
-            "mode": 3 if self.hold else self.mode, "enabled": self.enabled, "hold": self.hold, "estop": self.estop,
-            "at_limit": self.at_limit, "torque_saturated": saturated, "calibrated": self.calibrated,
-            "fault": False, "counter": self.state_counter})
-
-    def heartbeat_state(self) -> int:
-        if self.estop:
-            return 4
-        if not self.enabled:
-            return 1
-        return 3 if self.hold else 2
+        values = {**self.status(), "alpha": self.alpha_measured, "counter": self.state_counter}
+        if self.profile.state is p.STATE:
+            values.update(beta=self.beta_measured, tau=self.torque_measured()[0], alpha_rate=self.alpha_rate,
+                          mode=3 if self.hold else self.mode)
+        else:
+            values["deflection"] = self.alpha_measured - self.beta_measured
+        self._send(self.profile.state.name, values)
 
     def _enter_hold(self) -> None:
         if not self.hold:
@@ -208,16 +217,38 @@ class EmulatedModule:
         elif frame.kind == "GAIT":
             self._gait_frame(v)
         elif frame.kind == "COMMAND" and mine:
-            self.beta_ref, self.beta_rate_ref = v["beta_ref"], v["beta_rate_ref"]
-            self.last_command = self.time
-            if self.hold and not self.latched and self.enabled and self.mode == 1:
-                self.hold = False  # fresh commands after a watchdog hold resume position control
+            self._command(v["beta_ref"], v["beta_rate_ref"])
             return True
+        elif frame.kind == "COMMAND_GROUP":
+            return self._group_command(frame)
         elif frame.kind == "CONFIG" and mine:
             self._config(v)
         elif frame.kind == "CALIBRATE" and mine:
             self._calibrate(v)
         return False
+
+    def _command(self, beta_ref: float, beta_rate_ref: float) -> None:
+        self.beta_ref, self.beta_rate_ref = beta_ref, beta_rate_ref
+        self.last_command = self.time
+        if self.hold and not self.latched and self.enabled and self.mode == 1:
+            self.hold = False  # fresh commands after a watchdog hold resume position control
+
+    def _group_command(self, frame: p.Frame) -> bool:
+        """COMMAND_GROUP: this module's slot (by its joint index), β̇_d from the previous reference; a
+        repeated sequence is not a fresh command, a jump is counted as missed cycles."""
+        group, signal = p.group_slot(self.joint_index)
+        beta = frame.values.get(signal, math.nan)
+        if frame.node != group or math.isnan(beta):
+            return False
+        sequence = frame.values["sequence"]
+        if sequence == self.command_sequence:
+            return False
+        if self.command_sequence is not None:
+            self.sequence_gaps += (sequence - self.command_sequence - 1) % p.COMPACT.counter_modulus
+        self.command_sequence = sequence
+        elapsed = self.time - self.last_command
+        self._command(beta, (beta - self.beta_ref) / elapsed if 0 < elapsed <= INTERPOLATION_WINDOW else 0.0)
+        return True
 
     def _gait_frame(self, v: dict) -> None:
         if not v["run"]:
@@ -294,8 +325,9 @@ class EmulatedModule:
             self.send_state()
         if self.time >= self.next_heartbeat - 1e-9:
             self.next_heartbeat += HEARTBEAT_PERIOD
-            self.hb_counter = (self.hb_counter + 1) % 256
-            self._send("HEARTBEAT", {"state": self.heartbeat_state(), "counter": self.hb_counter})
+            if self.profile.module_heartbeat:
+                self.hb_counter = (self.hb_counter + 1) % 256
+                self._send("HEARTBEAT", {"state": p.module_state(self.status()), "counter": self.hb_counter})
             if not reply:
                 self.send_state()
         # reference and PID (002 (4.39) + integral), only when enabled
@@ -351,7 +383,8 @@ class EmulatedRobot:
     def __init__(self, robot: RobotParams, bus_factory: Callable[[], can.BusABC], *,
                  true_zero_offsets: tuple[float, ...] | None = None, start_time: float = 0.0,
                  body: BodyPlant | None = None):
-        self.modules = [EmulatedModule(m, bus_factory(), start_time=start_time)
+        profile = p.PROFILES[robot.can_profile]
+        self.modules = [EmulatedModule(m, bus_factory(), start_time=start_time, profile=profile)
                         for m in module_models(robot, true_zero_offsets)]
         self.body = body
         if body is not None:

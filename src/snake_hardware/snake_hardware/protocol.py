@@ -9,7 +9,14 @@ frame round-trips through this encoder and cantools' decoder).
 
 Identifiers are CAN 2.0A (11 bit), CANopen-style: ``id = function << 6 | node``. ``node`` is the
 module id of the joint in the robot file (``can.module_ids``, 1..63) or 0 for the master and for
-broadcasts; a lower function code wins arbitration. Signals are little-endian (Intel), LSB first.
+broadcasts (a command group 0..7 for COMMAND_GROUP); a lower function code wins arbitration. Signals
+are little-endian (Intel), LSB first.
+
+Two bus profiles (:data:`PROFILES`, chosen by the robot file's ``can.profile``) share the frames
+ESTOP, GAIT, CONFIG, CALIBRATE(_REPLY) and the master's HEARTBEAT: "classic" sends one COMMAND and one
+STATE per joint and a HEARTBEAT per module; "compact" sends β_d of four joints per COMMAND_GROUP and a
+4-byte STATE_COMPACT per module that stands for its heartbeat too. Every id is unique across the
+profiles, so one decoder (and one DBC) reads either.
 
 This is the hot path of the driver and the emulator: plain integer bit packing, no cantools.
 """
@@ -17,7 +24,7 @@ This is the hot path of the driver and the emulator: plain integer bit packing, 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from snake_core.validation import ConfigError
@@ -35,7 +42,8 @@ TORQUE_LSB = 0.01  # N·m, 002 Table 3.2
 
 @dataclass(frozen=True)
 class Signal:
-    """A field of a frame: ``physical = raw * scale`` (no offsets in this protocol)."""
+    """A field of a frame: ``physical = raw * scale`` (no offsets in this protocol). A signal with
+    ``none_raw`` uses that raw value for "no value", which is NaN on the host side."""
 
     name: str
     start: int  # bit position of the LSB, Intel byte order
@@ -46,6 +54,7 @@ class Signal:
     maximum: float
     unit: str = ""
     choices: Mapping[int, str] | None = None  # enumerations: raw value → name
+    none_raw: int | None = None  # raw value meaning "no value" (NaN), outside [minimum, maximum]
     raw_range: tuple[int, int] = field(init=False, repr=False, compare=False)  # [lo, hi] in LSB
 
     def __post_init__(self) -> None:
@@ -57,13 +66,23 @@ class FrameType:
     name: str
     function: int  # id = function << 6 | node
     dlc: int
-    per_module: bool  # node 1..63 (True) or node 0 only (False); HEARTBEAT allows both
+    nodes: range  # the node field's values: 0 only (broadcast), 1..63 (per module), 0..63, or command groups
     sender: str  # "master" | "module" | "any"
     signals: tuple[Signal, ...]
     comment: str
+    #: a truncated frame carries the leading signals that fit its length (COMMAND_GROUP: fewer joints)
+    truncatable: bool = False
 
     def frame_id(self, node: int) -> int:
         return (self.function << NODE_BITS) | node
+
+    @property
+    def lengths(self) -> tuple[int, ...]:
+        """Valid data lengths: the dlc, or for a truncatable frame each length that ends with a whole
+        signal (after the first, which every such frame carries)."""
+        if not self.truncatable:
+            return (self.dlc,)
+        return tuple(sorted({-(-(sig.start + sig.length) // 8) for sig in self.signals[1:]}))
 
 
 MODES = {0: "disabled", 1: "position", 2: "gait", 3: "hold"}
@@ -75,6 +94,7 @@ GAIT_TYPES = {0: "pedal_wave"}
 STATUS_FLAGS = ("enabled", "hold", "estop", "at_limit", "torque_saturated", "calibrated", "fault")
 
 _ANGLE = 1e-4  # rad per LSB of references and offsets
+_BROADCAST, _MODULES, _ANY_NODE = range(1), range(1, MAX_NODE + 1), range(MAX_NODE + 1)
 _FLAG = {"signed": False, "scale": 1.0, "minimum": 0, "maximum": 1}
 
 
@@ -86,14 +106,14 @@ def _enum(name: str, start: int, length: int, choices: Mapping[int, str]) -> Sig
     return Signal(name, start, length, False, 1.0, 0, max(choices), choices=choices)
 
 
-ESTOP = FrameType("ESTOP", 0, 2, False, "any", (
+ESTOP = FrameType("ESTOP", 0, 2, _BROADCAST, "any", (
     _flag("engage", 0),
     _enum("reason", 1, 7, ESTOP_REASONS),
     Signal("source", 8, 8, False, 1.0, 0, MAX_NODE),
 ), "Emergency stop (engage=1) or release (engage=0) for every module; highest priority id. A module "
    "latches the stop (motor held where it is) and needs a release and a CONFIG enable to move again.")
 
-GAIT = FrameType("GAIT", 1, 8, False, "master", (
+GAIT = FrameType("GAIT", 1, 8, _BROADCAST, "master", (
     Signal("amplitude", 0, 16, False, _ANGLE, 0.0, math.pi / 3, "rad"),
     Signal("frequency", 16, 16, False, 1e-3, 0.0, 65.535, "rad/s"),
     Signal("phase_shift", 32, 16, True, 2e-4, -2 * math.pi, 2 * math.pi, "rad"),
@@ -102,13 +122,13 @@ GAIT = FrameType("GAIT", 1, 8, False, "master", (
 ), "Gait parameters broadcast, 002 §5.1: the master sends A, ω, φ of (4.38) and the modules in mode "
    "'gait' generate α_j^d = A sin(ω t + φ (j − 1)) themselves (t from the frame with run=1).")
 
-COMMAND = FrameType("COMMAND", 2, 4, True, "master", (
+COMMAND = FrameType("COMMAND", 2, 4, _MODULES, "master", (
     Signal("beta_ref", 0, 16, True, _ANGLE, -3.2767, 3.2767, "rad"),
     Signal("beta_rate_ref", 16, 12, True, 0.01, -20.47, 20.47, "rad/s"),
     Signal("counter", 28, 4, False, 1.0, 0, 15),
 ), "Motor position reference β_d and its rate (the feed-forward of 002 (4.39)), every control cycle.")
 
-STATE = FrameType("STATE", 3, 8, True, "module", (
+STATE = FrameType("STATE", 3, 8, _MODULES, "module", (
     Signal("alpha", 0, 12, True, ENCODER_COUNT, -2048 * ENCODER_COUNT, 2047 * ENCODER_COUNT, "rad"),
     Signal("beta", 12, 12, True, ENCODER_COUNT, -2048 * ENCODER_COUNT, 2047 * ENCODER_COUNT, "rad"),
     Signal("tau", 24, 12, True, TORQUE_LSB, -20.48, 20.47, "N.m"),
@@ -120,7 +140,7 @@ STATE = FrameType("STATE", 3, 8, True, "module", (
    "(002 (4.36)), α̇, mode, status flags, rolling counter. Sent in reply to each COMMAND and with each "
    "HEARTBEAT; neighbours read it too (TSC needs α_{j−1}, 002 §7).")
 
-CONFIG = FrameType("CONFIG", 4, 8, True, "master", (
+CONFIG = FrameType("CONFIG", 4, 8, _MODULES, "master", (
     _enum("mode", 0, 2, MODES),
     _flag("enable", 2),
     Signal("joint_index", 3, 5, False, 1.0, 0, 31),
@@ -131,24 +151,56 @@ CONFIG = FrameType("CONFIG", 4, 8, True, "master", (
 ), "Mode, enable, joint index j (for the gait mode), motor-side PID gains (002 (4.39) is the PD part) "
    "and the module's command watchdog (0 = off).")
 
-CALIBRATE = FrameType("CALIBRATE", 5, 4, True, "master", (
+CALIBRATE = FrameType("CALIBRATE", 5, 4, _MODULES, "master", (
     _enum("op", 0, 8, CALIBRATION_OPS),
     Signal("offset", 16, 16, True, _ANGLE, -0.5, 0.5, "rad"),
 ), "SEA zero offset δ_0 (the deflection that reads as zero torque): read it, zero it at the present "
    "deflection (robot unloaded, module disabled) or set it.")
 
-CALIBRATE_REPLY = FrameType("CALIBRATE_REPLY", 6, 4, True, "module", (
+CALIBRATE_REPLY = FrameType("CALIBRATE_REPLY", 6, 4, _MODULES, "module", (
     _enum("op", 0, 8, CALIBRATION_OPS),
     _enum("result", 8, 8, CALIBRATION_RESULTS),
     Signal("offset", 16, 16, True, _ANGLE, -0.5, 0.5, "rad"),
 ), "Answer to CALIBRATE with the offset now in use.")
 
-HEARTBEAT = FrameType("HEARTBEAT", 7, 2, True, "any", (
+HEARTBEAT = FrameType("HEARTBEAT", 7, 2, _ANY_NODE, "any", (
     _enum("state", 0, 8, MODULE_STATES),
     Signal("counter", 8, 8, False, 1.0, 0, 255),
 ), "Liveness at 10 Hz from every module and from the master (node 0).")
 
-FRAME_TYPES: tuple[FrameType, ...] = (ESTOP, GAIT, COMMAND, STATE, CONFIG, CALIBRATE, CALIBRATE_REPLY, HEARTBEAT)
+GROUP_SIZE = 4  # joints per COMMAND_GROUP frame
+MAX_JOINT_INDEX = 31  # CONFIG.joint_index (5 bits): the compact profile addresses joints 1..31
+_ENCODER_RANGE = {"signed": True, "scale": ENCODER_COUNT, "unit": "rad"}
+
+
+def _counts(name: str, start: int, length: int, **kw) -> Signal:
+    """A signed angle in whole encoder counts over the full range of ``length`` bits (``none_raw``:
+    the lowest raw value means "no value" and is left out of the range)."""
+    half = 1 << (length - 1)
+    low = -half + (1 if "none_raw" in kw else 0)
+    return Signal(name, start, length, minimum=low * ENCODER_COUNT, maximum=(half - 1) * ENCODER_COUNT,
+                  **_ENCODER_RANGE, **kw)
+
+
+COMMAND_GROUP = FrameType("COMMAND_GROUP", 12, 7, range(MAX_JOINT_INDEX // GROUP_SIZE + 1), "master", (
+    Signal("sequence", 0, 8, False, 1.0, 0, 255),
+    *(_counts(f"beta_ref_{k}", 8 + 12 * (k - 1), 12, none_raw=-2048) for k in range(1, GROUP_SIZE + 1)),
+), "Compact profile: motor position references β_d of joints 4g+1..4g+4 (g = node field, joint index of "
+   "CONFIG) in encoder counts, every control cycle; -2048 (NaN) = no reference for that joint; truncated "
+   "after the robot's last joint. sequence: +1 per control cycle, the same in every group of a cycle.",
+    truncatable=True)
+
+STATE_COMPACT = FrameType("STATE_COMPACT", 13, 4, _MODULES, "module", (
+    _counts("alpha", 0, 11),
+    _counts("deflection", 11, 10),
+    *(_flag(f, 21 + i) for i, f in enumerate(STATUS_FLAGS)),
+    Signal("counter", 28, 4, False, 1.0, 0, 15),
+), "Compact profile: joint angle α and spring deflection α − β (encoder counts), status flags, rolling "
+   "counter; in reply to each COMMAND_GROUP that carries this module's joint, and at 10 Hz in place of "
+   "HEARTBEAT. The host recomputes β = α − deflection and τ = K (deflection − δ_0), 002 (4.36).")
+
+FRAME_TYPES: tuple[FrameType, ...] = (ESTOP, GAIT, COMMAND, STATE, CONFIG, CALIBRATE, CALIBRATE_REPLY, HEARTBEAT,
+                                      COMMAND_GROUP, STATE_COMPACT)
 _BY_FUNCTION = {f.function: f for f in FRAME_TYPES}
 _BY_NAME = {f.name: f for f in FRAME_TYPES}
 
@@ -171,16 +223,8 @@ def frame_type(name: str) -> FrameType:
 
 
 def _check_node(ft: FrameType, node: int, field: str, value: object) -> None:
-    if ft.name == "HEARTBEAT":
-        ok = 0 <= node <= MAX_NODE
-        allowed = f"0 (master) .. {MAX_NODE}"
-    elif ft.per_module:
-        ok = 1 <= node <= MAX_NODE
-        allowed = f"1 .. {MAX_NODE}"
-    else:
-        ok = node == MASTER_NODE
-        allowed = "0 (broadcast)"
-    if not ok:
+    if node not in ft.nodes:
+        allowed = "0 (broadcast)" if len(ft.nodes) == 1 else f"{ft.nodes.start} .. {ft.nodes.stop - 1}"
         raise ProtocolError(field, value, f"node of a {ft.name} frame must be {allowed}")
 
 
@@ -193,13 +237,21 @@ def encode(kind: str, node: int, values: Mapping[str, float], *, saturate: bool 
     if unknown:
         raise ProtocolError(f"{kind}.{sorted(unknown)[0]}", values[sorted(unknown)[0]],
                             "unknown signal; allowed: " + ", ".join(s.name for s in ft.signals))
-    payload = 0
+    payload, end = 0, 8 * ft.dlc
+    if ft.truncatable:
+        end = max((s.start + s.length for s in ft.signals if s.name in values), default=0)
     for s in ft.signals:
-        v = values.get(s.name, 0)
+        if s.start + s.length > end:
+            continue
+        v = values.get(s.name, math.nan if s.none_raw is not None else 0)
         if isinstance(v, bool):
             v = int(v)
+        if s.none_raw is not None and isinstance(v, float) and math.isnan(v):
+            payload |= (s.none_raw & ((1 << s.length) - 1)) << s.start
+            continue
         if not isinstance(v, (int, float)) or not math.isfinite(v):
-            raise ProtocolError(f"{kind}.{s.name}", v, "must be a finite number")
+            raise ProtocolError(f"{kind}.{s.name}", v, "must be a finite number" +
+                                (" or NaN (no value)" if s.none_raw is not None else ""))
         raw = round(v / s.scale)
         lo, hi = s.raw_range
         if not lo <= raw <= hi:
@@ -209,7 +261,7 @@ def encode(kind: str, node: int, values: Mapping[str, float], *, saturate: bool 
         if s.choices is not None and raw not in s.choices:
             raise ProtocolError(f"{kind}.{s.name}", v, _range(s))
         payload |= (raw & ((1 << s.length) - 1)) << s.start
-    return ft.frame_id(node), payload.to_bytes(ft.dlc, "little")
+    return ft.frame_id(node), payload.to_bytes(-(-end // 8), "little")
 
 
 def decode(arbitration_id: int, data: bytes, *, extended: bool = False) -> Frame:
@@ -219,17 +271,24 @@ def decode(arbitration_id: int, data: bytes, *, extended: bool = False) -> Frame
         raise ProtocolError(field, arbitration_id, "must be a standard 11-bit id of this protocol")
     ft = _BY_FUNCTION.get(arbitration_id >> NODE_BITS)
     if ft is None:
-        raise ProtocolError(field, arbitration_id, f"unknown function code {arbitration_id >> NODE_BITS} (known 0..7)")
+        raise ProtocolError(field, arbitration_id, f"unknown function code {arbitration_id >> NODE_BITS} (known "
+                            + ", ".join(str(f) for f in _BY_FUNCTION) + ")")
     node = arbitration_id & MAX_NODE
     _check_node(ft, node, field, arbitration_id)
-    if len(data) != ft.dlc:
-        raise ProtocolError(f"{field} ({ft.name}) length", len(data), f"must be {ft.dlc} bytes")
+    if len(data) not in ft.lengths:
+        raise ProtocolError(f"{field} ({ft.name}) length", len(data),
+                            "must be " + " or ".join(map(str, ft.lengths)) + " bytes")
     payload = int.from_bytes(bytes(data), "little")
     values: dict[str, float] = {}
     for s in ft.signals:
+        if s.start + s.length > 8 * len(data):
+            continue  # truncated frame: the signal is not carried
         raw = (payload >> s.start) & ((1 << s.length) - 1)
         if s.signed and raw >= 1 << (s.length - 1):
             raw -= 1 << s.length
+        if raw == s.none_raw:
+            values[s.name] = math.nan
+            continue
         lo, hi = s.raw_range
         if not lo <= raw <= hi or (s.choices is not None and raw not in s.choices):
             raise ProtocolError(f"{field} ({ft.name}).{s.name}", raw * s.scale, _range(s))
@@ -256,10 +315,104 @@ def frame_bits(dlc: int, *, worst_case_stuffing: bool = True) -> int:
 HEARTBEAT_RATE = 10.0  # Hz, every module and the master
 
 
-def bus_load(n_joints: int, loop_rate: float, bitrate: float = BITRATE, *, worst_case_stuffing: bool = True) -> float:
-    """Fraction of the bus used by the control loop: per cycle one COMMAND and one STATE per joint,
-    plus the heartbeats of the master and of every module."""
-    per_cycle = n_joints * (frame_bits(COMMAND.dlc, worst_case_stuffing=worst_case_stuffing)
-                            + frame_bits(STATE.dlc, worst_case_stuffing=worst_case_stuffing))
-    heartbeats = (n_joints + 1) * HEARTBEAT_RATE * frame_bits(HEARTBEAT.dlc, worst_case_stuffing=worst_case_stuffing)
-    return (per_cycle * loop_rate + heartbeats) / bitrate
+def sea_torque(stiffness: float, deflection: float, limit: float) -> tuple[float, bool]:
+    """The SEA torque sensor: τ = K (α − β − δ_0) from the spring's ``deflection`` α − β − δ_0,
+    002 (4.36), saturated at K δ_max beyond the sensor's range (002 §3.3.2); (τ, saturated)."""
+    saturated = abs(deflection) > limit
+    return stiffness * max(-limit, min(limit, deflection)), saturated
+
+
+def module_state(status: Mapping[str, float]) -> int:
+    """The HEARTBEAT state (MODULE_STATES) that a module's STATUS_FLAGS stand for."""
+    if status["estop"]:
+        return 4
+    if status["fault"]:
+        return 5
+    if not status["enabled"]:
+        return 1
+    return 3 if status["hold"] else 2
+
+
+@dataclass(frozen=True)
+class StateReading:
+    """A module's state frame in SI units, whatever the profile: α, β, τ [rad, rad, N·m], α̇ [rad/s]
+    or None when the frame carries none (the host differentiates α), and the status flags."""
+
+    alpha: float
+    beta: float
+    tau: float
+    alpha_rate: float | None
+    status: dict[str, float]
+    counter: int
+
+
+def state_reading(frame: Frame, stiffness: float, deflection_limit: float, zero_offset: float) -> StateReading:
+    """STATE as sent; STATE_COMPACT with β = α − (α − β) and τ = K (α − β − δ_0) recomputed with the
+    joint's K, its sensor range δ_max and the module's zero offset δ_0 (from CALIBRATE_REPLY)."""
+    v = frame.values
+    status = {f: v[f] for f in STATUS_FLAGS}
+    if frame.kind == "STATE":
+        return StateReading(v["alpha"], v["beta"], v["tau"], v["alpha_rate"], {**status, "mode": v["mode"]},
+                            v["counter"])
+    tau, _ = sea_torque(stiffness, v["deflection"] - zero_offset, deflection_limit)
+    return StateReading(v["alpha"], v["alpha"] - v["deflection"], tau, None, status, v["counter"])
+
+
+def group_slot(joint_index: int) -> tuple[int, str]:
+    """(group, signal) of joint ``joint_index`` (1-based, tail → head) in COMMAND_GROUP."""
+    if not 1 <= joint_index <= MAX_JOINT_INDEX:
+        raise ProtocolError("joint_index", joint_index, f"must be in [1, {MAX_JOINT_INDEX}] on the compact profile")
+    return (joint_index - 1) // GROUP_SIZE, f"beta_ref_{(joint_index - 1) % GROUP_SIZE + 1}"
+
+
+@dataclass(frozen=True)
+class BusProfile:
+    """The frames of one bus profile: how commands go out and which state frame comes back."""
+
+    name: str
+    command: FrameType
+    state: FrameType
+    counter_modulus: int  # of the command counter (COMMAND.counter, COMMAND_GROUP.sequence)
+    module_heartbeat: bool  # modules send HEARTBEAT (classic) or let their state frame stand for it
+
+    @property
+    def host_torque(self) -> bool:
+        """The state frame carries the deflection, not τ: the host needs K and each module's δ_0."""
+        return all(sig.name != "tau" for sig in self.state.signals)
+
+    def command_frames(self, nodes: Sequence[int], beta_d: Sequence[float], beta_rate_d: Sequence[float],
+                       counter: int) -> list[tuple[int, bytes]]:
+        """The frames of one control cycle for joints 1..n (tail → head) with module ids ``nodes``;
+        NaN in ``beta_d``: no reference for that joint (a module whose position is unknown)."""
+        count = counter % self.counter_modulus
+        if self.command is COMMAND:
+            return [encode("COMMAND", node, {"beta_ref": b, "beta_rate_ref": r, "counter": count})
+                    for node, b, r in zip(nodes, beta_d, beta_rate_d, strict=True) if not math.isnan(b)]
+        frames = []
+        for start in range(0, len(nodes), GROUP_SIZE):
+            group = [float(b) for b in beta_d[start:start + GROUP_SIZE]]
+            if all(math.isnan(b) for b in group):
+                continue
+            group_index, _ = group_slot(start + 1)
+            frames.append(encode("COMMAND_GROUP", group_index, {
+                "sequence": count, **{f"beta_ref_{k}": b for k, b in enumerate(group, start=1)}}))
+        return frames
+
+    def bus_load(self, n_joints: int, loop_rate: float, bitrate: float = BITRATE, *,
+                 worst_case_stuffing: bool = True) -> float:
+        """Fraction of the bus used by the control loop: per cycle the command frames and one state
+        frame per joint, plus the heartbeats (the master's; on classic also every module's)."""
+        zeros = [0.0] * n_joints
+        commands = sum(frame_bits(len(data), worst_case_stuffing=worst_case_stuffing)
+                       for _, data in self.command_frames(range(1, n_joints + 1), zeros, zeros, 0))
+        per_cycle = commands + n_joints * frame_bits(self.state.dlc, worst_case_stuffing=worst_case_stuffing)
+        senders = n_joints + 1 if self.module_heartbeat else 1
+        heartbeats = senders * HEARTBEAT_RATE * frame_bits(HEARTBEAT.dlc, worst_case_stuffing=worst_case_stuffing)
+        return (per_cycle * loop_rate + heartbeats) / bitrate
+
+
+CLASSIC = BusProfile("classic", COMMAND, STATE, 16, True)
+COMPACT = BusProfile("compact", COMMAND_GROUP, STATE_COMPACT, 256, False)
+#: by name, as the robot file's ``can.profile`` (snake_core.robot.CAN_PROFILES) and ``--profile`` give it
+PROFILES: dict[str, BusProfile] = {b.name: b for b in (CLASSIC, COMPACT)}
+

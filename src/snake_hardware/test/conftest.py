@@ -1,10 +1,12 @@
 """A lock-step rig: the driver and one emulated module per joint on a python-can virtual bus, time
-driven explicitly (no sleeping), plus a sniffer that sees every frame on the bus."""
+driven explicitly (no sleeping), plus a sniffer that sees every frame on the bus. The ``rig`` fixture
+runs every test that uses it on every bus profile (protocol.PROFILES)."""
 
 from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import replace
 
 import can
 import numpy as np
@@ -25,14 +27,16 @@ REFERENCE_GAIT = {"amplitude": math.pi / 6, "frequency": math.pi, "phase_shift":
 
 class Rig:
     def __init__(self, robot_name: str = "koopaee6", rate: float = 250.0, config: DriverConfig | None = None,
-                 true_zero_offsets=None, body: BodyPlant | None = None):
-        self.robot = load_robot(robot_name)
+                 true_zero_offsets=None, body: BodyPlant | None = None, profile: str = "classic"):
+        self.robot = replace(load_robot(robot_name), can_profile=profile)
         self.channel = f"snake_test_{next(_channels)}"
         self.switches = FaultSwitches()
         self.emu = EmulatedRobot(self.robot, self.bus, true_zero_offsets=true_zero_offsets, body=body)
         self.sniffer = self.bus()
         self.driver = CanDriver(self.robot, lambda: FaultyBus(self.bus(), self.switches), config)
         self.dt = 1.0 / rate
+        #: the wire's step of β_d on this profile (1e-4 rad, or one encoder count)
+        self.reference_lsb = next(s.scale for s in p.PROFILES[profile].command.signals if s.name.startswith("beta_ref"))
         self.t = 0.0
         self.commands: list[tuple[float, int, float]] = []  # (time, node, β_ref) of every COMMAND on the bus
         self.alpha_at_command: list[float] = []  # the module's true α when it received that command
@@ -57,10 +61,13 @@ class Rig:
     def _sniff(self) -> None:
         index = {m.model.node: m for m in self.emu.modules}
         while (msg := self.sniffer.recv(timeout=0)) is not None:
-            if msg.arbitration_id >> p.NODE_BITS == p.COMMAND.function and not msg.is_extended_id:
-                frame = p.decode(msg.arbitration_id, bytes(msg.data))
-                self.commands.append((self.t, frame.node, frame.values["beta_ref"]))
-                self.alpha_at_command.append(float(index[frame.node].x[0]))
+            try:
+                frame = p.decode(msg.arbitration_id, bytes(msg.data), extended=msg.is_extended_id)
+            except p.ProtocolError:
+                continue  # injected garbage
+            for node, beta in sent_references(self.robot.can_ids, frame):
+                self.commands.append((self.t, node, beta))
+                self.alpha_at_command.append(float(index[node].x[0]))
 
     def run_gait(self, duration: float, gait=None, on_cycle=None) -> None:
         gait = gait or self.gait()
@@ -84,12 +91,32 @@ class Rig:
         return np.array([m.x[0] for m in self.emu.modules])
 
 
+def sent_references(nodes, frame: p.Frame) -> list[tuple[int, float]]:
+    """(module id, β_d) of every joint a command frame gives a reference to, on either profile."""
+    if frame.kind == "COMMAND":
+        return [(frame.node, frame.values["beta_ref"])]
+    if frame.kind != "COMMAND_GROUP":
+        return []
+    out = []
+    for j, node in enumerate(nodes, start=1):
+        group, signal = p.group_slot(j)
+        beta = frame.values.get(signal, math.nan)
+        if group == frame.node and not math.isnan(beta):
+            out.append((node, beta))
+    return out
+
+
+@pytest.fixture(params=tuple(p.PROFILES))
+def profile(request) -> str:
+    return request.param
+
+
 @pytest.fixture
-def rig():
+def rig(profile):
     made = []
 
     def make(**kw) -> Rig:
-        r = Rig(**kw)
+        r = Rig(**{"profile": profile, **kw})
         made.append(r)
         return r
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import can
@@ -66,14 +67,15 @@ def _joint_command(names, positions, velocities):
     return msg
 
 
-def test_node_drives_emulated_modules_and_reports_a_lost_one(ros):
+def test_node_drives_emulated_modules_and_reports_a_lost_one(ros, profile):
     from snake_hardware.bridge_node import CanBridgeNode
 
-    robot = load_robot("koopaee6")
+    robot = replace(load_robot("koopaee6"), can_profile=profile)
     channel = f"snake_node_{id(ros)}"
     emu = EmulatedRobot(robot, lambda: can.Bus(interface="virtual", channel=channel), start_time=ros.now())
     try:
-        ros.make(CanBridgeNode, robot="koopaee6", can_bus_type="virtual", can_interface=channel, rate=100.0)
+        ros.make(CanBridgeNode, robot="koopaee6", can_profile=profile, can_bus_type="virtual", can_interface=channel,
+                 rate=100.0)
         from snake_core.gaits import make_gait
 
         gait = make_gait("pedal_wave", robot.n_joints, {"amplitude": 0.3, "frequency": math.pi, "phase_shift": -1.0})
@@ -115,7 +117,7 @@ def test_node_refuses_an_unknown_robot(ros):
 
 
 @pytest.mark.parametrize(("parameter", "named"), [("can_interface:=nosuchcan0", "can_interface"),
-                                                  ("rate:=5000.0", "rate")])
+                                                  ("rate:=5000.0", "rate"), ("can_profile:=canfd", "can_profile")])
 def test_executable_exits_2_with_one_line_on_a_missing_bus_or_a_bad_parameter(ros, parameter, named):
     """What `ros2 run snake_hardware can_bridge` (and launch, and systemd) sees: the script that
     setup.py installs into lib/snake_hardware, not only the node class."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import itertools
+from dataclasses import replace
 
 import can
 import pytest
@@ -18,9 +19,10 @@ _channels = itertools.count()
 
 
 @pytest.fixture
-def bus_pair():
+def bus_pair(request):
+    """A tool's bus handle and emulated modules (classic, or the profile given by indirect parametrisation)."""
     channel = f"snake_cli_{next(_channels)}"
-    robot = load_robot("koopaee6")
+    robot = replace(load_robot("koopaee6"), can_profile=getattr(request, "param", "classic"))
     tool = can.Bus(interface="virtual", channel=channel)
     emu = EmulatedRobot(robot, lambda: can.Bus(interface="virtual", channel=channel), true_zero_offsets=(
         0.02, -0.03, 0.0, 0.01, 0.04))
@@ -29,18 +31,25 @@ def bus_pair():
     emu.shutdown()
 
 
-def test_bench_reports_every_combination_and_the_target():
+def test_bench_reports_every_profile_and_combination_and_the_targets():
     out = io.StringIO()
     assert cli.main(["bench"], out=out) == 0
     lines = out.getvalue().splitlines()
-    rows = [line.split() for line in lines if line.strip()[:2] in ("5 ", "10")]
-    assert len(rows) == len(cli.BENCH_JOINTS) * len(cli.BENCH_RATES)
-    for row in rows:
-        n, rate, worst = int(row[0]), float(row[1]), float(row[2].rstrip("%")) / 100
-        assert worst == pytest.approx(p.bus_load(n, rate), abs=5e-4)
-    assert "met" in lines[-1] and "NOT" not in lines[-1]
+    sections = [i for i, line in enumerate(lines) if line.startswith("profile ")]
+    assert [lines[i].split()[1].rstrip(":") for i in sections] == list(p.PROFILES)
+    for i, profile in zip(sections, p.PROFILES.values(), strict=True):
+        rows = [line.split() for line in lines[i + 2:i + 2 + len(cli.BENCH_JOINTS) * len(cli.BENCH_RATES)]]
+        assert {(int(r[0]), float(r[1])) for r in rows} == {(n, f) for n in cli.BENCH_JOINTS for f in cli.BENCH_RATES}
+        for row in rows:
+            n, rate, worst = int(row[0]), float(row[1]), float(row[2].rstrip("%")) / 100
+            assert worst == pytest.approx(profile.bus_load(n, rate), abs=5e-4 + 1e-9)  # printed to 0.1 %
+    targets = [line for line in lines if line.startswith("target")]
+    assert len(targets) == len(cli.TARGETS) and all(": met (" in line for line in targets)
+    assert "compact, 5 joints at 1000 Hz <= 70%: met (68.6%)" in targets[1]
+    assert lines[-1] == "all targets met"
 
 
+@pytest.mark.parametrize("bus_pair", tuple(p.PROFILES), indirect=True)
 def test_scan_lists_the_answering_modules_and_flags_a_missing_one(bus_pair):
     robot, tool, emu, _ = bus_pair
     emu.modules[3].silent = True
@@ -126,5 +135,8 @@ def test_bad_flags_name_the_field_and_range(capsys):
     with pytest.raises(SystemExit):
         cli.main(["emulate", "--drop", "1.5"])
     assert "--drop = 1.5 is invalid" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli.main(["emulate", "--profile", "canfd"])
+    assert "--profile: invalid choice: 'canfd' (choose from 'classic', 'compact')" in capsys.readouterr().err
     assert cli.main(["scan", "--robot", "nosuchsnake", "--interface", "virtual", "--channel", "x"]) == 2
     assert "robot.name" in capsys.readouterr().err

@@ -19,10 +19,10 @@ def assert_commands_within_limits(rig) -> None:
     """Every β_ref on the bus within ±60° and within δ_max of the link angle the module had."""
     beta = np.array([c[2] for c in rig.commands])
     alpha = np.array(rig.alpha_at_command)
-    limit = rig.robot.joint_limit + p.COMMAND.signals[0].scale
+    limit = rig.robot.joint_limit + rig.reference_lsb / 2
     assert np.all(np.abs(beta) <= limit)
     # the driver clips around the last α it measured: one cycle of motion plus one encoder count older
-    slack = rig.robot.joint_velocity_limit * rig.dt + p.ENCODER_COUNT
+    slack = rig.robot.joint_velocity_limit * rig.dt + p.ENCODER_COUNT + rig.reference_lsb / 2
     assert np.all(np.abs(beta - alpha) <= rig.robot.sea.deflection_limit + slack)
 
 
@@ -74,14 +74,14 @@ def test_references_are_clipped_to_60_degrees_the_deflection_limit_and_the_servo
     assert_commands_within_limits(r)
     last = np.array([c[2] for c in r.commands[-n:]])
     # the motors lead the links by at most δ_max; the firmware never gets more than 60°
-    assert np.all(last <= math.radians(60) + 1e-4)
-    assert np.all(last - r.driver.alpha <= r.robot.sea.deflection_limit + 1e-4)
+    assert np.all(last <= math.radians(60) + r.reference_lsb / 2)
+    assert np.all(last - r.driver.alpha <= r.robot.sea.deflection_limit + r.reference_lsb / 2)
     # rate limit: consecutive references of one module differ by at most the servo speed × dt
     per_node = {}
     for _, node, beta in r.commands:
         per_node.setdefault(node, []).append(beta)
     steps = np.concatenate([np.abs(np.diff(v)) for v in per_node.values()])
-    assert steps.max() <= r.robot.actuator.max_speed * r.dt + 2e-4
+    assert steps.max() <= r.robot.actuator.max_speed * r.dt + r.reference_lsb
 
 
 def test_non_finite_or_wrongly_sized_commands_hold_the_robot(rig):
@@ -154,6 +154,8 @@ def test_garbage_frames_are_counted_reported_and_ignored(rig):
     r.start()
     junk = r.bus()
     rng = np.random.default_rng(7)
+    state = p.PROFILES[r.robot.can_profile].state
+    wrong_lengths = [n for n in range(9) if n != state.dlc]
 
     def inject(rig):
         kind = rng.integers(3)
@@ -161,9 +163,9 @@ def test_garbage_frames_are_counted_reported_and_ignored(rig):
             msg = can.Message(arbitration_id=int(rng.integers(0x200, 0x800)), data=rng.bytes(8), is_extended_id=False)
         elif kind == 1:  # extended ids
             msg = can.Message(arbitration_id=int(rng.integers(0, 1 << 29)), data=rng.bytes(4), is_extended_id=True)
-        else:  # a STATE id with a wrong length
-            msg = can.Message(arbitration_id=0x0C0 + int(rng.integers(1, 6)), data=rng.bytes(int(rng.integers(0, 8))),
-                              is_extended_id=False)
+        else:  # the profile's state id with a wrong length
+            msg = can.Message(arbitration_id=state.frame_id(int(rng.integers(1, 6))),
+                              data=rng.bytes(int(rng.choice(wrong_lengths))), is_extended_id=False)
         junk.send(msg)
 
     try:
@@ -265,3 +267,34 @@ def test_hardware_in_the_loop_on_the_simulated_body_moves_like_the_simulator_alo
     alone = link_positions(direct.model, direct.q)[0].mean() - x0
     assert alone > 0.005 and hil > 0.005  # both move head first
     assert hil == pytest.approx(alone, rel=0.3)
+
+
+@pytest.mark.parametrize("profile", ["compact"])
+def test_compact_profile_recomputes_tau_with_the_zero_offset_each_module_reports(rig):
+    offsets = (0.02, -0.03, 0.0, 0.01, 0.04)
+    r = rig()
+    for module, offset in zip(r.emu.modules, offsets, strict=True):
+        module.offset, module.calibrated = offset, True
+    r.start()
+    np.testing.assert_allclose(r.driver.zero_offset, offsets, atol=1e-4)  # asked with CALIBRATE read
+    k = np.array(r.robot.sea.stiffness)
+    worst = []
+    r.run_gait(1.0, on_cycle=lambda rig: worst.append(np.max(np.abs(
+        rig.driver.tau - k * (rig.true_at_step[:, 0] - rig.true_at_step[:, 1] - offsets)))))
+    assert max(worst) <= k.max() * p.ENCODER_COUNT + 1e-9  # half a count on each encoder
+    assert not r.driver.faults
+
+
+@pytest.mark.parametrize("profile", ["compact"])
+def test_modules_on_another_profile_are_reported_and_never_commanded(rig):
+    from dataclasses import replace
+
+    from snake_hardware.emulator import EmulatedRobot
+
+    r = rig()
+    r.emu.shutdown()
+    r.emu = EmulatedRobot(replace(r.robot, can_profile="classic"), r.bus)
+    r.start(settle=1.2)
+    assert "another bus profile" in r.driver.faults["malformed_frames"]
+    assert "module_lost" in r.driver.faults and r.driver.holding
+    assert r.commands == []

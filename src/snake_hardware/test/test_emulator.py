@@ -1,5 +1,6 @@
-"""The module emulator behaves like the firmware: SEA sign and saturation, 12-bit encoders, watchdog,
-emergency-stop latch, zero-offset calibration, and the gait mode fed by the master's broadcast."""
+"""The module emulator behaves like the firmware on every bus profile: SEA sign and saturation, 12-bit
+encoders, watchdog, emergency-stop latch, zero-offset calibration, the gait mode fed by the master's
+broadcast, and on the compact profile β̇_d from successive references and sequence gaps."""
 
 from __future__ import annotations
 
@@ -20,15 +21,24 @@ _channels = itertools.count()
 class Bench:
     """One emulated module and a master handle on a virtual bus."""
 
-    def __init__(self, joint: int = 3, true_zero_offset: float = 0.0):
-        robot = load_robot("koopaee6")
+    def __init__(self, joint: int = 3, true_zero_offset: float = 0.0, profile: str = "classic"):
+        self.robot = load_robot("koopaee6")
         channel = f"snake_emu_{next(_channels)}"
-        offsets = tuple(true_zero_offset if j == joint - 1 else 0.0 for j in range(robot.n_joints))
-        self.model = module_models(robot, offsets)[joint - 1]
-        self.module = EmulatedModule(self.model, can.Bus(interface="virtual", channel=channel))
+        offsets = tuple(true_zero_offset if j == joint - 1 else 0.0 for j in range(self.robot.n_joints))
+        self.model = module_models(self.robot, offsets)[joint - 1]
+        self.profile = p.PROFILES[profile]
+        self.module = EmulatedModule(self.model, can.Bus(interface="virtual", channel=channel), profile=self.profile)
         self.master = can.Bus(interface="virtual", channel=channel)
         self.node = self.model.node
         self.frames: list[p.Frame] = []
+        self.cycle = 0
+
+    def command(self, beta: float) -> None:
+        """β_d for this module's joint (none for the others) in the profile's command frames."""
+        self.cycle += 1
+        beta_d = [beta if j == self.model.joint_index else np.nan for j in range(1, self.robot.n_joints + 1)]
+        for fid, data in self.profile.command_frames(self.robot.can_ids, beta_d, [0.0] * len(beta_d), self.cycle):
+            self.master.send(can.Message(arbitration_id=fid, data=data, is_extended_id=False))
 
     def send(self, kind: str, values: dict, node: int | None = None) -> None:
         fid, data = p.encode(kind, self.node if node is None else node, values)
@@ -44,25 +54,38 @@ class Bench:
             if master_heartbeat and k % 100 == 0:
                 self.send("HEARTBEAT", {"state": 2, "counter": 0}, node=0)
             if command is not None and k % 4 == 0:
-                self.send("COMMAND", {"beta_ref": command, "beta_rate_ref": 0.0, "counter": 0})
+                self.command(command)
             self.module.tick()
             while (msg := self.master.recv(timeout=0)) is not None:
                 self.frames.append(p.decode(msg.arbitration_id, bytes(msg.data)))
 
     def last(self, kind: str) -> dict:
-        return next(f.values for f in reversed(self.frames) if f.kind == kind)
+        """The last frame of ``kind``; "STATE": the profile's state frame as the host reads it (α, β, τ,
+        status flags; τ with the zero offset of the last CALIBRATE_REPLY, as the driver does)."""
+        if kind != "STATE":
+            return next(f.values for f in reversed(self.frames) if f.kind == kind)
+        offset = next((f.values["offset"] for f in reversed(self.frames) if f.kind == "CALIBRATE_REPLY"), 0.0)
+        frame = next(f for f in reversed(self.frames) if f.kind == self.profile.state.name)
+        r = p.state_reading(frame, self.model.stiffness, self.model.deflection_limit, offset)
+        return {"alpha": r.alpha, "beta": r.beta, "tau": r.tau, **r.status}
+
+    def heartbeats(self) -> list[int]:
+        """The module state (MODULE_STATES) of every heartbeat: HEARTBEAT, or the compact state frame."""
+        if self.profile.module_heartbeat:
+            return [f.values["state"] for f in self.frames if f.kind == "HEARTBEAT"]
+        return [p.module_state(f.values) for f in self.frames if f.kind == self.profile.state.name]
 
     def close(self) -> None:
         self.module.bus.shutdown()
         self.master.shutdown()
 
 
-@pytest.fixture
-def bench():
+@pytest.fixture(params=tuple(p.PROFILES))
+def bench(request):
     made = []
 
     def make(**kw) -> Bench:
-        made.append(Bench(**kw))
+        made.append(Bench(profile=request.param, **kw))
         return made[-1]
 
     yield make
@@ -73,9 +96,9 @@ def bench():
 def test_a_disabled_module_reports_heartbeat_and_state_at_10_hz(bench):
     b = bench()
     b.run(1.0, master_heartbeat=False)
-    beats = [f for f in b.frames if f.kind == "HEARTBEAT"]
-    assert len(beats) == 10 and all(f.values["state"] == 1 for f in beats)  # 1 = disabled
-    assert sum(f.kind == "STATE" for f in b.frames) == 10
+    assert b.heartbeats() == [1] * 10  # 1 = disabled
+    assert sum(f.kind == b.profile.state.name for f in b.frames) == 10
+    assert sum(f.kind == "HEARTBEAT" for f in b.frames) == (10 if b.profile.module_heartbeat else 0)
     assert not b.last("STATE")["enabled"]
 
 
@@ -131,7 +154,7 @@ def test_command_watchdog_holds_the_motor_where_it_is(bench):
     beta_before = b.module.beta_measured
     b.run(0.5)  # commands stop
     state = b.last("STATE")
-    assert state["hold"] and state["mode"] == 3
+    assert state["hold"] and b.heartbeats()[-1] == 3
     assert b.module.beta_measured == pytest.approx(beta_before, abs=2 * p.ENCODER_COUNT)
     b.run(3.0, command=0.0)  # fresh commands resume position control
     assert not b.last("STATE")["hold"]
@@ -144,7 +167,7 @@ def test_emergency_stop_latches_until_release_and_enable(bench):
     b.run(3.0, command=0.2)
     b.send("ESTOP", {"engage": 1, "reason": 0, "source": 0}, node=0)
     b.run(0.5, command=-0.3)  # ignored while stopped
-    assert b.last("STATE")["estop"] and b.last("HEARTBEAT")["state"] == 4
+    assert b.last("STATE")["estop"] and b.heartbeats()[-1] == 4
     assert b.module.beta_measured == pytest.approx(0.2, abs=3 * p.ENCODER_COUNT)
     b.send("ESTOP", {"engage": 0, "reason": 0, "source": 0}, node=0)
     b.run(0.3, command=-0.3)
@@ -183,3 +206,28 @@ def test_gait_mode_generates_the_pedal_wave_from_the_broadcast(bench):
         beta_d = gait["amplitude"] * math.sin(gait["frequency"] * t + gait["phase_shift"] * 2)  # 002 (4.38), j = 3
         errors.append(b.module.x[2] - beta_d)
     assert np.max(np.abs(errors[100:])) < 0.03
+
+
+def test_compact_commands_give_the_rate_from_successive_references_and_count_sequence_gaps():
+    b = Bench(joint=3, profile="compact")  # joint 3: group 0, slot beta_ref_3
+
+    def group(sequence: int, beta: float) -> None:
+        fid, data = p.encode("COMMAND_GROUP", 0, {"sequence": sequence, "beta_ref_3": beta})
+        b.master.send(can.Message(arbitration_id=fid, data=data, is_extended_id=False))
+        b.module.advance(b.module.time + 0.004)
+
+    try:
+        b.enable()
+        b.run(0.01)
+        group(1, 0.1)
+        assert b.module.beta_rate_ref == 0.0  # the first reference: nothing to differentiate
+        group(2, 0.108)  # +2 rad/s over the 4 ms between the two frames
+        assert b.module.beta_ref == pytest.approx(0.108, abs=p.ENCODER_COUNT / 2)
+        assert b.module.beta_rate_ref == pytest.approx(2.0, abs=p.ENCODER_COUNT / 0.004)
+        group(2, 0.5)  # the same sequence again is not a fresh reference
+        assert b.module.beta_ref == pytest.approx(0.108, abs=p.ENCODER_COUNT / 2)
+        group(5, 0.096)  # cycles 3 and 4 lost; the rate spans the time since the last one it got
+        assert b.module.sequence_gaps == 2
+        assert b.module.beta_rate_ref == pytest.approx(-0.012 / 0.008, abs=p.ENCODER_COUNT / 0.008)
+    finally:
+        b.close()

@@ -1,5 +1,6 @@
-"""Protocol: every frame type through our encoder and cantools' decoder of the DBC (and back), the
-DBC and the encoder describe the same layout, ids follow the robot file, bad frames are refused."""
+"""Protocol: every frame type of every bus profile through our encoder and cantools' decoder of the DBC
+(and back), the DBC and the encoder describe the same layout, ids follow the robot file, bad frames are
+refused, the compact profile's truncated groups and recomputed β and τ, and the bus loads."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ def db():
 
 
 def _message_name(ft: p.FrameType, node: int) -> str:
-    if not ft.per_module:
+    if len(ft.nodes) == 1:
         return ft.name
     if ft.name == "HEARTBEAT" and node == 0:
         return "HEARTBEAT_MASTER"
@@ -43,9 +44,7 @@ def _random_values(ft: p.FrameType, rng: np.random.Generator) -> dict[str, float
 
 
 def _nodes(ft: p.FrameType) -> list[int]:
-    if ft.name == "HEARTBEAT":
-        return [0, *DBC_MODULES]
-    return list(DBC_MODULES) if ft.per_module else [0]
+    return [n for n in ft.nodes if n <= DBC_MODULES[-1]]
 
 
 @pytest.mark.parametrize("ft", p.FRAME_TYPES, ids=lambda f: f.name)
@@ -144,6 +143,9 @@ def test_ids_follow_the_module_ids_of_the_robot_file():
 @pytest.mark.parametrize(("fid", "data", "field"), [
     (0x0C3, bytes(7), "length"),  # STATE must be 8 bytes
     (0x203, bytes(8), "0x203"),  # function 8 does not exist
+    (0x308, bytes(7), "0x308"),  # COMMAND_GROUP 8 would be joints 33..36 (CONFIG.joint_index is 5 bits)
+    (0x300, bytes(5), "length"),  # a group truncated inside a reference
+    (0x343, bytes(8), "length"),  # STATE_COMPACT is 4 bytes
     (0x0C0, bytes(8), "0x0C0"),  # STATE from node 0 (the master never sends states)
     (0x001, bytes(2), "0x001"),  # ESTOP is broadcast only (node 0)
     (0x143, bytes([7, 0, 0, 0]), "op"),  # CALIBRATE op 7 is not an operation
@@ -182,8 +184,75 @@ def test_worst_case_frame_lengths_follow_the_stuffing_bound():
 
 
 def test_bus_load_meets_the_target_and_scales_with_rate_and_joints():
-    assert p.bus_load(5, 500) < 0.60  # issue 7 target: 5 joints at ≥ 500 Hz under 60 %
+    assert p.CLASSIC.bus_load(5, 500) < 0.60  # issue 7 target: 5 joints at ≥ 500 Hz under 60 %
     per_cycle = (p.frame_bits(p.COMMAND.dlc) + p.frame_bits(p.STATE.dlc)) / p.BITRATE
-    assert p.bus_load(5, 1000) - p.bus_load(5, 500) == pytest.approx(5 * per_cycle * 500)
-    assert p.bus_load(10, 250) > p.bus_load(5, 250)
-    assert p.bus_load(5, 500, worst_case_stuffing=False) < p.bus_load(5, 500)
+    assert p.CLASSIC.bus_load(5, 1000) - p.CLASSIC.bus_load(5, 500) == pytest.approx(5 * per_cycle * 500)
+    assert p.CLASSIC.bus_load(10, 250) > p.CLASSIC.bus_load(5, 250)
+    assert p.CLASSIC.bus_load(5, 500, worst_case_stuffing=False) < p.CLASSIC.bus_load(5, 500)
+
+
+def test_truncated_command_groups_and_missing_references_read_the_same_in_cantools(db):
+    c = p.ENCODER_COUNT
+    fid, data = p.encode("COMMAND_GROUP", 1, {"sequence": 200, "beta_ref_1": -100 * c, "beta_ref_2": math.nan})
+    assert fid == 0x301 and len(data) == 4  # joints 5 and 6: the frame ends after the second reference
+    # sequence in byte 0; joint 5 in the next 12 bits (-100 counts, little-endian); joint 6 is -2048 (none)
+    assert data == bytes([200, 0x9C, 0x0F, 0x80])
+    theirs = db.decode_message(fid, data, decode_choices=False, allow_truncated=True)
+    assert theirs == {"sequence": 200, "beta_ref_1": pytest.approx(-100 * c), "beta_ref_2": pytest.approx(-2048 * c)}
+    ours = p.decode(fid, data).values
+    assert ours["sequence"] == 200 and ours["beta_ref_1"] == pytest.approx(-100 * c)
+    assert math.isnan(ours["beta_ref_2"]) and "beta_ref_3" not in ours
+    assert p.COMMAND_GROUP.lengths == (3, 4, 6, 7)
+
+
+def test_compact_profile_commands_group_four_joints_by_joint_index_and_skip_unknown_modules():
+    c = p.ENCODER_COUNT
+    beta = [1 * c, 2 * c, math.nan, 4 * c, 5 * c, math.nan, math.nan]
+    frames = [p.decode(*f) for f in p.COMPACT.command_frames([21, 22, 23, 24, 25, 26, 27], beta, [0.0] * 7, 257)]
+    assert [(f.kind, f.node) for f in frames] == [("COMMAND_GROUP", 0), ("COMMAND_GROUP", 1)]
+    assert all(f.values["sequence"] == 1 for f in frames)  # 257 mod 256: the same in every group of a cycle
+    assert [frames[0].values[f"beta_ref_{k}"] for k in (1, 2, 4)] == pytest.approx([c, 2 * c, 4 * c])
+    assert math.isnan(frames[0].values["beta_ref_3"]) and frames[1].values["beta_ref_1"] == pytest.approx(5 * c)
+    assert len(p.COMPACT.command_frames([1, 2, 3, 4, 5], [math.nan] * 5, [0.0] * 5, 0)) == 0
+    classic = [p.decode(*f) for f in p.CLASSIC.command_frames([21, 22, 23], beta[:3], [0.5, -0.5, 0.0], 17)]
+    assert [(f.node, f.values["counter"]) for f in classic] == [(21, 1), (22, 1)]
+    assert [f.values["beta_rate_ref"] for f in classic] == pytest.approx([0.5, -0.5])
+
+
+def test_compact_state_carries_alpha_and_deflection_and_the_host_recomputes_beta_and_tau():
+    c, k, limit = p.ENCODER_COUNT, 1.74, math.radians(21)
+    fid, data = p.encode("STATE_COMPACT", 4, {"alpha": 300 * c, "deflection": -40 * c, "enabled": 1,
+                                              "torque_saturated": 0, "counter": 9})
+    assert fid == 0x344 and data == (300 | (-40 & 0x3FF) << 11 | 1 << 21 | 9 << 28).to_bytes(4, "little")
+    r = p.state_reading(p.decode(fid, data), k, limit, 0.01)
+    assert r.alpha == pytest.approx(300 * c) and r.beta == pytest.approx(340 * c)  # β = α − (α − β)
+    assert r.tau == pytest.approx(k * (-40 * c - 0.01))  # τ = K(α − β − δ_0) < 0: the link lags the motor
+    assert r.alpha_rate is None and r.counter == 9 and r.status["enabled"] and not r.status["hold"]
+    far = p.decode(*p.encode("STATE_COMPACT", 4, {"alpha": 0.0, "deflection": 0.5}))
+    assert p.state_reading(far, k, limit, 0.0).tau == pytest.approx(k * limit)  # the sensor saturates
+
+
+def test_compact_ranges_keep_the_encoder_resolution_and_cover_the_robot():
+    robot = load_robot("koopaee6")
+    group = {s.name: s for s in p.COMMAND_GROUP.signals}
+    state = {s.name: s for s in p.STATE_COMPACT.signals}
+    for s in (group["beta_ref_1"], state["alpha"], state["deflection"]):
+        assert s.scale == pytest.approx(2 * math.pi / 4096)  # one count of the 12-bit encoder
+    assert group["beta_ref_4"].maximum >= robot.joint_limit
+    assert state["alpha"].maximum >= robot.joint_limit + robot.sea.deflection_limit
+    assert state["deflection"].maximum >= robot.sea.deflection_limit
+
+
+def test_profiles_are_the_ones_the_robot_file_accepts():
+    from snake_core.robot import CAN_PROFILES
+
+    assert tuple(p.PROFILES) == CAN_PROFILES
+
+
+def test_compact_profile_meets_the_1khz_targets_on_a_1_mbit_bus():
+    # issue 20: 5 joints at 1 kHz and 10 joints at 500 Hz within 70 % of 1 Mbit/s, worst-case stuffing
+    assert p.COMPACT.bus_load(5, 1000) <= 0.70 and p.COMPACT.bus_load(10, 500) <= 0.70
+    # per cycle: a full group (7 bytes), a group of one joint (3 bytes), five 4-byte states; the master heartbeat
+    bits = p.frame_bits(7) + p.frame_bits(3) + 5 * p.frame_bits(4)
+    assert p.COMPACT.bus_load(5, 1000) == pytest.approx((1000 * bits + 10 * p.frame_bits(2)) / p.BITRATE)
+    assert p.CLASSIC.bus_load(5, 1000) > 1.0  # one frame per joint and direction does not fit
