@@ -11,7 +11,15 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-_MISSING = object()
+
+class _Missing:
+    """The value of a required field that is absent; one instance, kept when pickled."""
+
+    def __reduce__(self) -> str:
+        return "_MISSING"
+
+
+_MISSING = _Missing()
 
 
 class ConfigError(ValueError):
@@ -25,6 +33,10 @@ class ConfigError(ValueError):
         prefix = f"{source}: " if source else ""
         shown = "missing" if value is _MISSING else repr(value)
         super().__init__(f"{prefix}{field} = {shown} is invalid: {allowed}")
+
+    def __reduce__(self) -> tuple[type, tuple[Any, ...]]:
+        """Rebuilt from its fields when pickled (a run in a worker process reports it to the parent)."""
+        return type(self), (self.field, self.value, self.allowed, self.source)
 
 
 def get(mapping: Mapping[str, Any], key: str, path: str, source: str | None = None,

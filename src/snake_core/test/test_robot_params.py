@@ -90,3 +90,18 @@ def test_range_message_reads_as_a_sentence(kwargs, allowed):
     with pytest.raises(ConfigError) as info:
         number(5.0 if "high" in kwargs else -1.0, "x", **kwargs)
     assert info.value.allowed == allowed
+
+
+def test_config_errors_survive_pickling_from_a_worker_process():
+    """A run in a process pool reports its ConfigError to the parent (which re-raises it unchanged)."""
+    import pickle
+
+    from snake_core.validation import ConfigError, get
+
+    with pytest.raises(ConfigError) as missing:
+        get({}, "profile", "can", "robot.yaml")
+    for error in (missing.value, ConfigError("can.profile", "fd", "one of classic, compact", "koopaee6.yaml")):
+        copy = pickle.loads(pickle.dumps(error))
+        assert type(copy) is ConfigError and str(copy) == str(error)
+        assert (copy.field, copy.value, copy.allowed, copy.source) == (error.field, error.value, error.allowed,
+                                                                       error.source)
