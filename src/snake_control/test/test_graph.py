@@ -195,7 +195,7 @@ def test_planar_head_tracking_through_the_graph_tracks_as_the_embedded_simulator
     first = min(computed)
     assert first * period < start  # the tracker ran before the reference moved
     free = [k for k in sorted(applied) if k > first and not any(applied[k])]
-    assert free == list(range(first + 1, first + 1 + len(free))) and len(free) <= 5, free
+    assert free == list(range(first + 1, first + 1 + len(free))) and len(free) <= 20, free  # ≤ 0.2 s, before the window
     out_of_step = [k * period for k in applied if k > first + len(free) and applied[k] != computed.get(k - 1)]
     assert not out_of_step, f"steps not applying the previous period's torque (from {first * period:.2f} s): " \
         f"{out_of_step[:10]}"

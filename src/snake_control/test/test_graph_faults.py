@@ -10,6 +10,12 @@ ROBOT = "koopaee6"
 CONTROLLER = "/sea_joint_controller"  # the composed layout: one node for every joint
 
 
+def moving(commands) -> bool:
+    """The gait moves the motors: most commands differ from the one before (a tick may repeat the last
+    command when the gait's reference of that instant arrives after the controller's tick)."""
+    return len({tuple(c.data) for c in commands}) > len(commands) // 2
+
+
 def statuses(diagnostics, name):
     return [s for m in diagnostics for s in m.status if s.name == name]
 
@@ -32,7 +38,7 @@ def test_lost_or_non_finite_gait_reference_holds_the_motors_and_a_restarted_gait
         return found[-1].level if found else None
 
     ros_graph.spin_until(lambda: len(commands) > 50 and level() == DiagnosticStatus.OK, "commands", 120.0)
-    assert len({tuple(c.data) for c in commands[-20:]}) > 10  # the gait moves the motors
+    assert moving(commands[-40:])
 
     ros_graph.stop(gait.fully_qualified_name)  # the controllers' input publisher dies
     ros_graph.spin_until(lambda: level() == DiagnosticStatus.ERROR, "the hold on stale input", 60.0)
@@ -57,5 +63,5 @@ def test_lost_or_non_finite_gait_reference_holds_the_motors_and_a_restarted_gait
     ros_graph.start(gait)  # restarted: the controllers take the gait up again
     ros_graph.spin_until(lambda: level() == DiagnosticStatus.OK, "recovery", 120.0)
     n = len(commands)
-    ros_graph.spin_until(lambda: len(commands) > n + 20, "commands after the restart", 60.0)
-    assert len({tuple(c.data) for c in commands[n:]}) > 15
+    ros_graph.spin_until(lambda: len(commands) > n + 40, "commands after the restart", 60.0)
+    assert moving(commands[n:n + 40])
