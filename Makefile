@@ -68,7 +68,7 @@ demo: $(STAMP) build
 	$(BIN)/snake-sim run $$($(PY) -c "from snake_sim.scenario import DEFAULT_SCENARIO; print(DEFAULT_SCENARIO)") --out $(DEMO_OUT)
 
 test: $(STAMP) $(ROSSTAMP) $(SYSSTAMP) build
-	$(BIN)/python -m pytest -n 2 -q $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -q $(PYTEST_ARGS)
 
 bench: $(STAMP) $(ROSSTAMP)
 	$(BIN)/snake-sim bench

@@ -17,10 +17,10 @@ control period (1/``rate``) per step, and owns the simulation time:
 before stepping again, so the result does not depend on how fast the machine runs the graph; if no
 command arrives within ``lockstep_timeout`` seconds of wall time it steps with the last one and
 reports WARN on /diagnostics. Until the first command, time advances at real time so that the
-controllers start; then the simulator stands for ``STARTUP_GRACE`` s of wall time, so that every
-command computed while it ran on its own has arrived, and takes the latest: from there on each step
-answers exactly one command, computed from the state the step starts at. ``real_time_factor``
-paces the steps against the wall clock (1: real time, as
+controllers start; then the simulator stands until no command has come for ``STARTUP_GRACE`` s of
+wall time, so that every command computed while it ran on its own has arrived, and takes the
+latest: from there on each step answers exactly one command, computed from the state the step
+starts at. ``real_time_factor`` paces the steps against the wall clock (1: real time, as
 Gazebo's default; 0: as fast as the graph answers). A non-finite state stops the simulation with
 ERROR on /diagnostics and exit code 1.
 """
@@ -62,9 +62,9 @@ from .ros_interface import (
 )
 
 CLOCK = "/clock"
-#: Wall time [s] from the first command to lockstep: the commands the controllers computed for the
-#: periods the simulator ran on its own arrive and the latest is taken, so that exactly one command
-#: answers each step from then on.
+#: Quiet time [s of wall time] without a new command before lockstep begins: the commands the
+#: controllers computed for the periods the simulator ran on its own have all arrived, the latest is
+#: taken, and from then on exactly one command answers each step.
 STARTUP_GRACE = 0.5
 
 
@@ -98,7 +98,9 @@ class Simulator(Node):
             else MOTOR_POSITION_COMMANDS
         self._wall_period = (1.0 / rtf) * self.sim.control_period if rtf > 0.0 else 0.0
         self._command = self.sim.hold_command()
-        self._first_command: float | None = None  # wall time of the first command
+        self._started = False  # a command has arrived
+        self._last_command = 0.0  # wall time of the latest command
+        self._locked = False  # in lockstep: one command answers each step
         self._fresh = False  # a command arrived since the last step
         self._published_at = time.monotonic()
         self._clock_pub = self.create_publisher(Clock, CLOCK, 10)
@@ -116,18 +118,22 @@ class Simulator(Node):
             return
         self._command = list(msg.data)
         self._fresh = True
-        if self._first_command is None:
-            self._first_command = time.monotonic()
+        self._last_command = time.monotonic()
+        self._started = True
         self._poll()
 
     def _poll(self) -> None:
         """Step when the command of this period has come (lockstep) and the pace allows."""
         now = time.monotonic()
         waited = now - self._published_at
-        started = self._first_command is not None
+        started = self._started
         if not started and waited < self.sim.control_period:
             return
-        if (started and now - self._first_command < STARTUP_GRACE) or waited < self._wall_period:
+        if started and not self._locked:
+            if now - self._last_command < STARTUP_GRACE:
+                return
+            self._locked = True
+        if waited < self._wall_period:
             return
         late = self.lockstep and started and not self._fresh
         if late and waited < self.timeout:

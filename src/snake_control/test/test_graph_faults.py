@@ -2,9 +2,14 @@
 snake_control.graph): the SEA controllers hold the motors and say why on /diagnostics when their
 gait reference stops or turns non-finite, and take it up again when the gait generator restarts."""
 
-import dataclasses
+
+import pytest
 
 from snake_control.graph import control_nodes, simulator_node
+from snake_control.testing import lockstep_simulator
+
+#: The graph tests run one after another on one pytest-xdist worker (each starts up to 8 processes).
+pytestmark = pytest.mark.xdist_group("ros_graph")
 
 ROBOT = "koopaee6"
 CONTROLLER = "/sea_joint_controller"  # the composed layout: one node for every joint
@@ -26,7 +31,7 @@ def test_lost_or_non_finite_gait_reference_holds_the_motors_and_a_restarted_gait
     from std_msgs.msg import Float64MultiArray
 
     sim = simulator_node(ROBOT, "flat")
-    ros_graph.start(dataclasses.replace(sim, parameters={**sim.parameters, "real_time_factor": 0.0}))
+    ros_graph.start(lockstep_simulator(sim))
     gait, controller = control_nodes(ROBOT, layout="composed")
     ros_graph.start(gait)
     ros_graph.start(controller)
