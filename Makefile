@@ -11,7 +11,7 @@ PACKAGES := $(sort $(dir $(wildcard src/*/setup.py)))
 STAMP := $(VENV)/.installed
 ROSSTAMP := $(VENV)/.ros
 SYSSTAMP := $(VENV)/.system-deps
-DEBIAN_PACKAGES := liburdfdom-tools libsdformat-dev can-utils
+DEBIAN_PACKAGES := liburdfdom-tools libsdformat-dev can-utils g++ pkg-config
 DEMO_OUT ?= out/demo
 PYTEST_ARGS ?=
 
@@ -45,10 +45,10 @@ $(ROSSTAMP): requirements-ros.txt | $(STAMP)
 
 ros: $(ROSSTAMP)
 
-# Debian tools for tier-4 tests (check_urdf, libsdformat headers) and can-utils; skipped with a
+# Debian tools for tier-4 tests (check_urdf, libsdformat and a compiler for its checker) and can-utils; skipped with a
 # notice where apt-get is missing or we are neither root nor sudo-capable.
 $(SYSSTAMP): | $(PY)
-	@if command -v check_urdf >/dev/null && [ -d /usr/include/sdformat-12.3 -o -n "$$(ls -d /usr/include/sdformat-* 2>/dev/null)" ]; then \
+	@if command -v check_urdf >/dev/null && command -v g++ >/dev/null && command -v pkg-config >/dev/null && [ -d /usr/include/sdformat-12.3 -o -n "$$(ls -d /usr/include/sdformat-* 2>/dev/null)" ]; then \
 		echo "system packages present"; \
 	elif command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBIAN_PACKAGES) >/dev/null; \
