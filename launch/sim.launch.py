@@ -80,9 +80,7 @@ def snake_control_nodes(context, *args, **kwargs):
                                 head_tracking=arg("head_tracking") == "true",
                                 manipulability=arg("manipulability") == "true")
     if arg("simulator") == "embedded":
-        simulator = graph.simulator_node(robot, arg("world"), arg("scenario"))
-        return [*launch_nodes([simulator], share, use_sim_time=False),
-                *launch_nodes(specs, share, use_sim_time)]
+        return launch_nodes([graph.simulator_node(robot, arg("world"), arg("scenario")), *specs], share, use_sim_time)
     return launch_nodes([*specs, graph.head_odometry_node(robot, MODEL)], share, use_sim_time)
 
 

@@ -13,10 +13,10 @@ from snake_control.graph import NodeSpec
 
 def launch_nodes(specs: Iterable[NodeSpec], share: str, use_sim_time: bool) -> list[Node]:
     """One Node per spec: its parameter files from snake_bringup's share (in order), then its
-    parameters with ``use_sim_time``."""
+    parameters with ``use_sim_time`` (NodeSpec.node_parameters)."""
     return [
         Node(package=spec.package, executable=spec.executable, name=spec.name, namespace=spec.namespace or None,
              output="screen",
-             parameters=[*(f"{share}/{f}" for f in spec.param_files), dict(spec.parameters, use_sim_time=use_sim_time)])
+             parameters=[*(f"{share}/{f}" for f in spec.param_files), spec.node_parameters(use_sim_time)])
         for spec in specs
     ]

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -59,6 +60,12 @@ class NodeSpec:
     param_files: tuple[str, ...] = (NODE_PARAMS,)
     parameters: Mapping[str, Any] = field(default_factory=dict)
     package: str = PACKAGE
+    owns_clock: bool = False  # publishes /clock itself (the embedded simulator): never on sim time
+
+    def node_parameters(self, use_sim_time: bool) -> dict[str, Any]:
+        """What a launch passes after the parameter files: ``parameters`` and ``use_sim_time`` (false for
+        the node that owns the clock)."""
+        return {**self.parameters, "use_sim_time": use_sim_time and not self.owns_clock}
 
     @property
     def fully_qualified_name(self) -> str:
@@ -100,7 +107,7 @@ def control_nodes(robot: str, *, gait: str = "pedal_wave", controller: str = "po
 def simulator_node(robot: str, world: str, scenario: str = "pedal-wave",
                    overrides: tuple[str, ...] = ()) -> NodeSpec:
     """The embedded simulator (``simulator:=embedded``): the scenario's model with the launch's robot and world."""
-    return NodeSpec("simulator", "simulator", parameters={
+    return NodeSpec("simulator", "simulator", owns_clock=True, parameters={
         "scenario": scenario, "overrides": [f"robot.name={robot}", f"world.file={world}", *overrides]})
 
 
@@ -124,11 +131,9 @@ def executable_path(spec: NodeSpec) -> str:
 
 
 def start(spec: NodeSpec, share: Path, workdir: Path, *, use_sim_time: bool, **popen: Any) -> subprocess.Popen:
-    """Start ``spec`` as its own process, as launch_ros does: the params files, then the parameters
-    (``use_sim_time`` added, except for the simulator that owns /clock) in a params file of its own."""
-    parameters = dict(spec.parameters)
-    if spec.executable != "simulator":
-        parameters["use_sim_time"] = use_sim_time
+    """Start ``spec`` as its own process, as launch_ros does: the params files, then
+    :meth:`NodeSpec.node_parameters` in a params file of its own."""
+    parameters = spec.node_parameters(use_sim_time)
     own = workdir / f"{spec.fully_qualified_name.strip('/').replace('/', '__')}.yaml"
     own.write_text(yaml.safe_dump({spec.fully_qualified_name: {"ros__parameters": parameters}}))
     args = [executable_path(spec), "--ros-args", "-r", f"__node:={spec.name}"]
@@ -137,3 +142,17 @@ def start(spec: NodeSpec, share: Path, workdir: Path, *, use_sim_time: bool, **p
     for file in spec.param_files:
         args += ["--params-file", str(share / file)]
     return subprocess.Popen([*args, "--params-file", str(own)], **popen)
+
+
+def stop(processes: list[subprocess.Popen], timeout: float = 10.0) -> list[int]:
+    """End nodes as launch does: SIGINT to all, SIGKILL to any still running after ``timeout`` s; exit codes."""
+    for process in processes:
+        process.send_signal(signal.SIGINT)
+    codes = []
+    for process in processes:
+        try:
+            codes.append(process.wait(timeout))
+        except subprocess.TimeoutExpired:
+            process.kill()
+            codes.append(process.wait())
+    return codes

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import subprocess
 import tempfile
 import time
@@ -28,7 +27,7 @@ from snake_core.naming import joint_names, motor_names
 from snake_core.paths import data_dir
 from snake_core.robot import load_robot
 
-from .graph import LAYOUTS, control_nodes, start
+from .graph import LAYOUTS, control_nodes, start, stop
 
 RATES = (100.0, 250.0, 500.0, 1000.0)
 
@@ -44,7 +43,7 @@ def measure(robot: str, layout: str, rate: float, window: float, settle: float) 
     n = load_robot(robot).n_joints
     with tempfile.TemporaryDirectory() as tmp:
         procs = [start(replace(spec, parameters={**spec.parameters, "rate": rate}), data_dir(), Path(tmp),
-                       use_sim_time=False, stdout=open(os.devnull, "w"), stderr=open(os.devnull, "w"))
+                       use_sim_time=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                  for spec in control_nodes(robot, layout=layout)]
         context = rclpy.Context()
         rclpy.init(context=context)
@@ -91,14 +90,7 @@ def measure(robot: str, layout: str, rate: float, window: float, settle: float) 
         while time.monotonic() < t_count + window:
             executor.spin_once(timeout_sec=0.01)
         counting[0] = False
-        for p in procs:
-            p.send_signal(signal.SIGINT)
-        for p in procs:
-            try:
-                p.wait(10)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+        stop(procs)
         executor.shutdown()
         node.destroy_node()
         rclpy.try_shutdown(context=context)

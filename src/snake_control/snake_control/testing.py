@@ -30,7 +30,6 @@ use the fixture are skipped with one reason.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -77,6 +76,13 @@ def type_name(msg_type: type) -> str:
     return f"{msg_type.__module__.split('.')[0]}/msg/{msg_type.__name__}"
 
 
+def capture_qos() -> Any:
+    """QoS of a recorder: best effort matches reliable and best-effort publishers alike, volatile any durability."""
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+
+    return QoSProfile(depth=CAPTURE_DEPTH, reliability=ReliabilityPolicy.BEST_EFFORT)
+
+
 def wait_for(condition: Callable[[], bool], spin: Callable[[], None], what: str, timeout: float = WAIT_TIMEOUT
              ) -> None:
     """Spin until ``condition()`` holds; AssertionError naming ``what`` after ``timeout`` s of wall time."""
@@ -93,7 +99,6 @@ class RosHarness:
     def __init__(self) -> None:
         import rclpy
         from rclpy.executors import SingleThreadedExecutor
-        from rclpy.qos import QoSProfile, ReliabilityPolicy
         from rosgraph_msgs.msg import Clock
 
         self.rclpy = rclpy
@@ -104,8 +109,6 @@ class RosHarness:
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.helper)
         self._clock_pub = self.helper.create_publisher(Clock, "/clock", 10)
-        #: Best effort matches reliable and best-effort publishers alike; volatile matches any durability.
-        self._capture_qos = QoSProfile(depth=CAPTURE_DEPTH, reliability=ReliabilityPolicy.BEST_EFFORT)
         self.nodes: list[Any] = []
         self._inputs: dict[str, Any] = {}
         self._log: dict[str, list[Any]] = {}
@@ -120,10 +123,7 @@ class RosHarness:
             self.executor.spin_once(timeout_sec=0.002)
 
     def _publish_clock(self) -> None:
-        from builtin_interfaces.msg import Time
-
-        self._clock_pub.publish(self._Clock(clock=Time(sec=self._t_ns // 1_000_000_000,
-                                                       nanosec=self._t_ns % 1_000_000_000)))
+        self._clock_pub.publish(self._Clock(clock=self.stamp()))
 
     def make(self, node_class: type, cli_args: list[str] | None = None, namespace: str | None = None,
              **params: Any) -> Any:
@@ -149,7 +149,7 @@ class RosHarness:
             return []
         if topic not in self._log:
             self._log[topic] = []
-            self.helper.create_subscription(msg_type, topic, self._log[topic].append, self._capture_qos)
+            self.helper.create_subscription(msg_type, topic, self._log[topic].append, capture_qos())
             wait_for(lambda: self.helper.count_publishers(topic) > 0 or not any(
                 p.topic_name == topic for n in self.nodes for p in n.publishers), self.spin,
                 f"the recorder of {topic} to match")
@@ -236,21 +236,14 @@ class GraphHarness:
 
     def stop(self, name: str) -> int:
         """SIGINT the node ``name`` (fully qualified) and wait for it; its exit code."""
-        process = self.processes.pop(name)
-        process.send_signal(signal.SIGINT)
-        try:
-            return process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            return process.wait()
+        from snake_control.graph import stop
+
+        return stop([self.processes.pop(name)])[0]
 
     def record(self, topic: str, msg_type: type) -> list[Any]:
-        from rclpy.qos import QoSProfile, ReliabilityPolicy
-
         if topic not in self._log:
             self._log[topic] = []
-            self.probe.create_subscription(msg_type, topic, self._log[topic].append,
-                                           QoSProfile(depth=CAPTURE_DEPTH, reliability=ReliabilityPolicy.BEST_EFFORT))
+            self.probe.create_subscription(msg_type, topic, self._log[topic].append, capture_qos())
         return self._log[topic]
 
     def spin_until(self, condition: Callable[[], bool], what: str, timeout: float) -> None:

@@ -39,8 +39,7 @@ def embedded_progress(mode: str) -> float:
     gains = modes["/**/sea_joint_controller"]["ros__parameters"]["controller"]
     log = run_scenario(load_scenario("pedal-wave", [f"controller.{k}={v}" for k, v in gains.items()]
                                      + [f"sim.duration={WINDOW[1]}"]))
-    half = log.robot.half_length
-    tip = log.link_position[:, -1, 0] + half * np.cos(log.link_angle[:, -1])
+    tip = log.head_position[:, 0]
     return float(np.interp(WINDOW[1], log.t, tip) - np.interp(WINDOW[0], log.t, tip))
 
 
@@ -108,14 +107,13 @@ def test_planar_head_tracking_through_the_graph_tracks_as_the_embedded_simulator
     from diagnostic_msgs.msg import DiagnosticArray
     from geometry_msgs.msg import PoseStamped
     from nav_msgs.msg import Odometry, Path
-    from rclpy.qos import QoSProfile, ReliabilityPolicy
     from rclpy.time import Time
     from sensor_msgs.msg import JointState
     from std_msgs.msg import Float64MultiArray
 
     from snake_control.head_tracking_controller import REFERENCE_QOS
     from snake_control.ros_interface import quaternion_about_z, seconds
-    from snake_control.testing import CAPTURE_DEPTH
+    from snake_control.testing import capture_qos
     from snake_core.gaits import make_gait
     from snake_core.naming import joint_names
     from snake_core.planar.convention import head_pose_to_world, q_from_world
@@ -153,7 +151,7 @@ def test_planar_head_tracking_through_the_graph_tracks_as_the_embedded_simulator
     torques = ros_graph.record("/sea/torque_reference", JointState)
     diagnostics = ros_graph.record("/diagnostics", DiagnosticArray)
     arrivals: list[tuple[str, object]] = []  # /joint_states and /manipulability in the order they arrive
-    capture = QoSProfile(depth=CAPTURE_DEPTH, reliability=ReliabilityPolicy.BEST_EFFORT)
+    capture = capture_qos()
     ros_graph.probe.create_subscription(JointState, "/joint_states", lambda m: arrivals.append(("joints", m)),
                                         capture)
     ros_graph.probe.create_subscription(Float64MultiArray, "/manipulability", lambda m: arrivals.append(("R", m)),

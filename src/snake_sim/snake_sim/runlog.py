@@ -61,6 +61,21 @@ class RunLog:
         return self.link_position.mean(axis=1)
 
     @property
+    def duration(self) -> float:
+        """Simulated time covered by the log [s] (0 for fewer than two samples)."""
+        return float(self.t[-1] - self.t[0]) if len(self.t) > 1 else 0.0
+
+    @property
+    def distance(self) -> float:
+        """Progress of the centre of mass along world x [m] (signed: + is where the head points at the start)."""
+        return float(self.com[-1, 0] - self.com[0, 0]) if len(self.t) else 0.0
+
+    @property
+    def average_speed(self) -> float:
+        """distance / duration [m/s] (DESIGN's ``average_speed_mps``; 0 for a run of one sample)."""
+        return self.distance / self.duration if self.duration > 0 else 0.0
+
+    @property
     def head_position(self) -> np.ndarray:
         """(T, 3) tip of the head link (link N), at l from its centre along θ_N."""
         l_half = self.robot.half_length

@@ -34,6 +34,7 @@ from snake_core.planar.head_state import to_head_frame
 from snake_core.planar.model import compute_terms, forward_dynamics
 from snake_core.validation import ConfigError
 from snake_core.vertical.dynamics import sea_torque
+from snake_core.vertical.kinematics import contact_points, link_angles
 
 from . import planar_runtime
 from .planar_runtime import ATOL, RTOL, PlanarSetup, blowup_status, initial_state, integration_method
@@ -111,13 +112,10 @@ class VerticalStepper:
         self._tip_rate = (np.zeros(3), 0.0)
 
     def _tip_pose(self) -> tuple[np.ndarray, float]:
-        """Head tip (x, 0, z) and the head link's angle θ_N in the x–z plane."""
-        model, q = self.setup.model, self.q
-        n = model.n_links
-        th = model.T @ q[:n]
-        cx, cz = q[model.i_px] + model.G_l @ np.cos(th), q[model.i_pz] + model.G_l @ np.sin(th)
-        half = self.setup.robot.half_length
-        return np.array([cx[-1] + half * math.cos(th[-1]), 0.0, cz[-1] + half * math.sin(th[-1])]), float(th[-1])
+        """Head tip (x, 0, z) — the last contact candidate of §4.6 — and the head link's angle θ_N."""
+        model = self.setup.model
+        x, z = contact_points(model, self.q)
+        return np.array([x[-1], 0.0, z[-1]]), float(link_angles(model, self.q)[-1])
 
     def joints(self) -> JointSample:
         model, q, v = self.setup.model, self.q, self.v

@@ -28,9 +28,8 @@ def _stats(a: np.ndarray | None) -> list[dict[str, float]] | None:
 def summarize(log: RunLog, wall_time_s: float, scenario_name: str, world: World | None = None,
               extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """The summary.json mapping (JSON-ready: plain floats, None for missing)."""
-    duration = float(log.t[-1] - log.t[0]) if len(log.t) > 1 else 0.0
+    duration = log.duration
     com = log.com
-    distance = float(com[-1, 0] - com[0, 0]) if len(com) else 0.0
     climb = climb_result(log, world)
     out: dict[str, Any] = {
         "status": log.status,
@@ -40,8 +39,8 @@ def summarize(log: RunLog, wall_time_s: float, scenario_name: str, world: World 
         "duration_s": duration,
         "wall_time_s": float(wall_time_s),
         "real_time_factor": duration / wall_time_s if wall_time_s > 0 else None,
-        "distance_m": distance,
-        "average_speed_mps": distance / duration if duration > 0 else 0.0,
+        "distance_m": log.distance,
+        "average_speed_mps": log.average_speed,
         "com_start_m": [float(v) for v in com[0]] if len(com) else None,
         "com_end_m": [float(v) for v in com[-1]] if len(com) else None,
         **climb.as_summary(),  # climbed, time_to_climb_s, goal_x_m, climb_distance_m, climb_average_speed_mps

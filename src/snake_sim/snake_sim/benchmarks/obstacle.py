@@ -29,8 +29,7 @@ def _run(overrides: list[str]) -> tuple[float, float, bool | None, float | None,
     log = simulate(setup)
     wall = time.perf_counter() - start
     climb = climb_result(log, setup.world)
-    speed = float(log.com[-1, 0] - log.com[0, 0]) / float(log.t[-1] - log.t[0])
-    return setup.time_step, wall, climb.climbed, climb.time_to_climb_s, speed
+    return setup.time_step, wall, climb.climbed, climb.time_to_climb_s, log.average_speed
 
 
 def run() -> list[BenchRow]:

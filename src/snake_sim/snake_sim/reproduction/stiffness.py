@@ -123,8 +123,7 @@ def _simulate(label: str, scenario: str, overrides: tuple[str, ...]) -> Outcome:
     sc = load_scenario(scenario, overrides)
     setup = runtime.build(sc)
     log = runtime.simulate(setup)
-    duration = float(log.t[-1] - log.t[0]) if len(log.t) > 1 else 0.0
-    speed = float(log.com[-1, 0] - log.com[0, 0]) / duration if duration > 0 else 0.0
+    speed = log.average_speed
     waves = cycle_waves(log.t, log.beta, float(sc.section("gait")["frequency"]))
     amp = float(np.degrees(waves.amplitude[-1, -1])) if len(waves.amplitude) else float("nan")
     phase = float(np.degrees(waves.phase[-1, -1])) if len(waves.phase) else float("nan")
