@@ -1,8 +1,8 @@
-"""``snake-sim rectilinear study``: the parametric study of 003 ch. 4 with effort-optimal trajectories.
+"""The parametric study of 003 ch. 4 with effort-optimal trajectories (``snake-sim rectilinear study``).
 
 For every gait angle α, step time T and link length l, the whole cycle is optimised step by step
 (:func:`snake_core.rectilinear.optimize.optimise_cycle`); other link masses re-use those trajectories, as
-003 did (§4.5: τ is linear in m, so the effort scales with m²). Writes to ``--out``:
+003 did (§4.5: τ is linear in m, so the effort scales with m²). :func:`write_study` writes to a folder:
 
 * ``study.csv`` / ``study.md``: one row per setting (speed from Eq. 4.1, effort per step and per cycle, peak
   torque, smallest contact force, feasibility with the reason; infeasible rows carry no effort number);
@@ -18,7 +18,6 @@ both, the figures the cycle total. Links are thin rods, I = m l²/12, as in 003'
 
 from __future__ import annotations
 
-import argparse
 import csv
 import math
 from dataclasses import dataclass
@@ -31,7 +30,6 @@ from tqdm import tqdm
 from snake_core.rectilinear.cycle import average_speed, plan
 from snake_core.rectilinear.mechanism import RectilinearModel
 from snake_core.rectilinear.optimize import METHODS, CycleResult, StepProblem, evaluate, optimise_cycle
-from snake_core.robot import load_robot
 from snake_core.validation import ConfigError, choice, number, positive
 
 #: 003 ch. 4 gait angles [deg] and step times [s] (Figs. 4.8–4.11).
@@ -245,46 +243,13 @@ def best_gait(rows: list[StudyRow], cycles: dict) -> dict | None:
     return {"type": "rectilinear", "angle": float(cyc.alpha), "step_time": best.step_time, "control_points": points}
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("rectilinear", help="rectilinear gait of 003: effort-optimal parametric study")
-    kinds = p.add_subparsers(dest="action", metavar="ACTION", required=True)
-    s = kinds.add_parser("study", help="optimise the gait over angles, step times, lengths and masses (003 ch. 4)")
-    s.add_argument("--angles", type=float, nargs="+", default=list(DEFAULT_ANGLES), help="gait angles α [deg]")
-    s.add_argument("--step-times", type=float, nargs="+", default=list(DEFAULT_STEP_TIMES), help="step times T [s]")
-    s.add_argument("--link-length", type=float, nargs="+", default=None,
-                   help="link lengths l [m] (default: the robot file's)")
-    s.add_argument("--mass", type=float, nargs="+", default=None, help="link masses m [kg] (default: the robot file's)")
-    s.add_argument("--mu", type=float, default=None, help="Coulomb friction at the sliding contact (default: robot)")
-    s.add_argument("--robot", default="rectilinear6", help="robot file giving N, l, m, μ and the joint range")
-    s.add_argument("--method", choices=METHODS, default="slsqp",
-                   help="slsqp (complex-step gradients) or delta (003's ±Δ search)")
-    s.add_argument("--out", type=Path, default=Path("out/rectilinear-study"), help="output folder")
-    s.add_argument("--no-progress", action="store_true", help="no progress bar")
-    s.set_defaults(func=run)
-
-
-def run(args: argparse.Namespace) -> int:
-    robot = load_robot(args.robot)
-    mu = args.mu if args.mu is not None else (robot.friction.mu_t if robot.friction else 0.4)
-    lengths = args.link_length or [robot.link_length]
-    masses = args.mass or [robot.link_mass]
-    if not args.angles or not args.step_times:
-        raise ConfigError("--angles", args.angles, "give at least one gait angle and one step time")
-    rows, cycles = run_study(robot.n_links, args.angles, args.step_times, lengths, masses, mu, robot.joint_limit,
-                             robot.joint_effort_limit, args.method, progress=not args.no_progress)
-    args.out.mkdir(parents=True, exist_ok=True)
-    write_tables(rows, args.out)
-    figures = write_figures(rows, cycles, args.out)
+def write_study(rows: list[StudyRow], cycles: dict, out: Path) -> tuple[list[Path], dict | None]:
+    """study.csv, study.md, the figures and, if a setting is feasible, best_gait.yaml (``gait:``) in ``out``;
+    returns (figures, the lowest-effort gait or None)."""
+    out.mkdir(parents=True, exist_ok=True)
+    write_tables(rows, out)
+    figures = write_figures(rows, cycles, out)
     gait = best_gait(rows, cycles)
-    print(markdown_table(rows))
     if gait is not None:
-        (args.out / "best_gait.yaml").write_text(yaml.safe_dump({"gait": gait}, sort_keys=False), encoding="utf-8")
-        print(f"lowest effort: α = {math.degrees(gait['angle']):g}°, T = {gait['step_time']:g} s "
-              f"(gait parameters in {args.out / 'best_gait.yaml'})")
-    else:
-        print("no feasible setting: see the reasons in the table")
-    print(f"wrote {args.out / 'study.csv'}, {args.out / 'study.md'} and {len(figures)} figures")
-    return 0 if gait is not None else 1
-
-
-__all__ = ["StudyRow", "add_parser", "best_gait", "markdown_table", "plot_cycle", "run_study"]
+        (out / "best_gait.yaml").write_text(yaml.safe_dump({"gait": gait}, sort_keys=False), encoding="utf-8")
+    return figures, gait
