@@ -135,6 +135,15 @@ def object_outline(world: PushingWorld, pose: np.ndarray) -> np.ndarray:
     return np.stack((x, y), axis=-1).reshape(len(pose), 8)
 
 
+def write_figures(log: RunLog, out: Path, world: World, animation: bool, plots: bool = True) -> list[Path]:
+    """joints.png, com.png (``plots``) and the top view with the box, animation.gif (``animation``)."""
+    from ..animation import write_planar_animation  # matplotlib only where figures are drawn
+    from ..plots import write_plots
+
+    return [*(write_plots(log, out) if plots else []),
+            *([write_planar_animation(log, out / "animation.gif")] if animation else [])]
+
+
 def _summary(comp: Comparison, kw: dict, lost_at: float | None) -> dict[str, Any]:
     tr = comp.trajectory
     return {"pushing": {
@@ -158,6 +167,11 @@ def _summary(comp: Comparison, kw: dict, lost_at: float | None) -> dict[str, Any
         "object_rotation_rad": float(tr.box[-1, 2] - tr.box[0, 2]),
         "contact_lost_at_s": lost_at,
     }}
+
+
+def summary_extra(log: RunLog, scenario: ScenarioFile) -> dict[str, Any]:
+    """Nothing more: the comparison with 001 is in the log's ``summary_fields`` (``pushing``)."""
+    return {}
 
 
 def simulate(setup: PushingSetup, duration: float | None = None, progress: bool = False) -> RunLog:
@@ -199,17 +213,3 @@ def simulate(setup: PushingSetup, duration: float | None = None, progress: bool 
 def run_scenario(scenario: ScenarioFile, progress: bool = False) -> RunLog:
     """Build and simulate (:class:`snake_sim.models.ModelRuntime`)."""
     return simulate(build(scenario), progress=progress)
-
-
-def summary_extra(log: RunLog, scenario: ScenarioFile) -> dict[str, Any]:
-    """Nothing more: the comparison with 001 is in the log's ``summary_fields`` (``pushing``)."""
-    return {}
-
-
-def write_figures(log: RunLog, out: Path, world: World, animation: bool, plots: bool = True) -> list[Path]:
-    """joints.png, com.png (``plots``) and the top view with the box, animation.gif (``animation``)."""
-    from ..animation import write_planar_animation  # matplotlib only where figures are drawn
-    from ..plots import write_plots
-
-    return [*(write_plots(log, out) if plots else []),
-            *([write_planar_animation(log, out / "animation.gif")] if animation else [])]
