@@ -34,6 +34,7 @@ from snake_core.validation import ConfigError, choice, get, number, positive, re
 from snake_core.vertical import ContactParams, Terrain, VerticalModel, build_model, initial_configuration
 from snake_core.vertical.contact import CONTACT_THRESHOLD, SLIP_VELOCITY
 from snake_core.vertical.dynamics import sea_torque
+from snake_core.vertical.kinematics import link_angles, link_positions
 
 from ..runlog import RunLog
 from ..scenario import Scenario
@@ -163,13 +164,11 @@ class _Samples:
 
     def record(self, model: VerticalModel, t: float, q: np.ndarray, joints: dict[str, np.ndarray],
                n_contact: int) -> None:
-        """Append the sample at ``t``: link poses from q (002 (4.2)–(4.3)) and the joint signals."""
+        """Append the sample at ``t``: link poses from q (002 (4.2)–(4.5), §4.3.1) and the joint signals."""
         k = self.count
-        th = model.T @ q[:model.n_links]
         self.t[k] = t
-        self.link_position[k, :, 0] = q[model.i_px] + model.G_l @ np.cos(th)
-        self.link_position[k, :, 2] = q[model.i_pz] + model.G_l @ np.sin(th)
-        self.link_angle[k] = th
+        self.link_position[k, :, 0], self.link_position[k, :, 2] = link_positions(model, q)
+        self.link_angle[k] = link_angles(model, q)
         for key, val in joints.items():
             self.joints[key][k] = val
         self.contacts[k] = n_contact
