@@ -53,7 +53,7 @@ def test_obstacle_friction_is_read_alike_by_libsdformat_and_the_simulator(name, 
 def test_a_box_with_a_top_plate_passes_libsdformat_with_each_collisions_friction(tmp_path, sdf_checker):
     """002 §6.4's plate: two collisions, the box's μ and the plate's, which libsdformat reads per link and the
     simulator joins into one box (top: the plate's μ, sides: the box's)."""
-    from snake_sim.terrain import terrain_from_world
+    from snake_sim.vertical.terrain import terrain_from_world
 
     path = tmp_path / "plate.sdf"
     path.write_text(worldgen.single_obstacle_world(top_friction=0.82))

@@ -15,8 +15,8 @@ import yaml
 from snake_control.graph import control_nodes, sea_mode_params, simulator_node
 from snake_control.testing import lockstep_simulator
 from snake_core.paths import data_dir
-from snake_sim.runtime import run_scenario
 from snake_sim.scenario import load_scenario
+from snake_sim.vertical.runtime import run_scenario
 
 #: The graph tests run one after another on one pytest-xdist worker (each starts up to 8 processes).
 pytestmark = pytest.mark.xdist_group("ros_graph")
@@ -122,8 +122,8 @@ def test_planar_head_tracking_through_the_graph_tracks_as_the_embedded_simulator
     from snake_core.planar.model import planar_model
     from snake_core.planar.path_reference import sampled_reference
     from snake_core.robot import load_robot
-    from snake_sim import planar_runtime
-    from snake_sim.head_tracking_report import head_tracking_summary
+    from snake_sim.planar import runtime as planar_runtime
+    from snake_sim.planar.report import head_tracking_summary
 
     scenario = load_scenario(PLANAR_SCENARIO)
     setup = planar_runtime.build(scenario)

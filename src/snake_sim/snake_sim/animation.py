@@ -1,4 +1,6 @@
-"""GIF of the body in the plane of motion with the terrain (matplotlib + Pillow, Agg)."""
+"""GIFs of the body in the plane of motion (matplotlib + Pillow, Agg): the view of the plane with the
+terrain (:func:`write_animation`) and the top view with a head reference and a pushed object
+(:func:`write_planar_animation`)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.animation import FuncAnimation, PillowWriter
-from matplotlib.patches import Rectangle
+from matplotlib.patches import Polygon, Rectangle
 
 from .runlog import RunLog
 from .world import World
@@ -75,5 +77,47 @@ def write_animation(log: RunLog, path: Path, world: World | None = None) -> Path
 
     anim = FuncAnimation(fig, draw, frames=frames, blit=False)
     anim.save(path, writer=PillowWriter(fps=FPS), dpi=70)
+    plt.close(fig)
+    return path
+
+
+def write_planar_animation(log: RunLog, path: Path) -> Path:
+    """Top view GIF of a planar run with the head reference path."""
+    n = len(log.t)
+    frames = np.unique(np.linspace(0, n - 1, int(min(MAX_FRAMES, max(2, (log.t[-1] - log.t[0]) * FPS))))
+                       .round().astype(int))
+    pts = np.concatenate([np.column_stack(body_points(log, k)) for k in range(0, n, max(1, n // 200))])
+    if log.head_reference is not None:
+        pts = np.vstack((pts, log.head_reference[:, :2]))
+    outline = log.series.get("object_outline")  # (T, 8): corners of a pushed object (pushing runtime)
+    if outline is not None:
+        pts = np.vstack((pts, outline.reshape(-1, 2)))
+    lo, hi = pts.min(axis=0) - 0.1, pts.max(axis=0) + 0.1
+    fig, ax = plt.subplots(figsize=(7, max(2.5, min(7.0, 7 * (hi[1] - lo[1]) / max(hi[0] - lo[0], 1e-6)))))
+    if log.head_reference is not None:
+        ax.plot(log.head_reference[:, 0], log.head_reference[:, 1], "k--", lw=0.8)
+    ax.set_xlim(lo[0], hi[0])
+    ax.set_ylim(lo[1], hi[1])
+    ax.set_aspect("equal")
+    ax.set_xlabel("x [m]")
+    ax.set_ylabel("y [m]")
+    (body,) = ax.plot([], [], "-o", color="C0", lw=3, ms=3)
+    (head,) = ax.plot([], [], "o", color="C3", ms=6)
+    (trail,) = ax.plot([], [], "-", color="C3", lw=0.8)
+    title = ax.set_title("")
+    hp = log.head_position
+    box = ax.add_patch(Polygon(outline[0].reshape(4, 2), color="C1", alpha=0.6)) if outline is not None else None
+
+    def draw(k: int):
+        xs, ys = body_points(log, k)
+        body.set_data(xs, ys)
+        head.set_data([xs[-1]], [ys[-1]])
+        trail.set_data(hp[: k + 1, 0], hp[: k + 1, 1])
+        title.set_text(f"{log.robot.name}   t = {log.t[k]:5.2f} s")
+        if box is not None:
+            box.set_xy(outline[k].reshape(4, 2))
+        return body, head, trail, title
+
+    FuncAnimation(fig, draw, frames=frames, blit=False).save(path, writer=PillowWriter(fps=FPS), dpi=70)
     plt.close(fig)
     return path

@@ -5,7 +5,7 @@ and what the run writes. Top-level sections (DESIGN.md "Command line" names)::
 
     name: pedal-wave                  # defaults to the file name
     description: free text
-    model: vertical                   # vertical (002) | planar (004) | pushing (001); see RUNNERS
+    model: vertical                   # vertical (002) | planar (004) | pushing (001); snake_sim.models
     robot:   {name: koopaee6, ...}    # robot.name = config/robots/<name>.yaml; model-specific keys
     world:   {file: flat, start_x: 0.0}   # worlds/<file>.sdf; start_x = tail tip x at t = 0 [m]; vertical model:
                                       # side_friction replaces the μ of every box's sides (the file's otherwise)
@@ -18,8 +18,8 @@ and what the run writes. Top-level sections (DESIGN.md "Command line" names)::
 Numbers may be written as simple expressions of ``pi`` (``-2*pi/5``), in files and in ``--set``.
 This module validates the common sections (model, robot.name, world, sim, outputs); each runner
 validates its own sections (gait, controller, contact, ...) before it simulates anything.
-To add a section, add its name to :data:`SECTIONS`; to add a model, register its runner in
-:data:`RUNNERS` (a module exposing ``run_scenario(scenario, progress) -> RunLog``).
+To add a section, add its name to :data:`SECTIONS`; to add a model, register its runtime in
+:data:`snake_sim.models.MODELS` (a module satisfying :class:`snake_sim.models.ModelRuntime`).
 """
 
 from __future__ import annotations
@@ -37,15 +37,10 @@ import yaml
 from snake_core import paths
 from snake_core.validation import ConfigError, choice, get, number, positive, reject_unknown
 
+from .models import MODELS
+
 #: The scenario ``make demo`` runs (the Makefile reads this constant).
 DEFAULT_SCENARIO = "pedal-wave"
-
-#: model → module providing ``run_scenario(scenario, progress: bool) -> RunLog``.
-RUNNERS: dict[str, str] = {
-    "vertical": "snake_sim.runtime",
-    "planar": "snake_sim.planar_runtime",
-    "pushing": "snake_sim.pushing_runtime",
-}
 
 #: Top-level sections a scenario may have.
 SECTIONS: tuple[str, ...] = ("name", "description", "model", "robot", "world", "gait", "controller", "contact",
@@ -174,7 +169,7 @@ def scenario_from_dict(data: Any, source: str, overrides: list[str] | tuple[str,
     reject_unknown(data, SECTIONS, "", source)
     name = str(data.get("name") or Path(source).stem)
     data["name"] = name
-    data["model"] = choice(data.get("model", "vertical"), "model", tuple(RUNNERS), source)
+    data["model"] = choice(data.get("model", "vertical"), "model", tuple(MODELS), source)
 
     robot = get(data, "robot", "", source)
     if not isinstance(robot, dict):

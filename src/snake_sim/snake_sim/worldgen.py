@@ -12,7 +12,7 @@ Gazebo and :func:`snake_sim.world.load_world` both read: the μ of the pair robo
 that box (002's μ_c is such a pair's coefficient, §5.5). A box whose top is of another material (002 §6.4's
 plate) is two collisions, each in its own link: the box up to the plate's underside and the plate of
 ``TOP_PLATE_THICKNESS`` on it; the vertical model joins them into one box with the plate's μ on its top
-(``snake_sim.terrain``). The ground plane carries no friction element: its μ is the scenario's
+(``snake_sim.vertical.terrain``). The ground plane carries no friction element: its μ is the scenario's
 ``contact.friction`` (in Gazebo the robot's links carry it, and an engine takes the smaller of two
 surfaces' μ, the plane's default being 1).
 

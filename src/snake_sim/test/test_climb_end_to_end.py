@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from snake_core.validation import ConfigError
-from snake_sim import runtime
 from snake_sim.cli import main
 from snake_sim.commands.compare import load_compared
 from snake_sim.scenario import load_scenario
+from snake_sim.vertical import runtime
 from snake_sim.wave_analysis import cycle_waves
 
 #: 002 Table 7.1's TSC (A = π/6, M_d = 1, D_d = 4, K_d = 12) with torque feedback K_τ = 6.

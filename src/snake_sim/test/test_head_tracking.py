@@ -7,8 +7,8 @@ import pytest
 
 from snake_core.validation import ConfigError
 from snake_sim.cli import main
-from snake_sim.head_tracking_report import head_errors, head_tracking_summary, path_distance
-from snake_sim.planar_runtime import build, run_scenario, simulate
+from snake_sim.planar.report import head_errors, head_tracking_summary, path_distance
+from snake_sim.planar.runtime import build, run_scenario, simulate
 from snake_sim.scenario import load_scenario
 
 BODY_LENGTH = 10 * 0.12

@@ -12,11 +12,11 @@ from snake_core.pushing.kinematics import joint_points
 from snake_core.pushing.study import configurations
 from snake_core.validation import ConfigError
 from snake_sim.cli import main
-from snake_sim.pushing_runtime import run_scenario
-from snake_sim.pushing_sim import pushing_world
+from snake_sim.pushing.plant import pushing_world
+from snake_sim.pushing.runtime import run_scenario
 from snake_sim.scenario import load_scenario
 
-#: pushing_sim's docstring: at the default stiffness 1e7 N/m the fitted accelerations are within 0.1 %.
+#: snake_sim.pushing.plant's docstring: at the default stiffness 1e7 N/m the fitted accelerations are within 0.1 %.
 CONTACT_MODEL_BOUND = 1e-3
 
 
@@ -108,7 +108,7 @@ def test_cli_reports_bad_pushing_input_in_one_line(capsys):
 def test_top_view_animation_draws_the_box(short_log, tmp_path):
     from PIL import Image
 
-    from snake_sim.head_tracking_report import write_planar_animation
+    from snake_sim.animation import write_planar_animation
 
     frame = np.asarray(Image.open(write_planar_animation(short_log, tmp_path / "a.gif")).convert("RGB"), dtype=int)
     orange = np.all(np.abs(frame - [255, 178, 110]) < 25, axis=-1)  # C1 at alpha 0.6 on white

@@ -10,7 +10,7 @@ import pytest
 from snake_core.pushing import ContactLostError, Scenario
 from snake_core.pushing.study import extremes
 from snake_sim.cli import main
-from snake_sim.pushing_sim import compare, pushing_world
+from snake_sim.pushing.plant import compare, pushing_world
 
 Q0 = np.array([0.0, 0.0, 0.0, np.radians(-60.0), np.radians(-60.0)])
 
@@ -71,7 +71,7 @@ def test_study_command_writes_figures_and_table(tmp_path):
 
 
 def test_analyse_answers_for_one_shape_and_reports_a_lost_contact(capsys):
-    from snake_sim.commands.pushing import analyse
+    from snake_sim.studies.pushing import analyse
 
     res = analyse([-135.0, -135.0], [0.05, 0.01])
     s1 = res["scenarios"]["Scenario 1 (no friction)"]

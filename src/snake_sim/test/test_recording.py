@@ -2,7 +2,6 @@
 and its /tf tree composed with transforms3d against the simulated link poses."""
 
 import argparse
-import importlib
 from itertools import pairwise
 from pathlib import Path
 
@@ -18,9 +17,10 @@ from snake_core.planar.manipulability import ManipulabilityMonitor
 from snake_core.planar.model import planar_model
 from snake_core.robot import load_robot
 from snake_sim.commands.run import run as run_command
+from snake_sim.models import runtime_for
 from snake_sim.recording import TOPIC_TYPES, write_rosbag
 from snake_sim.runlog import Diagnostic, RunLog
-from snake_sim.scenario import DEFAULT_SCENARIO, RUNNERS, load_scenario
+from snake_sim.scenario import DEFAULT_SCENARIO, load_scenario
 
 T = 40
 
@@ -193,7 +193,7 @@ def test_demo_run_recording_reads_back_equal_to_the_simulator(tmp_path):
     """`make demo`'s scenario, short: what `snake-sim run` records is the RunLog, sample by sample."""
     overrides = ["sim.duration=0.4"]
     scenario = load_scenario(DEFAULT_SCENARIO, overrides)
-    log = importlib.import_module(RUNNERS[scenario.model]).run_scenario(scenario, progress=False)
+    log = runtime_for(scenario.model).run_scenario(scenario, progress=False)
     args = argparse.Namespace(scenario=DEFAULT_SCENARIO, overrides=overrides, duration=None, out=tmp_path / "demo",
                               no_animation=True, quiet=True, check_step=False)
     run_command(args)

@@ -72,7 +72,7 @@ def test_terrain_takes_each_faces_friction_and_joins_a_top_plate(tmp_path):
     """A box with a top plate (worldgen: two collisions) is one box in the plane, the plate's μ on its top and the
     box's on its sides; world.side_friction replaces the sides' μ; a box without friction gets μ_c."""
     from snake_sim import worldgen
-    from snake_sim.terrain import terrain_from_world
+    from snake_sim.vertical.terrain import terrain_from_world
 
     path = tmp_path / "plate.sdf"
     path.write_text(worldgen.single_obstacle_world(top_friction=0.82))

@@ -13,9 +13,9 @@ import time
 
 from snake_sim.benchmarks import BenchRow
 from snake_sim.climb import climb_result
-from snake_sim.runtime import build, simulate
 from snake_sim.scenario import load_scenario
 from snake_sim.step_check import TOLERANCE, relative_change
+from snake_sim.vertical.runtime import build, simulate
 
 SCENARIO = "open-loop-obstacle"
 REFERENCE_STEP = 1e-4  # 002 Table 5.1

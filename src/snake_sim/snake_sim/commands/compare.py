@@ -10,7 +10,6 @@ to climb, climb speed, each also relative to the first scenario), ``compare.json
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import time
 from pathlib import Path
@@ -18,7 +17,8 @@ from pathlib import Path
 from snake_core.validation import ConfigError, get, positive
 from snake_sim.climb import climb_result
 from snake_sim.compare_plot import ComparedRun, compare_figure, compare_rows, markdown_table
-from snake_sim.scenario import RUNNERS, Scenario, load_scenario
+from snake_sim.models import runtime_for
+from snake_sim.scenario import Scenario, load_scenario
 from snake_sim.summary import summarize
 from snake_sim.world import load_world
 
@@ -47,9 +47,7 @@ def load_compared(names: list[str], overrides: list[str]) -> list[Scenario]:
                           "(and world.start_x) to put them on the same one")
     for s in scenarios:
         get(s.section("gait"), "frequency", "gait", s.source)  # the cycle analysis needs ω
-        runner = importlib.import_module(RUNNERS[s.model])
-        if hasattr(runner, "build"):  # validate every section now, not after the first runs
-            runner.build(s)
+        runtime_for(s.model, s.source).build(s)  # validate every section now, not after the first runs
     return scenarios
 
 
@@ -68,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         used.add(label)
         print(f"[{i + 1}/{len(scenarios)}] {label}: {sc.duration:g} s on {world.name} ...", flush=True)
         start = time.perf_counter()
-        log = importlib.import_module(RUNNERS[sc.model]).run_scenario(sc, progress=not args.quiet)
+        log = runtime_for(sc.model, sc.source).run_scenario(sc, progress=not args.quiet)
         summary = summarize(log, time.perf_counter() - start, sc.name, world)
         (args.out / label).mkdir(exist_ok=True)
         (args.out / label / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")

@@ -1,7 +1,8 @@
 """``snake-sim run SCENARIO|FILE [--set key=value]... [--duration S] [--out DIR] [--no-animation] [--check-step]``.
 
-Runs a scenario with its model's runner (``snake_sim.scenario.RUNNERS``) and writes, in DIR:
-summary.json, plots (joints.png, com.png), animation.gif, rosbag/ (DESIGN.md "Command line").
+Runs a scenario with its model's runtime (:func:`snake_sim.models.runtime_for`) and writes, in DIR:
+summary.json (with the model's own fields), plots (joints.png, com.png and the model's), animation.gif,
+rosbag/ (DESIGN.md "Command line").
 Outputs are written even when the run stops on a non-finite state (status says when and where).
 ``--check-step`` runs the scenario again at half its ``sim.time_step`` and adds ``step_check`` to
 summary.json (``snake_sim.step_check``): both values of every verdict and number and their relative change.
@@ -10,13 +11,13 @@ summary.json (``snake_sim.step_check``): both values of every verdict and number
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import time
 from pathlib import Path
 
 from snake_core.validation import positive
-from snake_sim.scenario import RUNNERS, load_scenario
+from snake_sim.models import runtime_for
+from snake_sim.scenario import load_scenario
 from snake_sim.step_check import format_step_check, step_check
 from snake_sim.summary import format_summary, summarize
 from snake_sim.world import load_world
@@ -43,37 +44,29 @@ def run(args: argparse.Namespace) -> int:
         overrides.append(f"sim.duration={args.duration!r}")
     scenario = load_scenario(args.scenario, overrides)
     out = args.out or Path("out") / scenario.name
-    runner = importlib.import_module(RUNNERS[scenario.model])
+    runtime = runtime_for(scenario.model, scenario.source)
     world = load_world(scenario.world_file)
     print(f"running {scenario.name} ({scenario.model} model, {scenario.duration:g} s simulated) ...", flush=True)
     start = time.perf_counter()
-    log = runner.run_scenario(scenario, progress=not args.quiet)
+    log = runtime.run_scenario(scenario, progress=not args.quiet)
     wall = time.perf_counter() - start
     out.mkdir(parents=True, exist_ok=True)
-    from snake_sim.head_tracking_report import head_tracking_summary, write_head_tracking_plots, write_planar_animation
-    summary = summarize(log, wall, scenario.name, world, extra=head_tracking_summary(log, scenario))
+    summary = summarize(log, wall, scenario.name, world, extra=runtime.summary_extra(log, scenario))
     if args.check_step:
         half_step = f"sim.time_step={0.5 * scenario.time_step!r}"
         print(f"checking the step: {scenario.name} again at {0.5 * scenario.time_step:g} s ...", flush=True)
         half = load_scenario(args.scenario, [*overrides, half_step])
         start = time.perf_counter()
-        half_log = runner.run_scenario(half, progress=not args.quiet)
+        half_log = runtime.run_scenario(half, progress=not args.quiet)
         half_summary = summarize(half_log, time.perf_counter() - start, half.name, world,
-                                 extra=head_tracking_summary(half_log, half))
+                                 extra=runtime.summary_extra(half_log, half))
         summary["step_check"] = step_check(summary, half_summary, scenario.time_step)
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     written = [out / "summary.json"]
     if len(log.t) > 1:
-        if scenario.data["outputs"]["plots"]:
-            from snake_sim.plots import write_plots
-            written += write_plots(log, out)
-            written += write_head_tracking_plots(log, out)
-        if scenario.data["outputs"]["animation"] and not args.no_animation:
-            from snake_sim.animation import write_animation
-            if log.plane == "xy":
-                written.append(write_planar_animation(log, out / "animation.gif"))
-            else:
-                written.append(write_animation(log, out / "animation.gif", world))
+        outputs = scenario.data["outputs"]
+        written += runtime.write_figures(log, out, world, animation=outputs["animation"] and not args.no_animation,
+                                         plots=outputs["plots"])
     if len(log.t) > 0:
         from snake_sim.recording import write_rosbag
         written.append(write_rosbag(log, out / "rosbag", progress=not args.quiet))

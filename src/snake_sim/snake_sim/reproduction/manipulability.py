@@ -14,8 +14,8 @@ from snake_core.gaits.serpenoid import Serpenoid
 from snake_core.planar.manipulability import manipulability
 from snake_core.planar.model import planar_model
 from snake_core.robot import load_robot
-from snake_sim.head_tracking_report import head_errors, head_tracking_summary
-from snake_sim.planar_runtime import RTOL, run_scenario
+from snake_sim.planar.report import head_errors, head_tracking_summary
+from snake_sim.planar.runtime import RTOL, run_scenario
 from snake_sim.scenario import load_scenario
 
 TITLE = "004 — dynamic manipulability D/R and head-trajectory tracking"

@@ -8,8 +8,8 @@ import numpy as np
 from tqdm import tqdm
 
 from snake_sim.runlog import RunLog
-from snake_sim.runtime import run_scenario
 from snake_sim.scenario import load_scenario
+from snake_sim.vertical.runtime import run_scenario
 
 #: 002's reference gait on flat ground (config/scenarios/pedal-wave.yaml).
 REFERENCE_SCENARIO = "pedal-wave"

@@ -9,7 +9,8 @@ import numpy as np
 
 from snake_core.pushing import Scenario
 from snake_core.pushing.study import extremes
-from snake_sim.commands.pushing import (
+from snake_sim.pushing.plant import CONTACT_STIFFNESS, FIT_WINDOW, WHEEL_DAMPING
+from snake_sim.studies.pushing import (
     CHECK_JOINTS_DEG,
     FAST_DIRECTIONS,
     FAST_STEP_DEG,
@@ -20,7 +21,6 @@ from snake_sim.commands.pushing import (
     run_check,
     table_markdown,
 )
-from snake_sim.pushing_sim import CONTACT_STIFFNESS, FIT_WINDOW, WHEEL_DAMPING
 
 TITLE = "001: pushing an object, motion norms and slippage ratio"
 

@@ -17,7 +17,7 @@ from snake_core.rectilinear.optimize import (
     optimise_cycle,
     optimise_step,
 )
-from snake_sim.commands.rectilinear import markdown_table, run_study
+from snake_sim.studies.rectilinear import markdown_table, run_study
 
 TITLE = "003: vertical rectilinear gait, effort-optimal trajectories"
 
@@ -172,8 +172,8 @@ def _study(fast: bool) -> list[str]:
 
 
 def _simulator(fast: bool) -> list[str]:
-    from snake_sim.runtime import run_scenario
     from snake_sim.scenario import load_scenario
+    from snake_sim.vertical.runtime import run_scenario
 
     lines = ["### Cross-check in the vertical-plane simulator of 002's model", "",
              "`config/scenarios/rectilinear.yaml`: koopaee6 (002: 6 links of 2l = 74.2 mm, 0.15 kg, SEA joints "

@@ -17,10 +17,10 @@ import numpy as np
 from tqdm import tqdm
 
 from snake_core.controllers.tsc import TSCGains
-from snake_sim import runtime
 from snake_sim.climb import ClimbResult, climb_result
 from snake_sim.scenario import load_scenario
 from snake_sim.step_check import TOLERANCE, relative_change
+from snake_sim.vertical import runtime
 from snake_sim.wave_analysis import cycle_waves
 
 TITLE = "Local stiffness and tail-leading stiffness control over obstacles (002 ch. 6–7)"

@@ -1,9 +1,9 @@
 """The pushing runtime (001): the snake pushes the box of ``worlds/pushing.sdf`` with constant joint
 torques from rest, producing a :class:`~snake_sim.runlog.RunLog` in the x–y plane
-(``RUNNERS["pushing"]``).
+(``model: pushing``, :mod:`snake_sim.models`).
 
-The dynamics are :func:`snake_sim.pushing_sim.simulate` (Pinocchio snake, free box, penalty
-contact, regularised wheels; see that module); :func:`snake_sim.pushing_sim.compare` fits the
+The dynamics are :func:`snake_sim.pushing.plant.simulate` (Pinocchio snake, free box, penalty
+contact, regularised wheels; see that module); :func:`snake_sim.pushing.plant.compare` fits the
 initial accelerations of robot and object and sets them beside 001's analysis
 (:func:`snake_core.pushing.response.push`) for the same configuration and torques. The relative
 errors, the contact model's error, go to ``summary.json`` under ``pushing``; the box pose is the
@@ -24,6 +24,8 @@ Scenario sections (besides the common ones of :mod:`snake_sim.scenario`)::
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -34,7 +36,10 @@ from snake_core.pushing.study import configurations
 from snake_core.robot import RobotParams, load_robot
 from snake_core.validation import ConfigError, get, integer, number, positive, reject_unknown
 
-from .pushing_sim import (
+from ..runlog import Diagnostic, RunLog
+from ..scenario import Scenario as ScenarioFile
+from ..world import World
+from .plant import (
     CONTACT_STIFFNESS,
     FIT_WINDOW,
     WHEEL_DAMPING,
@@ -44,8 +49,6 @@ from .pushing_sim import (
     compare,
     pushing_world,
 )
-from .runlog import Diagnostic, RunLog
-from .scenario import Scenario as ScenarioFile
 
 ROBOT_FIELDS = ("name", "initial_joint_angles")
 CONTROLLER_FIELDS = ("torque",)
@@ -53,7 +56,7 @@ CONTACT_FIELDS = ("scenario", "stiffness", "wheel_damping")
 #: Largest ``sim.time_step`` [s]: the semi-implicit Euler step of the wheel damping c_w/m_eff and of
 #: the penalty (√(k/m_eff)) must stay well inside stability; at the default gains (2e4 N·s/m,
 #: 1e7 N/m) 1e-4 s still runs, 5e-5 s keeps a factor 2 and changes the fitted initial
-#: accelerations by < 1e-5 relative to the 1e-6 s reference step of pushing_sim.
+#: accelerations by < 1e-5 relative to the 1e-6 s reference step of snake_sim.pushing.plant.
 MAX_TIME_STEP = 5e-5
 
 
@@ -77,8 +80,21 @@ def _joint_list(value: Any, n: int, field: str, src: str, bound: float, unit: st
     return np.array([number(v, f"{field}[{i}]", src, low=-bound, high=bound) for i, v in enumerate(value)])
 
 
-def build(scenario: ScenarioFile) -> tuple[RobotParams, PushingWorld, np.ndarray, np.ndarray, Scenario, dict]:
-    """Validate the pushing sections: (robot, world, q0, τ, 001 scenario, simulate() keywords)."""
+@dataclass(eq=False)
+class PushingSetup:
+    """A validated pushing run: the robot on the world's box, the start and the constant torques."""
+
+    scenario: ScenarioFile
+    robot: RobotParams
+    world: PushingWorld
+    q0: np.ndarray  # 001's q_s at rest, tail link along +x
+    tau: np.ndarray  # constant joint torques, tail → head [N·m]
+    which: Scenario  # 001's ground scenario
+    settings: dict[str, float]  # keywords of plant.compare: stiffness, wheel_damping, duration, time_step
+
+
+def build(scenario: ScenarioFile) -> PushingSetup:
+    """Validate the pushing sections of ``scenario`` and assemble the run."""
     src = scenario.source
     rsec = scenario.section("robot")
     reject_unknown(rsec, ROBOT_FIELDS, "robot", src)
@@ -106,7 +122,7 @@ def build(scenario: ScenarioFile) -> tuple[RobotParams, PushingWorld, np.ndarray
         check_clear_of_box(world, q0)
     except ConfigError as exc:
         raise ConfigError("robot.initial_joint_angles", rsec["initial_joint_angles"], exc.allowed, src) from None
-    return robot, world, q0, tau, which, kw
+    return PushingSetup(scenario, robot, world, q0, tau, which, kw)
 
 
 def object_outline(world: PushingWorld, pose: np.ndarray) -> np.ndarray:
@@ -117,6 +133,15 @@ def object_outline(world: PushingWorld, pose: np.ndarray) -> np.ndarray:
     x = pose[:, :1] + c * local[:, 0] - s * local[:, 1]
     y = pose[:, 1:2] + s * local[:, 0] + c * local[:, 1]
     return np.stack((x, y), axis=-1).reshape(len(pose), 8)
+
+
+def write_figures(log: RunLog, out: Path, world: World, animation: bool, plots: bool = True) -> list[Path]:
+    """joints.png, com.png (``plots``) and the top view with the box, animation.gif (``animation``)."""
+    from ..animation import write_planar_animation  # matplotlib only where figures are drawn
+    from ..plots import write_plots
+
+    return [*(write_plots(log, out) if plots else []),
+            *([write_planar_animation(log, out / "animation.gif")] if animation else [])]
 
 
 def _summary(comp: Comparison, kw: dict, lost_at: float | None) -> dict[str, Any]:
@@ -144,11 +169,19 @@ def _summary(comp: Comparison, kw: dict, lost_at: float | None) -> dict[str, Any
     }}
 
 
-def run_scenario(scenario: ScenarioFile, progress: bool = False) -> RunLog:
-    """The ``RUNNERS["pushing"]`` entry point: validate, simulate, compare, log."""
-    robot, world, q0, tau, which, kw = build(scenario)
+def summary_extra(log: RunLog, scenario: ScenarioFile) -> dict[str, Any]:
+    """Nothing more: the comparison with 001 is in the log's ``summary_fields`` (``pushing``)."""
+    return {}
+
+
+def simulate(setup: PushingSetup, duration: float | None = None, progress: bool = False) -> RunLog:
+    """Push from rest for ``duration`` seconds (default: the scenario's), compare with 001's analysis, log."""
+    scenario, robot, world, tau = setup.scenario, setup.robot, setup.world, setup.tau
+    kw = dict(setup.settings)
+    if duration is not None:
+        kw["duration"] = number(duration, "--duration", low=FIT_WINDOW[1])  # the fit needs its window
     try:
-        comp = compare(world, q0, tau, which, progress=progress, **kw)
+        comp = compare(world, setup.q0, tau, setup.which, progress=progress, **kw)
     except PushingError as exc:  # e.g. torques that pull the contact link away from the box
         raise ConfigError("controller.torque", tau.tolist(), str(exc), scenario.source) from None
     tr = comp.trajectory
@@ -165,7 +198,7 @@ def run_scenario(scenario: ScenarioFile, progress: bool = False) -> RunLog:
     q, v = tr.q[k], tr.v[k]
     pts = joint_points(model, q)
     pos = np.zeros((k.size, model.n_links, 3))
-    pos[:, :, :2] = 0.5 * (pts[:, :-1] + pts[:, 1:])  # uniform links: COM at mid-link (pushing_sim's inertias)
+    pos[:, :, :2] = 0.5 * (pts[:, :-1] + pts[:, 1:])  # uniform links: COM at mid-link (plant's inertias)
     diagnostics = []
     if lost_at is not None:
         diagnostics.append(Diagnostic(lost_at, 1, "pushing contact", f"contact with the box lost at t = {lost_at:.4f} s"
@@ -175,3 +208,8 @@ def run_scenario(scenario: ScenarioFile, progress: bool = False) -> RunLog:
                   series={"object_pose": tr.box[k], "object_velocity": tr.box_v[k],
                           "object_outline": object_outline(world, tr.box[k]), "contact_force": tr.contact_force[k]},
                   diagnostics=diagnostics, status=status, summary_fields=_summary(comp, kw, lost_at))
+
+
+def run_scenario(scenario: ScenarioFile, progress: bool = False) -> RunLog:
+    """Build and simulate (:class:`snake_sim.models.ModelRuntime`)."""
+    return simulate(build(scenario), progress=progress)

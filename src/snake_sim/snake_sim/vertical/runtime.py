@@ -20,6 +20,8 @@ import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 from tqdm import tqdm
@@ -32,12 +34,14 @@ from snake_core.validation import ConfigError, choice, get, number, positive, re
 from snake_core.vertical import ContactParams, Terrain, VerticalModel, build_model, initial_configuration
 from snake_core.vertical.contact import CONTACT_THRESHOLD, SLIP_VELOCITY
 from snake_core.vertical.dynamics import sea_torque
+from snake_core.vertical.kinematics import link_angles, link_positions
 
+from ..runlog import RunLog
+from ..scenario import Scenario
+from ..world import World, load_world
 from .plant import VerticalPlant
-from .runlog import RunLog
-from .scenario import Scenario
+from .stepper import VerticalStepper
 from .terrain import terrain_from_world
-from .world import World, load_world
 
 ROBOT_FIELDS = ("name", "rotor_inertia_model", "sea_stiffness")
 WORLD_FIELDS = ("file", "start_x", "side_friction")
@@ -139,89 +143,148 @@ def _first_bad(model: VerticalModel, q: np.ndarray, v: np.ndarray) -> str:
     return "state"
 
 
+@dataclass(eq=False)
+class _Samples:
+    """The logged samples of a run: every ``log_every``-th control instant, joint signals tail → head."""
+
+    JOINT_SIGNALS = ("alpha", "alpha_dot", "tau", "beta", "beta_ref", "alpha_ref", "alpha_ref_dot", "motor_torque")
+
+    t: np.ndarray  # [s]
+    link_position: np.ndarray  # (T, N, 3) centres of mass [m]
+    link_angle: np.ndarray  # (T, N) θ [rad]
+    contacts: np.ndarray  # points in contact
+    joints: dict[str, np.ndarray]  # JOINT_SIGNALS → (T, N − 1)
+    count: int = 0
+
+    @classmethod
+    def allocate(cls, model: VerticalModel, n_log: int) -> _Samples:
+        return cls(np.zeros(n_log), np.zeros((n_log, model.n_links, 3)), np.zeros((n_log, model.n_links)),
+                   np.zeros(n_log, dtype=int),
+                   {k: np.full((n_log, model.n_joints), np.nan) for k in cls.JOINT_SIGNALS})
+
+    def record(self, model: VerticalModel, t: float, q: np.ndarray, joints: dict[str, np.ndarray],
+               n_contact: int) -> None:
+        """Append the sample at ``t``: link poses from q (002 (4.2)–(4.5), §4.3.1) and the joint signals."""
+        k = self.count
+        self.t[k] = t
+        self.link_position[k, :, 0], self.link_position[k, :, 2] = link_positions(model, q)
+        self.link_angle[k] = link_angles(model, q)
+        for key, val in joints.items():
+            self.joints[key][k] = val
+        self.contacts[k] = n_contact
+        self.count += 1
+
+    def run_log(self, robot: RobotParams, status: str) -> RunLog:
+        """The samples recorded so far as the run's log (x–z plane)."""
+        sl = slice(0, self.count)
+        return RunLog(robot=robot, plane="xz", t=self.t[sl], link_position=self.link_position[sl],
+                      link_angle=self.link_angle[sl], contact_count=self.contacts[sl], status=status,
+                      **{k: v[sl] for k, v in self.joints.items()})
+
+
+def _references(setup: VerticalSetup, t: float, q: np.ndarray, v: np.ndarray, tick_hook: TickHook | None
+                ) -> dict[str, np.ndarray]:
+    """The per-joint references at ``t``: the gait's α_d, α̇_d, no τ_d, as changed by ``tick_hook``."""
+    alpha_d, alpha_d_dot = setup.gait.reference(t)
+    refs = {"alpha_d": alpha_d, "alpha_d_dot": alpha_d_dot, "tau_d": np.zeros(setup.model.n_joints)}
+    return refs if tick_hook is None else tick_hook(t, q, v, refs)
+
+
+def _motor_commands(controllers: list[JointController], t: float, period: float, alpha: np.ndarray,
+                    alpha_dot: np.ndarray, beta: np.ndarray, tau: np.ndarray, refs: dict[str, np.ndarray]
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """(β_d, β̇_d) of every joint's SEA controller from what the modules measure and the references."""
+    beta_d = np.empty(len(controllers))
+    beta_d_dot = np.empty(len(controllers))
+    a_l, ad_l, b_l, t_l = alpha.tolist(), alpha_dot.tolist(), beta.tolist(), tau.tolist()
+    r_l, rd_l, rt_l = (np.asarray(refs[key], dtype=float).tolist() for key in ("alpha_d", "alpha_d_dot", "tau_d"))
+    for j, ctrl in enumerate(controllers):
+        meas = JointMeasurement(a_l[j], ad_l[j], b_l[j], t_l[j], a_l[j - 1] if j > 0 else None)
+        cmd = ctrl.step(t, period, meas, JointReference(r_l[j], rd_l[j], rt_l[j]))
+        beta_d[j], beta_d_dot[j] = cmd.beta_d, cmd.beta_d_dot
+    return beta_d, beta_d_dot
+
+
+def _control_period(setup: VerticalSetup, q: np.ndarray, v: np.ndarray, beta_d: np.ndarray,
+                    beta_d_dot: np.ndarray, beta_d_acc: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Integrate one control period; returns (q, q̇, U, points in contact) at its end.
+
+    Between control instants the actuator follows the command extrapolated to second order with
+    the rate change of the last period (β̈_d ≈ Δβ̇_d / T_c), so that β̇_d has no steps: the
+    motor-side PD of 002 (4.39) sees a smooth reference, as with 002's continuous α̇_d.
+    """
+    h = setup.time_step
+    for i in range(1, setup.substeps + 1):  # backward Euler: the command at the end of each sub-step
+        s = i * h
+        q, v, u, n_contact = setup.plant.step(q, v, h, beta_d + s * beta_d_dot + 0.5 * s * s * beta_d_acc,
+                                              beta_d_dot + s * beta_d_acc)
+    return q, v, u, n_contact
+
+
 def simulate(setup: VerticalSetup, duration: float | None = None, progress: bool = False,
              tick_hook: TickHook | None = None) -> RunLog:
     """Run ``setup`` for ``duration`` seconds (default: the scenario's) and return the log."""
-    model, plant = setup.model, setup.plant
+    model = setup.model
     duration = setup.scenario.duration if duration is None else positive(duration, "--duration")
-    h, nsub, Tc = setup.time_step, setup.substeps, setup.control_period
+    Tc = setup.control_period
     n_ticks = round(duration / Tc)
-    n_log = n_ticks // setup.log_every + 1
-    nj, n = model.n_joints, model.n_links
-    ia, ib = model.i_alpha, model.i_beta
-    log = {k: np.full((n_log, nj), np.nan) for k in ("alpha", "alpha_dot", "tau", "beta", "beta_ref", "alpha_ref",
-                                                     "alpha_ref_dot", "motor_torque")}
-    t_log = np.zeros(n_log)
-    pos = np.zeros((n_log, n, 3))
-    ang = np.zeros((n_log, n))
-    contacts = np.zeros(n_log, dtype=int)
-
+    samples = _Samples.allocate(model, n_ticks // setup.log_every + 1)
     for c in setup.controllers:
         c.reset()
     q, v = setup.q0.copy(), np.zeros(model.n_q)
-    prev_rate = np.zeros(nj)
-    u = np.zeros(nj)  # U of (4.39) consistent with the state (end of the last sub-step)
+    prev_rate = np.zeros(model.n_joints)
+    u = np.zeros(model.n_joints)  # U of (4.39) consistent with the state (end of the last sub-step)
     n_contact = 0
     status = "ok"
-    k_log = 0
     bar = tqdm(total=round(duration, 6), unit="s", disable=not progress, leave=False,
                bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} s sim [{elapsed}<{remaining}]")
     bar_every = max(1, n_ticks // 100)
     for k in range(n_ticks + 1):
         t = k * Tc
-        alpha, alpha_dot, beta = q[ia], v[ia], q[ib]
+        alpha, alpha_dot, beta = q[model.i_alpha], v[model.i_alpha], q[model.i_beta]
         tau = sea_torque(model, q)
-        alpha_d, alpha_d_dot = setup.gait.reference(t)
-        refs = {"alpha_d": alpha_d, "alpha_d_dot": alpha_d_dot, "tau_d": np.zeros(nj)}
-        if tick_hook is not None:
-            refs = tick_hook(t, q, v, refs)
-        beta_d = np.empty(nj)
-        beta_d_dot = np.empty(nj)
-        a_l, ad_l, b_l, t_l = alpha.tolist(), alpha_dot.tolist(), beta.tolist(), tau.tolist()
-        r_l, rd_l, rt_l = (np.asarray(refs[key], dtype=float).tolist() for key in ("alpha_d", "alpha_d_dot", "tau_d"))
-        for j, ctrl in enumerate(setup.controllers):
-            meas = JointMeasurement(a_l[j], ad_l[j], b_l[j], t_l[j], a_l[j - 1] if j > 0 else None)
-            cmd = ctrl.step(t, Tc, meas, JointReference(r_l[j], rd_l[j], rt_l[j]))
-            beta_d[j], beta_d_dot[j] = cmd.beta_d, cmd.beta_d_dot
+        refs = _references(setup, t, q, v, tick_hook)
+        beta_d, beta_d_dot = _motor_commands(setup.controllers, t, Tc, alpha, alpha_dot, beta, tau, refs)
         if k % setup.log_every == 0:
-            th = model.T @ q[:n]
-            cx, cz = q[model.i_px] + model.G_l @ np.cos(th), q[model.i_pz] + model.G_l @ np.sin(th)
-            t_log[k_log] = t
-            pos[k_log, :, 0], pos[k_log, :, 2], ang[k_log] = cx, cz, th
-            for key, val in (("alpha", alpha), ("alpha_dot", alpha_dot), ("tau", tau), ("beta", beta),
-                             ("beta_ref", beta_d), ("alpha_ref", refs["alpha_d"]),
-                             ("alpha_ref_dot", refs["alpha_d_dot"]), ("motor_torque", u)):
-                log[key][k_log] = val
-            contacts[k_log] = n_contact
-            k_log += 1
+            samples.record(model, t, q, {"alpha": alpha, "alpha_dot": alpha_dot, "tau": tau, "beta": beta,
+                                         "beta_ref": beta_d, "alpha_ref": refs["alpha_d"],
+                                         "alpha_ref_dot": refs["alpha_d_dot"], "motor_torque": u}, n_contact)
         if k == n_ticks:
             break
-        # Between control instants the actuator follows the command extrapolated to second order with
-        # the rate change of the last period (β̈_d ≈ Δβ̇_d / T_c), so that β̇_d has no steps: the
-        # motor-side PD of 002 (4.39) sees a smooth reference, as with 002's continuous α̇_d.
-        beta_d_acc = np.zeros(nj) if k == 0 else (beta_d_dot - prev_rate) / Tc
+        beta_d_acc = np.zeros(model.n_joints) if k == 0 else (beta_d_dot - prev_rate) / Tc
         prev_rate = beta_d_dot
-        for i in range(1, nsub + 1):  # backward Euler: the command at the end of each sub-step
-            s = i * h
-            q, v, u, n_contact = plant.step(q, v, h, beta_d + s * beta_d_dot + 0.5 * s * s * beta_d_acc,
-                                            beta_d_dot + s * beta_d_acc)
+        q, v, u, n_contact = _control_period(setup, q, v, beta_d, beta_d_dot, beta_d_acc)
         if not math.isfinite(float(q @ q + v @ v)):  # NaN, inf or overflowing
             status = (f"non-finite state at t = {t + Tc:.4f} s ({_first_bad(model, q, v)}); "
-                      f"outputs up to t = {t_log[k_log - 1]:.4f} s kept; with sim.time_step = {h:g} s, "
-                      "try a smaller step (e.g. 0.001)")
+                      f"outputs up to t = {samples.t[samples.count - 1]:.4f} s kept; with sim.time_step = "
+                      f"{setup.time_step:g} s, try a smaller step (e.g. 0.001)")
             break
         if k % bar_every == 0:
             bar.n = round(t + Tc, 6)
             bar.refresh()
     bar.close()
-    sl = slice(0, k_log)
-    return RunLog(robot=setup.robot, plane="xz", t=t_log[sl], link_position=pos[sl], link_angle=ang[sl],
-                  alpha=log["alpha"][sl], alpha_dot=log["alpha_dot"][sl], tau=log["tau"][sl], beta=log["beta"][sl],
-                  beta_ref=log["beta_ref"][sl], alpha_ref=log["alpha_ref"][sl],
-                  alpha_ref_dot=log["alpha_ref_dot"][sl], motor_torque=log["motor_torque"][sl],
-                  contact_count=contacts[sl], status=status)
+    return samples.run_log(setup.robot, status)
 
 
 def run_scenario(scenario: Scenario, progress: bool = False) -> RunLog:
-    """The ``RUNNERS["vertical"]`` entry point: build and simulate."""
+    """Build and simulate (:class:`snake_sim.models.ModelRuntime`)."""
     return simulate(build(scenario), progress=progress)
+
+
+def summary_extra(log: RunLog, scenario: Scenario) -> dict[str, Any]:
+    """No fields beyond :func:`snake_sim.summary.summarize`'s (climb, torques, contacts)."""
+    return {}
+
+
+def write_figures(log: RunLog, out: Path, world: World, animation: bool, plots: bool = True) -> list[Path]:
+    """joints.png, com.png (``plots``) and the side view with the world's boxes, animation.gif (``animation``)."""
+    from ..animation import write_animation  # matplotlib only where figures are drawn
+    from ..plots import write_plots
+
+    return [*(write_plots(log, out) if plots else []),
+            *([write_animation(log, out / "animation.gif", world)] if animation else [])]
+
+
+def stepper(scenario: Scenario) -> VerticalStepper:
+    """The scenario's model stepped by motor commands β_d (the ROS simulator node's)."""
+    return VerticalStepper(build(scenario))

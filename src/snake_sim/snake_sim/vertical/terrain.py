@@ -20,7 +20,7 @@ import numpy as np
 from snake_core.validation import ConfigError
 from snake_core.vertical import Terrain
 
-from .world import Box, World
+from ..world import Box, World
 
 #: Tolerance of "lies on" and "same footprint" when joining a top plate to its box [m].
 _JOIN_TOL = 1e-9

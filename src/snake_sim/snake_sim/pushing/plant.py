@@ -139,6 +139,51 @@ class Trajectory:
     contact_force: np.ndarray  # (T,) [N]
 
 
+def _critical_damping(pm, data, model: PushingModel, f_contact: int, q0: np.ndarray, stiffness: float) -> float:
+    """Damping [N·s/m] that makes the penalty critically damped for the effective mass of the contact point
+    along the normal (snake and box in series) at the start ``q0``."""
+    import pinocchio as pin
+
+    pin.computeJointJacobians(pm, data, q0)
+    pin.updateFramePlacements(pm, data)
+    n0 = contact_normal(model, q0)
+    jn = n0 @ pin.getFrameJacobian(pm, data, f_contact, pin.LOCAL_WORLD_ALIGNED)[:2]
+    m_s = pin.crba(pm, data, q0)
+    m_s = np.triu(m_s) + np.triu(m_s, 1).T
+    m_eff = 1.0 / (jn @ np.linalg.solve(m_s, jn) + 1.0 / model.object_mass)
+    return 2.0 * np.sqrt(stiffness * m_eff)
+
+
+def _box_contact(pm, data, f_contact: int, world: PushingWorld, box: np.ndarray, box_v: np.ndarray, v: np.ndarray,
+                 stiffness: float, damping: float) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
+    """The snake–box penalty contact at the current frame placements: (normal force [N], the face's inward
+    normal u, the contact point relative to the box centre, the snake's generalised force J_sᵀ f u)."""
+    import pinocchio as pin
+
+    # box face at local −y, u = the face's inward normal
+    c, s = np.cos(box[2]), np.sin(box[2])
+    u = np.array([-s, c])
+    p_face = box[:2] - 0.5 * world.box_size[1] * u
+    p_s = data.oMf[f_contact].translation[:2]
+    j_s = pin.getFrameJacobian(pm, data, f_contact, pin.LOCAL_WORLD_ALIGNED)[:2]
+    depth = (p_s - p_face) @ u
+    rate = (j_s @ v - box_v[:2]) @ u + (p_s - p_face) @ (box_v[2] * np.array([-c, -s]))  # d(depth)/dt
+    force = max(0.0, stiffness * depth + damping * rate) if depth > 0.0 else 0.0
+    return force, u, p_s - box[:2], j_s.T @ (force * u)
+
+
+def _add_wheel_forces(gen: np.ndarray, pm, data, f_wheels: list[int], v: np.ndarray, wheel_damping: float,
+                      bound: float) -> None:
+    """Add the passive wheels' generalised forces to ``gen``: a lateral viscous law, saturated at ``bound``."""
+    import pinocchio as pin
+
+    for fw in f_wheels:
+        lateral = data.oMf[fw].rotation[:2, 1]
+        jw = pin.getFrameJacobian(pm, data, fw, pin.LOCAL_WORLD_ALIGNED)[:2]
+        f_lat = float(np.clip(-wheel_damping * (lateral @ (jw @ v)), -bound, bound))
+        gen += jw.T @ (f_lat * lateral)
+
+
 def simulate(world: PushingWorld, q0: np.ndarray, tau: np.ndarray, scenario: Scenario, duration: float = FIT_WINDOW[1],
              stiffness: float = CONTACT_STIFFNESS, wheel_damping: float = WHEEL_DAMPING,
              time_step: float = TIME_STEP, progress: bool = False) -> Trajectory:
@@ -156,15 +201,7 @@ def simulate(world: PushingWorld, q0: np.ndarray, tau: np.ndarray, scenario: Sce
     data = pm.createData()
     m_obj = model.object_mass
     i_obj = m_obj * (world.box_size[0] ** 2 + world.box_size[1] ** 2) / 12.0
-    # effective mass of the contact point along the normal, for critical damping of the penalty
-    pin.computeJointJacobians(pm, data, q0)
-    pin.updateFramePlacements(pm, data)
-    n0 = contact_normal(model, q0)
-    jn = n0 @ pin.getFrameJacobian(pm, data, f_contact, pin.LOCAL_WORLD_ALIGNED)[:2]
-    m_s = pin.crba(pm, data, q0)
-    m_s = np.triu(m_s) + np.triu(m_s, 1).T
-    m_eff = 1.0 / (jn @ np.linalg.solve(m_s, jn) + 1.0 / m_obj)
-    damping = 2.0 * np.sqrt(stiffness * m_eff)
+    damping = _critical_damping(pm, data, model, f_contact, q0, stiffness)
     bound = model.mu_s * model.wheel_normal_load if scenario == Scenario.BOUNDED_WHEELS else np.inf
     tau_gen = np.concatenate((np.zeros(3), np.asarray(tau, dtype=float)))
 
@@ -175,26 +212,11 @@ def simulate(world: PushingWorld, q0: np.ndarray, tau: np.ndarray, scenario: Sce
     for _ in tqdm(range(steps + 1), disable=not progress, leave=False, unit="step", mininterval=0.5):
         pin.computeJointJacobians(pm, data, q)
         pin.updateFramePlacements(pm, data)
+        force, u, r, on_snake = _box_contact(pm, data, f_contact, world, box, box_v, v, stiffness, damping)
         gen = tau_gen.copy()
-        # snake-box penalty contact: box face at local −y, u = the face's inward normal
-        c, s = np.cos(box[2]), np.sin(box[2])
-        u = np.array([-s, c])
-        p_face = box[:2] - 0.5 * world.box_size[1] * u
-        p_s = data.oMf[f_contact].translation[:2]
-        j_s = pin.getFrameJacobian(pm, data, f_contact, pin.LOCAL_WORLD_ALIGNED)[:2]
-        r = p_s - box[:2]
-        depth = (p_s - p_face) @ u
-        rate = (j_s @ v - box_v[:2]) @ u + (p_s - p_face) @ (box_v[2] * np.array([-c, -s]))  # d(depth)/dt
-        force = max(0.0, stiffness * depth + damping * rate) if depth > 0.0 else 0.0
-        gen -= j_s.T @ (force * u)
-        # passive wheels: lateral viscous law, saturated at μ_s m g in Scenario 2
-        if scenario != Scenario.NO_FRICTION:
-            for fw in f_wheels:
-                rot = data.oMf[fw].rotation[:2, :2]
-                lateral = rot[:, 1]
-                jw = pin.getFrameJacobian(pm, data, fw, pin.LOCAL_WORLD_ALIGNED)[:2]
-                f_lat = float(np.clip(-wheel_damping * (lateral @ (jw @ v)), -bound, bound))
-                gen += jw.T @ (f_lat * lateral)
+        gen -= on_snake
+        if scenario != Scenario.NO_FRICTION:  # Scenario 1 has no ground force
+            _add_wheel_forces(gen, pm, data, f_wheels, v, wheel_damping, bound)
         out_q.append(q.copy())
         out_v.append(v.copy())
         out_b.append(box.copy())

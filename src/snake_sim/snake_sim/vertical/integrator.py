@@ -22,7 +22,7 @@ slow motion (the gait at ω = π rad/s, contacts at ≈ 10 Hz) instead of for th
 
 The regularised friction (4.27) is the one strongly nonlinear stiff term: its tangent slope is only
 valid within a few ε of slip velocity. When a step changes a contact's slip velocity by more than
-10 ε, :class:`snake_sim.plant.VerticalPlant` re-solves the step with the chord slope (secant
+10 ε, :class:`snake_sim.vertical.plant.VerticalPlant` re-solves the step with the chord slope (secant
 iterations) and, if they do not settle, with the dissipative damper form; the tangent alone lets
 high-friction runs (μ_c ≥ 3) diverge at 5 ms.
 

@@ -2,7 +2,7 @@
 
 :class:`VerticalPlant` evaluates the right-hand side of 002 (4.35) for the integrator,
 F = f(q, q̇) + Q^c + 𝔹U, with U the motor-side PD (4.39) on the commanded β^d, and its
-linearisation D = ∂F/∂q̇, K = ∂F/∂q over the stiff terms (see :mod:`snake_sim.integrator`).
+linearisation D = ∂F/∂q̇, K = ∂F/∂q over the stiff terms (see :mod:`snake_sim.vertical.integrator`).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Head-tracking outputs of a planar run (004): summary fields, plots and a top-view animation.
+"""Head-tracking outputs of a planar run (004): summary fields and plots (the top view animation is
+:func:`snake_sim.animation.write_planar_animation`).
 
 Summary fields (DESIGN.md), over the scenario's ``controller.evaluation_window`` [t0, t1]:
 ``head_error_rms_m`` and ``head_error_max_m`` (full position error |p_head − p_ref(t)|),
@@ -12,17 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.animation import FuncAnimation, PillowWriter
-from matplotlib.patches import Polygon
 
-from .animation import FPS, MAX_FRAMES, body_points
-from .runlog import RunLog
-from .scenario import Scenario
+from ..runlog import RunLog
+from ..scenario import Scenario
 
 #: Reference polylines are thinned to at most this many segments for the path distance.
 MAX_PATH_SEGMENTS = 2000
@@ -83,6 +77,13 @@ def write_head_tracking_plots(log: RunLog, out: Path) -> list[Path]:
     """head_path.png, manipulability.png (D, R, ‖τ‖ and g) in ``out``."""
     if log.head_reference is None:
         return []
+    import matplotlib  # only where figures are drawn (the runtime imports this module for its summary)
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ..animation import body_points
+
     paths = []
     head = log.head_position
     span = np.ptp(np.vstack((head[:, :2], log.head_reference[:, :2], log.link_position[0, :, :2])), axis=0) + 0.2
@@ -124,45 +125,3 @@ def write_head_tracking_plots(log: RunLog, out: Path) -> list[Path]:
     fig.savefig(paths[-1], dpi=90)
     plt.close(fig)
     return paths
-
-
-def write_planar_animation(log: RunLog, path: Path) -> Path:
-    """Top view GIF of a planar run with the head reference path."""
-    n = len(log.t)
-    frames = np.unique(np.linspace(0, n - 1, int(min(MAX_FRAMES, max(2, (log.t[-1] - log.t[0]) * FPS))))
-                       .round().astype(int))
-    pts = np.concatenate([np.column_stack(body_points(log, k)) for k in range(0, n, max(1, n // 200))])
-    if log.head_reference is not None:
-        pts = np.vstack((pts, log.head_reference[:, :2]))
-    outline = log.series.get("object_outline")  # (T, 8): corners of a pushed object (pushing runtime)
-    if outline is not None:
-        pts = np.vstack((pts, outline.reshape(-1, 2)))
-    lo, hi = pts.min(axis=0) - 0.1, pts.max(axis=0) + 0.1
-    fig, ax = plt.subplots(figsize=(7, max(2.5, min(7.0, 7 * (hi[1] - lo[1]) / max(hi[0] - lo[0], 1e-6)))))
-    if log.head_reference is not None:
-        ax.plot(log.head_reference[:, 0], log.head_reference[:, 1], "k--", lw=0.8)
-    ax.set_xlim(lo[0], hi[0])
-    ax.set_ylim(lo[1], hi[1])
-    ax.set_aspect("equal")
-    ax.set_xlabel("x [m]")
-    ax.set_ylabel("y [m]")
-    (body,) = ax.plot([], [], "-o", color="C0", lw=3, ms=3)
-    (head,) = ax.plot([], [], "o", color="C3", ms=6)
-    (trail,) = ax.plot([], [], "-", color="C3", lw=0.8)
-    title = ax.set_title("")
-    hp = log.head_position
-    box = ax.add_patch(Polygon(outline[0].reshape(4, 2), color="C1", alpha=0.6)) if outline is not None else None
-
-    def draw(k: int):
-        xs, ys = body_points(log, k)
-        body.set_data(xs, ys)
-        head.set_data([xs[-1]], [ys[-1]])
-        trail.set_data(hp[: k + 1, 0], hp[: k + 1, 1])
-        title.set_text(f"{log.robot.name}   t = {log.t[k]:5.2f} s")
-        if box is not None:
-            box.set_xy(outline[k].reshape(4, 2))
-        return body, head, trail, title
-
-    FuncAnimation(fig, draw, frames=frames, blit=False).save(path, writer=PillowWriter(fps=FPS), dpi=70)
-    plt.close(fig)
-    return path

@@ -1,5 +1,5 @@
 """The horizontal-plane runtime (004): head-tracking controller → joints → planar model (3)–(20),
-producing a :class:`~snake_sim.runlog.RunLog` in the x–y plane (``RUNNERS["planar"]``).
+producing a :class:`~snake_sim.runlog.RunLog` in the x–y plane (``model: planar``, :mod:`snake_sim.models`).
 
 The controller is evaluated inside the ODE right-hand side (continuous-time control, as in 004's
 simulations; ``sim.time_step`` and ``sim.control_rate`` are not used by this runner), and the
@@ -29,6 +29,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy.integrate import solve_ivp
@@ -58,8 +60,13 @@ from snake_core.planar.model import PlanarModel, compute_terms, forward_dynamics
 from snake_core.robot import FrictionParams, RobotParams, load_robot
 from snake_core.validation import ConfigError, choice, get, number, positive, reject_unknown
 
-from .runlog import Diagnostic, RunLog
-from .scenario import Scenario
+from ..runlog import Diagnostic, RunLog
+from ..scenario import Scenario
+from ..world import World
+from .report import head_tracking_summary
+
+if TYPE_CHECKING:
+    from .stepper import PlanarStepper
 
 #: Integrator tolerances (see the module docstring).
 RTOL = 1e-8
@@ -319,5 +326,28 @@ def _log(setup: PlanarSetup, t: np.ndarray, x: np.ndarray, outputs: Callable, st
 
 
 def run_scenario(scenario: Scenario, progress: bool = False) -> RunLog:
-    """The ``RUNNERS["planar"]`` entry point: build and simulate."""
+    """Build and simulate (:class:`snake_sim.models.ModelRuntime`)."""
     return simulate(build(scenario), progress=progress)
+
+
+def summary_extra(log: RunLog, scenario: Scenario) -> dict[str, Any]:
+    """The head-tracking fields over the scenario's evaluation window (:func:`.report.head_tracking_summary`)."""
+    return head_tracking_summary(log, scenario)
+
+
+def write_figures(log: RunLog, out: Path, world: World, animation: bool, plots: bool = True) -> list[Path]:
+    """joints.png, com.png, head_path.png, manipulability.png (``plots``) and the top view with the head
+    reference, animation.gif (``animation``)."""
+    from ..animation import write_planar_animation  # matplotlib only where figures are drawn
+    from ..plots import write_plots
+    from .report import write_head_tracking_plots
+
+    return [*(write_plots(log, out) + write_head_tracking_plots(log, out) if plots else []),
+            *([write_planar_animation(log, out / "animation.gif")] if animation else [])]
+
+
+def stepper(scenario: Scenario) -> PlanarStepper:
+    """The scenario's model stepped by joint torques (the ROS simulator node's; rigid joints only)."""
+    from .stepper import PlanarStepper  # it integrates with this module's settings, so it imports this module
+
+    return PlanarStepper(build(scenario))

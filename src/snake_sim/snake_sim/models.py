@@ -1,0 +1,64 @@
+"""The embedded simulator's models behind one runtime interface, and the registry ``model:`` → runtime.
+
+Every model has a subpackage (``vertical/`` 002, ``planar/`` 004, ``pushing/`` 001) whose ``runtime``
+module satisfies :class:`ModelRuntime`; the command line (``run``, ``compare``, ``--check-step``) and the
+embedded simulator's ROS node (through :func:`snake_sim.stepping.stepper`) reach a model only through
+:func:`runtime_for`, so they hold no per-model branches. To add a model, give it a subpackage with such a
+runtime module and register it in :data:`MODELS`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from snake_core.validation import ConfigError
+
+if TYPE_CHECKING:
+    from .runlog import RunLog
+    from .scenario import Scenario
+    from .stepping import Stepper
+    from .world import World
+
+#: ``model:`` of a scenario → the module of its runtime.
+MODELS: dict[str, str] = {
+    "vertical": "snake_sim.vertical.runtime",
+    "planar": "snake_sim.planar.runtime",
+    "pushing": "snake_sim.pushing.runtime",
+}
+
+
+class ModelRuntime(Protocol):
+    """What a model's runtime module exposes (module-level functions)."""
+
+    def build(self, scenario: Scenario) -> Any:
+        """Validate the model's sections of ``scenario`` and assemble its set-up before anything runs."""
+
+    def simulate(self, setup: Any, duration: float | None = None, progress: bool = False) -> RunLog:
+        """Run a set-up for ``duration`` seconds (default: the scenario's) and return the log."""
+
+    def run_scenario(self, scenario: Scenario, progress: bool = False) -> RunLog:
+        """``simulate(build(scenario))``."""
+
+    def summary_extra(self, log: RunLog, scenario: Scenario) -> dict[str, Any]:
+        """The model's own fields of summary.json (beside :func:`snake_sim.summary.summarize`'s)."""
+
+    def write_figures(self, log: RunLog, out: Path, world: World, animation: bool, plots: bool = True
+                      ) -> list[Path]:
+        """The model's plots (if ``plots``) and animation.gif (if ``animation``) in ``out``; the files written."""
+
+
+class SteppedRuntime(ModelRuntime, Protocol):
+    """A runtime whose model can also be stepped from outside (the ROS simulator node)."""
+
+    def stepper(self, scenario: Scenario) -> Stepper:
+        """The scenario's model advanced one control period per external command."""
+
+
+def runtime_for(model: str, source: str | None = None) -> ModelRuntime:
+    """The runtime module of ``model`` (a key of :data:`MODELS`); ConfigError naming ``model`` otherwise."""
+    if model not in MODELS:
+        raise ConfigError("model", model, "unknown model; known: " + ", ".join(MODELS), source)
+    return importlib.import_module(MODELS[model])  # type: ignore[return-value]  # modules satisfy the protocol
+
