@@ -46,7 +46,7 @@ def test_newton_euler_reproduces_craig_two_link_arm_exactly():
 
 
 def test_newton_euler_matches_pinocchio_rnea_for_thin_rods():
-    pin = pytest.importorskip("pinocchio")
+    import pinocchio as pin
     n, ln, m = 4, 0.14, 0.015
     inertia = m * ln**2 / 12
     model = pin.Model()

@@ -217,7 +217,7 @@ def test_recorded_joint_states_drive_the_urdf_to_the_recorded_tf(tmp_path, plane
     """Cross-check with Pinocchio: forward kinematics of urdf/snake.urdf.xacro at the recorded
     motor_j = β, spring_j = α − β puts every link where the recorded /tf (the simulator's poses)
     has it, relative to link_1: live RViz (robot_state_publisher) and replay show the same robot."""
-    pin = pytest.importorskip("pinocchio")
+    import pinocchio as pin
     import xacro
 
     from snake_core import paths
