@@ -11,9 +11,9 @@ import pytest
 
 from snake_core.planar.model import (
     PlanarModel,
+    build_model,
     compute_terms,
     forward_dynamics,
-    build_model,
     link_positions,
     mass_matrix,
 )

@@ -2,7 +2,6 @@
 no-slip step per cycle; the reproduction section runs in its fast form."""
 
 import numpy as np
-import pytest
 
 from snake_core.rectilinear.cycle import advance_per_cycle
 

@@ -41,7 +41,8 @@ def _fill_mass_matrix(model: VerticalModel, M: np.ndarray, e: np.ndarray) -> np.
     inner = model.Phi * E.real
     inner.flat[:: n + 1] += model.link_inertia  # 𝒞ᵀ𝒥ˡ𝒞
     M[:n, :n] = Tt @ inner @ T  # (A.2)
-    cp = Tt @ (model.rotor_mass * model.g_r * e)  # rotor coupling with (p_x, p_z): −𝒯ᵀ(m_r g_r ∘ sin θ), 𝒯ᵀ(m_r g_r ∘ cos θ)
+    # rotor coupling with (p_x, p_z): −𝒯ᵀ(m_r g_r ∘ sin θ), 𝒯ᵀ(m_r g_r ∘ cos θ)
+    cp = Tt @ (model.rotor_mass * model.g_r * e)
     M[:n, n] = M[n, :n] = -cp.imag
     M[:n, n + 1] = M[n + 1, :n] = cp.real
     return E
