@@ -1,7 +1,7 @@
 """``snake-sim rectilinear study``: the parametric study of 003 ch. 4 with effort-optimal trajectories.
 
 For every gait angle α, step time T and link length l, the whole cycle is optimised step by step
-(:func:`snake_core.rectilinear.optimize.optimise_cycle`); other link masses re-use those trajectories, as
+(:func:`snake_core.rectilinear.optimise.optimise_cycle`); other link masses re-use those trajectories, as
 003 did (§4.5: τ is linear in m, so the effort scales with m²). Writes to ``--out``:
 
 * ``study.csv`` / ``study.md``: one row per setting (speed from Eq. 4.1, effort per step and per cycle, peak
@@ -29,8 +29,8 @@ import yaml
 from tqdm import tqdm
 
 from snake_core.rectilinear.cycle import average_speed, plan
-from snake_core.rectilinear.mechanism import RectilinearModel
-from snake_core.rectilinear.optimize import METHODS, CycleResult, StepProblem, evaluate, optimise_cycle
+from snake_core.rectilinear.mechanism import build_model
+from snake_core.rectilinear.optimise import METHODS, CycleResult, StepProblem, evaluate, optimise_cycle
 from snake_core.robot import load_robot
 from snake_core.validation import ConfigError, choice, number, positive
 
@@ -99,7 +99,7 @@ def run_study(n_links: int, angles_deg: list[float], step_times: list[float], le
     for length in lengths:
         for t in step_times:
             for a in angles_deg:
-                model = RectilinearModel.thin_rod(length, masses[0], mu=mu, step_time=t, joint_limit=joint_limit)
+                model = build_model(length, masses[0], mu=mu, step_time=t, joint_limit=joint_limit)
                 cyc = optimise_cycle(model, n_links, math.radians(a), method,
                                      progress=lambda: None if method == "delta" else bar.update())
                 if method == "delta":
