@@ -465,12 +465,12 @@ def test_horizontal_robot_with_yaw_joints_matches_snake_cores_planar_kinematics(
     """ariizumi10 with joint_roll:=90 (004, horizontal plane): link centres from Pinocchio equal
     snake_core.planar's (004 (3)) through the suite convention, q(joint_j) = α_j."""
     from snake_core.planar.convention import links_to_world, q_from_world
+    from snake_core.planar.model import build_model as build_planar_model
     from snake_core.planar.model import link_angles as planar_angles
     from snake_core.planar.model import link_positions as planar_positions
-    from snake_core.planar.model import planar_model
 
     robot = load_robot("ariizumi10")
-    pm = planar_model(robot)
+    pm = build_planar_model(robot)
     model = _pin_model(make_urdf("ariizumi10", joint_roll="90"))
     data = model.createData()
     rng = np.random.default_rng(3)

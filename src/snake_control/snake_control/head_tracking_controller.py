@@ -40,7 +40,7 @@ from snake_core.planar.convention import (
     sea_torque_reference,
 )
 from snake_core.planar.head_tracking import LyapunovGains, LyapunovTracker, PartialFeedbackLinearisation, PFLGains
-from snake_core.planar.model import planar_model
+from snake_core.planar.model import build_model
 from snake_core.planar.path_reference import sampled_reference
 from snake_core.robot import load_robot
 from snake_core.validation import ConfigError
@@ -108,7 +108,7 @@ class HeadTrackingController(Node):
             description="joints without torque (1-based, tail → head), a list of integers; 004 §3.2",
             dynamic_typing=True, read_only=True)).value or []
         tracker_class, gains_class = TRACKERS[mode]
-        model = planar_model(robot)
+        model = build_model(robot)
         self.tracker = tracker_class(model, gains_class.diagonal(robot.n_joints, **gains),
                                      make_gait("serpenoid", robot.n_joints, shape, SOURCE),
                                      free_joints_from_suite(list(free), robot.n_links))

@@ -31,7 +31,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 from snake_core.planar.convention import free_joints_from_suite, q_from_world
 from snake_core.planar.ellipse import DEFAULT_MARKER_SCALE, head_acceleration_ellipse
 from snake_core.planar.manipulability import DEFAULT_R_THRESHOLD, ManipulabilityMonitor
-from snake_core.planar.model import planar_model
+from snake_core.planar.model import build_model
 from snake_core.robot import load_robot
 
 from .ros_interface import (
@@ -83,7 +83,7 @@ class ManipulabilityMonitorNode(Node):
         self.n_joints = robot.n_joints
         self._stiffness = robot.sea.stiffness if robot.sea is not None else None
         # validated by snake_core (n ≥ 4, n ≥ 5 with a free joint, indices in range)
-        self.monitor = ManipulabilityMonitor(planar_model(robot), threshold,
+        self.monitor = ManipulabilityMonitor(build_model(robot), threshold,
                                              free_joints_from_suite(list(free), robot.n_links))
         self._alpha: list[float] | None = None
         self._fresh = InputFreshness(self, timeout)

@@ -119,7 +119,7 @@ def test_planar_head_tracking_through_the_graph_tracks_as_the_embedded_simulator
     from snake_core.planar.convention import head_pose_to_world, q_from_world
     from snake_core.planar.head_tracking import PFLGains
     from snake_core.planar.manipulability import ManipulabilityMonitor
-    from snake_core.planar.model import planar_model
+    from snake_core.planar.model import build_model
     from snake_core.planar.path_reference import sampled_reference
     from snake_core.robot import load_robot
     from snake_sim.planar import runtime as planar_runtime
@@ -215,7 +215,7 @@ def test_planar_head_tracking_through_the_graph_tracks_as_the_embedded_simulator
 
     # /manipulability's R is snake_core's monitor on one of the joint states the simulator published (which
     # one the monitor held at its tick depends on delivery, so each R is matched against all of them)
-    monitor = ManipulabilityMonitor(planar_model(robot))
+    monitor = ManipulabilityMonitor(build_model(robot))
     names = joint_names(robot.n_joints)
 
     def R_of(msg) -> float:

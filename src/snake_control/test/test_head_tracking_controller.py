@@ -10,7 +10,7 @@ from snake_control.testing import publishers, subscriptions, type_name
 from snake_core.gaits import make_gait
 from snake_core.planar.convention import q_from_world, qd_from_world, reverse_joints
 from snake_core.planar.head_tracking import LyapunovGains, LyapunovTracker, PartialFeedbackLinearisation, PFLGains
-from snake_core.planar.model import planar_model
+from snake_core.planar.model import build_model
 from snake_core.planar.path_reference import sampled_reference
 from snake_core.robot import load_robot
 
@@ -106,7 +106,7 @@ def test_torque_reference_is_snake_cores_tracker_on_the_measured_state(ros, mode
     q = q_from_world(np.array(HEAD[:2]), HEAD[2], ALPHA)
     qd = qd_from_world(v_world, BODY_TWIST[2], ALPHA_DOT)
     shape = make_gait("serpenoid", N, {"amplitude": math.pi / 3, "frequency": 0.18, "periods": 1.0})
-    model = planar_model(ROBOT)
+    model = build_model(ROBOT)
     tracker = PartialFeedbackLinearisation(model, PFLGains.diagonal(N), shape) if mode == "pfl" else \
         LyapunovTracker(model, LyapunovGains.diagonal(N), shape)
     ref = sampled_reference([t_start, t_start + 10.0], [[HEAD[0], HEAD[1], 0.0], [HEAD[0] + 1.0, HEAD[1], 0.0]])

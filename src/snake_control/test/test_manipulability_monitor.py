@@ -9,7 +9,7 @@ import pytest
 from snake_control.testing import publishers, subscriptions, type_name
 from snake_core.planar.convention import q_from_world
 from snake_core.planar.manipulability import ManipulabilityMonitor
-from snake_core.planar.model import planar_model
+from snake_core.planar.model import build_model
 from snake_core.robot import load_robot
 
 ROBOT = load_robot("ariizumi10")
@@ -64,13 +64,13 @@ def test_curved_posture_publishes_snake_cores_d_and_r_in_runlog_layout(ros):
     alpha = 0.5 * np.sin(2 * np.pi * np.arange(1, N + 1) / N)
     run_posture(ros, alpha)
     data = ros.messages("/manipulability")[-1].data
-    core = ManipulabilityMonitor(planar_model(ROBOT)).evaluate(q_from_world(np.zeros(2), 0.0, alpha))
+    core = ManipulabilityMonitor(build_model(ROBOT)).evaluate(q_from_world(np.zeros(2), 0.0, alpha))
     assert list(data) == pytest.approx([core.D, core.R, *core.sigma, *core.lam], rel=1e-12)
     assert len(data) == 2 + 2 * 3  # RunLog.manipulability's layout (snake_sim.planar.runtime)
     assert data[1] > 1e-3  # clearly regular
     assert ros.messages("/diagnostics")[-1].status[0].level == b"\x00"
     # the head's position and heading do not enter: the same shape turned and moved gives the same D, R
-    moved = ManipulabilityMonitor(planar_model(ROBOT)).evaluate(q_from_world(np.array([0.3, -1.0]), 1.1, alpha))
+    moved = ManipulabilityMonitor(build_model(ROBOT)).evaluate(q_from_world(np.array([0.3, -1.0]), 1.1, alpha))
     assert [moved.D, moved.R] == pytest.approx(data[:2], rel=1e-9)
 
 

@@ -105,6 +105,56 @@ class RobotParams:
 _TOP = ("name", "description", "source", "links", "joints", "sea", "actuator", "friction", "can")
 
 
+def _sea_params(s: Any, n_joints: int, source: str | None) -> SEAParams:
+    """The ``sea:`` section: spring stiffness per joint, deflection range, torque resolution."""
+    reject_unknown(s, ("stiffness", "deflection_limit_deg", "torque_resolution"), "sea", source)
+    return SEAParams(
+        stiffness=per_joint(get(s, "stiffness", "sea", source), n_joints, "sea.stiffness", source,
+                            low=0.0, low_open=True),
+        deflection_limit=math.radians(number(get(s, "deflection_limit_deg", "sea", source),
+                                             "sea.deflection_limit_deg", source, low=0.0, high=90.0,
+                                             low_open=True)),
+        torque_resolution=positive(get(s, "torque_resolution", "sea", source), "sea.torque_resolution", source),
+    )
+
+
+def _actuator_params(a: Any, source: str | None) -> ActuatorParams:
+    """The ``actuator:`` section: gear, rotor, motor-side PD gains, servo limits."""
+    reject_unknown(a, ("gear_ratio", "rotor_mass", "rotor_inertia", "rotor_inertia_model", "kp", "kd",
+                       "stall_torque", "max_speed"), "actuator", source)
+    return ActuatorParams(
+        gear_ratio=positive(get(a, "gear_ratio", "actuator", source), "actuator.gear_ratio", source),
+        rotor_mass=non_negative(get(a, "rotor_mass", "actuator", source), "actuator.rotor_mass", source),
+        rotor_inertia=positive(get(a, "rotor_inertia", "actuator", source), "actuator.rotor_inertia", source),
+        rotor_inertia_model=choice(get(a, "rotor_inertia_model", "actuator", source, default="own"),
+                                   "actuator.rotor_inertia_model", ROTOR_INERTIA_MODELS, source),
+        kp=positive(get(a, "kp", "actuator", source), "actuator.kp", source),
+        kd=non_negative(get(a, "kd", "actuator", source), "actuator.kd", source),
+        stall_torque=positive(get(a, "stall_torque", "actuator", source), "actuator.stall_torque", source),
+        max_speed=positive(get(a, "max_speed", "actuator", source), "actuator.max_speed", source),
+    )
+
+
+def _friction_params(f: Any, source: str | None) -> FrictionParams:
+    """The ``friction:`` section (planar ground friction, 004 (10)–(13)); missing coefficients are 0."""
+    reject_unknown(f, ("c_t", "c_n", "c_theta", "mu_t", "mu_n"), "friction", source)
+    return FrictionParams(*(non_negative(get(f, k, "friction", source, default=0.0), f"friction.{k}", source)
+                            for k in ("c_t", "c_n", "c_theta", "mu_t", "mu_n")))
+
+
+def _can_section(c: Any, n_joints: int, source: str | None) -> tuple[tuple[int, ...], str]:
+    """The ``can:`` section: one unique module id per joint and the bus profile."""
+    reject_unknown(c, ("module_ids", "profile"), "can", source)
+    profile = choice(get(c, "profile", "can", source, default=CAN_PROFILES[0]), "can.profile", CAN_PROFILES, source)
+    ids = get(c, "module_ids", "can", source)
+    if not isinstance(ids, list) or len(ids) != n_joints:
+        raise ConfigError("can.module_ids", ids, f"must be a list of {n_joints} module ids (one per joint)", source)
+    can_ids = tuple(integer(v, f"can.module_ids[{i}]", source, low=1, high=63) for i, v in enumerate(ids))
+    if len(set(can_ids)) != len(can_ids):
+        raise ConfigError("can.module_ids", ids, "module ids must be unique", source)
+    return can_ids, profile
+
+
 def robot_from_dict(data: Any, source: str | None = None) -> RobotParams:
     """Validate a robot mapping (as read from YAML) and build :class:`RobotParams`."""
     if not isinstance(data, dict):
@@ -121,59 +171,15 @@ def robot_from_dict(data: Any, source: str | None = None) -> RobotParams:
     reject_unknown(joints, ("limit_deg", "velocity_limit", "effort_limit"), "joints", source)
     n_joints = n_links - 1
 
-    sea = None
-    if data.get("sea") is not None:
-        s = data["sea"]
-        reject_unknown(s, ("stiffness", "deflection_limit_deg", "torque_resolution"), "sea", source)
-        sea = SEAParams(
-            stiffness=per_joint(get(s, "stiffness", "sea", source), n_joints, "sea.stiffness", source,
-                                low=0.0, low_open=True),
-            deflection_limit=math.radians(number(get(s, "deflection_limit_deg", "sea", source),
-                                                 "sea.deflection_limit_deg", source, low=0.0, high=90.0,
-                                                 low_open=True)),
-            torque_resolution=positive(get(s, "torque_resolution", "sea", source), "sea.torque_resolution", source),
-        )
-
-    actuator = None
-    if data.get("actuator") is not None:
-        a = data["actuator"]
-        reject_unknown(a, ("gear_ratio", "rotor_mass", "rotor_inertia", "rotor_inertia_model", "kp", "kd",
-                           "stall_torque", "max_speed"), "actuator", source)
-        actuator = ActuatorParams(
-            gear_ratio=positive(get(a, "gear_ratio", "actuator", source), "actuator.gear_ratio", source),
-            rotor_mass=non_negative(get(a, "rotor_mass", "actuator", source), "actuator.rotor_mass", source),
-            rotor_inertia=positive(get(a, "rotor_inertia", "actuator", source), "actuator.rotor_inertia", source),
-            rotor_inertia_model=choice(get(a, "rotor_inertia_model", "actuator", source, default="own"),
-                                       "actuator.rotor_inertia_model", ROTOR_INERTIA_MODELS, source),
-            kp=positive(get(a, "kp", "actuator", source), "actuator.kp", source),
-            kd=non_negative(get(a, "kd", "actuator", source), "actuator.kd", source),
-            stall_torque=positive(get(a, "stall_torque", "actuator", source), "actuator.stall_torque", source),
-            max_speed=positive(get(a, "max_speed", "actuator", source), "actuator.max_speed", source),
-        )
+    sea = _sea_params(data["sea"], n_joints, source) if data.get("sea") is not None else None
+    actuator = _actuator_params(data["actuator"], source) if data.get("actuator") is not None else None
     if sea is not None and actuator is None:
         raise ConfigError("actuator", None, "is required when sea is given (the spring needs a motor behind it)",
                           source)
-
-    friction = None
-    if data.get("friction") is not None:
-        f = data["friction"]
-        reject_unknown(f, ("c_t", "c_n", "c_theta", "mu_t", "mu_n"), "friction", source)
-        friction = FrictionParams(*(non_negative(get(f, k, "friction", source, default=0.0), f"friction.{k}", source)
-                                    for k in ("c_t", "c_n", "c_theta", "mu_t", "mu_n")))
-
+    friction = _friction_params(data["friction"], source) if data.get("friction") is not None else None
     can_ids, can_profile = None, CAN_PROFILES[0]
     if data.get("can") is not None:
-        c = data["can"]
-        reject_unknown(c, ("module_ids", "profile"), "can", source)
-        can_profile = choice(get(c, "profile", "can", source, default=CAN_PROFILES[0]), "can.profile", CAN_PROFILES,
-                             source)
-        ids = get(c, "module_ids", "can", source)
-        if not isinstance(ids, list) or len(ids) != n_joints:
-            raise ConfigError("can.module_ids", ids, f"must be a list of {n_joints} module ids (one per joint)",
-                              source)
-        can_ids = tuple(integer(v, f"can.module_ids[{i}]", source, low=1, high=63) for i, v in enumerate(ids))
-        if len(set(can_ids)) != len(can_ids):
-            raise ConfigError("can.module_ids", ids, "module ids must be unique", source)
+        can_ids, can_profile = _can_section(data["can"], n_joints, source)
 
     return RobotParams(
         name=name,

@@ -2,11 +2,13 @@
 
 import math
 
+import numpy as np
 import pytest
 
 from snake_core.controllers import JointMeasurement, JointReference, make_joint_controllers
 from snake_core.robot import load_robot
 from snake_core.validation import ConfigError
+from snake_core.vertical import build_model, initial_configuration, sea_torque
 
 ROBOT = load_robot("koopaee6")
 K = 1.74
@@ -21,10 +23,16 @@ def meas(alpha, beta, alpha_dot=0.0):
 
 
 def test_feed_forward_places_the_motor_for_the_desired_torque():
+    """Oracle: the spring of 002's model (snake_core.vertical.sea_torque, (4.36)) with the motor at β_d."""
+    model = build_model(ROBOT)
     c = ctrl(torque_integral_gain=0.0)[2]
-    cmd = c.step(0.0, 1e-3, meas(0.2, 0.2 - 0.3 / K, alpha_dot=0.4), JointReference(tau_d=0.3))
-    assert cmd.beta_d == pytest.approx(0.2 - 0.3 / K, abs=1e-12)  # τ = K(α − β_d) = τ_d
-    assert cmd.beta_d_dot == pytest.approx(0.4)
+    alpha = np.full(model.n_joints, 0.2)
+    for tau_d in (0.3, -0.15):
+        beta_d = c.step(0.0, 1e-3, meas(0.2, 0.2, alpha_dot=0.4), JointReference(tau_d=tau_d)).beta_d
+        c.reset()
+        q = initial_configuration(model, alpha=alpha, beta=np.full(model.n_joints, beta_d))
+        assert sea_torque(model, q)[2] == pytest.approx(tau_d, abs=1e-12)
+    assert c.step(0.0, 1e-3, meas(0.2, 0.2, alpha_dot=0.4), JointReference(tau_d=0.3)).beta_d_dot == pytest.approx(0.4)
 
 
 def test_pi_step_by_hand():

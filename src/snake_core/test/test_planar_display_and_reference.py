@@ -7,7 +7,7 @@ import pytest
 from snake_core.planar.convention import q_from_world
 from snake_core.planar.ellipse import head_acceleration_ellipse
 from snake_core.planar.manipulability import ManipulabilityMonitor
-from snake_core.planar.model import planar_model
+from snake_core.planar.model import build_model
 from snake_core.planar.path_reference import sampled_reference
 from snake_core.robot import load_robot
 from snake_core.validation import ConfigError
@@ -18,7 +18,7 @@ ROBOT = load_robot("ariizumi10")
 def test_ellipse_is_the_projection_of_the_ellipsoid_onto_the_head_plane():
     """Sampled independently: the extent of {A s : ‖s‖ ≤ 1} along u is ‖Aᵀu‖, maximal along the major axis."""
     alpha = 0.6 * np.sin(np.linspace(0.0, 5.0, ROBOT.n_joints))
-    result = ManipulabilityMonitor(planar_model(ROBOT)).evaluate(q_from_world(np.zeros(2), 0.0, alpha))
+    result = ManipulabilityMonitor(build_model(ROBOT)).evaluate(q_from_world(np.zeros(2), 0.0, alpha))
     (major, minor), angle = head_acceleration_ellipse(result)
     A = result.axes[:2, :]
     angles = np.linspace(0.0, np.pi, 20001)
@@ -31,7 +31,7 @@ def test_ellipse_is_the_projection_of_the_ellipsoid_onto_the_head_plane():
 
 
 def test_straight_body_can_only_accelerate_its_head_sideways():
-    result = ManipulabilityMonitor(planar_model(ROBOT)).evaluate(q_from_world(np.zeros(2), 0.0,
+    result = ManipulabilityMonitor(build_model(ROBOT)).evaluate(q_from_world(np.zeros(2), 0.0,
                                                                               np.zeros(ROBOT.n_joints)))
     (major, minor), angle = head_acceleration_ellipse(result)
     assert minor == pytest.approx(0.0, abs=1e-9 * major)

@@ -50,7 +50,7 @@ def test_pfl_imposes_the_head_acceleration_of_71(model, free):
         ref = _ref(rng)
         tau = ctl.step(1.3, q, qd, ref)
         assert np.all(tau[[j - 1 for j in free]] == 0.0)
-        acc = forward_dynamics(model, compute_terms(model, q, qd), tau)
+        acc = forward_dynamics(model, compute_terms(model, model.create_data(), q, qd), tau)
         a = ref.w_ddot + gains.K_v @ (ref.w_dot - qd[:3]) + gains.K_p @ (ref.w - q[:3])
         assert np.allclose(acc[:3], a, rtol=1e-8, atol=1e-9)
 
@@ -63,12 +63,12 @@ def test_pfl_as_printed_gives_the_opposite_head_acceleration(model, monkeypatch)
     rng = np.random.default_rng(7)
     q, qd = _state(rng, model)
     ref = _ref(rng)
-    acc = forward_dynamics(model, compute_terms(model, q, qd), ctl.step(0.0, q, qd, ref))
+    acc = forward_dynamics(model, compute_terms(model, model.create_data(), q, qd), ctl.step(0.0, q, qd, ref))
     a = ref.w_ddot + gains.K_v @ (ref.w_dot - qd[:3]) + gains.K_p @ (ref.w - q[:3])
     b = acc[:3] + a  # ẅ_printed = −a + 2 × (what a zero a gives)
     ctl0 = ref.w_ddot * 0
     zero = HeadReference(q[:3], qd[:3], ctl0)  # a = 0
-    acc0 = forward_dynamics(model, compute_terms(model, q, qd), ctl.step(0.0, q, qd, zero))
+    acc0 = forward_dynamics(model, compute_terms(model, model.create_data(), q, qd), ctl.step(0.0, q, qd, zero))
     assert np.allclose(b, acc0[:3], atol=1e-9)
     assert not np.allclose(acc[:3], a, atol=1e-3)
 
@@ -82,7 +82,7 @@ def test_pfl_null_space_term_follows_the_shape_reference_77(model):
     q, qd = _state(rng, model)
     t = 2.0
     tau = ctl.step(t, q, qd, HeadReference(q[:3].copy(), qd[:3].copy(), np.zeros(3)))
-    data = compute_terms(model, q, qd)
+    data = compute_terms(model, model.create_data(), q, qd)
     phidd = forward_dynamics(model, data, tau)[3:]
     phi_r, phid_r, phidd_r = shape.phi(t)
     u = -phidd_r - gains.R_v @ (phid_r - qd[3:]) - gains.R_p @ (phi_r - q[3:])
@@ -112,7 +112,7 @@ def test_lyapunov_reaches_dV_equal_minus_cV_when_the_targets_are_reachable():
     rng = np.random.default_rng(5)
     q, qd = _state(rng, model)
     ref = HeadReference(q[:3] + np.array([0.01, -0.02, 0.01]), qd[:3] + np.array([0.01, 0.0, -0.02]), np.zeros(3))
-    acc = forward_dynamics(model, compute_terms(model, q, qd), ctl.step(0.0, q, qd, ref))
+    acc = forward_dynamics(model, compute_terms(model, model.create_data(), q, qd), ctl.step(0.0, q, qd, ref))
     s = (ref.w_dot - qd[:3]) + gains.K_w1 @ (ref.w - q[:3])
     s_dot = (ref.w_ddot - acc[:3]) + gains.K_w1 @ (ref.w_dot - qd[:3])
     V, V_dot = s @ gains.K_w2 @ s, 2 * s @ gains.K_w2 @ s_dot
@@ -155,7 +155,7 @@ def test_conserved_g_is_constant_under_isotropic_friction_for_any_torques():
     amp, freq = rng.normal(0, 0.05, 5), rng.uniform(1, 3, 5)
 
     def f(t, x):
-        data = compute_terms(model, x[:8], x[8:])
+        data = compute_terms(model, model.create_data(), x[:8], x[8:])
         return np.concatenate((x[8:], forward_dynamics(model, data, amp * np.sin(freq * t))))
 
     x0 = np.concatenate(([0.1, -0.2, 0.3], rng.uniform(-0.5, 0.5, 5), rng.normal(0, 0.1, 8)))

@@ -11,7 +11,7 @@ import pytest
 
 from snake_core.gaits.serpenoid import Serpenoid
 from snake_core.planar.manipulability import ManipulabilityMonitor, manipulability
-from snake_core.planar.model import PlanarModel, compute_terms, forward_dynamics, planar_model
+from snake_core.planar.model import PlanarModel, build_model, compute_terms, forward_dynamics
 from snake_core.robot import load_robot
 from snake_core.validation import ConfigError
 
@@ -20,7 +20,7 @@ PHASE = 0.3  # v t of the serpenoid shapes [rad]
 
 @pytest.fixture(scope="module")
 def model():
-    return planar_model(load_robot("ariizumi10"))
+    return build_model(load_robot("ariizumi10"))
 
 
 def _q(phi, theta1=0.0, head=(0.0, 0.0)):
@@ -83,26 +83,35 @@ def test_criteria_depend_on_shape_only(model):
 
 
 @pytest.mark.parametrize("free", [(), (5,)])
-def test_ellipsoid_contains_the_head_accelerations_of_unit_torques(model, free):
-    """(29): at rest without friction, ẅ (or ẅ̃) of every ‖τ̄‖ = 1 lies on/in the ellipsoid; the axes reach it."""
+def test_ellipsoid_is_the_image_of_the_unit_torque_ball(model, free):
+    """(29) by its definition: at rest without friction ẅ (ẅ̃) is linear in τ̄, ẅ = G τ̄, and the head
+    accelerations of ‖τ̄‖ ≤ 1 fill the ellipsoid {G τ̄}, whose semi-axes are the square roots of the
+    eigenvalues of G Gᵀ. G is built here column by column from the full forward dynamics (20), not
+    from the Schur complement (68) that the criteria use."""
     frictionless = PlanarModel(model.n, model.l, model.m, model.J)
     q = _q(_serpenoid(np.pi / 4, 1.5))
     res = manipulability(frictionless, q, free)
-    data = compute_terms(frictionless, q, np.zeros(frictionless.dof))
-    shape_inv = np.linalg.inv(res.axes @ res.axes.T)
-    rng = np.random.default_rng(0)
+    data = compute_terms(frictionless, frictionless.create_data(), q, np.zeros(frictionless.dof))
     act = [j for j in range(9) if j + 1 not in free]
     unknown = [0, 1, 2] + [2 + k for k in free]
-    radius = []
-    for _ in range(300):
-        tau = np.zeros(9)
-        tau[act] = rng.normal(size=len(act))
-        tau /= np.linalg.norm(tau)
-        acc = forward_dynamics(frictionless, data, tau)[unknown]
-        radius.append(acc @ shape_inv @ acc)
-    assert max(radius) <= 1.0 + 1e-9
-    # the acceleration of the torque along the largest axis reaches the ellipsoid
-    assert np.linalg.norm(res.axes[:, 0]) == pytest.approx(res.sigma[0], rel=1e-12)
+    G = np.column_stack([forward_dynamics(frictionless, data, np.eye(9)[j])[unknown] for j in act])
+    eigenvalues, vectors = np.linalg.eigh(G @ G.T)  # ascending
+    semi_axes = np.sqrt(eigenvalues[::-1])
+    assert semi_axes[-1] > 1e-6 * semi_axes[0]  # a regular posture: every semi-axis has a size
+    np.testing.assert_allclose(res.sigma, semi_axes, rtol=1e-8)
+    np.testing.assert_allclose(res.axes @ res.axes.T, G @ G.T, rtol=0, atol=1e-9 * eigenvalues[-1])
+    np.testing.assert_allclose(np.abs(vectors[:, ::-1].T @ res.axes), np.diag(semi_axes), atol=1e-6 * semi_axes[0])
+    # sampled unit torques land inside, and the torque along the longest axis lands on the boundary
+    shape_inv = np.linalg.inv(res.axes @ res.axes.T)
+    rng = np.random.default_rng(0)
+    tau = rng.normal(size=(300, len(act)))
+    tau /= np.linalg.norm(tau, axis=1, keepdims=True)
+    acc = tau @ G.T
+    assert np.max(np.einsum("ki,ij,kj->k", acc, shape_inv, acc)) <= 1.0 + 1e-9
+    longest = G.T @ vectors[:, -1]
+    acc = G @ (longest / np.linalg.norm(longest))
+    assert acc @ shape_inv @ acc == pytest.approx(1.0, rel=1e-9)
+    assert np.linalg.norm(acc) == pytest.approx(res.sigma[0], rel=1e-9)
 
 
 def test_straight_posture_is_reported_singular_without_nan_or_division_warnings(model):

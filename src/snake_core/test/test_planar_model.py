@@ -11,14 +11,28 @@ import pytest
 
 from snake_core.planar.model import (
     PlanarModel,
+    build_model,
     compute_terms,
     forward_dynamics,
     link_positions,
     mass_matrix,
-    planar_model,
-    viscous_friction_matrix,
 )
 from snake_core.robot import load_robot
+
+
+def _viscous_friction_matrix(model: PlanarModel, q: np.ndarray) -> np.ndarray:
+    """C = J_{qq̄}ᵀ (C_tr + C_rot) J_{qq̄} of 004 (11)–(14) as a matrix: c_x along, c_y across each link."""
+    n = model.n
+    th = model.L @ q[2:]
+    c, s = np.cos(th), np.sin(th)
+    Jx = np.hstack((np.ones((n, 1)), np.zeros((n, 1)), -model.K @ np.diag(s) @ model.L))  # (7)
+    Jy = np.hstack((np.zeros((n, 1)), np.ones((n, 1)), model.K @ np.diag(c) @ model.L))
+    J = np.vstack((Jx, Jy))
+    C_tr = np.block([[np.diag(model.c_x * c**2 + model.c_y * s**2), np.diag((model.c_x - model.c_y) * s * c)],
+                     [np.diag((model.c_x - model.c_y) * s * c), np.diag(model.c_x * s**2 + model.c_y * c**2)]])  # (12)
+    C = J.T @ C_tr @ J
+    C[2:, 2:] += model.c_theta * model.L.T @ model.L  # (13)
+    return C
 
 
 def _pin_chain(model: PlanarModel) -> pin.Model:
@@ -104,12 +118,12 @@ def test_coriolis_and_friction_equal_pinocchio_rnea(aniso):
         M = np.triu(M) + np.triu(M, 1).T
         b_no_friction = pin.rnea(pm, pd, q_pin, v_pin, np.zeros(aniso.dof))
         b_friction = pin.rnea(pm, pd, q_pin, v_pin, np.zeros(aniso.dof), fext)
-        data = compute_terms(aniso, q, qd)
+        data = compute_terms(aniso, aniso.create_data(), q, qd)
         scale = np.max(np.abs(data.h)) + 1.0
         assert np.max(np.abs(data.h_coriolis - T.T @ (b_no_friction + M @ Tdot_qd))) < 1e-9 * scale
         assert np.max(np.abs(data.h_viscous - T.T @ (b_friction - b_no_friction))) < 1e-9 * scale
         # (11)–(14) as a matrix gives the same friction term
-        assert np.max(np.abs(viscous_friction_matrix(aniso, q) @ qd - data.h_viscous)) < 1e-12 * scale
+        assert np.max(np.abs(_viscous_friction_matrix(aniso, q) @ qd - data.h_viscous)) < 1e-12 * scale
 
 
 def test_forward_dynamics_equals_pinocchio_aba(aniso):
@@ -122,12 +136,12 @@ def test_forward_dynamics_equals_pinocchio_aba(aniso):
     q_pin, v_pin = _q_pin(q), T @ qd
     fext = _friction_forces(aniso, pm, pd, q_pin, v_pin)
     a_pin = pin.aba(pm, pd, q_pin, v_pin, np.concatenate((np.zeros(3), tau)), fext)
-    qdd = forward_dynamics(aniso, compute_terms(aniso, q, qd), tau)
+    qdd = forward_dynamics(aniso, compute_terms(aniso, aniso.create_data(), q, qd), tau)
     assert np.allclose(T @ qdd + Tdot_qd, a_pin, atol=1e-9)
 
 
 def test_head_link_centre_is_l_from_head_tip_along_theta1():
-    model = planar_model(load_robot("ariizumi10"))
+    model = build_model(load_robot("ariizumi10"))
     q = np.zeros(model.dof)
     q[2] = 0.3
     p = link_positions(model, q)
@@ -141,11 +155,11 @@ def test_coulomb_friction_opposes_sliding_and_saturates():
     for speed in (0.05, 0.5):
         qd = np.zeros(model.dof)
         qd[1] = speed  # whole straight body slides sideways (across the links)
-        h = compute_terms(model, q, qd).h
+        h = compute_terms(model, model.create_data(), q, qd).h
         assert h[1] == pytest.approx(4 * 0.417 * 9.81 * 1.0 * speed / np.hypot(speed, 1e-3), rel=1e-12)
         qd = np.zeros(model.dof)
         qd[0] = speed  # along the links: the small coefficient
-        assert compute_terms(model, q, qd).h[0] == pytest.approx(4 * 0.417 * 9.81 * 0.1, rel=1e-3)
+        assert compute_terms(model, model.create_data(), q, qd).h[0] == pytest.approx(4 * 0.417 * 9.81 * 0.1, rel=1e-3)
 
 
 def test_inertia_matrix_has_the_printed_block_form_19():

@@ -5,12 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from snake_core.pushing import PushingModel, Scenario, pushing_model_from_dict
+from snake_core.pushing import PushingModel, Scenario, build_model
 from snake_core.pushing.constraints import constraint_set, object_inertia_bar
 from snake_core.pushing.kinematics import actuation_matrix, mass_matrix
 from snake_core.pushing.maps import (
-    acceleration_norms,
-    accelerations,
     input_maps,
     max_over_input_region,
     max_ratio,
@@ -30,8 +28,9 @@ def configuration(rng: np.random.Generator, n_joints: int) -> np.ndarray:
 
 def scalars(m_bar, i_bar, j_s, g, b, tau, f_obj, model):
     maps = input_maps(m_bar, i_bar, j_s, g, b, model.link_mass, model.kappa)
-    qdd_sq, a_sq = acceleration_norms(maps, tau, f_obj)
-    qdd, _ = accelerations(maps, tau, f_obj)
+    qdd_sq = tau @ maps.Xi_tau @ tau + f_obj @ maps.Xi_f @ f_obj + tau @ maps.Xi_tau_f @ f_obj  # (26)
+    a_sq = tau @ maps.Omega_tau @ tau + f_obj @ maps.Omega_f @ f_obj + tau @ maps.Omega_tau_f @ f_obj  # (27)
+    qdd = maps.q_tau @ tau + maps.q_f @ f_obj  # (20)
     return dict(qdd_sq=qdd_sq, a_sq=a_sq, sr=slippage_ratio(a_sq, qdd_sq),
                 a_max=max_over_input_region(maps.Omega_tau, maps.W)[0],
                 sr_max=max_ratio(maps.Omega_tau, maps.Omega_tau + maps.Xi_tau)[0],
@@ -49,7 +48,7 @@ def test_norms_are_invariant_to_a_change_of_coordinates(scenario, n_joints, rng)
     actuator coordinates, B' = B S⁻¹). The same physical input must give the same norms, sr and
     best values over the input region, while the Euclidean q̈ᵀq̈ changes.
     """
-    model = PushingModel(n_joints=n_joints, object_offset=(0.07, 0.03))  # off-centre: the object rotates
+    model = build_model(n_joints, {"object_offset": (0.07, 0.03)})  # off-centre: the object rotates
     q = configuration(rng, n_joints)
     m_bar, i_bar, j_s, g, b = matrices(model, q, scenario)
     tau = rng.normal(size=n_joints) * 0.05
@@ -80,8 +79,8 @@ def test_norms_are_invariant_to_a_change_of_coordinates(scenario, n_joints, rng)
 def test_norms_scale_as_one_over_m_and_one_over_kappa_m(rng):
     """001 after (29): Ξ_τ ∝ 1/m and Ω_τ ∝ 1/(κm) for fixed unit-mass inertias and κ."""
     q = configuration(rng, 3)
-    base = PushingModel(n_joints=3)
-    heavy = PushingModel(n_joints=3, link_mass=2.5, link_inertia=base.link_inertia * 2.5)
+    base = build_model(3)
+    heavy = build_model(3, {"link_mass": 2.5, "link_inertia": base.link_inertia * 2.5})
     m1 = input_maps(*matrices(base, q, Scenario.IDEAL_WHEELS), base.link_mass, base.kappa)
     m2 = input_maps(*matrices(heavy, q, Scenario.IDEAL_WHEELS), heavy.link_mass, heavy.kappa)
     np.testing.assert_allclose(m2.Xi_tau, m1.Xi_tau / 2.5, rtol=1e-9, atol=1e-12)
@@ -96,9 +95,10 @@ def test_slippage_ratio_is_bounded_and_heavier_objects_move_less(scenario, rng):
     prev_best = np.inf
     bests = []
     for kappa in (1.0, 10.0, 100.0, 1e4):
-        model = PushingModel(n_joints=3, kappa=kappa)
+        model = build_model(3, {"kappa": kappa})
         maps = input_maps(*matrices(model, q, scenario), model.link_mass, kappa)
-        qdd_sq, a_sq = acceleration_norms(maps, tau)
+        qdd_sq = np.einsum("ki,ij,kj->k", tau, maps.Xi_tau, tau)  # (26), f_obj = 0
+        a_sq = np.einsum("ki,ij,kj->k", tau, maps.Omega_tau, tau)  # (27)
         sr = slippage_ratio(a_sq, qdd_sq)
         assert np.all((sr >= 0.0) & (sr <= 1.0))
         best = max_over_input_region(maps.Omega_tau, maps.W)[0]
@@ -129,12 +129,12 @@ def test_max_ratio_handles_inputs_that_move_nothing():
 ])
 def test_bad_parameters_are_refused_with_one_clear_message(field, value, message):
     with pytest.raises(ConfigError, match=message):
-        PushingModel(n_joints=3, **{field: value})
+        build_model(3, {field: value}, path="")
 
 
 def test_model_from_mapping_names_the_path_and_refuses_typos():
-    assert pushing_model_from_dict({"n_joints": 2, "kappa": 50}).kappa == 50.0
+    assert build_model(2, {"kappa": 50}).kappa == 50.0
     with pytest.raises(ConfigError, match=r"pushing\.kappa = -1 is invalid"):
-        pushing_model_from_dict({"n_joints": 2, "kappa": -1})
+        build_model(2, {"kappa": -1})
     with pytest.raises(ConfigError, match=r"pushing\.kapa.*unknown field"):
-        pushing_model_from_dict({"n_joints": 2, "kapa": 5})
+        build_model(2, {"kapa": 5})

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from snake_core.pushing import ContactLostError, PushingModel, Scenario
+from snake_core.pushing import ContactLostError, PushingModel, Scenario, build_model
 from snake_core.pushing.constraints import constraint_set, object_inertia_bar, system_inertia
 from snake_core.pushing.kinematics import actuation_matrix, mass_matrix
-from snake_core.pushing.maps import accelerations, input_maps
+from snake_core.pushing.maps import input_maps
 from snake_core.pushing.response import push, respond
 
 Q3 = np.array([0.0, 0.0, 0.0, np.radians(-40), np.radians(70), np.radians(-30)])
@@ -50,7 +50,7 @@ def gauss_qp(model: PushingModel, q: np.ndarray, tau: np.ndarray, scenario: Scen
 
 @pytest.mark.parametrize("scenario", list(Scenario))
 def test_response_equals_gauss_principle_solved_as_a_qp(scenario, rng):
-    model = PushingModel(n_joints=3)
+    model = build_model(3)
     w = input_maps(mass_matrix(model, Q3), object_inertia_bar(model), constraint_set(model, Q3, scenario).J_s,
                    constraint_set(model, Q3, scenario).G, actuation_matrix(model), 1.0, model.kappa).W
     # inputs on and beyond the boundary of (31), where Scenario 2's wheels saturate
@@ -69,7 +69,7 @@ def test_response_equals_gauss_principle_solved_as_a_qp(scenario, rng):
 
 def test_exactly_one_of_opposite_inputs_keeps_the_contact(rng):
     """001 Fig. 4c: half of the input region pulls the contact link away (sr → 0 there)."""
-    model = PushingModel(n_joints=2)
+    model = build_model(2)
     q = np.array([0, 0, 0, np.radians(-135), np.radians(-135)])
     tau = rng.normal(size=(50, 2)) * 0.05
     for scenario in Scenario:
@@ -82,7 +82,7 @@ def test_exactly_one_of_opposite_inputs_keeps_the_contact(rng):
 
 
 def test_a_lost_contact_is_reported_not_returned_as_a_number():
-    model = PushingModel(n_joints=2)
+    model = build_model(2)
     q = np.array([0, 0, 0, np.radians(-135), np.radians(-135)])
     tau = np.array([0.05, 0.01])
     pushing, pulling = (tau, -tau) if respond(model, q, tau[None], Scenario.NO_FRICTION).contact[0] else (-tau, tau)
@@ -97,20 +97,20 @@ def test_bounded_wheels_tend_to_no_friction_and_to_ideal_wheels(rng):
     tau = rng.normal(size=(40, 3)) * 0.1
     limits = {0.0: Scenario.NO_FRICTION, 1e6: Scenario.IDEAL_WHEELS}
     for mu, other in limits.items():
-        r2 = respond(PushingModel(n_joints=3, mu_s=mu), Q3, tau, Scenario.BOUNDED_WHEELS)
-        ro = respond(PushingModel(n_joints=3, mu_s=mu), Q3, tau, other)
+        r2 = respond(build_model(3, {"mu_s": mu}), Q3, tau, Scenario.BOUNDED_WHEELS)
+        ro = respond(build_model(3, {"mu_s": mu}), Q3, tau, other)
         np.testing.assert_allclose(r2.qdd, ro.qdd, atol=1e-9)
         np.testing.assert_allclose(r2.a_obj, ro.a_obj, atol=1e-9)
 
 
 def test_while_the_contact_holds_the_response_is_the_linear_maps(rng):
-    model = PushingModel(n_joints=3)
+    model = build_model(3)
     cs = constraint_set(model, Q3, Scenario.IDEAL_WHEELS)
     maps = input_maps(mass_matrix(model, Q3), object_inertia_bar(model), cs.J_s, cs.G, actuation_matrix(model), 1.0,
                       model.kappa)
     tau = rng.normal(size=(20, 3))
     res = respond(model, Q3, tau, Scenario.IDEAL_WHEELS)
-    qdd, a_obj = accelerations(maps, tau)
+    qdd, a_obj = tau @ maps.q_tau.T, tau @ maps.a_tau.T  # (20)-(21), f_obj = 0
     np.testing.assert_allclose(res.qdd[res.contact], qdd[res.contact], atol=1e-12)
     np.testing.assert_allclose(res.a_obj[res.contact], a_obj[res.contact], atol=1e-12)
 
@@ -118,7 +118,7 @@ def test_while_the_contact_holds_the_response_is_the_linear_maps(rng):
 def test_torques_of_the_wrong_size_or_not_finite_are_refused():
     from snake_core.validation import ConfigError
 
-    model = PushingModel(n_joints=3)
+    model = build_model(3)
     with pytest.raises(ConfigError, match=r"tau = 'array of shape \(1, 1, 2\)' is invalid: must be \(S, 3\)"):
         respond(model, Q3, np.zeros((1, 2)), Scenario.NO_FRICTION)
     with pytest.raises(ConfigError, match="must be finite"):

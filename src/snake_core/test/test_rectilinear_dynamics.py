@@ -7,7 +7,7 @@ import pytest
 from snake_core.rectilinear import bspline
 from snake_core.rectilinear.cycle import plan
 from snake_core.rectilinear.mechanism import (
-    RectilinearModel,
+    build_model,
     check_alpha,
     closed_chain_forces,
     closed_motion,
@@ -17,12 +17,12 @@ from snake_core.rectilinear.mechanism import (
     step_dynamics,
 )
 from snake_core.rectilinear.newton_euler import GRAVITY, PlanarChain, inverse_dynamics, link_kinematics
-from snake_core.rectilinear.optimize import initial_points
+from snake_core.rectilinear.optimise import initial_points
 from snake_core.rectilinear.published import C_FINAL_003
 from snake_core.validation import ConfigError
 
 ALPHA = np.pi / 4
-BASELINE = RectilinearModel.thin_rod(0.14, 0.015)  # 003 §3.6: l = 0.14 m, m = 0.015 kg, μ = 0.4, T = 1 s
+BASELINE = build_model(0.14, 0.015)  # 003 §3.6: l = 0.14 m, m = 0.015 kg, μ = 0.4, T = 1 s
 
 
 def craig_two_link(m, ln, th, thd, thdd, g=GRAVITY):
@@ -46,7 +46,7 @@ def test_newton_euler_reproduces_craig_two_link_arm_exactly():
 
 
 def test_newton_euler_matches_pinocchio_rnea_for_thin_rods():
-    pin = pytest.importorskip("pinocchio")
+    import pinocchio as pin
     n, ln, m = 4, 0.14, 0.015
     inertia = m * ln**2 / 12
     model = pin.Model()
@@ -131,7 +131,7 @@ def test_effort_discretisation_of_a_constant_torque_is_half_c_squared_t():
 def test_friction_is_what_breaks_the_time_symmetry_of_the_reversed_steps():
     steps = plan(6)
     free = ALPHA * C_FINAL_003["M1"]
-    frictionless = RectilinearModel.thin_rod(0.14, 0.015, mu=0.0)
+    frictionless = build_model(0.14, 0.015, mu=0.0)
     fwd = step_dynamics(frictionless, steps[0], ALPHA, free)
     rev = step_dynamics(frictionless, steps[4], ALPHA, free)
     np.testing.assert_allclose(rev.tau, fwd.tau[::-1], rtol=1e-9, atol=1e-12)
@@ -172,7 +172,7 @@ def test_joint_work_equals_potential_energy_gain_plus_friction_loss(step):
     """∫ τ·θ̇ dt over a step (rest to rest) = Δ(m g y_c) + ∫ μ F_R |v_tip| dt: the torques, their signs and the
     friction law are consistent with energy conservation."""
     spec = plan(6)[step]
-    m = RectilinearModel.thin_rod(0.14, 0.015, samples=4001)
+    m = build_model(0.14, 0.015, samples=4001)
     th, thd, thdd = driven_trajectory(spec, ALPHA, ALPHA * C_FINAL_003[spec.kind], m.u, m.step_time)
     motion = closed_motion(spec, th, thd, thdd)
     tau, _, f_fr, p = closed_chain_forces(m, spec, motion)

@@ -12,6 +12,7 @@ from snake_core.actuator import MotorPD, motor_pd
 from snake_core.robot import load_robot
 from snake_core.vertical import (
     build_model,
+    compute_terms,
     contact_points,
     energy,
     initial_configuration,
@@ -21,7 +22,6 @@ from snake_core.vertical import (
     point_jacobians,
     rotor_positions,
 )
-from snake_core.vertical.dynamics import generalized_forces
 
 
 @pytest.fixture(scope="module")
@@ -128,7 +128,7 @@ def test_kinetic_energy_from_mass_matrix_equals_point_sum(model):
 def test_mass_matrix_of_rigid_chain_matches_pinocchio(model):
     """CRBA of the same planar chain built in Pinocchio (tail-tip base, absolute/relative angles),
     mapped to 002's coordinates q_1 = [α, θ_N, p_x, p_z] by the Jacobian of the coordinate change."""
-    pin = pytest.importorskip("pinocchio")
+    import pinocchio as pin
     n, l_half = model.n_links, model.half_length
     pm = pin.Model()
     jid = pm.addJoint(0, pin.JointModelPX(), pin.SE3.Identity(), "x0")
@@ -173,9 +173,12 @@ def test_energy_is_conserved_without_contact_damping_or_input(robot):
     q0 = random_q(model, rng)
     v0 = rng.normal(scale=0.5, size=model.n_q)
 
+    data = model.create_data()
+
     def rhs(t, y):
         q, v = y[: model.n_q], y[model.n_q:]
-        return np.concatenate([v, np.linalg.solve(mass_matrix(model, q), generalized_forces(model, q, v))])
+        compute_terms(model, data, q, v)
+        return np.concatenate([v, np.linalg.solve(data.M, data.f)])
 
     sol = solve_ivp(rhs, (0.0, 2.0), np.concatenate([q0, v0]), method="DOP853", rtol=1e-12, atol=1e-12,
                     t_eval=np.linspace(0, 2, 41))

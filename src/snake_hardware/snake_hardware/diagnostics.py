@@ -6,7 +6,6 @@ from dataclasses import dataclass
 
 # Levels as in diagnostic_msgs/DiagnosticStatus.
 OK, WARN, ERROR, STALE = 0, 1, 2, 3
-LEVEL_NAMES = {OK: "OK", WARN: "WARN", ERROR: "ERROR", STALE: "STALE"}
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,6 @@ import numpy as np
 from snake_core.validation import number
 
 CAN_ERR_BUSOFF = 0x040  # linux/can/error.h: error class of a bus-off error frame
-CAN_ERR_RESTARTED = 0x100  # controller restarted after bus-off
 
 
 @dataclass

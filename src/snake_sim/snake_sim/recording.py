@@ -51,7 +51,7 @@ from snake_core.planar.convention import q_from_world
 from snake_core.planar.ellipse import DEFAULT_MARKER_SCALE, head_acceleration_ellipse
 from snake_core.planar.head_state import to_head_frame
 from snake_core.planar.manipulability import ManipulabilityMonitor
-from snake_core.planar.model import planar_model
+from snake_core.planar.model import build_model
 
 from .runlog import Diagnostic, RunLog
 
@@ -253,7 +253,7 @@ def _ellipse_marker(bag: _Bag, t_ns: int, semi_axes: np.ndarray, angle: float) -
 
 def head_ellipses(log: RunLog) -> list[tuple[np.ndarray, float]]:
     """The acceleration ellipse of every sample's posture (horizontal-plane runs with manipulability)."""
-    monitor = ManipulabilityMonitor(planar_model(log.robot))
+    monitor = ManipulabilityMonitor(build_model(log.robot))
     origin = np.zeros(2)
     return [head_acceleration_ellipse(monitor.evaluate(q_from_world(origin, 0.0, a))) for a in log.alpha]
 

@@ -14,7 +14,7 @@ from rosbags.typesys import Stores, get_typestore
 from snake_core.planar.convention import q_from_world
 from snake_core.planar.ellipse import DEFAULT_MARKER_SCALE, head_acceleration_ellipse
 from snake_core.planar.manipulability import ManipulabilityMonitor
-from snake_core.planar.model import planar_model
+from snake_core.planar.model import build_model
 from snake_core.robot import load_robot
 from snake_sim.commands.run import run as run_command
 from snake_sim.models import runtime_for
@@ -155,7 +155,7 @@ def test_head_tracking_run_records_reference_manipulability_and_marker(tmp_path)
     assert list(m.data) == pytest.approx(log.manipulability[5])
     marker = bag["/manipulability/markers"][5][1].markers[0]
     assert marker.header.frame_id == "head_tip"  # the same marker as manipulability_monitor's
-    model = planar_model(log.robot)
+    model = build_model(log.robot)
     result = ManipulabilityMonitor(model).evaluate(q_from_world(np.zeros(2), 0.0, log.alpha[5]))
     semi, angle = head_acceleration_ellipse(result)
     assert [marker.scale.x, marker.scale.y] == pytest.approx(2 * DEFAULT_MARKER_SCALE * semi, rel=1e-9)
@@ -217,7 +217,7 @@ def test_recorded_joint_states_drive_the_urdf_to_the_recorded_tf(tmp_path, plane
     """Cross-check with Pinocchio: forward kinematics of urdf/snake.urdf.xacro at the recorded
     motor_j = β, spring_j = α − β puts every link where the recorded /tf (the simulator's poses)
     has it, relative to link_1: live RViz (robot_state_publisher) and replay show the same robot."""
-    pin = pytest.importorskip("pinocchio")
+    import pinocchio as pin
     import xacro
 
     from snake_core import paths

@@ -117,6 +117,7 @@ class _HeadTracker:
         self.shape = shape
         self.free_joints = check_free_joints(model.n, tuple(free_joints))
         self._actuated = np.array([j for j in range(model.n_joints) if j + 1 not in self.free_joints])
+        self._data = model.create_data()  # workspace when the caller passes no terms
 
     def reset(self) -> None:
         """Stateless; present for the controller interface."""
@@ -139,7 +140,7 @@ class PartialFeedbackLinearisation(_HeadTracker):
              data: PlanarData | None = None) -> np.ndarray:
         if data is None:
             check_state(self.model, q, qd)
-            data = compute_terms(self.model, q, qd)
+            data = compute_terms(self.model, self._data, q, qd)
         g = self.gains
         k, order = self._k, self._order
         w, wd = q[:3], qd[:3]
@@ -233,7 +234,7 @@ class LyapunovTracker(_HeadTracker):
              data: PlanarData | None = None) -> np.ndarray:
         if data is None:
             check_state(self.model, q, qd)
-            data = compute_terms(self.model, q, qd)
+            data = compute_terms(self.model, self._data, q, qd)
         g = self.gains
         _, phid_r, phidd_r = self.shape.phi(t)
         s = (ref.w_dot - qd[:3]) + g.K_w1 @ (ref.w - q[:3])

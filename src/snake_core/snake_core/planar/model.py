@@ -10,7 +10,9 @@ suite's tail → head joint order and world frame.
 Equation of motion (20): H(q) q̈ + h(q, q̇) = E τ with h = W diag(J q̇) J q̇ + C q̇ (18) and, for
 wheeled or scaled links, a regularised anisotropic Coulomb force (not in 004, see
 :func:`coulomb_force`). :class:`PlanarModel` is immutable (parameters and the constant matrices
-K (4), L (17)); :class:`PlanarData` is the workspace :func:`compute_terms` fills.
+K (4), L (17)); :class:`PlanarData` is the workspace :func:`compute_terms` fills::
+
+    model = build_model(robot); data = model.create_data(); compute_terms(model, data, q, v)
 """
 
 from __future__ import annotations
@@ -83,6 +85,13 @@ class PlanarModel:
     def body_length(self) -> float:
         return 2.0 * self.l * self.n
 
+    def create_data(self) -> PlanarData:
+        """A fresh workspace for :func:`compute_terms`."""
+        n, dof = self.n, self.dof
+        return PlanarData(q=np.zeros(dof), qd=np.zeros(dof), theta=np.zeros(n), theta_dot=np.zeros(n),
+                          Jx=np.zeros((n, dof)), Jy=np.zeros((n, dof)), H=np.zeros((dof, dof)),
+                          h_coriolis=np.zeros(dof), h_viscous=np.zeros(dof), h_coulomb=np.zeros(dof))
+
     def with_friction(self, *, c_x: float | None = None, c_y: float | None = None, c_theta: float | None = None,
                       mu_x: float | None = None, mu_y: float | None = None) -> PlanarModel:
         """A copy with some friction coefficients replaced."""
@@ -93,7 +102,7 @@ class PlanarModel:
                            self.coulomb_regularisation, self.gravity)
 
 
-def planar_model(robot: RobotParams) -> PlanarModel:
+def build_model(robot: RobotParams) -> PlanarModel:
     """The planar model of a robot file: links, and friction (c_t → c_x, c_n → c_y, μ_t → μ_x, μ_n → μ_y)."""
     f = robot.friction
     if f is None:
@@ -157,12 +166,6 @@ def stacked_jacobian(model: PlanarModel, c: np.ndarray, s: np.ndarray) -> np.nda
     return J
 
 
-def link_jacobians(model: PlanarModel, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(Jx, Jy) of :func:`stacked_jacobian`."""
-    J = stacked_jacobian(model, np.cos(theta), np.sin(theta))
-    return J[: model.n], J[model.n:]
-
-
 def mass_matrix_from_jacobian(model: PlanarModel, J: np.ndarray) -> np.ndarray:
     """H = J_{qq̄}ᵀ H̄ J_{qq̄} = m (JxᵀJx + JyᵀJy) + J LᵀL with H̄ of (9); equals the block form (19)."""
     H = model.m * (J.T @ J)
@@ -174,20 +177,6 @@ def mass_matrix(model: PlanarModel, q: np.ndarray) -> np.ndarray:
     """Inertia matrix H(q) of (19)."""
     th = link_angles(model, q)
     return mass_matrix_from_jacobian(model, stacked_jacobian(model, np.cos(th), np.sin(th)))
-
-
-def viscous_friction_matrix(model: PlanarModel, q: np.ndarray) -> np.ndarray:
-    """C = J_{qq̄}ᵀ (C_tr + C_rot) J_{qq̄}, (11)–(14) with anisotropic coefficients c_x, c_y in each link frame."""
-    th = link_angles(model, q)
-    Jx, Jy = link_jacobians(model, th)
-    c, s = np.cos(th), np.sin(th)
-    cxx = model.c_x * c**2 + model.c_y * s**2  # (12), blocks of the 2n × 2n middle matrix
-    cxy = (model.c_x - model.c_y) * s * c
-    cyy = model.c_x * s**2 + model.c_y * c**2
-    C = (Jx.T @ (cxx[:, None] * Jx) + Jx.T @ (cxy[:, None] * Jy) + Jy.T @ (cxy[:, None] * Jx)
-         + Jy.T @ (cyy[:, None] * Jy))
-    C[2:, 2:] += model.c_theta * model.LtL  # (13)
-    return C
 
 
 def coulomb_force(model: PlanarModel, theta: np.ndarray, Jx: np.ndarray, Jy: np.ndarray,
@@ -211,8 +200,8 @@ def coulomb_force(model: PlanarModel, theta: np.ndarray, Jx: np.ndarray, Jy: np.
     return Jx.T @ (c * ft - s * fn) + Jy.T @ (s * ft + c * fn)
 
 
-def compute_terms(model: PlanarModel, q: np.ndarray, qd: np.ndarray, data: PlanarData | None = None) -> PlanarData:
-    """Evaluate H (19), the Coriolis/centrifugal term and the friction terms of (18) at (q, q̇)."""
+def compute_terms(model: PlanarModel, data: PlanarData, q: np.ndarray, qd: np.ndarray) -> PlanarData:
+    """Fill ``data`` with H (19), the Coriolis/centrifugal term and the friction terms of (18) at (q, q̇); returns it."""
     n = model.n
     theta = model.L @ q[2:]
     theta_dot = model.L @ qd[2:]
@@ -226,7 +215,7 @@ def compute_terms(model: PlanarModel, q: np.ndarray, qd: np.ndarray, data: Plana
     th2 = theta_dot * theta_dot
     # Columns: W diag(J q̇) J q̇ of (16)/(18) — the velocity-product part of the link accelerations,
     # ẍ ∋ −K C_θ θ̇², ÿ ∋ −K S_θ θ̇², times m — and C q̇ of (11)–(14) evaluated per link (the same as
-    # viscous_friction_matrix(q) @ q̇, cheaper); both mapped back with Jᵀ.
+    # J_{qq̄}ᵀ (C_tr + C_rot) J_{qq̄} q̇ with the 2n × 2n matrix of (12), cheaper); both mapped back with Jᵀ.
     forces = np.empty((2 * n, 2))
     forces[:n, 0] = -model.m * (model.K @ (c * th2))
     forces[n:, 0] = -model.m * (model.K @ (s * th2))
@@ -237,22 +226,9 @@ def compute_terms(model: PlanarModel, q: np.ndarray, qd: np.ndarray, data: Plana
     h_vis[2:] += model.c_theta * (model.LtL @ qd[2:])
     Jx, Jy = J[:n], J[n:]
     h_cou = coulomb_force(model, theta, Jx, Jy, qd)
-    if data is None:
-        return PlanarData(q, qd, theta, theta_dot, Jx, Jy, H, h_cor, h_vis, h_cou)
     data.q, data.qd, data.theta, data.theta_dot, data.Jx, data.Jy = q, qd, theta, theta_dot, Jx, Jy
     data.H, data.h_coriolis, data.h_viscous, data.h_coulomb = H, h_cor, h_vis, h_cou
     return data
-
-
-def actuation_matrix(model: PlanarModel, free_joints: tuple[int, ...] = ()) -> np.ndarray:
-    """E of (18) (E = [O; I_{n−1}]) with the columns of free joints removed, (32) Ẽ'.
-
-    ``free_joints`` are 004 joint indices (1-based, from the head).
-    """
-    E = np.zeros((model.dof, model.n_joints))
-    E[3:, :] = np.eye(model.n_joints)
-    keep = [j for j in range(model.n_joints) if j + 1 not in free_joints]
-    return E[:, keep]
 
 
 def forward_dynamics(model: PlanarModel, data: PlanarData, tau: np.ndarray) -> np.ndarray:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from snake_core.pushing.kinematics import _perp, link_directions, link_point, mass_matrix, point_jacobian
-from snake_core.pushing.model import PushingModel, Scenario
+from snake_core.pushing.model import PushingData, PushingModel, Scenario
 
 N_OP = 3  # planar object: n_op = 3 (001 (6))
 
@@ -87,3 +87,11 @@ def constraint_set(model: PushingModel, q: np.ndarray, scenario: Scenario) -> Co
     g = np.stack(g_cols, axis=-1)
     a = np.concatenate((-j_s, np.swapaxes(g, -1, -2)), axis=-1)  # 001 (9)
     return ConstraintSet(A=a, J_s=j_s, G=g, names=tuple(names), bound=np.array(bounds))
+
+
+def compute_terms(model: PushingModel, data: PushingData, q: np.ndarray, scenario: Scenario) -> PushingData:
+    """Fill ``data`` with I (001 (12)), I⁻¹ and the constraints of ``scenario`` at configurations q (C, n_s)."""
+    data.inertia = system_inertia(model, q)
+    data.inertia_inv = np.linalg.inv(data.inertia)
+    data.constraints = constraint_set(model, q, scenario)
+    return data

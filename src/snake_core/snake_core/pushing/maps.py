@@ -85,31 +85,6 @@ def input_region_metric(M_bar: np.ndarray, B: np.ndarray) -> np.ndarray:
     return _t(B) @ np.linalg.solve(M_bar, B)
 
 
-def accelerations(maps: InputMaps, tau: np.ndarray, f_obj: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(q̈_s, a_obj) from 001 (20)-(21); tau (..., n_a), f_obj (..., n_op) or None (zero)."""
-    qdd = np.einsum("...ij,...j->...i", maps.q_tau, tau)
-    a_obj = np.einsum("...ij,...j->...i", maps.a_tau, tau)
-    if f_obj is not None:
-        qdd = qdd + np.einsum("...ij,...j->...i", maps.q_f, f_obj)
-        a_obj = a_obj + np.einsum("...ij,...j->...i", maps.a_f, f_obj)
-    return qdd, a_obj
-
-
-def _quad(Q: np.ndarray, x: np.ndarray, y: np.ndarray | None = None) -> np.ndarray:
-    return np.einsum("...i,...ij,...j->...", x, Q, x if y is None else y)
-
-
-def acceleration_norms(maps: InputMaps, tau: np.ndarray, f_obj: np.ndarray | None = None
-                       ) -> tuple[np.ndarray, np.ndarray]:
-    """(‖q̈⃗_s‖², ‖a⃗_obj‖²) from the quadratic forms 001 (26)-(27)."""
-    qdd_sq = _quad(maps.Xi_tau, tau)
-    a_sq = _quad(maps.Omega_tau, tau)
-    if f_obj is not None:
-        qdd_sq = qdd_sq + _quad(maps.Xi_f, f_obj) + _quad(maps.Xi_tau_f, tau, f_obj)
-        a_sq = a_sq + _quad(maps.Omega_f, f_obj) + _quad(maps.Omega_tau_f, tau, f_obj)
-    return qdd_sq, a_sq
-
-
 def slippage_ratio(a_obj_sq: np.ndarray, qdd_sq: np.ndarray) -> np.ndarray:
     """sr = ‖a⃗_obj‖² / (‖a⃗_obj‖² + ‖q̈⃗_s‖²) ∈ [0, 1] (001 (30)).
 

@@ -1,7 +1,10 @@
 """Parameters of 001's pushing problem: a planar snake, a free rigid object and the ground.
 
 Immutable model (this module) + functions over it (kinematics, constraints, projectors, maps,
-response). The snake has n_a joints and n_ℓ = n_a + 1 equal links (001 requires equal masses
+response), as every model of snake_core::
+
+    model = build_model(n_joints, fields); data = model.create_data(); compute_terms(model, data, q, scenario)
+ The snake has n_a joints and n_ℓ = n_a + 1 equal links (001 requires equal masses
 for the factorisation M_s = m M̄, I_obj = κ m Ī_obj, 001 (6)); q_s = [x, y, θ₁, φ₁ … φ_{n_a}]
 with (x, y) the tail end of link 1 and θ₁ its absolute angle (001 Fig. 4 caption
 q_s = {0, 0, 0, −135°, −135°}; joint order tail → head as everywhere in the suite).
@@ -27,17 +30,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from snake_core.validation import (
     ConfigError,
-    get,
     integer,
     non_negative,
     number,
     positive,
     reject_unknown,
 )
+
+if TYPE_CHECKING:
+    from snake_core.pushing.constraints import ConstraintSet
 
 #: 001 Table 1 (case study 1); case study 2 uses the same parameters (seed001_pushing.md §3.2).
 TABLE1_LINK_MASS = 1.0  # m_i [kg]
@@ -123,6 +130,20 @@ class PushingModel:
         """N of one wheel: its link's weight (not in 001, see the module docstring)."""
         return self.link_mass * self.gravity
 
+    def create_data(self) -> PushingData:
+        """An empty workspace for :func:`snake_core.pushing.constraints.compute_terms`."""
+        n = self.n_s + 3  # snake and planar object (n_op = 3)
+        return PushingData(inertia=np.zeros((0, n, n)), inertia_inv=np.zeros((0, n, n)), constraints=None)
+
+
+@dataclass(eq=False)
+class PushingData:
+    """001's terms at a batch of C configurations, filled by :func:`snake_core.pushing.constraints.compute_terms`."""
+
+    inertia: np.ndarray  # I = blockdiag(M_s, I_obj) (001 (12)), (C, n, n) [kg, kg·m, kg·m²]
+    inertia_inv: np.ndarray  # I⁻¹, (C, n, n)
+    constraints: ConstraintSet | None  # A = [−J_s Gᵀ] of the scenario (001 (9)); None before the first fill
+
 
 _FIELDS = (
     "n_joints", "link_mass", "link_length", "link_inertia", "kappa", "object_gyration", "object_offset",
@@ -130,17 +151,19 @@ _FIELDS = (
 )
 
 
-def pushing_model_from_dict(data: Mapping[str, Any], source: str | None = None, path: str = "pushing") -> PushingModel:
-    """Build a :class:`PushingModel` from a mapping (YAML), refusing unknown fields."""
-    reject_unknown(data, _FIELDS, path, source)
-    kwargs: dict[str, Any] = {"n_joints": get(data, "n_joints", path, source)}
-    for key in _FIELDS[1:]:
-        if key in data:
-            kwargs[key] = data[key]
+def build_model(n_joints: int, fields: Mapping[str, Any] | None = None, source: str | None = None,
+                path: str = "pushing") -> PushingModel:
+    """The model of 001 for a snake of ``n_joints`` joints: 001 Table 1 with the given ``fields`` replaced.
+
+    ``fields`` is a mapping (YAML, ``--param``) of :class:`PushingModel` fields; unknown ones are refused,
+    and a bad value is reported as ``{path}.{field}``.
+    """
+    fields = {} if fields is None else fields
+    reject_unknown(fields, _FIELDS[1:], path, source)
+    kwargs = dict(fields)
     if "object_offset" in kwargs:
         kwargs["object_offset"] = tuple(kwargs["object_offset"])
     try:
-        return PushingModel(**kwargs)
+        return PushingModel(n_joints=n_joints, **kwargs)
     except ConfigError as exc:
         raise ConfigError(f"{path}.{exc.field}" if path else exc.field, exc.value, exc.allowed, source) from None
-

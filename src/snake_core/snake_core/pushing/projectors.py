@@ -1,7 +1,9 @@
 """Blajer's projective solution of the constrained equations of motion (001 (12)-(19)).
 
 Generic in the inertia I (the metric tensor of 001 (1)) and the constraint matrix A, batched
-over leading axes. Starting from rest (001 (17)), the velocity terms p*, Ȧυ vanish.
+over leading axes. Starting from rest (001 (17)), the velocity terms p*, Ȧυ vanish: the constraint
+forces are λ* = −A^{T†} f* (17) and the accelerations I⁻¹(f* + Aᵀλ*) (18)
+(:func:`snake_core.pushing.response.respond` applies them per active set).
 """
 
 from __future__ import annotations
@@ -40,35 +42,3 @@ def constraint_metric(I_inv: np.ndarray, A: np.ndarray, names: Sequence[str] | N
 def left_pseudo_inverse(I_inv: np.ndarray, A: np.ndarray, names: Sequence[str] | None = None) -> np.ndarray:
     """A^{T†} = (A I⁻¹ Aᵀ)⁻¹ A I⁻¹ = Φ (001 (14)-(15)); A^{T†} Aᵀ = 1."""
     return np.linalg.solve(constraint_metric(I_inv, A, names), A @ I_inv)
-
-
-def orthogonal_projector(I_inv: np.ndarray, A: np.ndarray, names: Sequence[str] | None = None) -> np.ndarray:
-    """Φ⊥ = 1 − Aᵀ A^{T†} (001 (19)): input wrenches → the complement of the constrained space 𝒞."""
-    eye = np.eye(A.shape[-1])
-    return eye - _t(A) @ left_pseudo_inverse(I_inv, A, names)
-
-
-def constraint_forces(I_inv: np.ndarray, A: np.ndarray, f: np.ndarray) -> np.ndarray:
-    """λ* = −Φ f* (001 (17)), f of shape (..., n)."""
-    return -np.einsum("...cn,...n->...c", left_pseudo_inverse(I_inv, A), f)
-
-
-def accelerations(I_inv: np.ndarray, A: np.ndarray, f: np.ndarray) -> np.ndarray:
-    """a = I⁻¹ Φ⊥ f* (001 (18))."""
-    return np.einsum("...ij,...jk,...k->...i", I_inv, orthogonal_projector(I_inv, A), f)
-
-
-def kkt_solve(inertia: np.ndarray, A: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Direct solve of 001 (12)-(13) with all constraints active, from rest.
-
-    [[I, −Aᵀ], [A, 0]] [a; λ] = [f; 0]  (I a = f + Aᵀ λ, A a = 0). Independent of the projectors;
-    used to check them.
-    """
-    n, n_c = A.shape[-1], A.shape[-2]
-    kkt = np.zeros((*A.shape[:-2], n + n_c, n + n_c))
-    kkt[..., :n, :n] = inertia
-    kkt[..., :n, n:] = -_t(A)
-    kkt[..., n:, :n] = A
-    rhs = np.concatenate((f, np.zeros((*f.shape[:-1], n_c))), axis=-1)
-    sol = np.linalg.solve(kkt, rhs[..., None])[..., 0]
-    return sol[..., :n], sol[..., n:]

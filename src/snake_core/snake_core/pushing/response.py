@@ -23,11 +23,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from snake_core.pushing.constraints import ConstraintSet, constraint_set, system_inertia
+from snake_core.pushing.constraints import ConstraintSet, compute_terms
 from snake_core.pushing.errors import ContactLostError, PushingError
 from snake_core.pushing.kinematics import actuation_matrix
 from snake_core.pushing.maps import slippage_ratio
-from snake_core.pushing.model import PushingModel, Scenario
+from snake_core.pushing.model import PushingData, PushingModel, Scenario
 from snake_core.pushing.projectors import left_pseudo_inverse
 from snake_core.validation import ConfigError
 
@@ -63,18 +63,8 @@ def _combos(scenario: Scenario, n_wheels: int) -> list[tuple[bool, tuple[int, ..
     return sorted(combos, key=lambda c: sum(s != 0 for s in c[1]))
 
 
-def respond(model: PushingModel, q: np.ndarray, tau: np.ndarray, scenario: Scenario,
-            f_obj: np.ndarray | None = None) -> Response:
-    """Accelerations of snake and object from rest for joint torques ``tau``.
-
-    q: (n_s,) or (C, n_s); tau: (S, n_a) shared by all configurations or (C, S, n_a).
-    f_obj: external wrench on the object (n_op,), default 0.
-    """
-    q = np.asarray(q, dtype=float)
-    tau = np.asarray(tau, dtype=float)
-    single = q.ndim == 1
-    if single:
-        q = q[None]
+def _check_inputs(model: PushingModel, q: np.ndarray, tau: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """q as (C, n_s) and τ as (C, S, n_a) finite joint torques, or one clear error."""
     if tau.ndim == 2:
         tau = np.broadcast_to(tau, q.shape[:1] + tau.shape)
     if tau.ndim != 3 or tau.shape[-1] != model.n_joints or tau.shape[0] != q.shape[0]:
@@ -82,27 +72,24 @@ def respond(model: PushingModel, q: np.ndarray, tau: np.ndarray, scenario: Scena
                           f"must be (S, {model.n_joints}) or ({q.shape[0]}, S, {model.n_joints}) joint torques [N·m]")
     if not np.all(np.isfinite(tau)):
         raise ConfigError("tau", "non-finite values", "joint torques must be finite numbers [N·m]")
-    cs: ConstraintSet = constraint_set(model, q, scenario)
-    inertia = system_inertia(model, q)
-    i_inv = np.linalg.inv(inertia)
-    n = inertia.shape[-1]
-    f = np.zeros((*tau.shape[:-1], n))
-    f[..., :model.n_s] = np.einsum("ij,csj->csi", actuation_matrix(model), tau)  # B τ (001 (12))
-    if f_obj is not None:
-        f[..., model.n_s:] = np.asarray(f_obj, dtype=float)
+    return q, tau
+
+
+def _solve_active_sets(data: PushingData, scenario: Scenario, f_k: np.ndarray, cfg: np.ndarray
+                       ) -> tuple[np.ndarray, ...]:
+    """Per input k (generalised force f_k at configuration cfg[k]): the active set that satisfies all the
+    complementarity conditions, tried fewest sliding wheels first; returns (a, λ, contact held, wheel slip)."""
+    cs: ConstraintSet = data.constraints
+    i_inv = data.inertia_inv
+    n = f_k.shape[-1]
     n_c = cs.A.shape[-2]
     n_w = n_c - 1
-    shape = tau.shape[:-1]
-    # flatten (C, S) → K inputs with their configuration index; each active set is tried only on
-    # the inputs still unresolved (most resolve with all wheels stuck)
-    f_k = f.reshape(-1, n)
-    cfg = np.repeat(np.arange(shape[0]), shape[1])
     tol = ACTIVE_SET_TOL * (1.0 + np.abs(f_k).max(axis=-1))
     out_a = np.full((f_k.shape[0], n), np.nan)
     out_lam = np.zeros((f_k.shape[0], n_c))
     out_contact = np.zeros(f_k.shape[0], dtype=bool)
     out_slip = np.zeros((f_k.shape[0], n_w), dtype=int)
-    todo = np.arange(f_k.shape[0])
+    todo = np.arange(f_k.shape[0])  # inputs still unresolved (most resolve with all wheels stuck)
     for contact, wheels in _combos(scenario, n_w):
         if todo.size == 0:
             break
@@ -134,17 +121,40 @@ def respond(model: PushingModel, q: np.ndarray, tau: np.ndarray, scenario: Scena
     if todo.size:
         raise PushingError(f"no consistent contact/friction state for {todo.size} input(s) "
                            "(active-set enumeration failed; this indicates a numerical problem)")
+    return out_a, out_lam, out_contact, out_slip
+
+
+def respond(model: PushingModel, q: np.ndarray, tau: np.ndarray, scenario: Scenario,
+            f_obj: np.ndarray | None = None) -> Response:
+    """Accelerations of snake and object from rest for joint torques ``tau``.
+
+    q: (n_s,) or (C, n_s); tau: (S, n_a) shared by all configurations or (C, S, n_a).
+    f_obj: external wrench on the object (n_op,), default 0.
+    """
+    q = np.asarray(q, dtype=float)
+    single = q.ndim == 1
+    q, tau = _check_inputs(model, q[None] if single else q, np.asarray(tau, dtype=float))
+    data = compute_terms(model, model.create_data(), q, scenario)
+    inertia, cs = data.inertia, data.constraints
+    n = inertia.shape[-1]
+    f = np.zeros((*tau.shape[:-1], n))
+    f[..., :model.n_s] = np.einsum("ij,csj->csi", actuation_matrix(model), tau)  # B τ (001 (12))
+    if f_obj is not None:
+        f[..., model.n_s:] = np.asarray(f_obj, dtype=float)
+    shape = tau.shape[:-1]
+    # flatten (C, S) → K inputs with their configuration index
+    out_a, out_lam, out_contact, out_slip = _solve_active_sets(data, scenario, f.reshape(-1, n),
+                                                               np.repeat(np.arange(shape[0]), shape[1]))
     out_a = out_a.reshape((*shape, n))
-    out_lam = out_lam.reshape((*shape, n_c))
-    out_contact = out_contact.reshape(shape)
-    out_slip = out_slip.reshape((*shape, n_w))
+    out_lam = out_lam.reshape((*shape, out_lam.shape[-1]))
     wrench = np.einsum("ckn,csk->csn", cs.A, out_lam)
     qdd, a_obj = out_a[..., :model.n_s], out_a[..., model.n_s:]
     resp = Response(
-        qdd=qdd, a_obj=a_obj, lam=out_lam, contact=out_contact, slip=out_slip,
+        qdd=qdd, a_obj=a_obj, lam=out_lam, contact=out_contact.reshape(shape),
+        slip=out_slip.reshape((*shape, out_slip.shape[-1])),
         qdd_sq=np.einsum("csi,cij,csj->cs", qdd, inertia[:, :model.n_s, :model.n_s], qdd),
         a_obj_sq=np.einsum("csi,cij,csj->cs", a_obj, inertia[:, model.n_s:, model.n_s:], a_obj),
-        lam_sq=np.einsum("csi,cij,csj->cs", wrench, i_inv, wrench),
+        lam_sq=np.einsum("csi,cij,csj->cs", wrench, data.inertia_inv, wrench),
     )
     if single:
         resp = Response(**{k: v[0] for k, v in resp.__dict__.items()})

@@ -16,10 +16,11 @@ Fa = [F01x, F01y, …, F_R, τ1, …, τ_{n−1}] (9×9 for M1, 12×12 for M2, 1
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from ..validation import ConfigError, integer, non_negative, number, positive
+from ..validation import integer, non_negative, number, positive
 from . import bspline
 from .cycle import N_CHAIN, N_DRIVEN, StepSpec
 from .newton_euler import GRAVITY, PlanarChain, inverse_dynamics, link_kinematics
@@ -53,11 +54,6 @@ class RectilinearModel:
     joint_limit: float = np.pi / 2  # |θ| allowed for every joint during a step [rad]
     ground_tolerance: float = GROUND_TOLERANCE
 
-    @staticmethod
-    def thin_rod(link_length: float, link_mass: float, **kw) -> RectilinearModel:
-        """Thin-rod links, I = m l² / 12 (003 "treating the link as a thin rod", [RECON])."""
-        return RectilinearModel(link_length, link_mass, link_mass * link_length**2 / 12.0, **kw)
-
     def __post_init__(self) -> None:
         positive(self.link_length, "link_length")
         positive(self.link_mass, "link_mass")
@@ -80,6 +76,15 @@ class RectilinearModel:
         """The same model with every mass (and so every inertia) multiplied by ``k``."""
         return RectilinearModel(self.link_length, self.link_mass * k, self.link_inertia * k, self.mu, self.step_time,
                                 self.samples, self.gravity, self.joint_limit, self.ground_tolerance)
+
+
+def build_model(link_length: float, link_mass: float, **settings: Any) -> RectilinearModel:
+    """003's model with thin-rod links, I = m l² / 12 (003 "treating the link as a thin rod", [RECON]).
+
+    ``settings`` are the other :class:`RectilinearModel` fields (mu, step_time [s], samples, gravity [m/s²],
+    joint_limit [rad], ground_tolerance [m]).
+    """
+    return RectilinearModel(link_length, link_mass, link_mass * link_length**2 / 12.0, **settings)
 
 
 @dataclass(frozen=True)
@@ -165,7 +170,7 @@ def closed_chain_forces(model: RectilinearModel, spec: StepSpec, motion: StepMot
                         ) -> tuple[np.ndarray, ...]:
     """Solve A·Fa = Fi (3.48) at every sample; returns (τ (…, n−1), F_R, F_fr, tip joint positions p).
 
-    ``smoothing`` > 0 replaces sign(v) by tanh(v / smoothing) (an optimiser aid only, see optimize.py).
+    ``smoothing`` > 0 replaces sign(v) by tanh(v / smoothing) (an optimiser aid only, see optimise.py).
     """
     n = N_CHAIN[spec.kind]
     slider = spec.kind == "M3"
@@ -251,10 +256,3 @@ def effort(tau: np.ndarray, dt: float) -> np.ndarray:
 def check_alpha(alpha: float, joint_limit: float, field: str = "alpha") -> float:
     """The gait angle must lie in (0, joint range]; the boundary states put joints at ±α."""
     return number(alpha, field, low=0.0, high=float(joint_limit), low_open=True)
-
-
-def validate_free(free: np.ndarray, n_driven: int, field: str = "control_points") -> np.ndarray:
-    arr = np.asarray(free, dtype=float)
-    if arr.size != n_driven * bspline.N_FREE or not np.all(np.isfinite(arr)):
-        raise ConfigError(field, free, f"must be {n_driven}×{bspline.N_FREE} finite numbers (C1..C3 per driven joint)")
-    return arr.reshape(n_driven, bspline.N_FREE)

@@ -216,11 +216,54 @@ def _pairs(terrain: Terrain, r: float, mu_c: float, x: np.ndarray, z: np.ndarray
     return tuple(np.concatenate(a) for a in (idx, delta, nx, nz, curv, mu, dmu))
 
 
+def _pair_jacobians(model: VerticalModel, Gp: np.ndarray, c: np.ndarray, s: np.ndarray, nx: np.ndarray,
+                    nz: np.ndarray, ground_only: bool) -> np.ndarray:
+    """Normal and tangential rows of the point Jacobians (4.31)–(4.32) projected on each pair's face, stacked
+    J = [J_n; J_t] (2m, 2N+1): n·[ẋ; ż] with ẋ = ṗ_x − 𝒢 𝒮_θ θ̇, ż = ṗ_z + 𝒢 𝒞_θ θ̇; t = (n_z, −n_x)."""
+    n = model.n_links
+    m = Gp.shape[0]
+    J = np.zeros((2 * m, model.n_q))
+    if ground_only:  # n = (0, 1), t = (1, 0)
+        J[:m, :n] = (Gp * c) @ model.T
+        J[m:, :n] = (Gp * -s) @ model.T
+        J[:m, n + 1] = 1.0
+        J[m:, n] = 1.0
+    else:
+        Gc, Gs = Gp * c, Gp * s
+        J[:m, :n] = (nz[:, None] * Gc - nx[:, None] * Gs) @ model.T
+        J[m:, :n] = (-nz[:, None] * Gs - nx[:, None] * Gc) @ model.T
+        J[:m, n], J[:m, n + 1], J[m:, n], J[m:, n + 1] = nx, nz, nz, -nx
+    return J
+
+
+def _force_jacobians(J: np.ndarray, params: ContactParams, fn: np.ndarray, ft: np.ndarray, sg: np.ndarray,
+                     mu: np.ndarray | float, curv: np.ndarray, dmu: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(∂Q/∂q̇, ∂Q/∂q without the geometric term, d sgn_ε/dv) of the pair forces F = f^N n + f^T t:
+    ∂F/∂v = −d n nᵀ − μ f^N sgn'/ε t tᵀ + μ sgn d t nᵀ;  ∂F/∂p = −ℓ n nᵀ + μ sgn ℓ t nᵀ."""
+    m = fn.size
+    k, d, eps = params.stiffness, params.damping, params.slip_velocity
+    Jn, Jt = J[:m], J[m:]
+    wn = Jn * (fn > 0.0)[:, None]  # rows of the pairs that push (f^N > 0)
+    X = np.empty_like(J)
+    X[:m] = -d * wn
+    slope = (1.0 - sg * sg) / eps
+    X[m:] = -(mu * (fn * slope))[:, None] * Jt + ((mu * d) * sg)[:, None] * wn
+    D = J.T @ X
+    X[:m] = -k * wn
+    X[m:] = ((mu * k) * sg)[:, None] * wn
+    K = J.T @ X
+    if curv.any():  # at a rounded edge n and t turn with the point: ∂n/∂p = t tᵀ/ρ, ∂t/∂p = −n tᵀ/ρ,
+        # and μ(n) with them: ∂f^T/∂p ∋ −f^N sgn_ε ∂μ/∂s tᵀ
+        K += Jt.T @ ((fn * curv - fn * sg * dmu)[:, None] * Jt) - Jn.T @ ((ft * curv)[:, None] * Jt)
+    return D, K, slope
+
+
 def contact_forces(model: VerticalModel, terrain: Terrain, params: ContactParams, q: np.ndarray,
                    v: np.ndarray, trig: tuple[np.ndarray, np.ndarray] | None = None) -> ContactResult:
     """Q^c of (4.28) at the 2N+1 candidates, with the linearisation the integrator needs.
 
-    ``trig`` = (cos θ, sin θ) if the caller has them already.
+    ``trig`` = (cos θ, sin θ) if the caller has them already (``VerticalData.cos``, ``.sin``).
     """
     n = model.n_links
     nq = model.n_q
@@ -236,44 +279,16 @@ def contact_forces(model: VerticalModel, terrain: Terrain, params: ContactParams
         e = np.zeros(0)
         return ContactResult(np.zeros(nq), np.zeros((nq, nq)), np.zeros((nq, nq)), 0, idx, e, e, e, e)
 
-    # Normal and tangential rows of the point Jacobians (4.31)–(4.32) projected on each face,
-    # stacked J = [J_n; J_t]: n·[ẋ; ż] with ẋ = ṗ_x − 𝒢 𝒮_θ θ̇, ż = ṗ_z + 𝒢 𝒞_θ θ̇; t = (n_z, −n_x).
     m = idx.size
     Gp = G[idx]
-    J = np.zeros((2 * m, nq))
-    if not terrain.boxes.size:  # ground only: n = (0, 1), t = (1, 0)
-        J[:m, :n] = (Gp * c) @ model.T
-        J[m:, :n] = (Gp * -s) @ model.T
-        J[:m, n + 1] = 1.0
-        J[m:, n] = 1.0
-    else:
-        Gc, Gs = Gp * c, Gp * s
-        J[:m, :n] = (nz[:, None] * Gc - nx[:, None] * Gs) @ model.T
-        J[m:, :n] = (-nz[:, None] * Gs - nx[:, None] * Gc) @ model.T
-        J[:m, n], J[:m, n + 1], J[m:, n], J[m:, n + 1] = nx, nz, nz, -nx
-    Jn = J[:m]
-    k, d, eps = params.stiffness, params.damping, params.slip_velocity
+    J = _pair_jacobians(model, Gp, c, s, nx, nz, not terrain.boxes.size)
     vel = J @ v
-    fn = k * delta - d * vel[:m]  # (4.26), physical damping: opposes the penetration velocity
-    w = (fn > 0.0) * 1.0
-    fn *= w
-    sg = np.tanh(vel[m:] / eps)
+    fn = params.stiffness * delta - params.damping * vel[:m]  # (4.26), physical damping: opposes the penetration
+    fn *= (fn > 0.0) * 1.0
+    sg = np.tanh(vel[m:] / params.slip_velocity)
     ft = -mu * fn * sg  # (4.27), μ of the surface (module docstring)
-    Q = Jn.T @ fn + J[m:].T @ ft  # (4.29)–(4.30)
-    # Linearisation per pair, F = f^N n + f^T t:
-    # ∂F/∂v = −d n nᵀ − μ f^N sgn'/ε t tᵀ + μ sgn d t nᵀ;  ∂F/∂p = −ℓ n nᵀ + μ sgn ℓ t nᵀ
-    wn = Jn * w[:, None]
-    X = np.empty((2 * m, nq))
-    X[:m] = -d * wn
-    slope = (1.0 - sg * sg) / eps
-    X[m:] = -(mu * (fn * slope))[:, None] * J[m:] + ((mu * d) * sg)[:, None] * wn
-    D = J.T @ X
-    X[:m] = -k * wn
-    X[m:] = ((mu * k) * sg)[:, None] * wn
-    K = J.T @ X
-    if curv.any():  # at a rounded edge n and t turn with the point: ∂n/∂p = t tᵀ/ρ, ∂t/∂p = −n tᵀ/ρ,
-        Jt = J[m:]  # and μ(n) with them: ∂f^T/∂p ∋ −f^N sgn_ε ∂μ/∂s tᵀ
-        K += Jt.T @ ((fn * curv - fn * sg * dmu)[:, None] * Jt) - Jn.T @ ((ft * curv)[:, None] * Jt)
+    Q = J[:m].T @ fn + J[m:].T @ ft  # (4.29)–(4.30)
+    D, K, slope = _force_jacobians(J, params, fn, ft, sg, mu, curv, dmu)
     # Geometric stiffness ∂(Jᵀ)/∂q · F: Q_a = 𝒯ᵀ(−sin θ ∘ 𝒢ᵀF_x + cos θ ∘ 𝒢ᵀF_z), so
     # ∂Q_a/∂a = 𝒯ᵀ diag(−cos θ ∘ 𝒢ᵀF_x − sin θ ∘ 𝒢ᵀF_z) 𝒯 (large under large friction forces).
     if terrain.boxes.size:

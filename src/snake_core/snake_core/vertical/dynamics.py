@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from .kinematics import link_angles, link_positions, rotor_positions
-from .model import VerticalModel
+from .model import VerticalData, VerticalModel
 
 
 def sea_torque(model: VerticalModel, q: np.ndarray) -> np.ndarray:
@@ -32,54 +32,48 @@ def sea_torque(model: VerticalModel, q: np.ndarray) -> np.ndarray:
     return model.stiffness * (q[model.i_alpha] - q[model.i_beta])
 
 
-def _trig(model: VerticalModel, q: np.ndarray, trig: tuple[np.ndarray, np.ndarray] | None
-          ) -> tuple[np.ndarray, np.ndarray]:
-    if trig is not None:
-        return trig
-    th = link_angles(model, q)
-    return np.cos(th), np.sin(th)
-
-
-def mass_matrix(model: VerticalModel, q: np.ndarray, trig: tuple[np.ndarray, np.ndarray] | None = None
-                ) -> np.ndarray:
-    """𝕄 of (4.35), (2N+1)×(2N+1), symmetric positive definite; ``trig`` = (cos θ, sin θ) if known."""
-    return terms(model, q, None, trig)[0]
-
-
-def generalized_forces(model: VerticalModel, q: np.ndarray, v: np.ndarray,
-                       trig: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
-    """f = −ℂ(q, q̇) − 𝐠(q) − K_E q of (4.35): everything except contact and motor input."""
-    return terms(model, q, v, trig)[1]
-
-
-def terms(model: VerticalModel, q: np.ndarray, v: np.ndarray | None,
-          trig: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray | None]:
-    """(𝕄, f) in one pass (f is None without ``v``); see the module docstring for the formulas."""
+def _fill_mass_matrix(model: VerticalModel, M: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """Write the configuration-dependent blocks of 𝕄 into M (its constant entries are ``M_const``'s);
+    e = cos θ + i sin θ. Returns E = e eᴴ = cos(θ_i − θ_j) + i sin(θ_i − θ_j)."""
     n = model.n_links
-    c, s = _trig(model, q, trig)
     T, Tt = model.T, model.T.T
-    e = c + 1j * s
-    E = e[:, None] * e.conj()  # cos(θ_i − θ_j) + i sin(θ_i − θ_j)
-    M = model.M_const.copy()  # 𝕄_pp = (N m_l + (N−1) m_r) I and 𝕊_3 (constant)
+    E = e[:, None] * e.conj()
     inner = model.Phi * E.real
     inner.flat[:: n + 1] += model.link_inertia  # 𝒞ᵀ𝒥ˡ𝒞
     M[:n, :n] = Tt @ inner @ T  # (A.2)
-    mr_g = model.rotor_mass * model.g_r
-    cp = Tt @ (mr_g * e)  # rotor coupling with (p_x, p_z): −𝒯ᵀ(m_r g_r ∘ sin θ), 𝒯ᵀ(m_r g_r ∘ cos θ)
+    # rotor coupling with (p_x, p_z): −𝒯ᵀ(m_r g_r ∘ sin θ), 𝒯ᵀ(m_r g_r ∘ cos θ)
+    cp = Tt @ (model.rotor_mass * model.g_r * e)
     M[:n, n] = M[n, :n] = -cp.imag
     M[:n, n + 1] = M[n + 1, :n] = cp.real
-    if v is None:
-        return M, None
-    thd2 = (T @ v[:n]) ** 2
-    f = np.empty(model.n_q)
-    f[:n] = -Tt @ ((model.Phi * E.imag) @ thd2 + model.gravity * mr_g * c)  # −ℂ_a − 𝐠_a, (A.3), (4.25)
+    return E
+
+
+def mass_matrix(model: VerticalModel, q: np.ndarray) -> np.ndarray:
+    """𝕄 of (4.35), (2N+1)×(2N+1), symmetric positive definite."""
+    th = link_angles(model, q)
+    M = model.M_const.copy()  # 𝕄_pp = (N m_l + (N−1) m_r) I and 𝕊_3 (constant)
+    _fill_mass_matrix(model, M, np.cos(th) + 1j * np.sin(th))
+    return M
+
+
+def compute_terms(model: VerticalModel, data: VerticalData, q: np.ndarray, v: np.ndarray) -> VerticalData:
+    """Fill ``data`` with cos θ, sin θ, 𝕄 and f of (4.35) at (q, q̇); see the module docstring for the formulas."""
+    n = model.n_links
+    th = link_angles(model, q)
+    c, s = np.cos(th, out=data.cos), np.sin(th, out=data.sin)
+    e = c + 1j * s
+    E = _fill_mass_matrix(model, data.M, e)
+    mr_g = model.rotor_mass * model.g_r
+    thd2 = (model.T @ v[:n]) ** 2
+    f = data.f
+    f[:n] = -model.T.T @ ((model.Phi * E.imag) @ thd2 + model.gravity * mr_g * c)  # −ℂ_a − 𝐠_a, (A.3), (4.25)
     pv = (mr_g * thd2) @ e
     f[n] = pv.real
     f[n + 1] = pv.imag - model.gravity * model.total_mass
     tau = model.stiffness * (q[: n - 1] - q[n + 2:])  # τ = K(α − β), (4.36)
     f[: n - 1] -= tau  # −∂V_1/∂α, (4.22)
     f[n + 2:] = tau  # −∂V_1/∂β
-    return M, f
+    return data
 
 
 def energy(model: VerticalModel, q: np.ndarray, v: np.ndarray) -> dict[str, float]:

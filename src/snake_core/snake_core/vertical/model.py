@@ -27,7 +27,7 @@ def _frozen(a: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class VerticalModel:
-    """Parameters and precomputed matrices; never mutated (state lives in (q, v) arrays)."""
+    """Parameters and precomputed matrices; never mutated (state lives in (q, v) and :class:`VerticalData`)."""
 
     robot: RobotParams
     n_links: int  # N
@@ -53,6 +53,11 @@ class VerticalModel:
     @property
     def n_joints(self) -> int:
         return self.n_links - 1
+
+    def create_data(self) -> VerticalData:
+        """A fresh workspace for :func:`snake_core.vertical.dynamics.compute_terms`."""
+        n = self.n_links
+        return VerticalData(cos=np.zeros(n), sin=np.zeros(n), M=self.M_const.copy(), f=np.zeros(self.n_q))
 
     @property
     def n_q(self) -> int:
@@ -96,6 +101,16 @@ class VerticalModel:
         if i == n + 1:
             return "p_z"
         return f"beta_{i - n - 1}"
+
+
+@dataclass(eq=False, slots=True)
+class VerticalData:
+    """Mutable workspace of one state, filled by :func:`snake_core.vertical.dynamics.compute_terms`."""
+
+    cos: np.ndarray  # cos θ of the link angles (N,)
+    sin: np.ndarray  # sin θ (N,)
+    M: np.ndarray  # 𝕄 of (4.35) (2N+1, 2N+1) [kg, kg·m, kg·m²]
+    f: np.ndarray  # f = −ℂ − 𝐠 − K_E q of (4.35) (2N+1,) [N, N·m]
 
 
 def build_model(robot: RobotParams, gravity: float = GRAVITY, rotor_inertia_model: str | None = None) -> VerticalModel:

@@ -26,7 +26,7 @@ from snake_core.planar.head_tracking import (
     StraightLineReference,
 )
 from snake_core.planar.manipulability import ManipulabilityMonitor
-from snake_core.planar.model import PlanarModel, compute_terms, planar_model
+from snake_core.planar.model import PlanarModel, build_model, compute_terms
 from snake_core.robot import load_robot
 from snake_sim.benchmarks import BenchRow
 
@@ -53,13 +53,14 @@ def _best_us(f) -> float:
 
 
 def run() -> list[BenchRow]:
-    model = planar_model(load_robot("ariizumi10")).with_friction(c_y=5.0)
+    model = build_model(load_robot("ariizumi10")).with_friction(c_y=5.0)
     shape = Serpenoid(9, np.pi / 6, 2.0, 1.5)
     reference = StraightLineReference((0.0, 0.0), np.pi, 0.05, 0.0)
     rng = np.random.default_rng(0)
     q = np.concatenate(([0.01, -0.02, 0.05], shape.phi(0.4)[0]))
     qd = rng.normal(0.0, 0.1, model.dof)
     monitor = ManipulabilityMonitor(model)
+    workspace = model.create_data()
     pm = pinocchio_chain(model)
     pd = pm.createData()
     q_pin = np.concatenate((q[:2], [np.cos(q[2]), np.sin(q[2])], q[3:]))
@@ -68,7 +69,7 @@ def run() -> list[BenchRow]:
     for name, tracker in (("PFL (70)", PartialFeedbackLinearisation(model, PFLGains.diagonal(9), shape)),
                           ("Lyapunov-like", LyapunovTracker(model, LyapunovGains.diagonal(9), shape))):
         def step(tracker=tracker):
-            data = compute_terms(model, q, qd)
+            data = compute_terms(model, workspace, q, qd)
             tracker.step(0.4, q, qd, reference(0.4), data)
             monitor.evaluate_inertia(data.H)
 

@@ -10,15 +10,15 @@ from __future__ import annotations
 import numpy as np
 
 from snake_core.rectilinear.cycle import plan
-from snake_core.rectilinear.mechanism import RectilinearModel
-from snake_core.rectilinear.optimize import StepProblem, optimise_step
+from snake_core.rectilinear.mechanism import build_model
+from snake_core.rectilinear.optimise import StepProblem, optimise_step
 from snake_sim.benchmarks import BenchRow
 
 TITLE = "Rectilinear gait (003): SLSQP with complex-step gradients vs 003's ±Δ search"
 
 
 def run() -> list[BenchRow]:
-    model = RectilinearModel.thin_rod(0.14, 0.015)
+    model = build_model(0.14, 0.015)
     rows = []
     for spec in plan(6)[:2]:
         problem = StepProblem(model, spec, np.pi / 4)

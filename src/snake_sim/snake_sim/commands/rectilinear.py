@@ -10,7 +10,7 @@ import argparse
 import math
 from pathlib import Path
 
-from snake_core.rectilinear.optimize import METHODS
+from snake_core.rectilinear.optimise import METHODS
 from snake_core.robot import load_robot
 from snake_core.validation import ConfigError
 from snake_sim.studies.rectilinear import DEFAULT_ANGLES, DEFAULT_STEP_TIMES, markdown_table, run_study, write_study

@@ -56,7 +56,7 @@ from snake_core.planar.head_tracking import (
     lyapunov_value,
 )
 from snake_core.planar.manipulability import ManipulabilityMonitor
-from snake_core.planar.model import PlanarModel, compute_terms, forward_dynamics, link_positions, planar_model
+from snake_core.planar.model import PlanarModel, build_model, compute_terms, forward_dynamics, link_positions
 from snake_core.robot import FrictionParams, RobotParams, load_robot
 from snake_core.validation import ConfigError, choice, get, number, positive, reject_unknown
 
@@ -154,7 +154,7 @@ def build(scenario: Scenario) -> PlanarSetup:
     if use_sea and robot.sea is None:
         raise ConfigError("robot.joints", "sea", f"robot {robot.name} has no sea:/actuator: sections", src)
     friction = _friction(robot, scenario.section("contact"), src)
-    model = planar_model(dataclasses.replace(robot, friction=friction))
+    model = build_model(dataclasses.replace(robot, friction=friction))
     free_suite = rsec.get("free_joints", []) or []
     if not isinstance(free_suite, list):
         raise ConfigError("robot.free_joints", free_suite, "must be a list of joint indices (1 = tail joint)", src)
@@ -199,6 +199,7 @@ def _dynamics(setup: PlanarSetup) -> tuple[Callable, Callable]:
     d, nj = model.dof, model.n_joints
     sea, robot = setup.sea, setup.robot
     K = np.asarray(robot.sea.stiffness) if sea is not None else None
+    workspace = model.create_data()
 
     def outputs(t, x, data):
         q, qd = x[:d], x[d:2 * d]
@@ -215,7 +216,7 @@ def _dynamics(setup: PlanarSetup) -> tuple[Callable, Callable]:
 
     def rhs(t, x):
         q, qd = x[:d], x[d:2 * d]
-        data = compute_terms(model, q, qd)
+        data = compute_terms(model, workspace, q, qd)
         _, tau, _, beta_ddot = outputs(t, x, data)
         qdd = forward_dynamics(model, data, tau)
         if sea is None:
@@ -251,6 +252,7 @@ def simulate(setup: PlanarSetup, duration: float | None = None, progress: bool =
     model, d = setup.model, setup.model.dof
     duration = setup.scenario.duration if duration is None else positive(duration, "--duration")
     rhs, outputs = _dynamics(setup)
+    workspace = model.create_data()
     x0 = initial_state(setup)
     t_eval = np.unique(np.minimum(np.arange(0.0, duration + 1e-9, setup.scenario.log_period), duration))
     bar = tqdm(total=round(duration, 6), unit="s", disable=not progress, leave=False,
@@ -261,7 +263,7 @@ def simulate(setup: PlanarSetup, duration: float | None = None, progress: bool =
             bar.n = round(t, 6)
             bar.refresh()
         q, qd = x[:d], x[d:2 * d]
-        return float(np.linalg.norm(outputs(t, x, compute_terms(model, q, qd))[0])) - setup.blowup_torque
+        return float(np.linalg.norm(outputs(t, x, compute_terms(model, workspace, q, qd))[0])) - setup.blowup_torque
 
     blowup.terminal = True
     sol = solve_ivp(rhs, (0.0, duration), x0, method=integration_method(setup),
@@ -292,9 +294,10 @@ def _log(setup: PlanarSetup, t: np.ndarray, x: np.ndarray, outputs: Callable, st
     g = np.zeros((T, 2))
     diagnostics: list[Diagnostic] = []
     near_singular = False
+    workspace = model.create_data()
     for i in range(T):
         q, qd = x[i, :d], x[i, d:2 * d]
-        data = compute_terms(model, q, qd)
+        data = compute_terms(model, workspace, q, qd)
         tau_cmd[i], _, tau_log[i], _ = outputs(t[i], x[i], data)
         p, th = links_to_world(link_positions(model, q), data.theta)
         pos[i, :, :2], ang[i] = p, th

@@ -66,10 +66,11 @@ class PlanarStepper:
         if not np.linalg.norm(tau) <= setup.blowup_torque:  # the runtime's stop (snake_sim.planar.runtime.simulate)
             raise SimulationDiverged(blowup_status(setup, self.t))
         tau_004 = reverse_joints(tau) * self._actuated  # generalised force on φ_{n−j} (convention)
+        data = model.create_data()
 
         def rhs(_t: float, x: np.ndarray) -> np.ndarray:  # (20) with E τ
             q, qd = x[:d], x[d:]
-            return np.concatenate((qd, forward_dynamics(model, compute_terms(model, q, qd), tau_004)))
+            return np.concatenate((qd, forward_dynamics(model, compute_terms(model, data, q, qd), tau_004)))
 
         end = self.t + self.control_period
         sol = solve_ivp(rhs, (self.t, end), self.x, method=self._method, rtol=RTOL, atol=ATOL)

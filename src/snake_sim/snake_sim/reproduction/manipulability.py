@@ -12,7 +12,7 @@ from tqdm import tqdm
 
 from snake_core.gaits.serpenoid import Serpenoid
 from snake_core.planar.manipulability import manipulability
-from snake_core.planar.model import planar_model
+from snake_core.planar.model import build_model
 from snake_core.robot import load_robot
 from snake_sim.planar.report import head_errors, head_tracking_summary
 from snake_sim.planar.runtime import RTOL, run_scenario
@@ -29,7 +29,7 @@ def _q(phi: np.ndarray) -> np.ndarray:
 
 
 def _shapes_section(fast: bool) -> list[str]:
-    model = planar_model(load_robot("ariizumi10"))
+    model = build_model(load_robot("ariizumi10"))
     out = ["### Figs. 2–3: all joints equal to φ° (ariizumi10, 004 Table 1)", "",
            "| φ° [deg] | D | R | D̃ (joint 5 free) | R̃ (joint 5 free) |", "|---|---|---|---|---|"]
     for deg in (-36, -27, -18, -9, -3.6, -1.8, 0, 1.8, 3.6, 9, 18, 27, 36):

@@ -7,9 +7,9 @@ import math
 import numpy as np
 
 from snake_core.rectilinear.cycle import advance_per_cycle, average_speed, kinematic_advance, plan
-from snake_core.rectilinear.mechanism import RectilinearModel, effort
+from snake_core.rectilinear.mechanism import build_model, effort
 from snake_core.rectilinear.newton_euler import PlanarChain, inverse_dynamics
-from snake_core.rectilinear.optimize import (
+from snake_core.rectilinear.optimise import (
     C_FINAL_003,
     StepProblem,
     evaluate,
@@ -74,7 +74,7 @@ def _newton_euler() -> list[str]:
 
 
 def _steps(fast: bool) -> list[str]:
-    model = RectilinearModel.thin_rod(0.14, 0.015)
+    model = build_model(0.14, 0.015)
     s1, s2 = plan(6)[:2]
     out = ["### Steps 1 and 2 at 003's baseline", "",
            "l = 0.14 m, m = 0.015 kg, thin rods (I = m l²/12), μ = 0.4, α = 45°, T = 1 s, 20 samples per step "
@@ -115,7 +115,7 @@ def _steps(fast: bool) -> list[str]:
 
 
 def _cycle() -> list[str]:
-    cyc = optimise_cycle(RectilinearModel.thin_rod(0.14, 0.015), 6, ALPHA)
+    cyc = optimise_cycle(build_model(0.14, 0.015), 6, ALPHA)
     lines = ["### Whole cycle at the baseline (steps 4–5 mirrored and run backwards)", "",
              "| step | mechanism | effort J | min F_R [N] | peak τ [N·m] |", "|---|---|---|---|---|"]
     for s, r in zip(cyc.steps, cyc.results, strict=True):
@@ -156,12 +156,12 @@ def _study(fast: bool) -> list[str]:
                      "ones. 003 reports an inverse effort–step-time relation (Fig. 4.6), which we find only below "
                      "the minimum; seed003 §11 (claim 16) finds an interior minimum near 0.3–0.5 s with 003's "
                      "fixed C.")
-        model = RectilinearModel.thin_rod(0.14, 0.015)
+        model = build_model(0.14, 0.015)
         free = ALPHA * C_FINAL_003["M1"]
         ls = np.linspace(0.07, 0.28, 8)
         js = []
         for ln in ls:
-            m = RectilinearModel.thin_rod(float(ln), 0.015)
+            m = build_model(float(ln), 0.015)
             js.append(float(effort(evaluate(StepProblem(m, plan(6)[0], ALPHA), free).dynamics.tau, model.dt)))
         fit = np.polyfit(ls, js, 4)
         res = np.max(np.abs(np.polyval(fit, ls) - js)) / max(js)

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from snake_core.pushing import PushingModel, Scenario, pushing_model_from_dict
+from snake_core.pushing import PushingModel, Scenario, build_model
 from snake_core.pushing.constraints import object_pose
 from snake_core.pushing.kinematics import centre_of_mass, com_polar, joint_points, link_point
 from snake_core.pushing.model import KAPPA_FIG4
@@ -80,8 +80,7 @@ class Settings:
 
     def model(self, n_joints: int) -> PushingModel:
         """The case-study model: 001 Table 1 with κ and the --param overrides."""
-        return pushing_model_from_dict({**dict(self.params), "n_joints": n_joints, "kappa": self.kappa}, "--param",
-                                       path="")
+        return build_model(n_joints, {**dict(self.params), "kappa": self.kappa}, "--param", path="")
 
 
 @dataclass(frozen=True)
@@ -372,8 +371,7 @@ def analyse(joints_deg: list[float], tau: list[float] | None, kappa: float = KAP
     """001's answers for one shape: per scenario the best ‖a_obj‖² and sr over (31) with their inputs,
     and, for ``tau``, the accelerations' norms and sr (or that the contact is lost)."""
     phi = np.radians([number(v, f"--joints-deg[{i}]", low=-180.0, high=180.0) for i, v in enumerate(joints_deg)])
-    model = pushing_model_from_dict({**dict(params), "n_joints": len(phi), "kappa": positive(kappa, "--kappa")},
-                                    "--param", path="")
+    model = build_model(len(phi), {**dict(params), "kappa": positive(kappa, "--kappa")}, "--param", path="")
     if tau is not None and len(tau) != model.n_joints:
         raise ConfigError("--tau", tau, f"must be {model.n_joints} numbers (one per joint of --joints-deg)")
     q = configurations(phi)

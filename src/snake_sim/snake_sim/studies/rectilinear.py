@@ -1,7 +1,7 @@
 """The parametric study of 003 ch. 4 with effort-optimal trajectories (``snake-sim rectilinear study``).
 
 For every gait angle α, step time T and link length l, the whole cycle is optimised step by step
-(:func:`snake_core.rectilinear.optimize.optimise_cycle`); other link masses re-use those trajectories, as
+(:func:`snake_core.rectilinear.optimise.optimise_cycle`); other link masses re-use those trajectories, as
 003 did (§4.5: τ is linear in m, so the effort scales with m²). :func:`write_study` writes to a folder:
 
 * ``study.csv`` / ``study.md``: one row per setting (speed from Eq. 4.1, effort per step and per cycle, peak
@@ -28,8 +28,8 @@ import yaml
 from tqdm import tqdm
 
 from snake_core.rectilinear.cycle import average_speed, plan
-from snake_core.rectilinear.mechanism import RectilinearModel
-from snake_core.rectilinear.optimize import METHODS, CycleResult, StepProblem, evaluate, optimise_cycle
+from snake_core.rectilinear.mechanism import build_model
+from snake_core.rectilinear.optimise import METHODS, CycleResult, StepProblem, evaluate, optimise_cycle
 from snake_core.validation import ConfigError, choice, number, positive
 
 #: 003 ch. 4 gait angles [deg] and step times [s] (Figs. 4.8–4.11).
@@ -97,7 +97,7 @@ def run_study(n_links: int, angles_deg: list[float], step_times: list[float], le
     for length in lengths:
         for t in step_times:
             for a in angles_deg:
-                model = RectilinearModel.thin_rod(length, masses[0], mu=mu, step_time=t, joint_limit=joint_limit)
+                model = build_model(length, masses[0], mu=mu, step_time=t, joint_limit=joint_limit)
                 cyc = optimise_cycle(model, n_links, math.radians(a), method,
                                      progress=lambda: None if method == "delta" else bar.update())
                 if method == "delta":

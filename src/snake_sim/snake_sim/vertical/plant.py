@@ -12,9 +12,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from snake_core.actuator import MotorPD
-from snake_core.vertical import ContactParams, ContactResult, Terrain, VerticalModel, contact_forces
+from snake_core.vertical import ContactParams, ContactResult, Terrain, VerticalModel, compute_terms, contact_forces
 from snake_core.vertical.contact import SLIP_JUMP
-from snake_core.vertical.dynamics import terms
 
 from .integrator import implicit_euler_step
 
@@ -33,6 +32,7 @@ class VerticalPlant:
 
     def __post_init__(self) -> None:
         m = self.model
+        self._data = m.create_data()
         K = np.zeros((m.n_q, m.n_q))
         ia = np.arange(m.n_joints)
         ib = ia + m.n_links + 2
@@ -49,10 +49,9 @@ class VerticalPlant:
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
         """(𝕄, F, D, K, U, number of points in contact) at (q, q̇) under the command β^d."""
         m = self.model
-        th = m.T @ q[: m.n_links]
-        trig = (np.cos(th), np.sin(th))
-        M, F = terms(m, q, v, trig)
-        c = contact_forces(m, self.terrain, self.contact, q, v, trig)
+        d = compute_terms(m, self._data, q, v)
+        M, F = d.M, d.f
+        c = contact_forces(m, self.terrain, self.contact, q, v, (d.cos, d.sin))
         F += c.Q
         u, linear = self.pd.torque(q[m.i_beta], v[m.i_beta], beta_d, beta_d_dot)
         F[m.i_beta] += u  # 𝔹U
