@@ -45,13 +45,14 @@ RUNNERS: dict[str, str] = {
     "vertical": "snake_sim.runtime",
     "planar": "snake_sim.planar_runtime",
     "pushing": "snake_sim.pushing_runtime",
+    "mujoco": "snake_sim.mujoco.runtime",
 }
 
 #: Top-level sections a scenario may have.
 SECTIONS: tuple[str, ...] = ("name", "description", "model", "robot", "world", "gait", "controller", "contact",
                              "sim", "outputs")
 
-SIM_FIELDS = ("duration", "time_step", "control_rate", "log_rate")
+SIM_FIELDS = ("duration", "time_step", "control_rate", "log_rate", "perturbation")
 SIM_DEFAULTS = {"time_step": 0.005, "control_rate": 100.0, "log_rate": 50.0}
 OUTPUT_FIELDS = ("animation", "plots")
 

@@ -13,6 +13,12 @@ The vertical model's Kelvin–Voigt fields (``stiffness``, ``damping``, ``thresh
 accepted, so that ``--set model=mujoco`` turns any vertical scenario into its 3-D run, and do not act here:
 MuJoCo's contact softness is ``solref``/``solimp``. The integrator is always ``implicitfast`` (the motor PD's
 damping needs it, see :mod:`.mjcf`).
+
+Where it does not converge yet (koopaee6, measured): h = 5 ms is unstable even at rest on flat ground; the
+reference gait's flat-ground speed drifts with h (−8.6 cm/s at 2 ms, −3.3 at 1 ms, −0.45 at 0.5 ms over 10 s).
+Replacing J_l = 1.52e-5 kg m² (the URDF's moment about every axis) by 1e-4 makes 5 ms stable at rest but leaves
+the drift; neither the friction cone, the noslip solver nor the ``implicit`` integrator removes it. The 3-D
+scenarios use h = 1 ms.
 """
 
 from __future__ import annotations
