@@ -165,10 +165,7 @@ def simulate(setup: MujocoSetup, duration: float | None = None, progress: bool =
         c.reset()
     prev_rate = np.zeros(nj)
     status, k_log = "ok", 0
-    bar = tqdm(total=round(duration, 6), unit="s", disable=not progress, leave=False,
-               bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} s sim [{elapsed}<{remaining}]")
-    bar_every = max(1, n_ticks // 100)
-    for k in range(n_ticks + 1):
+    for k in tqdm(range(n_ticks + 1), desc="control periods", disable=not progress, leave=False):
         t = k * Tc
         alpha, alpha_dot = mm.alpha(model, data), mm.alpha_dot(model, data)
         beta, tau = mm.beta(model, data), mm.sea_torque(model, data)
@@ -203,16 +200,10 @@ def simulate(setup: MujocoSetup, duration: float | None = None, progress: bool =
             status = (f"non-finite state at t = {t + Tc:.4f} s (MuJoCo: bad acceleration); outputs up to "
                       f"t = {t_log[k_log - 1]:.4f} s kept; with sim.time_step = {h:g} s, try a smaller step")
             break
-        if k % bar_every == 0:
-            bar.n = round(t + Tc, 6)
-            bar.refresh()
-    bar.close()
     sl = slice(0, k_log)
     return RunLog(robot=setup.robot, plane="xz", t=t_log[sl], link_position=pos[sl], link_angle=pitch[sl],
-                  alpha=log["alpha"][sl], alpha_dot=log["alpha_dot"][sl], tau=log["tau"][sl], beta=log["beta"][sl],
-                  beta_ref=log["beta_ref"][sl], alpha_ref=log["alpha_ref"][sl],
-                  alpha_ref_dot=log["alpha_ref_dot"][sl], motor_torque=log["motor_torque"][sl],
-                  contact_count=contacts[sl], series={"module_roll": roll[sl]}, status=status,
+                  **{key: series[sl] for key, series in log.items()}, contact_count=contacts[sl],
+                  series={"module_roll": roll[sl]}, status=status,
                   summary_fields={**roll_over(t_log[sl], roll[sl]), "model": "mujoco",
                                   "numerics": model.settings.as_summary(), "joint_roll": list(model.joint_roll),
                                   "perturbation": asdict(setup.perturbation)})
