@@ -379,9 +379,9 @@ def test_bad_xacro_argument_fails_naming_it(arg, value, message, make_urdf):
 
 def test_module_mesh_is_a_unit_regular_octagonal_prism():
     """002 §3.4: octagonal cross-section; scaled to (2l, width, width) in the URDF."""
-    text = (paths.data_dir() / "urdf" / "meshes" / "octagonal_module.stl").read_text()
-    vertices = np.array([[float(v) for v in line.split()[1:]] for line in text.splitlines()
-                         if line.strip().startswith("vertex")])
+    data = (paths.data_dir() / "urdf" / "meshes" / "octagonal_module.stl").read_bytes()  # binary STL (MuJoCo)
+    facets = np.frombuffer(data, np.dtype([("n", "<f4", 3), ("v", "<f4", (3, 3)), ("a", "<u2")]), offset=84)
+    vertices = facets["v"].reshape(-1, 3).astype(float)
     assert len(vertices) == 3 * 28  # 8 sides × 2 + 2 caps × 6 triangles
     assert set(np.round(vertices[:, 0], 12)) == {0.0, 1.0}
     angles = np.sort(np.unique(np.round(np.degrees(np.arctan2(vertices[:, 2], vertices[:, 1])) % 360, 9)))

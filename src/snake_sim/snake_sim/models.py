@@ -1,8 +1,8 @@
 """The embedded simulator's models behind one runtime interface, and the registry ``model:`` → runtime.
 
-Every model has a subpackage (``vertical/`` 002, ``planar/`` 004, ``pushing/`` 001) whose ``runtime``
-module satisfies :class:`ModelRuntime`; the command line (``run``, ``compare``, ``--check-step``) and the
-embedded simulator's ROS node (through :func:`snake_sim.stepping.stepper`) reach a model only through
+Every model has a subpackage (``vertical/`` 002, ``planar/`` 004, ``pushing/`` 001, ``mujoco/`` 002 in 3-D)
+whose ``runtime`` module satisfies :class:`ModelRuntime`; the command line (``run``, ``compare``,
+``--check-step``) and the embedded simulator's ROS node (through :func:`snake_sim.stepping.stepper`) reach a model only through
 :func:`runtime_for`, so they hold no per-model branches. To add a model, give it a subpackage with such a
 runtime module and register it in :data:`MODELS`.
 """
@@ -26,6 +26,7 @@ MODELS: dict[str, str] = {
     "vertical": "snake_sim.vertical.runtime",
     "planar": "snake_sim.planar.runtime",
     "pushing": "snake_sim.pushing.runtime",
+    "mujoco": "snake_sim.mujoco.runtime",
 }
 
 

@@ -46,7 +46,7 @@ DEFAULT_SCENARIO = "pedal-wave"
 SECTIONS: tuple[str, ...] = ("name", "description", "model", "robot", "world", "gait", "controller", "contact",
                              "sim", "outputs")
 
-SIM_FIELDS = ("duration", "time_step", "control_rate", "log_rate")
+SIM_FIELDS = ("duration", "time_step", "control_rate", "log_rate", "perturbation")
 SIM_DEFAULTS = {"time_step": 0.005, "control_rate": 100.0, "log_rate": 50.0}
 OUTPUT_FIELDS = ("animation", "plots")
 

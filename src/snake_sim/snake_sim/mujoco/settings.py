@@ -1,0 +1,83 @@
+"""Numerical settings of the MuJoCo model, fixed per scenario and reported in summary.json (issue 15 item 3).
+
+From a scenario: ``sim.time_step`` (h) and the ``contact:`` section::
+
+    contact:
+      friction: 0.6               # μ_c of the ground, and of boxes whose SDF collision gives no μ
+      solref: [0.02, 1.0]         # MuJoCo contact softness: time constant [s], damping ratio
+      solimp: [0.9, 0.95, 0.001, 0.5, 2.0]   # impedance: d_min, d_max, width [m], midpoint, power
+      cone: elliptic              # friction cone: elliptic | pyramidal
+      solver: Newton              # constraint solver: Newton | CG | PGS
+
+The vertical model's Kelvin–Voigt fields (``stiffness``, ``damping``, ``threshold``, ``slip_velocity``) are
+accepted, so that ``--set model=mujoco`` turns any vertical scenario into its 3-D run, and do not act here:
+MuJoCo's contact softness is ``solref``/``solimp``. The integrator is always ``implicitfast`` (the motor PD's
+damping needs it, see :mod:`.mjcf`).
+
+Where it does not converge yet (koopaee6, measured): h = 5 ms is unstable even at rest on flat ground; the
+reference gait's flat-ground speed drifts with h (−8.6 cm/s at 2 ms, −3.3 at 1 ms, −0.45 at 0.5 ms over 10 s).
+Replacing J_l = 1.52e-5 kg m² (the URDF's moment about every axis) by 1e-4 makes 5 ms stable at rest but leaves
+the drift; neither the friction cone, the noslip solver nor the ``implicit`` integrator removes it. The 3-D
+scenarios use h = 1 ms.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from snake_core.validation import ConfigError, choice, number, positive, reject_unknown
+from snake_core.vertical.model import GRAVITY
+
+CONTACT_FIELDS = ("friction", "solref", "solimp", "cone", "solver")
+#: Fields of the vertical model's contact law, accepted and unused (see the module docstring).
+VERTICAL_CONTACT_FIELDS = ("stiffness", "damping", "threshold", "slip_velocity")
+CONES = ("elliptic", "pyramidal")
+SOLVERS = ("Newton", "CG", "PGS")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What MuJoCo integrates with; defaults are MuJoCo's own contact parameters."""
+
+    time_step: float = 0.002  # h [s]
+    friction: float = 0.6  # μ_c (002 Table 5.1)
+    solref: tuple[float, float] = (0.02, 1.0)  # time constant [s], damping ratio
+    solimp: tuple[float, float, float, float, float] = (0.9, 0.95, 0.001, 0.5, 2.0)
+    cone: str = "elliptic"
+    solver: str = "Newton"
+    integrator: str = "implicitfast"
+    gravity: float = GRAVITY  # g [m/s²], the vertical model's
+
+    def as_summary(self) -> dict[str, Any]:
+        """The settings for summary.json (lists for tuples)."""
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+
+
+def _numbers(value: Any, n: int, field: str, source: str | None) -> tuple[float, ...]:
+    if not isinstance(value, list) or len(value) != n:
+        raise ConfigError(field, value, f"must be a list of {n} numbers", source)
+    return tuple(number(v, f"{field}[{i}]", source) for i, v in enumerate(value))
+
+
+def settings_from(time_step: float, contact: dict[str, Any], source: str | None = None) -> Settings:
+    """:class:`Settings` from ``sim.time_step`` and a scenario's ``contact:`` section, validated."""
+    reject_unknown(contact, CONTACT_FIELDS + VERTICAL_CONTACT_FIELDS, "contact", source)
+    d = Settings()
+    solref = _numbers(contact.get("solref", list(d.solref)), 2, "contact.solref", source)
+    positive(solref[0], "contact.solref[0]", source)
+    positive(solref[1], "contact.solref[1]", source)
+    solimp = _numbers(contact.get("solimp", list(d.solimp)), 5, "contact.solimp", source)
+    for i in (0, 1):  # d_min, d_max
+        number(solimp[i], f"contact.solimp[{i}]", source, low=0.0, high=1.0, low_open=True, high_open=True)
+    positive(solimp[2], "contact.solimp[2]", source)
+    number(solimp[3], "contact.solimp[3]", source, low=0.0, high=1.0)
+    number(solimp[4], "contact.solimp[4]", source, low=1.0)
+    return Settings(
+        time_step=time_step,
+        friction=number(contact.get("friction", d.friction), "contact.friction", source, low=0.0, high=5.0),
+        solref=solref,  # type: ignore[arg-type]
+        solimp=solimp,  # type: ignore[arg-type]
+        cone=choice(contact.get("cone", d.cone), "contact.cone", CONES, source),
+        solver=choice(contact.get("solver", d.solver), "contact.solver", SOLVERS, source),
+    )

@@ -1,0 +1,107 @@
+"""The 3-D runtime (issue 15 items 2–4): snake_core's controllers and motor PD on MuJoCo, roll-over fields,
+perturbations, numerical settings in the summary, bad input; short runs only."""
+
+from __future__ import annotations
+
+import mujoco
+import numpy as np
+import pytest
+
+from snake_core.actuator import motor_pd
+from snake_core.validation import ConfigError
+from snake_sim.mujoco import model as mm
+from snake_sim.mujoco import runtime as rt
+from snake_sim.scenario import load_scenario
+
+
+def _run(name: str, *overrides: str, duration: float = 0.5):
+    return rt.run_scenario(load_scenario(name, [f"sim.duration={duration}", *overrides]))
+
+
+#: Not met yet (issue 15 item 2): local stiffness and torque mode diverge within 0.4 s on flat ground at any step
+#: tried (1 ms … 0.25 ms); the 100 Hz outer loop sees a plant made fast by J_l = 1.52e-5 kg m² about every axis.
+DIVERGING = pytest.mark.xfail(strict=True, reason="diverges in MuJoCo (see DIVERGING)")
+
+
+@pytest.mark.parametrize("mode", ["position", pytest.param("stiffness", marks=DIVERGING), "tsc",
+                                  pytest.param("torque", marks=DIVERGING)])
+def test_every_sea_controller_mode_runs_on_the_3d_model(mode):
+    """Item 2: each mode of snake_core.controllers drives the MuJoCo robot at its control rate; the log carries
+    what the modules measure and the summary the numerical settings, joint roll and perturbation."""
+    over = {"stiffness": ["controller.stiffness=0.29"], "tsc": ["controller.stiffness=14.0"]}.get(mode, [])
+    log = _run("open-loop-flat-3d", f"controller.mode={mode}", *over)
+    assert log.status == "ok" and log.plane == "xz"
+    assert len(log.t) == 26 and np.isfinite(log.alpha).all() and np.isfinite(log.link_position).all()
+    assert log.tau == pytest.approx(log.robot.sea.stiffness[0] * (log.alpha - log.beta), abs=1e-12)
+    fields = log.summary_fields
+    assert fields["model"] == "mujoco" and fields["joint_roll"] == [0] * 5
+    assert fields["numerics"] == {"time_step": 0.001, "friction": 0.6, "solref": [0.02, 1.0],
+                                  "solimp": [0.9, 0.95, 0.001, 0.5, 2.0], "cone": "elliptic", "solver": "Newton",
+                                  "integrator": "implicitfast", "gravity": 9.81}
+    assert fields["perturbation"] == {"roll_deg": 2.0, "lateral_offset": 0.0, "joint_noise_deg": 1.0, "seed": 0}
+
+
+def test_the_actuator_is_the_motor_pd_4_39_with_its_feed_forward():
+    """MuJoCo's actuator force equals snake_core.actuator's U = −K_p(β − β_d) − K_D(β̇ − β̇_d)."""
+    setup = rt.build(load_scenario("open-loop-flat-3d"))
+    model, data = setup.model, setup.model.create_data()
+    mm.place(model, data, (0.0, 0.0, 0.05))
+    rng = np.random.default_rng(3)
+    data.mj.qvel[model.motor_dof] = rng.normal(size=5)
+    beta_d, beta_d_dot = rng.normal(size=5), rng.normal(size=5)
+    mm.command(model, data, beta_d, beta_d_dot)
+    mujoco.mj_forward(model.mj, data.mj)
+    u, _ = motor_pd(setup.robot).torque(mm.beta(model, data), mm.beta_dot(model, data), beta_d, beta_d_dot)
+    assert mm.motor_torque(data) == pytest.approx(u, rel=1e-12)
+
+
+def test_perturbation_is_deterministic_for_a_seed_and_sets_the_initial_roll():
+    a = _run("open-loop-flat-3d", "sim.perturbation.seed=4", duration=0.1)
+    b = _run("open-loop-flat-3d", "sim.perturbation.seed=4", duration=0.1)
+    c = _run("open-loop-flat-3d", "sim.perturbation.seed=5", duration=0.1)
+    assert np.array_equal(a.link_position, b.link_position)
+    assert not np.array_equal(a.alpha[0], c.alpha[0])
+    roll = _run("open-loop-flat-3d", "sim.perturbation.roll_deg=10", "sim.perturbation.joint_noise_deg=0",
+                duration=0.02)
+    assert np.degrees(roll.series["module_roll"][0]) == pytest.approx([10.0] * 6, abs=1e-9)
+
+
+def test_roll_over_fields_from_the_module_rolls():
+    t = np.array([0.0, 0.5, 1.0, 1.5])
+    roll = np.radians([[0, 1], [10, -30], [5, -61], [170, 0]])
+    assert rt.roll_over(t, roll) == {"max_roll_deg": pytest.approx(170.0), "rolled_over": True,
+                                     "time_of_roll_over_s": 1.0}
+    assert rt.roll_over(t, roll[:2].repeat(2, axis=0))["rolled_over"] is False
+
+
+@pytest.mark.parametrize(("override", "message"), [
+    ("model=moon", r"model = 'moon' is invalid: must be one of .*mujoco"),
+    ("sim.perturbation.roll_deg=90", r"sim\.perturbation\.roll_deg = 90 is invalid: must be in \[-45, 45\]"),
+    ("sim.perturbation.spin=1", r"sim\.perturbation\.spin = 1 is invalid: unknown field"),
+    ("robot.name=ariizumi10", r"robot\.name = 'ariizumi10' is invalid: the MuJoCo model needs a robot with SEAs"),
+    ("robot.joint_roll=45", r"robot\.joint_roll = 45 is invalid: must be 0, 90, alternate"),
+    ("contact.cone=round", r"contact\.cone = 'round' is invalid: must be one of elliptic, pyramidal"),
+    ("contact.solref=[0.02]", r"contact\.solref = \[0\.02\] is invalid: must be a list of 2 numbers"),
+])
+def test_bad_input_gets_one_error_naming_the_field(override, message):
+    with pytest.raises(ConfigError, match=message):
+        rt.build(load_scenario("tsc-obstacle-3d", [override]))
+
+
+def test_a_vertical_scenario_becomes_its_3d_run_with_one_set():
+    """The vertical model's Kelvin–Voigt contact fields are accepted (and do not act)."""
+    log = _run("pedal-wave", "model=mujoco", "sim.time_step=0.001", duration=0.2)
+    assert log.status == "ok" and log.summary_fields["max_roll_deg"] == pytest.approx(0.0, abs=1e-6)
+
+
+@pytest.mark.xfail(strict=True, reason="issue 15 item 3 not met yet: koopaee6's flat-ground speed in MuJoCo drifts "
+                   "with h (−3.3 cm/s at 1 ms, −0.45 cm/s at 0.5 ms over 10 s; 5 ms is unstable)")
+def test_reference_gait_speed_is_converged_in_the_step_and_the_contact_softness():
+    """Item 3: the reference gait's speed moves by ≤ 10 % from the scenario's step to half of it, and from the
+    chosen contact softness to one twice as stiff (half the solref time constant)."""
+    base = _run("pedal-wave", "model=mujoco", "sim.time_step=0.001", duration=6.0).average_speed
+    half = _run("pedal-wave", "model=mujoco", "sim.time_step=0.0005", duration=6.0).average_speed
+    stiff = _run("pedal-wave", "model=mujoco", "sim.time_step=0.001", "contact.solref=[0.01,1.0]",
+                 duration=6.0).average_speed
+    assert half == pytest.approx(base, rel=0.1)
+    assert stiff == pytest.approx(base, rel=0.1)
