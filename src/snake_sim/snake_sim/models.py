@@ -2,9 +2,9 @@
 
 Every model has a subpackage (``vertical/`` 002, ``planar/`` 004, ``pushing/`` 001, ``mujoco/`` 002 in 3-D)
 whose ``runtime`` module satisfies :class:`ModelRuntime`; the command line (``run``, ``compare``,
-``--check-step``) and the embedded simulator's ROS node (through :func:`snake_sim.stepping.stepper`) reach a model only through
-:func:`runtime_for`, so they hold no per-model branches. To add a model, give it a subpackage with such a
-runtime module and register it in :data:`MODELS`.
+``--check-step``) and the embedded simulator's ROS node (through :func:`snake_sim.stepping.stepper`) reach
+a model only through :func:`runtime_for`, so they hold no per-model branches. To add a model, give it a
+subpackage with such a runtime module and register it in :data:`MODELS`.
 """
 
 from __future__ import annotations
