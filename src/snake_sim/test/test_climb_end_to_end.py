@@ -107,6 +107,17 @@ def test_compare_writes_one_table_and_one_figure(tmp_path, capsys):
     assert json.loads((tmp_path / "tsc-flat" / "summary.json").read_text())["status"] == "ok"
 
 
+def test_compare_writes_the_same_summary_fields_as_run(tmp_path):
+    """A compared run's summary.json has its model's own fields (head tracking: errors, min R), as ``run`` writes."""
+    args = ["--duration", "0.5", "--quiet"]
+    assert main(["run", "head-tracking-pfl", *args, "--no-animation", "--out", str(tmp_path / "run")]) == 0
+    assert main(["compare", "head-tracking-pfl", *args, "--out", str(tmp_path / "cmp")]) == 0
+    ran = json.loads((tmp_path / "run" / "summary.json").read_text())
+    compared = json.loads((tmp_path / "cmp" / "head-tracking-pfl" / "summary.json").read_text())
+    assert "head_error_rms_m" in ran and set(compared) == set(ran)
+    assert compared["head_error_rms_m"] == ran["head_error_rms_m"]
+
+
 def test_compare_refuses_scenarios_on_different_worlds(tmp_path):
     with pytest.raises(ConfigError, match="one world"):
         load_compared(["pedal-wave", "tsc-obstacle"], ["sim.duration=1"])

@@ -66,8 +66,9 @@ def run(args: argparse.Namespace) -> int:
         used.add(label)
         print(f"[{i + 1}/{len(scenarios)}] {label}: {sc.duration:g} s on {world.name} ...", flush=True)
         start = time.perf_counter()
-        log = runtime_for(sc.model, sc.source).run_scenario(sc, progress=not args.quiet)
-        summary = summarize(log, time.perf_counter() - start, sc.name, world)
+        runtime = runtime_for(sc.model, sc.source)
+        log = runtime.run_scenario(sc, progress=not args.quiet)
+        summary = summarize(log, time.perf_counter() - start, sc.name, world, extra=runtime.summary_extra(log, sc))
         (args.out / label).mkdir(exist_ok=True)
         (args.out / label / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
         runs.append(ComparedRun(label, sc.section("controller").get("mode", "position"), log,
