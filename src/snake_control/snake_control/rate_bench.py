@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from snake_core.naming import joint_names, motor_names
-from snake_core.paths import data_dir
+from snake_core.locator import data_dir
 from snake_core.robot import load_robot
 
 from .graph import LAYOUTS, control_nodes, start, stop

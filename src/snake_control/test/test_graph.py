@@ -14,7 +14,7 @@ import yaml
 
 from snake_control.graph import control_nodes, sea_mode_params, simulator_node
 from snake_control.testing import lockstep_simulator
-from snake_core.paths import data_dir
+from snake_core.locator import data_dir
 from snake_sim.runtime import run_scenario
 from snake_sim.scenario import load_scenario
 
