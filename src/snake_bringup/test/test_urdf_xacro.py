@@ -519,16 +519,16 @@ def test_module_mesh_uri_resolves_for_each_back_end(hardware, make_urdf):
 
 @pytest.mark.parametrize("robot", ROBOTS)
 def test_urdf_names_are_snake_cores_shared_names(robot, make_urdf):
-    """/joint_states, the CAN bridge and the recordings use snake_core.naming; the URDF must agree."""
-    from snake_core import naming
+    """/joint_states, the CAN bridge and the recordings use snake_core.interface; the URDF must agree."""
+    from snake_core import interface
 
     r = load_robot(robot)
     root = ET.fromstring(make_urdf(robot))
     n = r.n_joints
     moving = sorted(name for name, j in _joints(root).items() if j.get("type") == "revolute")
-    expected = naming.motor_names(n) + naming.spring_names(n) if r.sea is not None else naming.joint_names(n)
+    expected = interface.motor_names(n) + interface.spring_names(n) if r.sea is not None else interface.joint_names(n)
     assert moving == sorted(expected)
     links = {link.get("name") for link in root.findall("link")}
-    assert {naming.link_name(i) for i in range(1, r.n_links + 1)} <= links
+    assert {interface.link_name(i) for i in range(1, r.n_links + 1)} <= links
     if r.sea is not None:
-        assert {naming.rotor_name(j) for j in range(1, n + 1)} <= links
+        assert {interface.rotor_name(j) for j in range(1, n + 1)} <= links

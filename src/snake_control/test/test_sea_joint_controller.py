@@ -37,9 +37,9 @@ def reference(ros, alpha_d=(0.2, -0.1, 0.4, 0.0, -0.3), alpha_d_dot=(1.0, 2.0, 3
 
 
 def make(ros, **params):
-    from snake_control.sea_joint_controller import SEAJointController
+    from snake_control.sea_joint_controller import SEAJointControllerNode
 
-    return ros.make(SEAJointController, **{"robot": "koopaee6", "rate": 100.0, "stale_timeout": 0.05, **params})
+    return ros.make(SEAJointControllerNode, **{"robot": "koopaee6", "rate": 100.0, "stale_timeout": 0.05, **params})
 
 
 def feed(ros, seconds, **kw):
@@ -151,9 +151,9 @@ def test_bad_parameters_fail_at_start_with_one_clear_message(ros, params, field)
 def test_mux_gathers_per_joint_commands_tail_to_head_and_holds_on_a_stale_joint(ros):
     from sensor_msgs.msg import JointState
 
-    from snake_control.motor_command_mux import MotorCommandMux
+    from snake_control.motor_command_mux import MotorCommandMuxNode
 
-    ros.make(MotorCommandMux, robot="koopaee6", rate=100.0, stale_timeout=0.05)
+    ros.make(MotorCommandMuxNode, robot="koopaee6", rate=100.0, stale_timeout=0.05)
 
     def send(values):
         for j, v in values.items():
@@ -200,9 +200,9 @@ def test_urdf_joint_names_from_joint_state_broadcaster_give_the_same_command(ros
 def test_mux_in_effort_mode_gathers_joint_torques_and_goes_limp_on_stale_input(ros):
     from sensor_msgs.msg import JointState
 
-    from snake_control.motor_command_mux import MotorCommandMux
+    from snake_control.motor_command_mux import MotorCommandMuxNode
 
-    ros.make(MotorCommandMux, robot="ariizumi10", mode="effort", rate=100.0, stale_timeout=0.05)
+    ros.make(MotorCommandMuxNode, robot="ariizumi10", mode="effort", rate=100.0, stale_timeout=0.05)
     n = 9
     torques = [0.01 * j for j in range(1, n + 1)]
     for _ in range(3):
@@ -250,9 +250,9 @@ def test_composed_node_holds_every_joint_when_one_is_not_finite(ros):
                                                       ("ariizumi10", "effort", "/joint_effort_controller/commands")])
 def test_mux_sends_nothing_before_the_first_complete_array(ros, robot, mode, topic):
     """A lock-stepped simulator would take any array for a step: before the controllers answer, none."""
-    from snake_control.motor_command_mux import MotorCommandMux
+    from snake_control.motor_command_mux import MotorCommandMuxNode
 
-    ros.make(MotorCommandMux, robot=robot, mode=mode, rate=100.0, stale_timeout=0.05)
+    ros.make(MotorCommandMuxNode, robot=robot, mode=mode, rate=100.0, stale_timeout=0.05)
     ros.advance(0.3)
     assert ros.messages(topic) == []
     assert ros.messages("/diagnostics")[-1].status[0].level == b"\x02"  # stale inputs reported all the same

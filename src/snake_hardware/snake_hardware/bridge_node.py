@@ -24,13 +24,13 @@ from std_msgs.msg import Float64MultiArray
 
 from snake_control.ros_interface import (
     COMMAND_QOS,
-    DIAGNOSTICS,
     SENSOR_QOS,
     declare,
     joint_state,
     now_seconds,
     run,
 )
+from snake_core.interface import DIAGNOSTICS
 from snake_core.robot import CAN_PROFILES, load_robot
 from snake_core.validation import ConfigError
 

@@ -29,6 +29,7 @@ from typing import Protocol
 import numpy as np
 from scipy.integrate import solve_ivp
 
+from snake_core.interface import plane_quaternion
 from snake_core.planar.convention import head_pose_to_world, reverse_joints
 from snake_core.planar.head_state import to_head_frame
 from snake_core.planar.model import compute_terms, forward_dynamics
@@ -38,7 +39,6 @@ from snake_core.vertical.kinematics import contact_points, link_angles
 
 from . import planar_runtime
 from .planar_runtime import ATOL, RTOL, PlanarSetup, blowup_status, initial_state, integration_method
-from .recording import plane_quaternion
 from .runtime import VerticalSetup, build
 from .scenario import Scenario
 
@@ -125,7 +125,7 @@ class VerticalStepper:
     def head(self) -> HeadSample:
         (position, theta), (velocity, rate) = self._tip, self._tip_rate
         forward, up = to_head_frame(velocity[0], velocity[2], theta)
-        # RunLog's "xz" plane: θ about −y (recording.plane_quaternion), so the head turns at −θ̇ about its y
+        # RunLog's "xz" plane: θ about −y (snake_core.interface.plane_quaternion), so the head turns at −θ̇ about its y
         return HeadSample(position, plane_quaternion("xz", np.array(theta)), np.array([forward, 0.0, up]),
                           np.array([0.0, -rate, 0.0]))
 
