@@ -81,6 +81,10 @@ MANIPULABILITY = "/manipulability"  # std_msgs/Float64MultiArray D, R, singular 
 MANIPULABILITY_MARKERS = "/manipulability/markers"  # visualization_msgs/MarkerArray
 DIAGNOSTICS = "/diagnostics"
 CLOCK = "/clock"
+#: The CAN bridge ⇄ topic_based_ros2_control (urdf/snake.urdf.xacro's joint_states_topic, joint_commands_topic):
+#: the joint states in the /joint_states layout, and β_d by motor_j.
+CAN_BRIDGE_JOINT_STATES = "/can_bridge/joint_states"
+CAN_BRIDGE_JOINT_COMMANDS = "/can_bridge/joint_commands"
 TF = "/tf"
 TF_STATIC = "/tf_static"
 
