@@ -179,18 +179,19 @@ class JointStateLayout:
         message, or a time series along the leading axes); β is required for SEA layouts, β̇ and U
         are NaN where not given."""
         alpha, alpha_dot, tau = (np.asarray(x, dtype=float) for x in (alpha, alpha_dot, tau))
-        if not self.sea:
-            return alpha, alpha_dot, tau
-        if beta is None:
-            raise ValueError("an SEA joint-state layout needs the motor angles β")
-        beta = np.asarray(beta, dtype=float)
-        unknown = np.full_like(beta, np.nan)
-        beta_dot = unknown if beta_dot is None else np.asarray(beta_dot, dtype=float)
-        motor_torque = unknown if motor_torque is None else np.asarray(motor_torque, dtype=float)
-        position = np.concatenate([alpha, beta, alpha - beta], axis=-1)
-        velocity = np.concatenate([alpha_dot, beta_dot, alpha_dot - beta_dot], axis=-1)
-        effort = np.concatenate([tau, motor_torque, tau], axis=-1)
-        return position, velocity, effort
+        position, velocity, effort = [alpha], [alpha_dot], [tau]
+        if self.sea:
+            if beta is None:
+                raise ValueError("an SEA joint-state layout needs the motor angles β")
+            beta = np.asarray(beta, dtype=float)
+            unknown = np.full_like(beta, np.nan)
+            beta_dot = unknown if beta_dot is None else np.asarray(beta_dot, dtype=float)
+            motor_torque = unknown if motor_torque is None else np.asarray(motor_torque, dtype=float)
+            position += [beta, alpha - beta]
+            velocity += [beta_dot, alpha_dot - beta_dot]
+            effort += [motor_torque, tau]
+        # new C-ordered arrays, whatever the inputs' strides (a message field is serialised from contiguous memory)
+        return tuple(np.ascontiguousarray(np.concatenate(x, axis=-1)) for x in (position, velocity, effort))
 
     def read(self, names: Sequence[str], position: Sequence[float], velocity: Sequence[float],
              effort: Sequence[float], stiffness: Sequence[float] | None = None) -> JointReading:

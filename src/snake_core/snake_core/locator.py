@@ -18,8 +18,10 @@ and the first source that gives one is used:
       Only a listed folder counts: an editable install lists none (setuptools installs no data files
       for it), so a copy left in ``.venv/share`` by an earlier install cannot shadow the workspace.
 3. The workspace the suite was installed from in editable mode (``pip install -e src/snake_core``):
-   two levels above the project folder that snake_core's PEP 610 ``direct_url.json`` names
-   (``<workspace>/src/snake_core``).
+   two levels above the project folder that the PEP 610 ``direct_url.json`` of the first editable
+   snake_core distribution on the path names (``<workspace>/src/snake_core``). Every snake_core
+   distribution on the path is asked, so a colcon build's copy of the package (``colcon test`` puts
+   it first) does not hide the editable install beside it.
 
 If none gives a data folder, :class:`DataNotFound` lists every place looked at and why it did not serve.
 """
@@ -73,17 +75,12 @@ def installed_share() -> Path | None:
 
 def editable_workspace() -> Path | None:
     """The workspace snake_core was installed from in editable mode (PEP 610 ``direct_url.json``, source 3)."""
-    try:
-        text = metadata.distribution(CORE_DISTRIBUTION).read_text("direct_url.json")
-    except metadata.PackageNotFoundError:
-        return None
-    if not text:
-        return None
-    direct = json.loads(text)
-    url = urlparse(direct.get("url", ""))
-    if url.scheme != "file" or not direct.get("dir_info", {}).get("editable", False):
-        return None
-    return (Path(unquote(url.path)) / PACKAGE_TO_WORKSPACE).resolve()
+    for dist in metadata.distributions(name=CORE_DISTRIBUTION):
+        direct = json.loads(dist.read_text("direct_url.json") or "{}")
+        url = urlparse(direct.get("url", ""))
+        if url.scheme == "file" and direct.get("dir_info", {}).get("editable", False):
+            return (Path(unquote(url.path)) / PACKAGE_TO_WORKSPACE).resolve()
+    return None
 
 
 def sources() -> list[tuple[str, Path | None]]:

@@ -74,6 +74,9 @@ def test_write_is_vectorised_over_time_and_unknown_motor_values_are_nan():
     assert position.shape == velocity.shape == effort.shape == (7, 3 * N)
     assert np.isnan(velocity[:, N:]).all() and np.isnan(effort[:, N:2 * N]).all()
     np.testing.assert_array_equal(effort[:, 2 * N:], tau)
+    # a Fortran-ordered array in: C-ordered copies out
+    rigid = JointStateLayout(N, sea=False).write(alpha.T.copy().T, alpha_dot, tau)
+    assert all(x.flags.c_contiguous for x in rigid) and not np.shares_memory(rigid[1], alpha_dot)
     with pytest.raises(ValueError, match="β"):
         JointStateLayout(N, sea=True).write(alpha, alpha_dot, tau)
 

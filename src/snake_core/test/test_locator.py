@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import filecmp
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -30,21 +32,27 @@ def fake_distribution(site: Path, name: str, record: list[str] = (), direct_url:
 
 @pytest.fixture
 def bare(monkeypatch, tmp_path):
-    """No variable, no ament prefix, and distributions (first on sys.path) that give no data folder."""
+    """No variable, no ament prefix, and only distributions that give no data folder on the path (the
+    test's own installs are taken off it)."""
     monkeypatch.delenv(locator.ENV_VAR, raising=False)
     monkeypatch.delenv("AMENT_PREFIX_PATH", raising=False)
     site = tmp_path / "site"
     fake_distribution(site, "snake_bringup")
     fake_distribution(site, "snake_core")
-    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setattr(sys, "path", [str(site)])
     return tmp_path
 
 
-def test_this_checkout_is_found_as_the_editable_workspace():
-    """The test environment (make install: pip install -e src/*) finds the workspace these tests run from."""
-    assert locator.data_dir().resolve() == Path(__file__).resolve().parents[3]
+def test_the_data_found_here_is_this_checkouts():
+    """Whichever source serves (the editable workspace under make test, the colcon install's share under
+    colcon test), it holds the files of the checkout these tests run from."""
+    checkout = Path(__file__).resolve().parents[3]
+    for name in ("config/robots/koopaee6.yaml", "worlds/stairs.sdf", "urdf/snake.urdf.xacro"):
+        assert filecmp.cmp(locator.data_dir() / name, checkout / name, shallow=False), name
     assert "koopaee6" in locator.robot_names() and "pedal-wave" in locator.scenario_names()
     assert locator.world_file("stairs") == locator.data_dir() / "worlds" / "stairs.sdf"
+    workspace = locator.editable_workspace()
+    assert workspace is None or workspace == checkout
 
 
 def test_environment_variable_names_the_folder_before_any_other_source(monkeypatch, tmp_path):
@@ -77,20 +85,24 @@ def test_share_listed_by_the_installed_distribution(bare, monkeypatch):
     share = data_folder(bare / "wheel" / "share" / "snake_bringup")
     (share / "package.xml").write_text("<package/>")
     fake_distribution(site, "snake_bringup", ["../../share/snake_bringup/package.xml"])
-    monkeypatch.syspath_prepend(str(site))
+    sys.path.insert(0, str(site))
     assert locator.data_dir() == share.resolve()
 
 
 def test_editable_install_names_the_workspace_and_an_unlisted_share_copy_cannot_shadow_it(bare, monkeypatch):
-    """An editable snake_bringup lists no share files: a stale share/snake_bringup beside it is ignored."""
+    """An editable snake_bringup lists no share files: a stale share/snake_bringup beside it is ignored; and a
+    non-editable snake_core first on the path does not hide the editable one."""
     workspace = data_folder(bare / "ws")
     site = bare / "venv" / "lib" / "site-packages"
-    data_folder(bare / "venv" / "share" / "snake_bringup")  # left over by an earlier install
+    stale = data_folder(bare / "venv" / "share" / "snake_bringup")  # left over by an earlier install
+    (stale / "package.xml").write_text("<package/>")
     fake_distribution(site, "snake_bringup", direct_url={"url": (workspace / "src/snake_bringup").as_uri(),
                                                          "dir_info": {"editable": True}})
     fake_distribution(site, "snake_core", direct_url={"url": (workspace / "src/snake_core").as_uri(),
                                                       "dir_info": {"editable": True}})
-    monkeypatch.syspath_prepend(str(site))
+    colcon = bare / "build" / "site-packages"  # a colcon build's snake_core copy, first on the path (colcon test)
+    fake_distribution(colcon, "snake_core")
+    sys.path[:0] = [str(colcon), str(site)]
     assert locator.data_dir() == workspace
 
 
@@ -98,7 +110,7 @@ def test_a_non_editable_direct_url_names_no_workspace(bare, monkeypatch):
     site = bare / "site2"
     fake_distribution(site, "snake_core", direct_url={"url": (data_folder(bare / "ws") / "src/snake_core").as_uri(),
                                                       "dir_info": {}})
-    monkeypatch.syspath_prepend(str(site))
+    sys.path.insert(0, str(site))
     assert locator.editable_workspace() is None
 
 
