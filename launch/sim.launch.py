@@ -56,15 +56,12 @@ from launch_ros.substitutions import FindPackageShare
 from snake_bringup.graph_nodes import launch_nodes
 from snake_control import graph
 from snake_core.controllers import CONTROLLER_MODES
+from snake_core.interface import GROUND_TRUTH_POSES, GROUND_TRUTH_QOS
 from snake_core.robot import load_robot
 
 PACKAGE = "snake_bringup"
 #: Gazebo model name of the robot (ros_gz_sim create -name): PosePublisher's topic /model/<name>/pose.
 MODEL = "snake"
-GROUND_TRUTH = "/ground_truth/poses"
-#: ROS-side history of the ground-truth bridge: PosePublisher sends every pose of an update at once
-#: (2 N − 1 links and the model: 12 for koopaee6); the bridge's default depth of 10 would drop some.
-GROUND_TRUTH_DEPTH = 100
 
 
 def snake_control_nodes(context, *args, **kwargs):
@@ -151,8 +148,11 @@ def generate_launch_description():
                  arguments=["/clock@rosgraph_msgs/msg/Clock[gz.msgs.Clock"]),
             Node(package="ros_gz_bridge", executable="parameter_bridge", name="ground_truth_bridge", output="screen",
                  arguments=[f"/model/{MODEL}/pose@geometry_msgs/msg/TransformStamped[gz.msgs.Pose"],
-                 remappings=[(f"/model/{MODEL}/pose", GROUND_TRUTH)],
-                 parameters=[{"qos_overrides": {GROUND_TRUTH: {"publisher": {"depth": GROUND_TRUTH_DEPTH}}}}]),
+                 remappings=[(f"/model/{MODEL}/pose", GROUND_TRUTH_POSES)],
+                 # ROS-side history as head_odometry's: PosePublisher sends every pose of an update at once (2 N − 1
+                 # links and the model: 12 for koopaee6); the bridge's default depth of 10 would drop some
+                 parameters=[{"qos_overrides": {GROUND_TRUTH_POSES: {"publisher": {
+                     "depth": GROUND_TRUTH_QOS.depth}}}}]),
             OpaqueFunction(function=gazebo_robot),
         ]),
         Node(package="robot_state_publisher", executable="robot_state_publisher", output="screen",

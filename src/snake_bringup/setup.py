@@ -1,9 +1,10 @@
-"""Installs the workspace's launch/, urdf/, worlds/ and config/ (two levels up) into share/snake_bringup,
-and the module that turns snake_control's graph into launch_ros Nodes.
+"""Installs the workspace's launch/, urdf/, worlds/ and config/ into share/snake_bringup, and the module
+that turns snake_control's graph into launch_ros Nodes.
 
-The sources are real files, listed relative to this package folder ("../../launch/sim.launch.py"), as
-colcon requires: it runs setup.py in this folder, or with --symlink-install in its build folder, where
-it links each data file's relative path to the source first.
+The workspace is ``../..`` from this package folder (``<workspace>/src/snake_bringup``). The sources are real
+files, listed relative to this package folder ("../../launch/sim.launch.py"), as colcon requires: it runs
+setup.py in this folder, or with --symlink-install in its build folder, where it links each data file's
+relative path to the source first (so the folder is this file's, links resolved, not the working directory).
 """
 
 import os
@@ -13,7 +14,8 @@ from setuptools import setup
 
 package_name = "snake_bringup"
 HERE = Path(__file__).resolve().parent
-WORKSPACE = HERE.parents[1]
+#: The workspace, relative to this package folder.
+WORKSPACE = os.path.join("..", "..")
 #: Workspace folders installed under share/snake_bringup/, file by file (hidden files and caches skipped).
 SHARED = ("launch", "urdf", "worlds", "config")
 
@@ -21,12 +23,12 @@ SHARED = ("launch", "urdf", "worlds", "config")
 def tree(folder: str) -> list[tuple[str, list[str]]]:
     """data_files entries that install WORKSPACE/``folder`` recursively under share/<package>/``folder``."""
     entries = []
-    for root, dirs, files in os.walk(WORKSPACE / folder):
+    for root, dirs, files in os.walk(HERE / WORKSPACE / folder):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
         found = sorted(os.path.relpath(os.path.join(root, f), HERE) for f in files
                        if not f.startswith(".") and not f.endswith(".pyc"))
         if found:
-            entries.append((os.path.join("share", package_name, os.path.relpath(root, WORKSPACE)), found))
+            entries.append((os.path.join("share", package_name, os.path.relpath(root, HERE / WORKSPACE)), found))
     return entries
 
 

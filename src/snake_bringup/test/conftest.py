@@ -81,7 +81,7 @@ def make_urdf() -> Callable[..., str]:
     """``make_urdf(robot="koopaee6", **xacro_args) -> URDF text``, through the PyPI xacro package."""
     import xacro
 
-    from snake_core import paths
+    from snake_core import locator
 
     def run(robot: str | Path = "koopaee6", **args: str) -> str:
         mappings = {k: str(v) for k, v in args.items()}
@@ -89,7 +89,7 @@ def make_urdf() -> Callable[..., str]:
             mappings["robot_file"] = str(robot.resolve())
         else:
             mappings["robot"] = robot
-        doc = xacro.process_file(str(paths.data_dir() / "urdf" / "snake.urdf.xacro"), mappings=mappings)
+        doc = xacro.process_file(str(locator.data_dir() / "urdf" / "snake.urdf.xacro"), mappings=mappings)
         return doc.toprettyxml(indent="  ")
 
     return run

@@ -16,7 +16,7 @@ import pytest
 import xacro
 import yaml
 
-from snake_core import paths
+from snake_core import locator
 from snake_core.robot import load_robot
 from snake_sim import worldgen
 from snake_sim.world import load_world
@@ -27,7 +27,7 @@ def _vertical():
     import snake_core.vertical as vertical
     return vertical
 
-ROBOTS = sorted(p.stem for p in (paths.data_dir() / "config" / "robots").glob("*.yaml"))
+ROBOTS = locator.robot_names()
 HARDWARE = ("mock", "gazebo", "real")
 HW_PLUGIN = {"mock": "mock_components/GenericSystem", "gazebo": "gz_ros2_control/GazeboSimSystem",
              "real": "topic_based_ros2_control/TopicBasedSystem"}
@@ -105,7 +105,7 @@ def test_total_mass_matches_the_vertical_model_including_rotors(make_urdf):
 
 
 def test_rotor_inertia_follows_the_robot_files_reading_of_4_36(make_urdf, tmp_path):
-    data = yaml.safe_load((paths.robot_file("koopaee6")).read_text())
+    data = yaml.safe_load((locator.robot_file("koopaee6")).read_text())
     data["actuator"]["rotor_inertia_model"] = "reflected"
     path = tmp_path / "reflected.yaml"
     path.write_text(yaml.safe_dump(data))
@@ -146,7 +146,7 @@ def test_description_carries_springs_friction_and_gazebo_damping_and_plugin_for_
 
 
 def test_anisotropic_friction_follows_the_robot_file(make_urdf, sdf_checker, tmp_path):
-    data = yaml.safe_load(paths.robot_file("koopaee6").read_text())
+    data = yaml.safe_load(locator.robot_file("koopaee6").read_text())
     data["friction"] = {"mu_t": 0.1, "mu_n": 0.9}  # wheeled / scaled links: slide along, grip across
     robot = tmp_path / "wheeled.yaml"
     robot.write_text(yaml.safe_dump(data))
@@ -191,7 +191,7 @@ def test_rigid_robot_has_one_torque_driven_joint_per_joint(make_urdf):
 
 @pytest.mark.parametrize("robot", ROBOTS)
 def test_controller_files_name_the_descriptions_joints(robot, make_urdf):
-    folder = paths.data_dir() / "config" / "controllers"
+    folder = locator.data_dir() / "config" / "controllers"
     for hardware, suffix in (("mock", ""), ("real", ""), ("gazebo", "_gz")):
         path = folder / f"{robot}{suffix}.yaml"
         if not path.is_file():
@@ -280,7 +280,7 @@ def test_link_side_kinematics_from_pinocchio_equal_snake_cores(robot, make_urdf)
 
 
 def _robot_variant(tmp_path: Path, n_links: int, link_length: float) -> Path:
-    data = yaml.safe_load(paths.robot_file("koopaee6").read_text())
+    data = yaml.safe_load(locator.robot_file("koopaee6").read_text())
     data["name"] = f"variant{n_links}"
     data["links"]["count"] = n_links
     data["links"]["length"] = link_length
@@ -325,7 +325,7 @@ def test_joint_roll_turns_joint_axes_between_pitch_and_yaw(roll, axes, make_urdf
 
 
 def _broken(tmp_path: Path, edit) -> Path:
-    data = yaml.safe_load(paths.robot_file("koopaee6").read_text())
+    data = yaml.safe_load(locator.robot_file("koopaee6").read_text())
     edit(data)
     path = tmp_path / "broken.yaml"
     path.write_text(yaml.safe_dump(data))
@@ -379,7 +379,7 @@ def test_bad_xacro_argument_fails_naming_it(arg, value, message, make_urdf):
 
 def test_module_mesh_is_a_unit_regular_octagonal_prism():
     """002 §3.4: octagonal cross-section; scaled to (2l, width, width) in the URDF."""
-    data = (paths.data_dir() / "urdf" / "meshes" / "octagonal_module.stl").read_bytes()  # binary STL (MuJoCo)
+    data = (locator.data_dir() / "urdf" / "meshes" / "octagonal_module.stl").read_bytes()  # binary STL (MuJoCo)
     facets = np.frombuffer(data, np.dtype([("n", "<f4", 3), ("v", "<f4", (3, 3)), ("a", "<u2")]), offset=84)
     vertices = facets["v"].reshape(-1, 3).astype(float)
     assert len(vertices) == 3 * 28  # 8 sides × 2 + 2 caps × 6 triangles
@@ -394,7 +394,7 @@ def test_gazebo_controllers_file_is_resolved_to_an_existing_absolute_path(make_u
     root = ET.fromstring(make_urdf("koopaee6", hardware="gazebo"))
     params = Path(root.find("gazebo/plugin/parameters").text)
     assert params.is_absolute() and params.is_file()
-    assert params.resolve() == (paths.data_dir() / "config" / "controllers" / "koopaee6_gz.yaml").resolve()
+    assert params.resolve() == (locator.data_dir() / "config" / "controllers" / "koopaee6_gz.yaml").resolve()
 
 
 def _velocity_map(model: pin.Model, vm, q: np.ndarray) -> np.ndarray:
@@ -421,7 +421,7 @@ def test_urdf_inertia_equals_snake_cores_mass_matrix_plus_the_rotor_terms_4_36_d
     """Pinocchio's CRBA of the URDF, mapped to 002's coordinates, is 𝕄 of (4.35) as snake_core builds
     it, plus exactly the rotor coupling 𝕊_1, 𝕊_2 that the reading "the rotor's angular velocity is only
     its own" (4.36) drops: the URDF rotor turns at θ̇_j − β̇_j, snake_core's at β̇_j."""
-    data = yaml.safe_load(paths.robot_file("koopaee6").read_text())
+    data = yaml.safe_load(locator.robot_file("koopaee6").read_text())
     data["actuator"]["rotor_inertia_model"] = reading
     path = tmp_path / f"{reading}.yaml"
     path.write_text(yaml.safe_dump(data))
@@ -511,7 +511,7 @@ def test_module_mesh_uri_resolves_for_each_back_end(hardware, make_urdf):
     (uri,) = uris
     if hardware == "gazebo":
         assert uri.startswith("file:///")
-        assert Path(uri[len("file://"):]).resolve() == (paths.data_dir() / "urdf" / "meshes" /
+        assert Path(uri[len("file://"):]).resolve() == (locator.data_dir() / "urdf" / "meshes" /
                                                          "octagonal_module.stl").resolve()
     else:
         assert uri == "package://snake_bringup/urdf/meshes/octagonal_module.stl"
@@ -519,16 +519,16 @@ def test_module_mesh_uri_resolves_for_each_back_end(hardware, make_urdf):
 
 @pytest.mark.parametrize("robot", ROBOTS)
 def test_urdf_names_are_snake_cores_shared_names(robot, make_urdf):
-    """/joint_states, the CAN bridge and the recordings use snake_core.naming; the URDF must agree."""
-    from snake_core import naming
+    """/joint_states, the CAN bridge and the recordings use snake_core.interface; the URDF must agree."""
+    from snake_core import interface
 
     r = load_robot(robot)
     root = ET.fromstring(make_urdf(robot))
     n = r.n_joints
     moving = sorted(name for name, j in _joints(root).items() if j.get("type") == "revolute")
-    expected = naming.motor_names(n) + naming.spring_names(n) if r.sea is not None else naming.joint_names(n)
+    expected = interface.motor_names(n) + interface.spring_names(n) if r.sea is not None else interface.joint_names(n)
     assert moving == sorted(expected)
     links = {link.get("name") for link in root.findall("link")}
-    assert {naming.link_name(i) for i in range(1, r.n_links + 1)} <= links
+    assert {interface.link_name(i) for i in range(1, r.n_links + 1)} <= links
     if r.sea is not None:
-        assert {naming.rotor_name(j) for j in range(1, n + 1)} <= links
+        assert {interface.rotor_name(j) for j in range(1, n + 1)} <= links

@@ -10,17 +10,17 @@ import xml.etree.ElementTree as ET
 import pytest
 import yaml
 
-from snake_core import paths
+from snake_core import locator
 from snake_sim import worldgen
 from snake_sim.world import load_world
 
-WORLDS = sorted(p.stem for p in (paths.data_dir() / "worlds").glob("*.sdf"))
+WORLDS = locator.world_names()
 GZ_SYSTEMS = {"gz::sim::systems::Physics", "gz::sim::systems::UserCommands", "gz::sim::systems::SceneBroadcaster"}
 
 
 @pytest.mark.parametrize("name", WORLDS)
 def test_world_is_accepted_by_libsdformat_and_read_alike_by_the_simulator(name, sdf_checker):
-    path = paths.world_file(name)
+    path = locator.world_file(name)
     rep = sdf_checker(path)
     assert rep.returncode == 0 and not rep.errors, rep.errors
     world = load_world(name)
@@ -41,7 +41,7 @@ def test_world_is_accepted_by_libsdformat_and_read_alike_by_the_simulator(name, 
 def test_obstacle_friction_is_read_alike_by_libsdformat_and_the_simulator(name, sdf_checker):
     """Every static box (obstacle, step) carries its μ in SDF's <surface><friction><ode> (isotropic), and
     libsdformat reads the μ the simulator uses (snake_sim.world); worlds/ files carry 002 §4.6's μ_c = 0.6."""
-    rep = sdf_checker(paths.world_file(name))
+    rep = sdf_checker(locator.world_file(name))
     world = load_world(name)
     ours = {b.friction for b in world.static_boxes}
     assert None not in ours, f"{name}: a static box without <surface><friction><ode><mu>"
@@ -72,7 +72,7 @@ def test_a_box_with_a_top_plate_passes_libsdformat_with_each_collisions_friction
 
 @pytest.mark.parametrize("name", WORLDS)
 def test_world_is_sdf_1_9_with_the_gz_systems_it_needs(name):
-    root = ET.parse(paths.world_file(name)).getroot()
+    root = ET.parse(locator.world_file(name)).getroot()
     assert root.get("version") == "1.9"
     plugins = {p.get("name") for p in root.find("world").findall("plugin")}
     assert GZ_SYSTEMS <= plugins
@@ -81,7 +81,7 @@ def test_world_is_sdf_1_9_with_the_gz_systems_it_needs(name):
 @pytest.mark.parametrize("stem", sorted(worldgen.SHIPPED))
 def test_generated_worlds_are_up_to_date_with_the_generator(stem):
     """worlds/<stem>.sdf is what `snake-sim world shipped` writes (so the constants in worldgen rule)."""
-    assert paths.world_file(stem).read_text() == worldgen.SHIPPED[stem](), (
+    assert locator.world_file(stem).read_text() == worldgen.SHIPPED[stem](), (
         f"worlds/{stem}.sdf is stale: run `snake-sim world shipped`")
 
 
@@ -112,7 +112,7 @@ def test_pushing_world_has_a_free_object_of_kappa_link_masses_beside_the_tail_li
     world = load_world("pushing")
     assert world.static_boxes == ()
     (obj,) = world.boxes
-    root = ET.parse(paths.world_file("pushing")).getroot()
+    root = ET.parse(locator.world_file("pushing")).getroot()
     model = next(m for m in root.iter("model") if m.get("name") == obj.name)
     assert model.findtext("static") == "false"
     assert float(model.findtext("link/inertial/mass")) == pytest.approx(100 * 1.0)  # κ m, 001 Table 1 / Fig. 4
@@ -143,7 +143,7 @@ def test_every_world_a_scenario_names_exists_and_starts_the_robot_clear_of_its_o
     front of every static box of its world, never inside one."""
     from snake_core.robot import load_robot
 
-    for scenario in sorted((paths.data_dir() / "config" / "scenarios").glob("*.yaml")):
+    for scenario in sorted((locator.data_dir() / "config" / "scenarios").glob("*.yaml")):
         data = yaml.safe_load(scenario.read_text())
         for name in _world_names(data):
             world = load_world(name)

@@ -24,13 +24,14 @@ from sensor_msgs.msg import JointState
 
 from snake_core.gaits import GAIT_MODULES, make_gait
 from snake_core.gaits.base import Gait
-from snake_core.naming import joint_names
+from snake_core.gaits.pedal_wave import MAX_PHASE_SHIFT, REFERENCE_GAIT
+from snake_core.gaits.serpenoid import MAX_FREQUENCY, MAX_WINDING_ANGLE
+from snake_core.interface import GAIT_REFERENCE, joint_names
 from snake_core.robot import load_robot
 from snake_core.validation import ConfigError
 
 from .ros_interface import (
     COMMAND_QOS,
-    GAIT_REFERENCE,
     OK,
     Diagnostics,
     Elapsed,
@@ -43,13 +44,14 @@ from .ros_interface import (
 
 SOURCE = "gait_generator parameters"
 
-#: Gait parameters with a typed default (002 §5 reference experiment: A = π/6, ω = π, φ = −2π/5).
+#: Gait parameters with a typed default (002 §5 reference experiment: A = π/6, ω = π, φ = −2π/5) and range.
 GAIT_DEFAULTS = {
-    "amplitude": (0.5235987755982988, "A [rad] (pedal wave, 002 (4.38)) or winding angle α (serpenoid, 004 (43))",
-                  0.0, 1.5707963267948966),
-    "frequency": (3.141592653589793, "ω [rad/s] (002 (4.38)) or v (004 (43))", -50.0, 50.0),
-    "phase_shift": (-1.2566370614359172, "φ [rad] between neighbouring joints (pedal wave, 002 (4.38))",
-                    -6.283185307179586, 6.283185307179586),
+    "amplitude": (REFERENCE_GAIT["amplitude"], "A [rad] (pedal wave, 002 (4.38)) or winding angle α (serpenoid, "
+                  "004 (43))", 0.0, MAX_WINDING_ANGLE),
+    "frequency": (REFERENCE_GAIT["frequency"], "ω [rad/s] (002 (4.38)) or v (004 (43))", -MAX_FREQUENCY,
+                  MAX_FREQUENCY),
+    "phase_shift": (REFERENCE_GAIT["phase_shift"], "φ [rad] between neighbouring joints (pedal wave, 002 (4.38))",
+                    -MAX_PHASE_SHIFT, MAX_PHASE_SHIFT),
 }
 #: Parameters of other gaits, unset unless given (the gait module says when one is required).
 GAIT_OPTIONAL = {
@@ -73,7 +75,7 @@ def build_gait(gait_type: str, n_joints: int, values: dict, source: str) -> Gait
             del params[key]
 
 
-class GaitGenerator(Node):
+class GaitGeneratorNode(Node):
     def __init__(self, **kwargs) -> None:
         super().__init__("gait_generator", **kwargs)
         robot = load_robot(declare(self, "robot", "koopaee6", "robot file config/robots/<robot>.yaml",
@@ -122,7 +124,7 @@ class GaitGenerator(Node):
 
 
 def main(args: Sequence[str] | None = None) -> int:
-    return run(GaitGenerator, args)
+    return run(GaitGeneratorNode, args)
 
 
 if __name__ == "__main__":  # pragma: no cover

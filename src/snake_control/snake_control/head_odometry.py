@@ -27,15 +27,13 @@ from geometry_msgs.msg import TransformStamped
 from nav_msgs.msg import Odometry
 from rclpy.node import Node
 
-from snake_core.naming import link_name
-from snake_core.planar.head_state import HeadPose, compose, head_tip_pose, head_twist
+from snake_core.interface import GROUND_TRUTH_POSES, HEAD_ODOMETRY, HEAD_TIP_FRAME, WORLD_FRAME, compose, link_name
+from snake_core.planar.head_state import HeadPose, head_tip_pose, head_twist
 from snake_core.robot import load_robot
 
 from .ros_interface import (
     ERROR,
-    GROUND_TRUTH_POSES,
     GROUND_TRUTH_QOS,
-    HEAD_ODOMETRY,
     OK,
     SENSOR_QOS,
     Diagnostics,
@@ -48,7 +46,7 @@ from .ros_interface import (
 )
 
 
-class HeadOdometry(Node):
+class HeadOdometryNode(Node):
     def __init__(self, **kwargs) -> None:
         super().__init__("head_odometry", **kwargs)
         robot = load_robot(declare(self, "robot", "koopaee6", "robot file config/robots/<robot>.yaml (head link "
@@ -58,9 +56,9 @@ class HeadOdometry(Node):
         head = declare(self, "head_link", link_name(robot.n_links), "head link (default link_N of the robot file)",
                        read_only=True)
         self.head_frame = f"{self.model}/{head}"
-        self.world_frame = declare(self, "world_frame", "world", "header.frame_id of /head/odometry",
+        self.world_frame = declare(self, "world_frame", WORLD_FRAME, "header.frame_id of /head/odometry",
                                    read_only=True)
-        self.child_frame = declare(self, "child_frame", "head_tip", "child_frame_id of /head/odometry",
+        self.child_frame = declare(self, "child_frame", HEAD_TIP_FRAME, "child_frame_id of /head/odometry",
                                    read_only=True)
         timeout = declare(self, "stale_timeout", 0.1, "ground truth older than this [s] is reported stale",
                           low=0.001, high=10.0, read_only=True)
@@ -125,7 +123,7 @@ class HeadOdometry(Node):
 
 
 def main(args: Sequence[str] | None = None) -> int:
-    return run(HeadOdometry, args)
+    return run(HeadOdometryNode, args)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -27,11 +27,19 @@ import numpy as np
 from nav_msgs.msg import Odometry, Path
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, QoSProfile
 from sensor_msgs.msg import JointState
 
 from snake_core.gaits import make_gait
-from snake_core.naming import joint_names
+from snake_core.gaits.serpenoid import HEAD_TRACKING_GAIT, MAX_FREQUENCY, MAX_WINDING_ANGLE
+from snake_core.interface import (
+    HEAD_ODOMETRY,
+    HEAD_REFERENCE,
+    JOINT_STATES,
+    TORQUE_REFERENCE,
+    JointReading,
+    JointStateLayout,
+    joint_names,
+)
 from snake_core.planar.convention import (
     free_joints_from_suite,
     q_from_world,
@@ -48,23 +56,19 @@ from snake_core.validation import ConfigError
 from .ros_interface import (
     COMMAND_QOS,
     ERROR,
-    HEAD_ODOMETRY,
-    HEAD_REFERENCE,
-    JOINT_STATES,
+    LATCHED_QOS,
     OK,
     SENSOR_QOS,
-    TORQUE_REFERENCE,
     Diagnostics,
     Elapsed,
     InputFreshness,
     all_finite,
     declare,
     joint_state,
-    joint_state_fields,
     now_seconds,
     odometry_planar,
+    read_joint_states,
     run,
-    sea_joint,
     seconds,
     yaw,
 )
@@ -73,12 +77,10 @@ from .ros_interface import (
 TRACKERS = {"pfl": (PartialFeedbackLinearisation, PFLGains), "lyapunov": (LyapunovTracker, LyapunovGains)}
 GAIN_NAMES = {mode: tuple(p for p in inspect.signature(gains.diagonal).parameters if p != "n_joints")
               for mode, (_tracker, gains) in TRACKERS.items()}
-#: /head/reference is sent once and kept: a late-joining controller still receives it.
-REFERENCE_QOS = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 SOURCE = "head_tracking_controller parameters"
 
 
-class HeadTrackingController(Node):
+class HeadTrackingControllerNode(Node):
     def __init__(self, **kwargs) -> None:
         super().__init__("head_tracking_controller", **kwargs)
         robot = load_robot(declare(self, "robot", "ariizumi10", "robot file config/robots/<robot>.yaml",
@@ -89,11 +91,13 @@ class HeadTrackingController(Node):
         mode = declare(self, "controller.mode", "pfl", "head tracker of 004 §6", choices=tuple(TRACKERS),
                        read_only=True)
         # 004 (81): serpenoid α = π/3, v = 0.18, T_s = 1
-        shape = {"amplitude": declare(self, "gait.amplitude", 1.0471975511965976, "serpenoid winding angle α [rad]",
-                                      low=0.0, high=1.5707963267948966, read_only=True),
-                 "frequency": declare(self, "gait.frequency", 0.18, "serpenoid v [rad/s]", low=-50.0, high=50.0,
+        shape = {"amplitude": declare(self, "gait.amplitude", HEAD_TRACKING_GAIT["amplitude"],
+                                      "serpenoid winding angle α [rad]", low=0.0, high=MAX_WINDING_ANGLE,
                                       read_only=True),
-                 "periods": declare(self, "gait.periods", 1.0, "serpenoid T_s", low=0.0, read_only=True)}
+                 "frequency": declare(self, "gait.frequency", HEAD_TRACKING_GAIT["frequency"], "serpenoid v [rad/s]",
+                                      low=-MAX_FREQUENCY, high=MAX_FREQUENCY, read_only=True),
+                 "periods": declare(self, "gait.periods", HEAD_TRACKING_GAIT["periods"], "serpenoid T_s", low=0.0,
+                                    read_only=True)}
         gains = {}
         for name in sorted({g for names in GAIN_NAMES.values() for g in names}):
             value = self.declare_parameter(f"controller.{name}", None, ParameterDescriptor(
@@ -114,23 +118,23 @@ class HeadTrackingController(Node):
                                      free_joints_from_suite(list(free), robot.n_links))
         self.names = joint_names(robot.n_joints)
         self._stiffness = robot.sea.stiffness if robot.sea is not None else None
-        self._joints: list[tuple[float, float, float, float]] | None = None
+        self._layout = JointStateLayout(robot.n_joints, sea=robot.sea is not None)
+        self._joints: JointReading | None = None
         self._odometry: tuple[float, ...] | None = None
         self.reference = None
         self._fresh = InputFreshness(self, timeout)
         self._elapsed = Elapsed(self)
         self.create_subscription(JointState, JOINT_STATES, self._on_joint_states, SENSOR_QOS)
         self.create_subscription(Odometry, HEAD_ODOMETRY, self._on_odometry, SENSOR_QOS)
-        self.create_subscription(Path, HEAD_REFERENCE, self._on_reference, REFERENCE_QOS)
+        self.create_subscription(Path, HEAD_REFERENCE, self._on_reference, LATCHED_QOS)
         self._pub = self.create_publisher(JointState, TORQUE_REFERENCE, COMMAND_QOS)
         self._diag = Diagnostics(self, "head_tracking")
         self.create_timer(1.0 / rate, self._tick)
 
     def _on_joint_states(self, msg: JointState) -> None:
-        fields = joint_state_fields(msg)
-        joints = [sea_joint(fields, j, self._stiffness) for j in range(1, len(self.names) + 1)]
-        if all(v is not None for v in joints):
-            self._joints = joints
+        reading = read_joint_states(msg, self._layout, self._stiffness)
+        if reading.found.all():
+            self._joints = reading
             self._fresh.mark("joint_states")
 
     def _on_odometry(self, msg: Odometry) -> None:
@@ -152,8 +156,7 @@ class HeadTrackingController(Node):
             self._diag.report(ERROR, "no torque: " + ("stale input: " + ", ".join(stale) if stale
                                                        else "no /head/reference received"))
             return
-        alpha = np.array([j[0] for j in self._joints])
-        alpha_dot = np.array([j[1] for j in self._joints])
+        alpha, alpha_dot = self._joints.alpha, self._joints.alpha_dot
         x, y, heading, vx, vy, heading_rate = self._odometry
         if not (all_finite(alpha) and all_finite(alpha_dot) and all_finite(self._odometry)):
             self._diag.report(ERROR, "no torque: non-finite input (NaN or inf) in joint states or odometry")
@@ -168,7 +171,7 @@ class HeadTrackingController(Node):
 
 
 def main(args: Sequence[str] | None = None) -> int:
-    return run(HeadTrackingController, args)
+    return run(HeadTrackingControllerNode, args)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -28,6 +28,16 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import ColorRGBA, Float64MultiArray, MultiArrayDimension
 from visualization_msgs.msg import Marker, MarkerArray
 
+from snake_core.interface import (
+    ELLIPSE_MARKER_COLOR,
+    ELLIPSE_MARKER_NS,
+    ELLIPSE_MARKER_THICKNESS,
+    HEAD_TIP_FRAME,
+    JOINT_STATES,
+    MANIPULABILITY,
+    MANIPULABILITY_MARKERS,
+    JointStateLayout,
+)
 from snake_core.planar.convention import free_joints_from_suite, q_from_world
 from snake_core.planar.ellipse import DEFAULT_MARKER_SCALE, head_acceleration_ellipse
 from snake_core.planar.manipulability import DEFAULT_R_THRESHOLD, ManipulabilityMonitor
@@ -37,9 +47,6 @@ from snake_core.robot import load_robot
 from .ros_interface import (
     COMMAND_QOS,
     ERROR,
-    JOINT_STATES,
-    MANIPULABILITY,
-    MANIPULABILITY_MARKERS,
     OK,
     SENSOR_QOS,
     WARN,
@@ -48,18 +55,13 @@ from .ros_interface import (
     all_finite,
     declare,
     floats,
-    joint_state_fields,
     quaternion_about_z,
+    read_joint_states,
     run,
-    sea_joint,
 )
 
-#: Frame of the marker: the head tip of urdf/snake.urdf.xacro (x along the head link).
-HEAD_FRAME = "head_tip"
 #: Label of the /manipulability array (one dimension).
 LAYOUT = "D, R, sigma_1..k (ellipsoid semi-axes), lambda_1..k (singular values of H12)"
-#: Out-of-plane thickness of the displayed ellipse [m].
-MARKER_THICKNESS = 0.002
 
 
 class ManipulabilityMonitorNode(Node):
@@ -82,6 +84,7 @@ class ManipulabilityMonitorNode(Node):
                 dynamic_typing=True, read_only=True)).value or []
         self.n_joints = robot.n_joints
         self._stiffness = robot.sea.stiffness if robot.sea is not None else None
+        self._layout = JointStateLayout(robot.n_joints, sea=robot.sea is not None)
         # validated by snake_core (n ≥ 4, n ≥ 5 with a free joint, indices in range)
         self.monitor = ManipulabilityMonitor(build_model(robot), threshold,
                                              free_joints_from_suite(list(free), robot.n_links))
@@ -94,22 +97,21 @@ class ManipulabilityMonitorNode(Node):
         self.create_timer(1.0 / rate, self._tick)
 
     def _on_joint_states(self, msg: JointState) -> None:
-        fields = joint_state_fields(msg)
-        joints = [sea_joint(fields, j, self._stiffness) for j in range(1, self.n_joints + 1)]
-        if all(v is not None for v in joints):
-            self._alpha = [v[0] for v in joints]
+        reading = read_joint_states(msg, self._layout, self._stiffness)
+        if reading.found.all():
+            self._alpha = list(reading.alpha)
             self._fresh.mark("joint_states")
 
     def _marker(self, semi_axes: Sequence[float], angle: float) -> MarkerArray:
-        marker = Marker(ns="manipulability", id=0, type=Marker.SPHERE, action=Marker.ADD)
-        marker.header.frame_id = HEAD_FRAME
+        marker = Marker(ns=ELLIPSE_MARKER_NS, id=0, type=Marker.SPHERE, action=Marker.ADD)
+        marker.header.frame_id = HEAD_TIP_FRAME
         marker.header.stamp = self.get_clock().now().to_msg()
         marker.pose.position = Point(x=0.0, y=0.0, z=0.0)
         marker.pose.orientation = quaternion_about_z(angle)
         major, minor = floats(semi_axes)
         marker.scale = Vector3(x=2.0 * self.marker_scale * major, y=2.0 * self.marker_scale * minor,
-                               z=MARKER_THICKNESS)
-        marker.color = ColorRGBA(r=0.1, g=0.6, b=0.9, a=0.5)
+                               z=ELLIPSE_MARKER_THICKNESS)
+        marker.color = ColorRGBA(**dict(zip("rgba", ELLIPSE_MARKER_COLOR, strict=True)))
         return MarkerArray(markers=[marker])
 
     def _tick(self) -> None:

@@ -24,17 +24,20 @@ from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
-from snake_core.naming import joint_names, motor_names
+from snake_core.interface import (
+    JOINT_EFFORT_COMMANDS,
+    MOTOR_COMMANDS,
+    MOTOR_POSITION_COMMANDS,
+    TORQUE_REFERENCE,
+    joint_names,
+    motor_names,
+)
 from snake_core.robot import load_robot
 
 from .ros_interface import (
     COMMAND_QOS,
     ERROR,
-    JOINT_EFFORT_COMMANDS,
-    MOTOR_COMMANDS,
-    MOTOR_POSITION_COMMANDS,
     OK,
-    TORQUE_REFERENCE,
     Diagnostics,
     InputFreshness,
     all_finite,
@@ -51,7 +54,7 @@ MODES = {
 }
 
 
-class MotorCommandMux(Node):
+class MotorCommandMuxNode(Node):
     def __init__(self, **kwargs) -> None:
         super().__init__("motor_command_mux", **kwargs)
         robot = load_robot(declare(self, "robot", "koopaee6", "robot file config/robots/<robot>.yaml",
@@ -105,7 +108,7 @@ class MotorCommandMux(Node):
 
 
 def main(args: Sequence[str] | None = None) -> int:
-    return run(MotorCommandMux, args)
+    return run(MotorCommandMuxNode, args)
 
 
 if __name__ == "__main__":  # pragma: no cover

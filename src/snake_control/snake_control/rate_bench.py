@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from snake_core.naming import joint_names, motor_names
-from snake_core.paths import data_dir
+from snake_core.interface import JOINT_STATES, MOTOR_COMMANDS, MOTOR_POSITION_COMMANDS, JointStateLayout, motor_names
+from snake_core.locator import data_dir
 from snake_core.robot import load_robot
 
 from .graph import LAYOUTS, control_nodes, start, stop
@@ -36,9 +36,11 @@ def measure(robot: str, layout: str, rate: float, window: float, settle: float) 
     """One run: counts and inter-arrival statistics over ``window`` s, ``settle`` s after the first command."""
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
-    from rclpy.qos import QoSProfile, qos_profile_sensor_data
+    from rclpy.qos import QoSProfile
     from sensor_msgs.msg import JointState
     from std_msgs.msg import Float64MultiArray
+
+    from .ros_interface import SENSOR_QOS, floats
 
     n = load_robot(robot).n_joints
     with tempfile.TemporaryDirectory() as tmp:
@@ -67,15 +69,16 @@ def measure(robot: str, layout: str, rate: float, window: float, settle: float) 
                 for name in msg.name:
                     sent[name] += 1
 
-        node.create_subscription(Float64MultiArray, "/motor_position_controller/commands", on_array,
-                                 QoSProfile(depth=100))
+        node.create_subscription(Float64MultiArray, MOTOR_POSITION_COMMANDS, on_array, QoSProfile(depth=100))
         if layout == "per_joint":
-            node.create_subscription(JointState, "/sea/motor_commands", on_joint, QoSProfile(depth=100))
-        states = node.create_publisher(JointState, "/joint_states", qos_profile_sensor_data)
-        names = joint_names(n) + motor_names(n)
+            node.create_subscription(JointState, MOTOR_COMMANDS, on_joint, QoSProfile(depth=100))
+        states = node.create_publisher(JointState, JOINT_STATES, SENSOR_QOS)
+        joint_states = JointStateLayout(n, sea=True)
+        zero = np.zeros(n)
+        position, velocity, effort = (floats(x) for x in joint_states.write(zero, zero, zero, zero, zero, zero))
 
         def publish_states() -> None:
-            msg = JointState(name=names, position=[0.0] * (2 * n), velocity=[0.0] * (2 * n), effort=[0.0] * (2 * n))
+            msg = JointState(name=joint_states.names, position=position, velocity=velocity, effort=effort)
             msg.header.stamp = node.get_clock().now().to_msg()
             states.publish(msg)
 

@@ -1,7 +1,8 @@
-"""What every node of the suite shares: the topic table of DESIGN.md, QoS, parameter declaration
-with typed ranges, message conversion, input freshness and /diagnostics reporting.
+"""What every node of the suite shares: rclpy's QoS profiles of snake_core.interface's, parameter
+declaration with typed ranges, message conversion, input freshness and /diagnostics reporting.
 
-Only message conversion lives here; every number a node computes comes from snake_core.
+Topic names, the /joint_states layout and the pose helpers are snake_core.interface's; only message
+conversion lives here; every number a node computes comes from snake_core.
 """
 
 from __future__ import annotations
@@ -19,34 +20,28 @@ from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescri
 from rclpy.exceptions import ParameterException
 from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
-from rclpy.qos import QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, MultiArrayDimension
 
-from snake_core.naming import joint_name, motor_name, sea_from_urdf, spring_name
-from snake_core.planar.head_state import HeadPose, Pose3
+from snake_core import interface
+from snake_core.interface import DIAGNOSTICS, JointReading, JointStateLayout, Pose3, heading, plane_quaternion, rotation
+from snake_core.planar.head_state import HeadPose
 from snake_core.validation import ConfigError, choice
 
-# DESIGN.md "ROS 2 interface" (the per-joint /sea/motor_commands is ours, see README "ROS 2 nodes").
-JOINT_STATES = "/joint_states"
-GAIT_REFERENCE = "/gait/reference"
-TORQUE_REFERENCE = "/sea/torque_reference"
-MOTOR_COMMANDS = "/sea/motor_commands"  # each sea_joint_controller: JointState, name motor_j, β_d, β̇_d
-MOTOR_POSITION_COMMANDS = "/motor_position_controller/commands"  # Float64MultiArray β_d tail → head
-JOINT_EFFORT_COMMANDS = "/joint_effort_controller/commands"  # rigid-joint robots: Float64MultiArray τ
-HEAD_ODOMETRY = "/head/odometry"
-GROUND_TRUTH_POSES = "/ground_truth/poses"  # Gazebo's PosePublisher via ros_gz_bridge: TransformStamped per pose
-HEAD_REFERENCE = "/head/reference"
-MANIPULABILITY = "/manipulability"
-MANIPULABILITY_MARKERS = "/manipulability/markers"
-DIAGNOSTICS = "/diagnostics"
 
-#: Measurements from hardware/Gazebo: best effort keeps only fresh samples and matches any publisher.
-SENSOR_QOS = qos_profile_sensor_data
-#: Gazebo's ground truth: a burst of one pose per link and the model every step (12 for koopaee6).
-GROUND_TRUTH_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.BEST_EFFORT)
-#: References and commands between our nodes: reliable, the last 10.
-COMMAND_QOS = QoSProfile(depth=10)
+def qos(profile: interface.Qos) -> QoSProfile:
+    """rclpy's QoSProfile of a snake_core.interface profile (keep last, volatile unless transient local)."""
+    return QoSProfile(depth=profile.depth,
+                      reliability=ReliabilityPolicy.RELIABLE if profile.reliable else ReliabilityPolicy.BEST_EFFORT,
+                      durability=DurabilityPolicy.TRANSIENT_LOCAL if profile.transient_local
+                      else DurabilityPolicy.VOLATILE)
+
+
+SENSOR_QOS = qos(interface.SENSOR_QOS)
+GROUND_TRUTH_QOS = qos(interface.GROUND_TRUTH_QOS)
+COMMAND_QOS = qos(interface.COMMAND_QOS)
+LATCHED_QOS = qos(interface.LATCHED_QOS)
 
 OK = DiagnosticStatus.OK
 WARN = DiagnosticStatus.WARN
@@ -170,7 +165,7 @@ def joint_state(node: Node, names: Sequence[str], position: Iterable[float] = ()
 
 
 def joint_state_fields(msg: JointState) -> dict[str, tuple[float, float, float]]:
-    """name → (position, velocity, effort); NaN where the message leaves a field out."""
+    """name → (position, velocity, effort) of a reference or command; NaN where the message leaves a field out."""
     out = {}
     for i, name in enumerate(msg.name):
         out[name] = tuple(float(seq[i]) if i < len(seq) else math.nan
@@ -178,25 +173,17 @@ def joint_state_fields(msg: JointState) -> dict[str, tuple[float, float, float]]
     return out
 
 
-def sea_joint(fields: Mapping[str, tuple[float, float, float]], j: int, stiffness: Sequence[float] | None
-              ) -> tuple[float, float, float, float] | None:
-    """(α_j, α̇_j, τ_j, β_j) of joint j from /joint_states fields, or None if the message lacks it.
-
-    Accepts DESIGN.md's names (``joint_j`` α, α̇, τ and ``motor_j`` β), the URDF's SEA joints that
-    joint_state_broadcaster publishes (``motor_j`` β, ``spring_j`` α − β; converted by
-    snake_core.naming.sea_from_urdf) and rigid joints (``joint_j`` only; β = NaN).
-    """
-    joint, motor, spring = fields.get(joint_name(j)), fields.get(motor_name(j)), fields.get(spring_name(j))
-    if joint is not None:
-        return (*joint, motor[0] if motor is not None else math.nan)
-    if motor is not None and spring is not None and stiffness is not None:
-        return (*sea_from_urdf(motor[0], motor[1], spring[0], spring[1], stiffness[j - 1]), motor[0])
-    return None
+def read_joint_states(msg: JointState, layout: JointStateLayout, stiffness: Sequence[float] | None
+                      ) -> JointReading:
+    """α, α̇, τ, β of every joint from a /joint_states message (JointStateLayout.read: DESIGN.md's
+    names, the URDF's that joint_state_broadcaster publishes, or rigid joints)."""
+    return layout.read(msg.name, msg.position, msg.velocity, msg.effort, stiffness)
 
 
 def yaw(q: Quaternion) -> float:
-    """Rotation about z of a geometry_msgs/Quaternion (the heading of a pose in the horizontal plane)."""
-    return math.atan2(2.0 * (q.w * q.z + q.x * q.y), 1.0 - 2.0 * (q.y * q.y + q.z * q.z))
+    """Heading ψ of a geometry_msgs/Quaternion (its x axis about z; NaN for a zero or non-finite one)."""
+    r = rotation((q.x, q.y, q.z, q.w))
+    return heading(r) if r is not None else math.nan
 
 
 def odometry_planar(msg: Odometry) -> tuple[float, float, float, float, float, float]:
@@ -211,7 +198,8 @@ def odometry_planar(msg: Odometry) -> tuple[float, float, float, float, float, f
 
 def quaternion_about_z(angle: float) -> Quaternion:
     """geometry_msgs/Quaternion of a rotation by ``angle`` about z."""
-    return Quaternion(x=0.0, y=0.0, z=math.sin(0.5 * angle), w=math.cos(0.5 * angle))
+    x, y, z, w = floats(plane_quaternion("xy", angle))
+    return Quaternion(x=x, y=y, z=z, w=w)
 
 
 def pose3(transform: Transform) -> Pose3:

@@ -4,7 +4,7 @@ tsc | torque) for one SEA joint (``joint_index`` j, 1-based tail → head) or fo
 
 Inputs: /joint_states (α_j, α̇_j, τ_j from ``joint_j`` and β_j from ``motor_j`` as DESIGN.md names
 them, or, where only the URDF joints are published (joint_state_broadcaster in Gazebo and on the
-robot), from ``motor_j`` (β) and ``spring_j`` (α − β) through ros_interface.sea_joint;
+robot), from ``motor_j`` (β) and ``spring_j`` (α − β): snake_core.interface.JointStateLayout.read;
 α_{j−1} likewise for TSC), /gait/reference (α_j^d, α̇_j^d), /sea/torque_reference (τ_j^d, required
 in torque mode only). Output: one joint, a JointState with the single name ``motor_j`` (position
 β_d, velocity β̇_d) on /sea/motor_commands, which ``motor_command_mux`` gathers into the
@@ -32,20 +32,25 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
 from snake_core.controllers import CONTROLLER_MODES, JointMeasurement, JointReference, make_joint_controllers
-from snake_core.naming import joint_name, motor_name, motor_names
+from snake_core.interface import (
+    GAIT_REFERENCE,
+    JOINT_STATES,
+    MOTOR_COMMANDS,
+    MOTOR_POSITION_COMMANDS,
+    TORQUE_REFERENCE,
+    JointStateLayout,
+    joint_name,
+    motor_name,
+    motor_names,
+)
 from snake_core.robot import load_robot
 from snake_core.validation import integer
 
 from .ros_interface import (
     COMMAND_QOS,
     ERROR,
-    GAIT_REFERENCE,
-    JOINT_STATES,
-    MOTOR_COMMANDS,
-    MOTOR_POSITION_COMMANDS,
     OK,
     SENSOR_QOS,
-    TORQUE_REFERENCE,
     WARN,
     Diagnostics,
     InputFreshness,
@@ -55,8 +60,8 @@ from .ros_interface import (
     joint_state,
     joint_state_fields,
     now_seconds,
+    read_joint_states,
     run,
-    sea_joint,
 )
 
 #: The parameters of every mode module (``PARAMS`` of snake_core.controllers.<mode>), without "mode".
@@ -70,7 +75,7 @@ def mode_parameters(mode: str) -> tuple[str, ...]:
     return importlib.import_module(f"snake_core.controllers.{CONTROLLER_MODES[mode]}").PARAMS
 
 
-class SEAJointController(Node):
+class SEAJointControllerNode(Node):
     def __init__(self, **kwargs) -> None:
         super().__init__("sea_joint_controller", **kwargs)
         robot = load_robot(declare(self, "robot", "koopaee6", "robot file config/robots/<robot>.yaml",
@@ -100,6 +105,7 @@ class SEAJointController(Node):
         self.controllers = [controllers[j - 1] for j in self.joints]
         self._measured = sorted({*self.joints, *(j - 1 for j in self.joints if j > 1)})  # TSC: α_{j−1}
         self._stiffness = robot.sea.stiffness if robot.sea is not None else None
+        self._layout = JointStateLayout(robot.n_joints, sea=robot.sea is not None)
         self._states: dict[int, tuple[float, float, float, float]] = {}
         self._references: dict[int, tuple[float, float]] = {}
         self._tau_d: dict[int, float] = dict.fromkeys(self.joints, 0.0)
@@ -119,10 +125,9 @@ class SEAJointController(Node):
         self.create_timer(self.dt, self._tick)
 
     def _on_joint_states(self, msg: JointState) -> None:
-        fields = joint_state_fields(msg)
-        joints = {j: sea_joint(fields, j, self._stiffness) for j in self._measured}
-        if all(v is not None and motor_name(j) in fields for j, v in joints.items()):
-            self._states = joints
+        reading = read_joint_states(msg, self._layout, self._stiffness)
+        if all(reading.has(j, motor=True) for j in self._measured):
+            self._states = {j: reading.of(j) for j in self._measured}
             self._fresh.mark("joint_states")
 
     def _on_reference(self, msg: JointState) -> None:
@@ -177,7 +182,7 @@ class SEAJointController(Node):
 
 
 def main(args: Sequence[str] | None = None) -> int:
-    return run(SEAJointController, args)
+    return run(SEAJointControllerNode, args)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -9,7 +9,8 @@ control period (1/``rate``) per step, and owns the simulation time:
   head): β_d on /motor_position_controller/commands for SEA robots (before the first command the
   motors hold their start angles), joint torques τ on /joint_effort_controller/commands for
   rigid-joint robots of the planar model (004; before the first command no torque);
-- publishes /joint_states (``joint_j``: α, α̇, τ; SEA robots also ``motor_j``: β, β̇, U) and
+- publishes /joint_states (snake_core.interface.JointStateLayout: ``joint_j``: α, α̇, τ; SEA robots
+  also ``motor_j``: β, β̇, U and ``spring_j``: α − β, α̇ − β̇, τ) and
   /head/odometry (the head tip's ground truth, twist in the head frame), stamped with the
   simulation time, then /clock, at every step.
 
@@ -38,7 +39,16 @@ from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
-from snake_core.naming import joint_names, motor_names
+from snake_core.interface import (
+    CLOCK,
+    HEAD_ODOMETRY,
+    HEAD_TIP_FRAME,
+    JOINT_EFFORT_COMMANDS,
+    JOINT_STATES,
+    MOTOR_POSITION_COMMANDS,
+    WORLD_FRAME,
+    JointStateLayout,
+)
 from snake_core.validation import ConfigError
 from snake_sim.scenario import load_scenario
 from snake_sim.stepping import SimulationDiverged, stepper
@@ -46,10 +56,6 @@ from snake_sim.stepping import SimulationDiverged, stepper
 from .ros_interface import (
     COMMAND_QOS,
     ERROR,
-    HEAD_ODOMETRY,
-    JOINT_EFFORT_COMMANDS,
-    JOINT_STATES,
-    MOTOR_POSITION_COMMANDS,
     OK,
     SENSOR_QOS,
     WARN,
@@ -61,14 +67,13 @@ from .ros_interface import (
     run,
 )
 
-CLOCK = "/clock"
 #: Quiet time [s of wall time] without a new command before lockstep begins: the commands the
 #: controllers computed for the periods the simulator ran on its own have all arrived, the latest is
 #: taken, and from then on exactly one command answers each step.
 STARTUP_GRACE = 0.5
 
 
-class Simulator(Node):
+class SimulatorNode(Node):
     def __init__(self, **kwargs) -> None:
         super().__init__("simulator", **kwargs)
         if self.get_parameter("use_sim_time").value:
@@ -85,15 +90,13 @@ class Simulator(Node):
                                low=0.001, high=60.0, read_only=True)
         rtf = declare(self, "real_time_factor", 1.0, "simulated s per wall s (0: as fast as possible)",
                       low=0.0, high=1000.0, read_only=True)
-        self.world_frame = declare(self, "world_frame", "world", "header.frame_id of /head/odometry",
+        self.world_frame = declare(self, "world_frame", WORLD_FRAME, "header.frame_id of /head/odometry",
                                    read_only=True)
-        self.child_frame = declare(self, "child_frame", "head_tip", "child_frame_id of /head/odometry",
+        self.child_frame = declare(self, "child_frame", HEAD_TIP_FRAME, "child_frame_id of /head/odometry",
                                    read_only=True)
         scenario = load_scenario(name, [o for o in overrides if o] + [f"sim.control_rate={rate}"])
         self.sim = stepper(scenario)
-        n = len(self.sim.hold_command())
-        self._motors = self.sim.joints().beta is not None  # SEAs: motor_j in /joint_states
-        self.names = joint_names(n) + (motor_names(n) if self._motors else [])
+        self.layout = JointStateLayout(len(self.sim.hold_command()), sea=self.sim.joints().beta is not None)
         self.command_topic = JOINT_EFFORT_COMMANDS if self.sim.command_interface == "effort" \
             else MOTOR_POSITION_COMMANDS
         self._wall_period = (1.0 / rtf) * self.sim.control_period if rtf > 0.0 else 0.0
@@ -159,9 +162,8 @@ class Simulator(Node):
         # stamp 0.219999999 s, so a controller's timer due at 0.22 s would fire one period late
         clock = Clock(clock=Time(nanoseconds=round(1e9 * self.sim.t)).to_msg())
         j = self.sim.joints()
-        motors = (j.beta, j.beta_dot, j.motor_torque) if self._motors else ([], [], [])
-        msg = joint_state(self, self.names, [*j.alpha, *motors[0]], [*j.alpha_dot, *motors[1]],
-                          [*j.tau, *motors[2]])
+        msg = joint_state(self, self.layout.names, *self.layout.write(j.alpha, j.alpha_dot, j.tau, j.beta, j.beta_dot,
+                                                                       j.motor_torque))
         msg.header.stamp = clock.clock
         self._joints.publish(msg)
         head = self.sim.head()
@@ -171,7 +173,7 @@ class Simulator(Node):
 
 
 def main(args: Sequence[str] | None = None) -> int:
-    return run(Simulator, args)
+    return run(SimulatorNode, args)
 
 
 if __name__ == "__main__":  # pragma: no cover

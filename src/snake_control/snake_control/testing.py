@@ -39,7 +39,7 @@ from typing import Any
 
 import pytest
 
-from snake_core.paths import data_dir
+from snake_core.locator import data_dir
 
 DOMAIN_BASE_ENV = "SNAKE_TEST_DOMAIN_BASE"
 #: How long a discovery or delivery wait may take before the harness gives up [s, wall time].

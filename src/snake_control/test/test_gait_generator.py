@@ -10,11 +10,11 @@ A, OMEGA, PHI = 0.4, 2.0, -0.9
 
 
 def make(ros, **params):
-    from snake_control.gait_generator import GaitGenerator
+    from snake_control.gait_generator import GaitGeneratorNode
 
     defaults = {"robot": "koopaee6", "rate": 50.0, "gait__amplitude": A, "gait__frequency": OMEGA,
                 "gait__phase_shift": PHI}
-    return ros.make(GaitGenerator, **{**defaults, **params})
+    return ros.make(GaitGeneratorNode, **{**defaults, **params})
 
 
 def test_publishes_joint_state_reference_on_design_topic_with_reliable_qos(ros):

@@ -14,7 +14,7 @@ import yaml
 
 from snake_control.graph import control_nodes, sea_mode_params, simulator_node
 from snake_control.testing import lockstep_simulator
-from snake_core.paths import data_dir
+from snake_core.locator import data_dir
 from snake_sim.scenario import load_scenario
 from snake_sim.vertical.runtime import run_scenario
 
@@ -111,11 +111,10 @@ def test_planar_head_tracking_through_the_graph_tracks_as_the_embedded_simulator
     from sensor_msgs.msg import JointState
     from std_msgs.msg import Float64MultiArray
 
-    from snake_control.head_tracking_controller import REFERENCE_QOS
-    from snake_control.ros_interface import quaternion_about_z, seconds
+    from snake_control.ros_interface import LATCHED_QOS, quaternion_about_z, seconds
     from snake_control.testing import capture_qos
     from snake_core.gaits import make_gait
-    from snake_core.naming import joint_names
+    from snake_core.interface import joint_names
     from snake_core.planar.convention import head_pose_to_world, q_from_world
     from snake_core.planar.head_tracking import PFLGains
     from snake_core.planar.manipulability import ManipulabilityMonitor
@@ -180,7 +179,7 @@ def test_planar_head_tracking_through_the_graph_tracks_as_the_embedded_simulator
         pose.pose.position.x, pose.pose.position.y = float(x), float(y)
         pose.pose.orientation = quaternion_about_z(float(psi))
         path.poses.append(pose)
-    ros_graph.probe.create_publisher(Path, "/head/reference", REFERENCE_QOS).publish(path)
+    ros_graph.probe.create_publisher(Path, "/head/reference", LATCHED_QOS).publish(path)
     ros_graph.spin_until(lambda: seconds(odometry[-1].header.stamp) > start + t1 + period,
                          f"{t1} s of head tracking", timeout=300.0)
     assert len(ros_graph.processes) == 4

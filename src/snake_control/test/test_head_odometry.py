@@ -39,9 +39,9 @@ def publish_poses(ros, t, head_yaw, head=HEAD, model=True):
 
 
 def make(ros, **params):
-    from snake_control.head_odometry import HeadOdometry
+    from snake_control.head_odometry import HeadOdometryNode
 
-    return ros.make(HeadOdometry, **{"robot": "koopaee6", **params})
+    return ros.make(HeadOdometryNode, **{"robot": "koopaee6", **params})
 
 
 def test_topics_types_and_sensor_qos(ros):

@@ -59,15 +59,15 @@ def path(ros, t0):
 
 
 def latched():
-    from snake_control.head_tracking_controller import REFERENCE_QOS
+    from snake_control.ros_interface import LATCHED_QOS
 
-    return REFERENCE_QOS  # transient local, as an operator sends the reference once
+    return LATCHED_QOS  # transient local, as an operator sends the reference once
 
 
 def make(ros, **params):
-    from snake_control.head_tracking_controller import HeadTrackingController
+    from snake_control.head_tracking_controller import HeadTrackingControllerNode
 
-    return ros.make(HeadTrackingController, **{"robot": "ariizumi10", "rate": 50.0, **params})
+    return ros.make(HeadTrackingControllerNode, **{"robot": "ariizumi10", "rate": 50.0, **params})
 
 
 def feed(ros, seconds, odom=True):

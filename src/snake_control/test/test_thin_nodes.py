@@ -1,7 +1,8 @@
 """Acceptance: no node contains numerics beyond message conversion; everything else comes from
 snake_core. Checked on the source: the node modules call no maths (numpy beyond building arrays,
-math, scipy, products of variables) and import only messages, rclpy, snake_core and this package's
-ros_interface (where the message conversions live)."""
+math's or numpy's functions, scipy, products of variables; naming a constant such as π is no maths)
+and import only messages, rclpy, snake_core and this package's ros_interface (where the message
+conversions live)."""
 
 import ast
 from pathlib import Path
@@ -13,7 +14,9 @@ NODES = ["gait_generator", "sea_joint_controller", "motor_command_mux", "head_tr
          "manipulability_monitor", "head_odometry", "simulator"]
 #: numpy used only to hold message data for snake_core's functions
 ARRAY_BUILDERS = {"array", "asarray", "zeros"}
-ALLOWED_IMPORTS = ("rclpy", "rcl_interfaces", "std_msgs", "sensor_msgs", "nav_msgs", "geometry_msgs",
+#: constants of math and numpy: naming one computes nothing
+CONSTANTS = {"pi", "tau", "e", "inf", "nan"}
+ALLOWED_IMPORTS = ("math", "rclpy", "rcl_interfaces", "std_msgs", "sensor_msgs", "nav_msgs", "geometry_msgs",
                    "visualization_msgs", "diagnostic_msgs", "rosgraph_msgs", "snake_core", "snake_sim", "numpy",
                    "inspect", "importlib", "time", "collections", "__future__", ".ros_interface")
 
@@ -22,10 +25,10 @@ def maths_in(source: str) -> list[str]:
     """What a node module computes itself (empty for a thin node)."""
     found = []
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "np" \
-                and node.attr not in ARRAY_BUILDERS:
-            found.append(f"np.{node.attr}")
-        if isinstance(node, ast.Name) and node.id in ("math", "scipy"):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in ("np", "math") \
+                and node.attr not in ARRAY_BUILDERS | CONSTANTS:
+            found.append(f"{node.value.id}.{node.attr}")
+        if isinstance(node, ast.Name) and node.id == "scipy":
             found.append(node.id)
         # products only as constant × …: rate → period (1.0 / rate), marker size (2.0 × scale × semi-axis)
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div, ast.Pow, ast.MatMult)) and not (
@@ -45,4 +48,8 @@ def test_node_module_does_no_maths(name):
 
 def test_the_check_sees_maths():
     found = maths_in("import math\nimport numpy as np\nx = np.sin(a) * b\ny = math.cos(c)\nimport scipy.linalg\n")
-    assert set(found) == {"import math", "import scipy.linalg", "arithmetic at line 3", "np.sin", "math"}
+    assert set(found) == {"import scipy.linalg", "arithmetic at line 3", "np.sin", "math.cos"}
+
+
+def test_the_check_lets_constants_be_named():
+    assert maths_in("import math\nimport numpy as np\nlow, high = -np.pi, 2.0 * math.pi\n") == []

@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from . import paths
+from . import locator
 from .validation import ConfigError, choice, get, integer, non_negative, number, per_joint, positive, reject_unknown
 
 #: 002 (4.36) ambiguity (shared/reference/ambiguities.md): the rotor kinetic energy is either
@@ -203,10 +203,9 @@ def robot_from_dict(data: Any, source: str | None = None) -> RobotParams:
 
 def load_robot(name: str | Path) -> RobotParams:
     """Load ``config/robots/<name>.yaml`` (or a path) into a validated :class:`RobotParams`."""
-    path = paths.robot_file(name)
+    path = locator.robot_file(name)
     if not path.is_file():
-        known = sorted(p.stem for p in (paths.data_dir() / "config" / "robots").glob("*.yaml"))
-        raise ConfigError("robot.name", str(name), "unknown robot; known: " + ", ".join(known))
+        raise ConfigError("robot.name", str(name), "unknown robot; known: " + ", ".join(locator.robot_names()))
     with open(path, encoding="utf-8") as fh:
         try:
             data = yaml.safe_load(fh)

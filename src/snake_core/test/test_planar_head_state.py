@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from snake_core.angles import wrap_angle
-from snake_core.planar.head_state import HeadPose, Pose3, compose, head_tip_pose, head_twist
+from snake_core.interface import Pose3, compose
+from snake_core.planar.head_state import HeadPose, head_tip_pose, head_twist
 
 L = 0.15  # head link length [m]
 

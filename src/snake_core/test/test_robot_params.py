@@ -5,13 +5,13 @@ import math
 import pytest
 import yaml
 
-from snake_core import paths
+from snake_core import locator
 from snake_core.robot import load_robot, robot_from_dict
 from snake_core.validation import ConfigError, number
 
 
 def _raw(name: str) -> dict:
-    with open(paths.robot_file(name), encoding="utf-8") as fh:
+    with open(locator.robot_file(name), encoding="utf-8") as fh:
         return yaml.safe_load(fh)
 
 

@@ -1,11 +1,12 @@
 """The ROS-free core of the ``can_bridge`` node: joint commands in, joint states and diagnostics out.
 
-Joint names follow the URDF's ros2_control joints (urdf/snake.ros2_control.xacro, hardware:=real,
-topic_based_ros2_control): ``motor_<j>`` carries β_j (position, velocity) and τ_j (effort),
-``spring_<j>`` the deflection α_j − β_j, and, as DESIGN.md's /joint_states contract, ``joint_<j>``
-carries α_j, α̇_j, τ_j. Commands are β_d by ``motor_<j>`` (a JointState from the topic-based
-hardware interface) or a tail → head array (std_msgs/Float64MultiArray). A lost module reports NaN,
-never a stale value.
+The joint states have the suite's one /joint_states layout (snake_core.interface.JointStateLayout):
+``joint_<j>`` α_j, α̇_j, τ_j; ``motor_<j>`` β_j, β̇_j and NaN effort (the modules do not report the
+motor torque U); ``spring_<j>`` α_j − β_j, α̇_j − β̇_j, τ_j. topic_based_ros2_control takes the URDF's
+ros2_control joints ``motor_<j>`` and ``spring_<j>`` from it (urdf/snake.ros2_control.xacro,
+hardware:=real). Commands are β_d by ``motor_<j>`` (a JointState from the topic-based hardware
+interface) or a tail → head array (std_msgs/Float64MultiArray). A lost module reports NaN, never a
+stale value.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from snake_core.naming import joint_names, motor_names, spring_names
+from snake_core.interface import JointStateLayout, motor_names
 
 from .diagnostics import DiagnosticRecord
 from .driver import CanDriver
@@ -34,7 +35,7 @@ class CanBridge:
         self.driver = driver
         n = driver.robot.n_joints
         self.motor_names = motor_names(n)
-        self.names = self.motor_names + spring_names(n) + joint_names(n)
+        self.layout = JointStateLayout(n, sea=True)
 
     def on_named_command(self, names: Sequence[str], positions: Sequence[float], velocities: Sequence[float],
                          now: float) -> None:
@@ -58,12 +59,8 @@ class CanBridge:
         s = self.driver.joint_states()
         nan = np.where(s.valid, 0.0, np.nan)  # a lost module reports NaN
         alpha, alpha_dot, beta, beta_dot, tau = (x + nan for x in (s.alpha, s.alpha_dot, s.beta, s.beta_dot, s.tau))
-        return JointStateData(
-            name=list(self.names),
-            position=[*beta, *(alpha - beta), *alpha],
-            velocity=[*beta_dot, *(alpha_dot - beta_dot), *alpha_dot],
-            effort=[*tau, *tau, *tau],
-        )
+        position, velocity, effort = self.layout.write(alpha, alpha_dot, tau, beta, beta_dot)
+        return JointStateData(self.layout.names, list(position), list(velocity), list(effort))
 
     def diagnostics(self) -> list[DiagnosticRecord]:
         return self.driver.diagnostics()

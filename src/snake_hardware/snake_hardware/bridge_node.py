@@ -24,13 +24,13 @@ from std_msgs.msg import Float64MultiArray
 
 from snake_control.ros_interface import (
     COMMAND_QOS,
-    DIAGNOSTICS,
     SENSOR_QOS,
     declare,
     joint_state,
     now_seconds,
     run,
 )
+from snake_core.interface import CAN_BRIDGE_JOINT_COMMANDS, CAN_BRIDGE_JOINT_STATES, DIAGNOSTICS
 from snake_core.robot import CAN_PROFILES, load_robot
 from snake_core.validation import ConfigError
 
@@ -60,9 +60,9 @@ class CanBridgeNode(Node):
             heartbeat_timeout=declare(self, "heartbeat_timeout", 0.35, "a module silent this long is lost [s]",
                                       low=0.05, high=10.0, read_only=True),
         )
-        states_topic = declare(self, "joint_states_topic", "/can_bridge/joint_states", "JointState output topic",
+        states_topic = declare(self, "joint_states_topic", CAN_BRIDGE_JOINT_STATES, "JointState output topic",
                                read_only=True)
-        commands_topic = declare(self, "joint_commands_topic", "/can_bridge/joint_commands",
+        commands_topic = declare(self, "joint_commands_topic", CAN_BRIDGE_JOINT_COMMANDS,
                                  "JointState β_d input topic (motor_<j>)", read_only=True)
         array_topic = declare(self, "array_commands_topic", "", "optional Float64MultiArray β_d input "
                               "(tail → head); empty: none", read_only=True)

@@ -21,24 +21,35 @@ from snake_hardware.emulator import EmulatedRobot
 
 
 def test_core_publishes_urdf_and_design_names_and_nan_for_a_lost_module(rig):
+    """The suite's one /joint_states layout: joint_j α, α̇, τ; motor_j β, β̇, U (unknown on CAN: NaN);
+    spring_j α − β, α̇ − β̇, τ."""
     r = rig()
     bridge = CanBridge(r.driver)
     r.start()
     r.run_gait(0.5)
     s = bridge.step(r.t)
     n = r.robot.n_joints
-    assert s.name[:n] == [f"motor_{j}" for j in range(1, n + 1)]
-    assert s.name[n:2 * n] == [f"spring_{j}" for j in range(1, n + 1)]
-    assert s.name[2 * n:] == [f"joint_{j}" for j in range(1, n + 1)]
-    beta, spring, alpha = (np.array(s.position[k * n:(k + 1) * n]) for k in range(3))
+
+    def field(values, prefix):
+        return np.array([values[s.name.index(f"{prefix}_{j}")] for j in range(1, n + 1)])
+
+    assert sorted(s.name) == sorted(f"{p}_{j}" for p in ("joint", "motor", "spring") for j in range(1, n + 1))
+    beta, spring, alpha = (field(s.position, p) for p in ("motor", "spring", "joint"))
     np.testing.assert_allclose(beta + spring, alpha, atol=1e-12)  # α = β + (α − β)
     np.testing.assert_allclose(alpha, r.driver.alpha)
-    np.testing.assert_allclose(s.effort[:n], r.driver.tau)
+    np.testing.assert_allclose(beta, r.driver.beta)
+    np.testing.assert_allclose(field(s.velocity, "joint"), r.driver.alpha_dot)
+    np.testing.assert_allclose(field(s.velocity, "motor") + field(s.velocity, "spring"), r.driver.alpha_dot,
+                               atol=1e-12)
+    np.testing.assert_allclose(field(s.effort, "joint"), r.driver.tau)
+    np.testing.assert_allclose(field(s.effort, "spring"), r.driver.tau)
+    assert np.isnan(field(s.effort, "motor")).all()  # the modules do not report U
     r.emu.modules[0].silent = True
     for _ in range(round(0.5 / r.dt)):
         r.cycle(r.driver.beta.copy())
     s = bridge.step(r.t)
-    assert math.isnan(s.position[0]) and math.isnan(s.position[2 * n]) and not math.isnan(s.position[1])
+    position = dict(zip(s.name, s.position, strict=True))
+    assert math.isnan(position["motor_1"]) and math.isnan(position["joint_1"]) and not math.isnan(position["motor_2"])
 
 
 def test_core_refuses_commands_that_lack_a_motor(rig):

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import yaml
 
-from snake_core import paths
+from snake_core import locator
 from snake_core.robot import load_robot, robot_from_dict
 from snake_hardware import protocol as p
 
@@ -126,7 +126,7 @@ def test_quantisation_error_is_below_half_a_step():
 
 
 def test_ids_follow_the_module_ids_of_the_robot_file():
-    with open(paths.robot_file("koopaee6"), encoding="utf-8") as fh:
+    with open(locator.robot_file("koopaee6"), encoding="utf-8") as fh:
         data = yaml.safe_load(fh)
     robot = load_robot("koopaee6")
     assert [p.STATE.frame_id(n) for n in robot.can_ids] == [0x0C0 + j for j in range(1, 6)]

@@ -9,7 +9,8 @@ Topics (written when the run has the data):
 topic                             type                                content, one message per RunLog sample
 ================================  ==================================  ==========================================
 /clock                            rosgraph_msgs/msg/Clock             the sample time
-/joint_states                     sensor_msgs/msg/JointState          ``joint_j``: α, α̇, τ; ``motor_j``: β, NaN, U;
+/joint_states                     sensor_msgs/msg/JointState          snake_core.interface.JointStateLayout:
+                                                                      ``joint_j``: α, α̇, τ; ``motor_j``: β, NaN, U;
                                                                       ``spring_j``: α − β, NaN, τ (URDF joints)
 /tf                               tf2_msgs/msg/TFMessage              world → link_1, link_j → rotor_j → link_{j+1}
 /tf_static                        tf2_msgs/msg/TFMessage              link_N → head_tip (once, transient local)
@@ -25,7 +26,9 @@ commands
 
 Times: a sample at simulated time t has the bag (receive) time and header stamp t (ns), the way
 a graph on simulated time stamps it. Values the run does not have are NaN (e.g. motor velocity),
-as the JointState convention allows for unknown entries of a filled array.
+as the JointState convention allows for unknown entries of a filled array. Every stream is offered
+reliable (snake_core.interface.COMMAND_QOS; /tf_static and /head/reference latched, LATCHED_QOS), so
+that reliable subscribers such as robot_state_publisher receive a replay.
 
 Frames follow urdf/snake.urdf.xacro: link_i's origin is its tail end, x along the link; SEA joint j
 is motor_j (β_j) then spring_j (α_j − β_j) with rotor_j between them. The link frames of the
@@ -37,6 +40,7 @@ for the model and /tf_static.
 from __future__ import annotations
 
 import shutil
+from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
 
@@ -46,7 +50,31 @@ from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.typesys import Stores, get_typestore
 from tqdm import tqdm
 
-from snake_core.naming import joint_names, link_name, motor_names, rotor_name, spring_names
+from snake_core import interface
+from snake_core.interface import (
+    CLOCK,
+    DIAGNOSTICS,
+    ELLIPSE_MARKER_COLOR,
+    ELLIPSE_MARKER_NS,
+    ELLIPSE_MARKER_THICKNESS,
+    GAIT_REFERENCE,
+    HEAD_ODOMETRY,
+    HEAD_REFERENCE,
+    HEAD_TIP_FRAME,
+    JOINT_STATES,
+    MANIPULABILITY,
+    MANIPULABILITY_MARKERS,
+    MOTOR_POSITION_COMMANDS,
+    PLANE_NORMALS,
+    TF,
+    TF_STATIC,
+    WORLD_FRAME,
+    JointStateLayout,
+    joint_names,
+    link_name,
+    plane_quaternion,
+    rotor_name,
+)
 from snake_core.planar.convention import q_from_world
 from snake_core.planar.ellipse import DEFAULT_MARKER_SCALE, head_acceleration_ellipse
 from snake_core.planar.head_state import to_head_frame
@@ -56,45 +84,38 @@ from snake_core.planar.model import build_model
 from .runlog import Diagnostic, RunLog
 
 STORE = Stores.ROS2_JAZZY
-#: The fixed frame of recordings (and of the RViz config).
-WORLD_FRAME = "world"
-HEAD_TIP_FRAME = "head_tip"
-#: Out-of-plane thickness of the manipulability ellipse marker [m] (as manipulability_monitor).
-MARKER_THICKNESS = 0.002
 #: DiagnosticStatus.name of the start and end statuses of a recorded run.
 RUN_STATUS_NAME = "snake_sim: run"
 #: rosbag2 storage format version written (Jazzy writes 9).
 BAG_VERSION = 9
 
-_ZERO_TIME = QosTime(sec=0, nsec=0)
-RELIABLE = Qos(QosHistory.KEEP_LAST, 10, QosReliability.RELIABLE, QosDurability.VOLATILE, _ZERO_TIME, _ZERO_TIME,
-               QosLiveliness.AUTOMATIC, _ZERO_TIME, False)
-LATCHED = Qos(QosHistory.KEEP_LAST, 1, QosReliability.RELIABLE, QosDurability.TRANSIENT_LOCAL, _ZERO_TIME,
-              _ZERO_TIME, QosLiveliness.AUTOMATIC, _ZERO_TIME, False)
+
+
+def rosbags_qos(profile: interface.Qos) -> Qos:
+    """The rosbag2 offered-QoS entry of a snake_core.interface profile (keep last, no deadlines)."""
+    zero = QosTime(sec=0, nsec=0)
+    return Qos(QosHistory.KEEP_LAST, profile.depth,
+               QosReliability.RELIABLE if profile.reliable else QosReliability.BEST_EFFORT,
+               QosDurability.TRANSIENT_LOCAL if profile.transient_local else QosDurability.VOLATILE, zero, zero,
+               QosLiveliness.AUTOMATIC, zero, False)
+
+
+RELIABLE = rosbags_qos(interface.COMMAND_QOS)
+LATCHED = rosbags_qos(interface.LATCHED_QOS)
 
 TOPIC_TYPES = {
-    "/clock": "rosgraph_msgs/msg/Clock",
-    "/joint_states": "sensor_msgs/msg/JointState",
-    "/tf": "tf2_msgs/msg/TFMessage",
-    "/tf_static": "tf2_msgs/msg/TFMessage",
-    "/gait/reference": "sensor_msgs/msg/JointState",
-    "/motor_position_controller/commands": "std_msgs/msg/Float64MultiArray",
-    "/head/odometry": "nav_msgs/msg/Odometry",
-    "/head/reference": "nav_msgs/msg/Path",
-    "/manipulability": "std_msgs/msg/Float64MultiArray",
-    "/manipulability/markers": "visualization_msgs/msg/MarkerArray",
-    "/diagnostics": "diagnostic_msgs/msg/DiagnosticArray",
+    CLOCK: "rosgraph_msgs/msg/Clock",
+    JOINT_STATES: "sensor_msgs/msg/JointState",
+    TF: "tf2_msgs/msg/TFMessage",
+    TF_STATIC: "tf2_msgs/msg/TFMessage",
+    GAIT_REFERENCE: "sensor_msgs/msg/JointState",
+    MOTOR_POSITION_COMMANDS: "std_msgs/msg/Float64MultiArray",
+    HEAD_ODOMETRY: "nav_msgs/msg/Odometry",
+    HEAD_REFERENCE: "nav_msgs/msg/Path",
+    MANIPULABILITY: "std_msgs/msg/Float64MultiArray",
+    MANIPULABILITY_MARKERS: "visualization_msgs/msg/MarkerArray",
+    DIAGNOSTICS: "diagnostic_msgs/msg/DiagnosticArray",
 }
-
-
-def plane_quaternion(plane: str, theta: np.ndarray) -> np.ndarray:
-    """(…, 4) quaternions (x, y, z, w) of a rotation by θ about the plane normal of the run
-    (RunLog: "xz" θ about −y, "xy" θ about +z)."""
-    s, c = np.sin(0.5 * theta), np.cos(0.5 * theta)
-    zero = np.zeros_like(theta)
-    if plane == "xz":
-        return np.stack([zero, -s, zero, c], axis=-1)
-    return np.stack([zero, zero, s, c], axis=-1)
 
 
 def _in_plane(plane: str, v: np.ndarray) -> np.ndarray:
@@ -214,35 +235,29 @@ def _head_twist(log: RunLog, head: np.ndarray, theta: np.ndarray) -> tuple[np.nd
     v = _in_plane(log.plane, np.gradient(head, log.t, axis=0))
     rate = np.gradient(np.unwrap(theta), log.t)
     body = np.stack(to_head_frame(v[:, 0], v[:, 1], theta), axis=-1)
-    normal = np.array([0.0, -1.0, 0.0]) if log.plane == "xz" else np.array([0.0, 0.0, 1.0])
+    normal = np.asarray(PLANE_NORMALS[log.plane])
     return _to_3d(log.plane, body, np.zeros_like(head)), rate[:, None] * normal
 
 
 def _joint_state_arrays(log: RunLog) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
-    """Names and (T, k) position, velocity, effort of /joint_states (DESIGN names + URDF SEA joints)."""
-    n = log.robot.n_joints
-    names = joint_names(n)
-    pos, vel, eff = [log.alpha], [log.alpha_dot], [log.tau]
-    if log.beta is not None:
-        unknown = np.full_like(log.beta, np.nan)
-        names = names + motor_names(n) + spring_names(n)
-        pos += [log.beta, log.alpha - log.beta]
-        vel += [unknown, unknown]
-        eff += [log.motor_torque if log.motor_torque is not None else unknown, log.tau]
-    return names, np.hstack(pos), np.hstack(vel), np.hstack(eff)
+    """Names and (T, k) position, velocity, effort of /joint_states (snake_core.interface.JointStateLayout;
+    the run has no motor velocity: NaN)."""
+    layout = JointStateLayout(log.robot.n_joints, sea=log.beta is not None)
+    return layout.names, *layout.write(log.alpha, log.alpha_dot, log.tau, log.beta, None, log.motor_torque)
 
 
 def _ellipse_marker(bag: _Bag, t_ns: int, semi_axes: np.ndarray, angle: float) -> object:
     """The manipulability_monitor node's marker: the head's acceleration ellipse in the head_tip frame
     (snake_core.planar.ellipse), a flat SPHERE ``DEFAULT_MARKER_SCALE`` metres per m/s²."""
     t = bag.types
-    scale = (2.0 * DEFAULT_MARKER_SCALE * semi_axes[0], 2.0 * DEFAULT_MARKER_SCALE * semi_axes[1], MARKER_THICKNESS)
+    scale = (2.0 * DEFAULT_MARKER_SCALE * semi_axes[0], 2.0 * DEFAULT_MARKER_SCALE * semi_axes[1],
+             ELLIPSE_MARKER_THICKNESS)
     return t["visualization_msgs/msg/Marker"](
-        header=bag.header(t_ns, HEAD_TIP_FRAME), ns="manipulability", id=0,
+        header=bag.header(t_ns, HEAD_TIP_FRAME), ns=ELLIPSE_MARKER_NS, id=0,
         type=t["visualization_msgs/msg/Marker"].SPHERE, action=t["visualization_msgs/msg/Marker"].ADD,
         pose=bag.pose((0.0, 0.0, 0.0), plane_quaternion("xy", np.asarray(angle))),
         scale=t["geometry_msgs/msg/Vector3"](*map(float, scale)),
-        color=t["std_msgs/msg/ColorRGBA"](r=0.1, g=0.6, b=0.9, a=0.5),
+        color=t["std_msgs/msg/ColorRGBA"](*ELLIPSE_MARKER_COLOR),
         lifetime=t["builtin_interfaces/msg/Duration"](sec=0, nanosec=0), frame_locked=False, points=[], colors=[],
         texture_resource="", texture=t["sensor_msgs/msg/CompressedImage"](header=bag.header(0), format="",
                                                                            data=np.zeros(0, np.uint8)),
@@ -258,77 +273,126 @@ def head_ellipses(log: RunLog) -> list[tuple[np.ndarray, float]]:
     return [head_acceleration_ellipse(monitor.evaluate(q_from_world(origin, 0.0, a))) for a in log.alpha]
 
 
+@dataclass(frozen=True)
+class _Streams:
+    """What every sample's messages carry, computed for the whole run at once (T samples)."""
+
+    t_ns: np.ndarray  # (T,) sample times [ns]
+    joint_states: tuple[list[str], np.ndarray, np.ndarray, np.ndarray]  # names, (T, k) position, velocity, effort
+    edges: list[tuple[str, str, np.ndarray, np.ndarray]]  # moving TF edges (tf_edges)
+    head_quaternion: np.ndarray  # (T, 4) head link orientation
+    head_linear: np.ndarray  # (T, 3) head tip velocity in the head frame [m/s]
+    head_angular: np.ndarray  # (T, 3) head angular velocity [rad/s]
+    ellipses: list[tuple[np.ndarray, float]]  # head acceleration ellipse per sample (horizontal runs), or none
+    events: list[Diagnostic]  # run start, the run's events by time, run end
+
+
+def _sample_times_ns(log: RunLog) -> np.ndarray:
+    """Sample times in integer nanoseconds; ValueError unless strictly increasing."""
+    t_ns = np.round(np.asarray(log.t) * 1e9).astype(np.int64)
+    if np.any(np.diff(t_ns) <= 0):
+        raise ValueError("RunLog.t must be strictly increasing to be recorded")
+    return t_ns
+
+
+def _run_events(log: RunLog) -> list[Diagnostic]:
+    """The run's events between a start and an end status (level ERROR if the run stopped early)."""
+    return [Diagnostic(float(log.t[0]), 0, RUN_STATUS_NAME, "run started"), *sorted(log.diagnostics, key=lambda d: d.t),
+            Diagnostic(float(log.t[-1]), 0 if log.status == "ok" else 2, RUN_STATUS_NAME, f"run ended: {log.status}")]
+
+
+def _streams(log: RunLog) -> _Streams:
+    head_theta = log.link_angle[:, -1]
+    linear, angular = _head_twist(log, log.head_position, head_theta)
+    ellipses = head_ellipses(log) if log.manipulability is not None and log.plane == "xy" else []
+    return _Streams(_sample_times_ns(log), _joint_state_arrays(log), tf_edges(log),
+                    plane_quaternion(log.plane, head_theta), linear, angular, ellipses, _run_events(log))
+
+
+def _prepare_folder(path: Path) -> None:
+    """Replace a previous recording at ``path`` (a folder with a rosbag2 metadata.yaml); refuse any other
+    existing folder."""
+    if path.exists():
+        if not (path / "metadata.yaml").is_file():
+            raise FileExistsError(f"{path} exists and is not a rosbag2 recording: refusing to replace it")
+        shutil.rmtree(path)
+
+
+def _write_latched(bag: _Bag, log: RunLog, t0: int, t_ns: np.ndarray) -> None:
+    """/tf_static (link_N → head_tip) and, for head tracking, /head/reference: the timed poses
+    head_tracking_controller takes, sent once."""
+    t = bag.types
+    bag.write(TF_STATIC, t0, t["tf2_msgs/msg/TFMessage"](transforms=[bag.transform(
+        t0, link_name(log.robot.n_links), HEAD_TIP_FRAME, (log.robot.link_length, 0.0, 0.0), (0.0, 0.0, 0.0, 1.0))]),
+        LATCHED)
+    if log.head_reference is None:
+        return
+    poses = [t["geometry_msgs/msg/PoseStamped"](header=bag.header(int(tk), WORLD_FRAME), pose=bag.pose(p, q))
+             for tk, p, q in zip(t_ns, _in_world(log.plane, log.head_reference[:, :2]),
+                                 plane_quaternion(log.plane, log.head_reference[:, 2]), strict=True)]
+    bag.write(HEAD_REFERENCE, t0, t["nav_msgs/msg/Path"](header=bag.header(t0, WORLD_FRAME), poses=poses), LATCHED)
+
+
+def _head_odometry(bag: _Bag, tk: int, position: np.ndarray, quaternion: np.ndarray, linear: np.ndarray,
+                   angular: np.ndarray) -> object:
+    """nav_msgs/Odometry of the head tip, twist in the head frame (REP 105)."""
+    t = bag.types
+    vector = t["geometry_msgs/msg/Vector3"]
+    twist = t["geometry_msgs/msg/Twist"](linear=vector(*map(float, linear)), angular=vector(*map(float, angular)))
+    return t["nav_msgs/msg/Odometry"](
+        header=bag.header(tk, WORLD_FRAME), child_frame_id=HEAD_TIP_FRAME,
+        pose=t["geometry_msgs/msg/PoseWithCovariance"](pose=bag.pose(position, quaternion), covariance=np.zeros(36)),
+        twist=t["geometry_msgs/msg/TwistWithCovariance"](twist=twist, covariance=np.zeros(36)))
+
+
+def _write_sample(bag: _Bag, log: RunLog, streams: _Streams, k: int) -> None:
+    """Every per-sample topic at sample ``k``."""
+    t, tk, n = bag.types, int(streams.t_ns[k]), log.robot.n_joints
+    names, position, velocity, effort = streams.joint_states
+    bag.write(CLOCK, tk, t["rosgraph_msgs/msg/Clock"](clock=bag.stamp(tk)))
+    bag.write(JOINT_STATES, tk, bag.joint_state(tk, names, position[k], velocity[k], effort[k]))
+    bag.write(TF, tk, t["tf2_msgs/msg/TFMessage"](
+        transforms=[bag.transform(tk, p, c, tr[k], q[k]) for p, c, tr, q in streams.edges]))
+    if log.alpha_ref is not None:
+        ref_dot = log.alpha_ref_dot[k] if log.alpha_ref_dot is not None else np.full(n, np.nan)
+        bag.write(GAIT_REFERENCE, tk, bag.joint_state(tk, joint_names(n), log.alpha_ref[k], ref_dot))
+    if log.beta_ref is not None:
+        bag.write(MOTOR_POSITION_COMMANDS, tk, bag.float_array("motor", log.beta_ref[k]))
+    bag.write(HEAD_ODOMETRY, tk, _head_odometry(bag, tk, log.head_position[k], streams.head_quaternion[k],
+                                                streams.head_linear[k], streams.head_angular[k]))
+    if log.manipulability is not None:
+        bag.write(MANIPULABILITY, tk, bag.float_array("D, R, singular values", log.manipulability[k]))
+        if streams.ellipses:
+            bag.write(MANIPULABILITY_MARKERS, tk, t["visualization_msgs/msg/MarkerArray"](
+                markers=[_ellipse_marker(bag, tk, *streams.ellipses[k])]))
+
+
+def _write_events(bag: _Bag, tk: int, due: list[Diagnostic]) -> None:
+    """One DiagnosticArray of the events ``due`` at ``tk``."""
+    t = bag.types
+    bag.write(DIAGNOSTICS, tk, t["diagnostic_msgs/msg/DiagnosticArray"](
+        header=bag.header(tk), status=[t["diagnostic_msgs/msg/DiagnosticStatus"](
+            level=int(d.level), name=d.name, message=d.message, hardware_id="snake_sim", values=[]) for d in due]))
+
+
 def write_rosbag(log: RunLog, path: str | Path, progress: bool = False) -> Path:
     """Write ``log`` as a rosbag2/MCAP folder at ``path``; returns the folder. A previous recording
     there (a folder with a rosbag2 metadata.yaml) is replaced, like the run's other outputs; any other
     existing folder is refused."""
     path = Path(path)
-    if path.exists():
-        if not (path / "metadata.yaml").is_file():
-            raise FileExistsError(f"{path} exists and is not a rosbag2 recording: refusing to replace it")
-        shutil.rmtree(path)
-    t_ns = np.round(np.asarray(log.t) * 1e9).astype(np.int64)
-    if np.any(np.diff(t_ns) <= 0):
-        raise ValueError("RunLog.t must be strictly increasing to be recorded")
-    names, pos, vel, eff = _joint_state_arrays(log)
-    edges = tf_edges(log)
-    head = log.head_position
-    head_theta = log.link_angle[:, -1]
-    head_vel, head_rate = _head_twist(log, head, head_theta)
-    head_quat = plane_quaternion(log.plane, head_theta)
-    n = log.robot.n_joints
-    ellipses = head_ellipses(log) if log.manipulability is not None and log.plane == "xy" else []
+    _prepare_folder(path)
+    streams = _streams(log)
+    events, last = streams.events, len(streams.t_ns) - 1
     with Writer(path, version=BAG_VERSION, storage_plugin=StoragePlugin.MCAP) as writer:
         bag = _Bag(writer)
-        t = bag.types
-        static = t["tf2_msgs/msg/TFMessage"](transforms=[bag.transform(
-            int(t_ns[0]), link_name(log.robot.n_links), HEAD_TIP_FRAME, (log.robot.link_length, 0.0, 0.0),
-            (0.0, 0.0, 0.0, 1.0))])
-        bag.write("/tf_static", int(t_ns[0]), static, LATCHED)
-        if log.head_reference is not None:  # what head_tracking_controller takes: timed poses, sent once
-            bag.write("/head/reference", int(t_ns[0]), t["nav_msgs/msg/Path"](
-                header=bag.header(int(t_ns[0]), WORLD_FRAME),
-                poses=[t["geometry_msgs/msg/PoseStamped"](header=bag.header(int(tk), WORLD_FRAME),
-                                                          pose=bag.pose(p, q))
-                       for tk, p, q in zip(t_ns, _in_world(log.plane, log.head_reference[:, :2]),
-                                           plane_quaternion(log.plane, log.head_reference[:, 2]), strict=True)]),
-                LATCHED)
-        # the run's events between a start and an end status (level ERROR if the run stopped early)
-        diagnostics = [Diagnostic(float(log.t[0]), 0, RUN_STATUS_NAME, "run started"),
-                       *sorted(log.diagnostics, key=lambda d: d.t),
-                       Diagnostic(float(log.t[-1]), 0 if log.status == "ok" else 2, RUN_STATUS_NAME,
-                                  f"run ended: {log.status}")]
-        k_diag = 0
-        for k in tqdm(range(len(t_ns)), desc="rosbag", unit="sample", disable=not progress):
-            tk = int(t_ns[k])
-            bag.write("/clock", tk, t["rosgraph_msgs/msg/Clock"](clock=bag.stamp(tk)))
-            bag.write("/joint_states", tk, bag.joint_state(tk, names, pos[k], vel[k], eff[k]))
-            bag.write("/tf", tk, t["tf2_msgs/msg/TFMessage"](
-                transforms=[bag.transform(tk, p, c, tr[k], q[k]) for p, c, tr, q in edges]))
-            if log.alpha_ref is not None:
-                ref_dot = log.alpha_ref_dot[k] if log.alpha_ref_dot is not None else np.full(n, np.nan)
-                bag.write("/gait/reference", tk, bag.joint_state(tk, joint_names(n), log.alpha_ref[k], ref_dot))
-            if log.beta_ref is not None:
-                bag.write("/motor_position_controller/commands", tk, bag.float_array("motor", log.beta_ref[k]))
-            twist = t["geometry_msgs/msg/Twist"](linear=t["geometry_msgs/msg/Vector3"](*map(float, head_vel[k])),
-                                                 angular=t["geometry_msgs/msg/Vector3"](*map(float, head_rate[k])))
-            bag.write("/head/odometry", tk, t["nav_msgs/msg/Odometry"](
-                header=bag.header(tk, WORLD_FRAME), child_frame_id=HEAD_TIP_FRAME,
-                pose=t["geometry_msgs/msg/PoseWithCovariance"](pose=bag.pose(head[k], head_quat[k]),
-                                                               covariance=np.zeros(36)),
-                twist=t["geometry_msgs/msg/TwistWithCovariance"](twist=twist, covariance=np.zeros(36))))
-            if log.manipulability is not None:
-                bag.write("/manipulability", tk, bag.float_array("D, R, singular values", log.manipulability[k]))
-                if ellipses:
-                    bag.write("/manipulability/markers", tk, t["visualization_msgs/msg/MarkerArray"](
-                        markers=[_ellipse_marker(bag, tk, *ellipses[k])]))
-            due = []  # every event up to this sample in one DiagnosticArray (the rest at the last sample)
-            while k_diag < len(diagnostics) and (k == len(t_ns) - 1 or diagnostics[k_diag].t <= log.t[k]):
-                due.append(diagnostics[k_diag])
-                k_diag += 1
-            if due:
-                bag.write("/diagnostics", tk, t["diagnostic_msgs/msg/DiagnosticArray"](
-                    header=bag.header(tk), status=[t["diagnostic_msgs/msg/DiagnosticStatus"](
-                        level=int(d.level), name=d.name, message=d.message, hardware_id="snake_sim", values=[])
-                        for d in due]))
+        _write_latched(bag, log, int(streams.t_ns[0]), streams.t_ns)
+        k_event = 0
+        for k in tqdm(range(last + 1), desc="rosbag", unit="sample", disable=not progress):
+            _write_sample(bag, log, streams, k)
+            # every event up to this sample in one DiagnosticArray (the rest at the last sample)
+            first = k_event
+            while k_event < len(events) and (k == last or events[k_event].t <= log.t[k]):
+                k_event += 1
+            if k_event > first:
+                _write_events(bag, int(streams.t_ns[k]), events[first:k_event])
     return path

@@ -34,7 +34,7 @@ from typing import Any
 
 import yaml
 
-from snake_core import paths
+from snake_core import locator
 from snake_core.validation import ConfigError, choice, get, number, positive, reject_unknown
 
 from .models import MODELS
@@ -216,7 +216,7 @@ def scenario_from_dict(data: Any, source: str, overrides: list[str] | tuple[str,
 
 def load_scenario(name: str | Path, overrides: list[str] | tuple[str, ...] = ()) -> Scenario:
     """Load ``config/scenarios/<name>.yaml`` (or a path), apply ``--set`` overrides, validate."""
-    path = paths.scenario_file(name)
+    path = locator.scenario_file(name)
     if not path.is_file():
         raise ConfigError("scenario", str(name), "unknown scenario; known: " + ", ".join(list_scenarios()))
     with open(path, encoding="utf-8") as fh:
@@ -229,13 +229,13 @@ def load_scenario(name: str | Path, overrides: list[str] | tuple[str, ...] = ())
 
 def list_scenarios() -> list[str]:
     """Names of the scenarios shipped in config/scenarios/."""
-    return sorted(p.stem for p in (paths.data_dir() / "config" / "scenarios").glob("*.yaml"))
+    return locator.scenario_names()
 
 
 def describe(name: str) -> str:
     """The description line of a shipped scenario (empty if none or unreadable)."""
     try:
-        with open(paths.scenario_file(name), encoding="utf-8") as fh:
+        with open(locator.scenario_file(name), encoding="utf-8") as fh:
             data = yaml.safe_load(fh)
     except (OSError, yaml.YAMLError):
         return ""

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from snake_core import paths
+from snake_core import locator
 from snake_core.validation import ConfigError, number
 
 
@@ -122,10 +122,9 @@ def _friction(col: ET.Element, field: str, source: str) -> float | None:
 
 def load_world(name: str | Path) -> World:
     """Parse ``worlds/<name>.sdf`` (or a path) into a :class:`World`."""
-    path = paths.world_file(name)
+    path = locator.world_file(name)
     if not path.is_file():
-        known = sorted(p.stem for p in (paths.data_dir() / "worlds").glob("*.sdf"))
-        raise ConfigError("world.file", str(name), "unknown world; known: " + ", ".join(known))
+        raise ConfigError("world.file", str(name), "unknown world; known: " + ", ".join(locator.world_names()))
     source = path.name
     try:
         root = ET.parse(path).getroot()

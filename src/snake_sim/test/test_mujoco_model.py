@@ -14,7 +14,7 @@ import xacro
 from scipy.linalg import null_space
 from scipy.optimize import root
 
-from snake_core import paths
+from snake_core import locator
 from snake_core.robot import load_robot
 from snake_core.vertical import build_model as vertical_model
 from snake_core.vertical import compute_terms, point_jacobians
@@ -28,7 +28,7 @@ NOWHERE = World("empty", Path("empty.sdf"), None, (), ())  # no ground, no boxes
 
 
 def _urdf(tmp_path: Path, roll: str) -> Path:
-    doc = xacro.process_file(str(paths.data_dir() / "urdf" / "snake.urdf.xacro"),
+    doc = xacro.process_file(str(locator.data_dir() / "urdf" / "snake.urdf.xacro"),
                              mappings={"robot": "koopaee6", "joint_roll": roll})
     path = tmp_path / f"snake_{roll}.urdf"
     path.write_text(doc.toprettyxml(indent="  "), encoding="utf-8")
@@ -165,7 +165,7 @@ def test_static_sag_of_each_joint_equals_the_vertical_models():
     assert beta == pytest.approx(beta_v, abs=1e-9)
 
 
-@pytest.mark.parametrize("name", sorted(p.stem for p in (paths.data_dir() / "worlds").glob("*.sdf")
+@pytest.mark.parametrize("name", sorted(p.stem for p in (locator.data_dir() / "worlds").glob("*.sdf")
                                         if p.stem != "pushing"))
 def test_every_shipped_worlds_boxes_are_at_the_sdfs_poses(name):
     """Item 6: each static box of worlds/<name>.sdf is a MuJoCo box geom at its pose, size and μ; the ground

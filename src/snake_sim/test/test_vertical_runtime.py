@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import yaml
 
-from snake_core import paths
+from snake_core import locator
 from snake_core.robot import robot_from_dict
 from snake_core.validation import ConfigError
 from snake_sim import cli
@@ -63,11 +63,11 @@ def test_bad_scenario_values_stop_with_one_message(overrides, field, value, tmp_
 
 
 def test_missing_scenario_field_is_named():
-    data = yaml.safe_load(paths.scenario_file("pedal-wave").read_text())
+    data = yaml.safe_load(locator.scenario_file("pedal-wave").read_text())
     del data["sim"]["duration"]
     with pytest.raises(ConfigError, match=r"sim\.duration = missing is invalid: is required"):
         scenario_from_dict(data, "broken.yaml")
-    data = yaml.safe_load(paths.scenario_file("pedal-wave").read_text())
+    data = yaml.safe_load(locator.scenario_file("pedal-wave").read_text())
     data["gaits"] = data.pop("gait")
     with pytest.raises(ConfigError, match=r"gaits = .* unknown field"):
         scenario_from_dict(data, "broken.yaml")
@@ -80,7 +80,7 @@ def test_missing_scenario_field_is_named():
     (("links", "colour"), "red", "links.colour = 'red'"),
 ])
 def test_bad_robot_values_stop_with_one_message(path, value, field):
-    data = yaml.safe_load(paths.robot_file("koopaee6").read_text())
+    data = yaml.safe_load(locator.robot_file("koopaee6").read_text())
     data[path[0]][path[1]] = value
     with pytest.raises(ConfigError) as err:
         robot_from_dict(data, "koopaee6.yaml")

@@ -15,6 +15,11 @@ import numpy as np
 from ..validation import ConfigError, get, integer, number, positive, reject_unknown
 from .base import MAX_REFERENCE
 
+#: 002 §5's reference experiment: A = π/6, ω = π rad/s, φ = −2π/5 (gait parameters as in scenarios).
+REFERENCE_GAIT = {"amplitude": np.pi / 6, "frequency": np.pi, "phase_shift": -2 * np.pi / 5}
+#: |φ| ≤ 2π: one turn between neighbouring joints [rad].
+MAX_PHASE_SHIFT = 2 * np.pi
+
 
 @dataclass(frozen=True)
 class PedalWave:
@@ -44,5 +49,5 @@ def from_params(n_joints: int, params: Mapping[str, Any], source: str | None = N
         amplitude=amplitude,
         frequency=positive(get(params, "frequency", "gait", source), "gait.frequency", source),
         phase_shift=number(get(params, "phase_shift", "gait", source), "gait.phase_shift", source,
-                           low=-2 * np.pi, high=2 * np.pi),
+                           low=-MAX_PHASE_SHIFT, high=MAX_PHASE_SHIFT),
     )

@@ -18,6 +18,12 @@ import numpy as np
 from ..validation import ConfigError, get, integer, non_negative, number, reject_unknown
 from .base import MAX_REFERENCE
 
+#: 004 (81), the head-tracking runs' shape: α = π/3, v = 0.18 rad/s, T_s = 1 (gait parameters as in scenarios).
+HEAD_TRACKING_GAIT = {"amplitude": np.pi / 3, "frequency": 0.18, "periods": 1.0}
+#: Largest winding angle α [rad] and |v| [rad/s] accepted.
+MAX_WINDING_ANGLE = np.pi / 2
+MAX_FREQUENCY = 50.0
+
 
 @dataclass(frozen=True)
 class Serpenoid:
@@ -55,8 +61,9 @@ def from_params(n_joints: int, params: Mapping[str, Any], source: str | None = N
     gait = Serpenoid(
         n_joints=n_joints,
         winding_angle=number(get(params, "amplitude", "gait", source), "gait.amplitude", source, low=0.0,
-                             high=np.pi / 2),
-        frequency=number(get(params, "frequency", "gait", source), "gait.frequency", source, low=-50.0, high=50.0),
+                             high=MAX_WINDING_ANGLE),
+        frequency=number(get(params, "frequency", "gait", source), "gait.frequency", source, low=-MAX_FREQUENCY,
+                         high=MAX_FREQUENCY),
         periods=non_negative(get(params, "periods", "gait", source), "gait.periods", source),
     )
     if gait.amplitude > MAX_REFERENCE:

@@ -5,7 +5,7 @@ Frames as urdf/snake.urdf.xacro and snake_sim.recording: link_N's origin is its 
 along the link towards the head, so the head tip (the URDF's ``head_tip``) is p + R e_x l, l the
 link length. The planar head pose is (X, Y, ψ): the tip in the world's horizontal plane and the
 heading ψ of link_N's x axis about +z (:mod:`.convention`: ψ = θ'_N; the trackers' q_from_world).
-Quaternions are (x, y, z, w), the order of geometry_msgs/Quaternion.
+Poses and quaternions (x, y, z, w) are snake_core.interface's.
 """
 
 from __future__ import annotations
@@ -14,17 +14,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.spatial.transform import Rotation
 
 from snake_core.angles import wrap_angle
-
-
-@dataclass(frozen=True)
-class Pose3:
-    """A frame's pose in its parent frame: translation [m] and quaternion (x, y, z, w)."""
-
-    position: tuple[float, float, float]
-    orientation: tuple[float, float, float, float]
+from snake_core.interface import Pose3, heading, rotation
 
 
 @dataclass(frozen=True)
@@ -60,35 +52,15 @@ def to_head_frame(vx: float | np.ndarray, vy: float | np.ndarray, heading: float
     return c * vx + s * vy, -s * vx + c * vy
 
 
-def _rotation(q: tuple[float, float, float, float]) -> Rotation | None:
-    """Rotation of a quaternion (x, y, z, w), the order scipy and geometry_msgs share, normalised; None for a
-    zero or non-finite one."""
-    q = np.asarray(q, dtype=float)
-    norm = float(np.linalg.norm(q))
-    return Rotation.from_quat(q) if math.isfinite(norm) and norm > 1e-9 else None
-
-
-def compose(parent: Pose3, child: Pose3) -> Pose3 | None:
-    """Pose of ``child`` (given in ``parent``'s frame) in the frame ``parent`` is given in:
-    p = p_a + R_a p_b, q = q_a ⊗ q_b. PosePublisher gives links in the model frame, the model in the
-    world. None for a non-finite pose or a zero quaternion."""
-    ra, rb = _rotation(parent.orientation), _rotation(child.orientation)
-    pa, pb = np.asarray(parent.position, dtype=float), np.asarray(child.position, dtype=float)
-    if ra is None or rb is None or not (np.all(np.isfinite(pa)) and np.all(np.isfinite(pb))):
-        return None
-    return Pose3(tuple(float(v) for v in pa + ra.apply(pb)), tuple(float(v) for v in (ra * rb).as_quat()))
-
-
 def head_tip_pose(t: float, head_link: Pose3, head_length: float) -> HeadPose | None:
     """Planar head tip pose from the head link's world pose: tip = p + R e_x l, ψ = atan2(R_yx, R_xx)
     (roll about the link axis, joint_roll, does not change it). None for non-finite input."""
-    r = _rotation(head_link.orientation)
+    r = rotation(head_link.orientation)
     p = np.asarray(head_link.position, dtype=float)
     if r is None or not (math.isfinite(t) and np.all(np.isfinite(p)) and math.isfinite(head_length)):
         return None
-    axis = r.apply((1.0, 0.0, 0.0))
-    tip = p + head_length * axis
-    return HeadPose(float(t), float(tip[0]), float(tip[1]), float(tip[2]), math.atan2(axis[1], axis[0]))
+    tip = p + head_length * r.apply((1.0, 0.0, 0.0))
+    return HeadPose(float(t), float(tip[0]), float(tip[1]), float(tip[2]), heading(r))
 
 
 def head_twist(previous: HeadPose, current: HeadPose) -> HeadTwist | None:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from snake_core import paths
+from snake_core import locator
 from snake_sim import worldgen
 
 
@@ -43,7 +43,7 @@ def run_stairs(args: argparse.Namespace) -> int:
 
 
 def run_shipped(args: argparse.Namespace) -> int:
-    folder = args.out if args.out is not None else paths.data_dir() / "worlds"
+    folder = args.out if args.out is not None else locator.data_dir() / "worlds"
     for stem, generate in worldgen.SHIPPED.items():
         _write(generate(), folder / f"{stem}.sdf")
     return 0

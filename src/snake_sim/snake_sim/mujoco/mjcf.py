@@ -34,7 +34,7 @@ import math
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
-from snake_core import paths
+from snake_core import locator
 from snake_core.robot import RobotParams
 from snake_core.validation import ConfigError
 
@@ -125,7 +125,7 @@ def mjcf(robot: RobotParams, world: World, settings: Settings, rolls: Sequence[i
     if len(rolls) != robot.n_joints:
         raise ConfigError("robot.joint_roll", list(rolls), f"must have {robot.n_joints} values (one per joint)")
     root = ET.Element("mujoco", model=f"{robot.name}_{world.name}")
-    _sub(root, "compiler", angle="radian", meshdir=str(paths.data_dir() / "urdf" / "meshes"), autolimits="true")
+    _sub(root, "compiler", angle="radian", meshdir=str(locator.data_dir() / "urdf" / "meshes"), autolimits="true")
     _sub(root, "option", timestep=repr(settings.time_step), gravity=_fmt(0, 0, -settings.gravity),
          integrator=settings.integrator, solver=settings.solver, cone=settings.cone)
     _sub(root, "visual").append(ET.Element("global", offwidth="640", offheight="480"))

@@ -11,12 +11,12 @@ from __future__ import annotations
 import numpy as np
 from scipy.integrate import solve_ivp
 
+from snake_core.interface import plane_quaternion
 from snake_core.planar.convention import head_pose_to_world, reverse_joints
 from snake_core.planar.head_state import to_head_frame
 from snake_core.planar.model import compute_terms, forward_dynamics
 from snake_core.validation import ConfigError
 
-from ..recording import plane_quaternion
 from ..stepping import HeadSample, JointSample, SimulationDiverged, check_command
 from .runtime import ATOL, RTOL, PlanarSetup, blowup_status, initial_state, integration_method
 

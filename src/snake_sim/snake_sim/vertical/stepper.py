@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from snake_core.interface import plane_quaternion
 from snake_core.planar.head_state import to_head_frame
 from snake_core.vertical.dynamics import sea_torque
 from snake_core.vertical.kinematics import contact_points, link_angles
 
-from ..recording import plane_quaternion
 from ..stepping import HeadSample, JointSample, SimulationDiverged, check_command
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ class VerticalStepper:
     def head(self) -> HeadSample:
         (position, theta), (velocity, rate) = self._tip, self._tip_rate
         forward, up = to_head_frame(velocity[0], velocity[2], theta)
-        # RunLog's "xz" plane: θ about −y (recording.plane_quaternion), so the head turns at −θ̇ about its y
+        # RunLog's "xz" plane: θ about −y (snake_core.interface.plane_quaternion), so the head turns at −θ̇ about its y
         return HeadSample(position, plane_quaternion("xz", np.array(theta)), np.array([forward, 0.0, up]),
                           np.array([0.0, -rate, 0.0]))
 
