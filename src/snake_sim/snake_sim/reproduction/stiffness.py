@@ -22,15 +22,27 @@ from snake_sim.climb import ClimbResult, climb_result
 from snake_sim.scenario import load_scenario
 from snake_sim.step_check import TOLERANCE, relative_change
 from snake_sim.wave_analysis import cycle_waves
+from snake_sim.world import load_world
 
 TITLE = "Local stiffness and tail-leading stiffness control over obstacles (002 ch. 6–7)"
 
 #: Table 7.1, TSC in simulation: A = π/6, ω = π, M_d = 1, D_d = 4, K_d = 12 (K_τ not printed).
 TABLE_7_1 = ("gait.amplitude=pi/6", "controller.inertia=1.0", "controller.damping=4.0", "controller.stiffness=12.0")
+#: Table 7.1's TSC gains (M_d, D_d, K_d) and amplitude A [rad], as numbers.
+TABLE_7_1_GAINS = (1.0, 4.0, 12.0)
+TABLE_7_1_AMPLITUDE = np.pi / 6
 #: The open-loop gait of Table 7.1 (A = π/6, φ = −2π/5).
 TABLE_7_1_OPEN = ("gait.amplitude=pi/6", "gait.phase_shift=-2*pi/5")
-#: K_d of the shipped TSC scenarios (config/scenarios/tsc-*.yaml).
-SHIPPED_K_D = 14.0
+#: 002 §7.3 (simulation, Table 7.1): both climb the single obstacle, TSC's average speed 25.6 % above the open loop's.
+TSC_GAIN_002 = 0.256
+#: 002 Fig. 7.9: the robot climbed the two obstacles with TSC, K_τ = 6 only, in 27.4 s.
+TWO_OBSTACLES_TIME_002 = 27.4
+#: 002 Table 5.2, simulation: the open loop at A = π/6, φ = −2π/5 on flat ground [m/s].
+OPEN_LOOP_SPEED_002 = 0.018
+#: 002's gain ranges for TSC: K_d from Table 7.1 (12) to the experiments (17.5).
+K_D_RANGE_002 = (12.0, 17.5)
+#: The scenarios whose files give the constants of the text (robot, worlds, contact, steps, gains).
+SHIPPED_TSC, SHIPPED_STIFFNESS, SHIPPED_FLAT = "tsc-obstacle", "stiffness-obstacle", "tsc-flat"
 #: Controllers compared on every world: (label, scenario prefix, overrides).
 CONTROLLERS = (
     ("open loop (4.38)+(4.39)", "open-loop", ()),
@@ -53,13 +65,6 @@ FACE_CONTROLLERS = (
     ("TSC, K_τ = 0", "tsc-obstacle", ("controller.torque_gain=0",)),
     ("TSC, K_τ = 6", "tsc-obstacle", ("controller.torque_gain=6",)),
 )
-#: The head-geometry hypothesis: the contact radius r_c = half the 68 mm module (002 Table 3.2) instead of §5.3's
-#: 0.01 m, so that the 36 mm box is about one module radius tall for the disc at the head tip, as on the robot.
-MODULE_RADIUS = "contact.threshold=0.034"
-MODULE_RUNS = (
-    ("open loop, r_c = 34 mm (module radius)", "open-loop-obstacle", (MODULE_RADIUS,)),
-    ("TSC, K_τ = 0, r_c = 34 mm (module radius)", "tsc-obstacle", ("controller.torque_gain=0", MODULE_RADIUS)),
-)
 #: TSC over 002's gain ranges on the single obstacle (M_d = 1 throughout) at 002's largest amplitude π/3 (the
 #: smaller ones move the robot less, flat-ground table): D_d and K_d from Table 7.1 (4, 12) to the experiments
 #: (10, 17.5), K_τ = 0 and 6.
@@ -67,11 +72,17 @@ GRID_AMPLITUDES = (("π/3", "pi/3"),)
 GRID_DAMPING = (4.0, 7.0, 10.0)
 GRID_STIFFNESS = (12.0, 14.0, 17.5)
 GRID_TORQUE_GAINS = (0.0, 6.0)
-WORLDS = (("single obstacle", "obstacle"), ("two obstacles", "two-obstacles"), ("stairs", "stairs"))
+#: (label, scenario suffix, world file) of the shipped obstacle worlds.
+WORLDS = (("single obstacle", "obstacle", "single_obstacle"), ("two obstacles", "two-obstacles", "two_obstacles"),
+          ("stairs", "stairs", "stairs"))
 #: Runs simulated at the same time (processes).
 WORKERS = 2
 #: Groups of rows on flat ground: run at the scenario's step (5 ms) only, with the bench's evidence (``make bench``).
 FLAT_GROUPS = ("flat",)
+#: A row "barely moves" when its CoM speed is below this fraction of the reference row's.
+BARELY_MOVES = 0.25
+#: Standard gravity [m/s²] for the weight of a link in the local-stiffness paragraph.
+GRAVITY = 9.81
 
 
 @dataclass(frozen=True)
@@ -157,8 +168,77 @@ def _relative(value: float | None, base: float | None) -> str:
     return f"{100.0 * (value / base - 1.0):+.1f} %"
 
 
-def run(fast: bool = False) -> str:
-    jobs: list[tuple[str, str, str, tuple[str, ...]]] = []  # (group, label, scenario, overrides)
+@dataclass(frozen=True)
+class Setting:
+    """The constants the text states, read from the robot, world and scenario files the runs use."""
+
+    spring_stiffness: float  # K [N·m/rad], robot file
+    joint_limit_deg: float  # |α| limit [°], robot file
+    link_mass: float  # m_l [kg]
+    link_length: float  # 2l [m]
+    module_width: float  # across flats [m]
+    local_stiffness: float  # K_d of the local-stiffness scenarios [N·m/rad]
+    tsc_gains: tuple[float, float, float]  # (M_d, D_d, K_d) of the shipped TSC scenarios
+    tsc_amplitude: float  # A of the shipped TSC scenarios [rad]
+    gait_frequency: float  # ω [rad/s]
+    contact_radius: float  # r_c, the contact threshold [m]
+    ground_friction: float  # μ_c of the ground
+    box_friction: tuple[float, ...]  # the distinct μ of the boxes' faces over the shipped worlds
+    boxes: dict[str, tuple[tuple[float, float], ...]]  # world label → (height, length) of each box [m]
+    box_gap: float  # single obstacle: its near edge ahead of the head tip at the start [m]
+    flat_time_step: float  # [s]
+    obstacle_time_step: float  # [s]
+    control_rate: float  # [Hz]
+
+
+@dataclass(frozen=True)
+class StiffnessResults:
+    """Every run of the section, grouped by table (in document order), and the setting."""
+
+    fast: bool
+    setting: Setting
+    groups: dict[str, list[Outcome]]
+
+
+#: The section's results type (reproduction.document loads stored results as it).
+Results = StiffnessResults
+
+
+def _setting() -> Setting:
+    """The constants of the text from the shipped files (cheap: no simulation)."""
+    tsc, local, flat = (load_scenario(name) for name in (SHIPPED_TSC, SHIPPED_STIFFNESS, SHIPPED_FLAT))
+    setup = runtime.build(tsc)
+    robot, contact = setup.robot, setup.plant.contact
+    worlds = {label: load_world(file) for label, _, file in WORLDS}
+    first = min(worlds["single obstacle"].static_boxes, key=lambda b: b.x_min)
+    start_x = float(tsc.section("world").get("start_x", 0.0))
+    gait, ctrl = tsc.section("gait"), tsc.section("controller")
+    return Setting(
+        spring_stiffness=float(robot.sea.stiffness[0]), joint_limit_deg=float(np.degrees(robot.joint_limit)),
+        link_mass=robot.link_mass, link_length=robot.link_length, module_width=robot.module_width,
+        local_stiffness=float(local.section("controller")["stiffness"]),
+        tsc_gains=(float(ctrl["inertia"]), float(ctrl["damping"]), float(ctrl["stiffness"])),
+        tsc_amplitude=float(gait["amplitude"]), gait_frequency=float(gait["frequency"]),
+        contact_radius=contact.threshold, ground_friction=contact.friction,
+        box_friction=tuple(sorted({b.friction for w in worlds.values() for b in w.static_boxes})),
+        boxes={label: tuple((b.size[2], b.size[0]) for b in sorted(w.static_boxes, key=lambda b: b.x_min))
+               for label, w in worlds.items()},
+        box_gap=first.x_min - (start_x + robot.total_length),
+        flat_time_step=flat.time_step, obstacle_time_step=tsc.time_step, control_rate=1.0 / tsc.control_period)
+
+
+def _module_runs(setting: Setting) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+    """The head-geometry hypothesis: the contact radius r_c = half the module's width (002 Table 3.2) instead of
+    §5.3's, so that the box is about one module radius tall for the disc at the head tip, as on the robot."""
+    r = 0.5 * setting.module_width
+    over, text = f"contact.threshold={r!r}", f"r_c = {1e3 * r:g} mm (module radius)"
+    return ((f"open loop, {text}", "open-loop-obstacle", (over,)),
+            (f"TSC, K_τ = 0, {text}", "tsc-obstacle", ("controller.torque_gain=0", over)))
+
+
+def _jobs(setting: Setting, fast: bool) -> list[tuple[str, str, str, tuple[str, ...]]]:
+    """Every run of the section as (group, label, scenario, overrides), in document order."""
+    jobs: list[tuple[str, str, str, tuple[str, ...]]] = []
     jobs += [("flat", "open loop, Table 7.1 (A = π/6)", "pedal-wave", TABLE_7_1_OPEN),
              ("flat", "TSC, Table 7.1, K_τ = 0", "tsc-flat", (*TABLE_7_1, "controller.torque_gain=0")),
              ("flat", "TSC, Table 7.1, K_τ = 6", "tsc-flat", (*TABLE_7_1, "controller.torque_gain=6"))]
@@ -176,21 +256,28 @@ def run(fast: bool = False) -> str:
              for a_label, a in GRID_AMPLITUDES for kt in GRID_TORQUE_GAINS]
     jobs += [("face", f"{label}, μ = {mu:g} on the vertical faces", scenario, (*over, f"world.side_friction={mu}"))
              for label, scenario, over in FACE_CONTROLLERS for mu in SIDE_FRICTIONS]
-    jobs += [("module", label, scenario, over) for label, scenario, over in MODULE_RUNS]
-    for wlabel, wkey in WORLDS:
+    jobs += [("module", label, scenario, over) for label, scenario, over in _module_runs(setting)]
+    for wlabel, wkey, _ in WORLDS:
         jobs += [(wlabel, label, f"{prefix}-{wkey}", over) for label, prefix, over in CONTROLLERS]
     if fast:
         jobs = jobs[:2] + [j for j in jobs if j[0] == "single obstacle"][:2]
+    return jobs
+
+
+def run(fast: bool = False) -> StiffnessResults:
+    """Run every row (WORKERS processes at a time); ``fast``: four rows of 3 s (smoke test)."""
+    setting = _setting()
+    jobs = _jobs(setting, fast)
     outcomes: list[Outcome | None] = [None] * len(jobs)
     with ProcessPoolExecutor(max_workers=WORKERS) as pool:  # independent runs: WORKERS at a time
         futures = {pool.submit(_run, label, scenario, over, fast, group not in FLAT_GROUPS): i
                    for i, (group, label, scenario, over) in enumerate(jobs)}
         for future in tqdm(as_completed(futures), total=len(jobs), desc="stiffness/TSC runs", unit="run", leave=False):
             outcomes[futures[future]] = future.result()
-    results: dict[str, list[Outcome]] = {}
+    groups: dict[str, list[Outcome]] = {}
     for (group, *_), outcome in zip(jobs, outcomes, strict=True):
-        results.setdefault(group, []).append(outcome)
-    return _report(results, fast)
+        groups.setdefault(group, []).append(outcome)
+    return StiffnessResults(fast, setting, groups)
 
 
 def _percent(change: float | None) -> str:
