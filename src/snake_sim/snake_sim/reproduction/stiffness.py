@@ -17,6 +17,7 @@ import numpy as np
 from tqdm import tqdm
 
 from snake_core.controllers.tsc import TSCGains
+from snake_core.vertical.model import GRAVITY
 from snake_sim import runtime
 from snake_sim.climb import ClimbResult, climb_result
 from snake_sim.scenario import load_scenario
@@ -83,8 +84,6 @@ FLAT_GROUPS = ("flat",)
 BARELY_MOVES = 0.25
 #: A row "hardly moves" when its CoM speed is below this [m/s].
 HARDLY_MOVES = 1e-3
-#: Standard gravity [m/s²] for the weight of a link in the local-stiffness paragraph.
-GRAVITY = 9.81
 
 
 @dataclass(frozen=True)
