@@ -273,15 +273,14 @@ def _shapes_text(r: ManipulabilityResults) -> list[str]:
     out += ["", ("Zero only at α = 0 or T_s = 0, with and without the free joint, as in 004 §4.3. " if zero_only_flat
                  else "Not zero only at α = 0 or T_s = 0, unlike 004 §4.3. ")
             + f"Over phases, R̃ dips to ~{_order(dip)} kg·m for some shapes (the free joint can momentarily align "
-            f"with the body axis); R stays ≥ ~{_order(floor, floor=True)} kg·m for α ≥ π/8.", ""]
+            f"with the body axis); R stays ≥ ~{_order(floor)} kg·m for α ≥ π/8.", ""]
     return out
 
 
-def _order(value: float, floor: bool = False) -> str:
-    """``value`` to one significant digit as 2e-3 (rounded down with ``floor``, for a lower bound)."""
+def _order(value: float) -> str:
+    """``value`` to one significant digit as 2e-3."""
     exponent = int(np.floor(np.log10(value)))
-    digit = value / 10.0**exponent
-    digit = int(np.floor(digit)) if floor else round(digit)
+    digit = round(value / 10.0**exponent)
     if digit == 10:
         digit, exponent = 1, exponent + 1
     return f"{digit}e{exponent}"
