@@ -150,7 +150,7 @@ def _arcs(model) -> tuple[ArcRow, ...]:
     for deg in ARC_ANGLES:
         q = _q(np.full(9, np.radians(deg)))
         a, b = manipulability(model, q), manipulability(model, q, (5,))
-        rows.append(ArcRow(deg, float(a.D), float(a.R), float(b.D), float(b.R)))
+        rows.append(ArcRow(float(deg), float(a.D), float(a.R), float(b.D), float(b.R)))
     return tuple(rows)
 
 
