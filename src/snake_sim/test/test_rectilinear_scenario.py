@@ -32,5 +32,5 @@ def test_rectilinear_scenario_advances_head_first_by_at_most_the_no_slip_step():
 def test_reproduction_section_runs_fast():
     from snake_sim.reproduction import rectilinear
 
-    text = rectilinear.run(fast=True)
+    text = rectilinear.render(rectilinear.run(fast=True))
     assert text.startswith("## ") and "no-slip" in text and "nan" not in text.lower()

@@ -155,7 +155,7 @@ def test_pedal_wave_reproduction_section_runs_in_fast_mode():
     from snake_sim.reproduction import SECTIONS, pedal_wave
 
     assert "pedal_wave" in SECTIONS
-    text = pedal_wave.run(fast=True)
+    text = pedal_wave.render(pedal_wave.run(fast=True))
     for needle in ("### Table 5.2", "ours/S", "rigid no-slip", "### Friction (§5.5)", "R = ", "fast mode"):
         assert needle in text
 

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from tqdm import tqdm
 
+from snake_core.vertical.model import GRAVITY
 from snake_sim.runlog import RunLog
 from snake_sim.scenario import load_scenario
-from snake_sim.vertical.runtime import run_scenario
+from snake_sim.vertical.runtime import build, run_scenario
 
 #: 002's reference gait on flat ground (config/scenarios/pedal-wave.yaml).
 REFERENCE_SCENARIO = "pedal-wave"
@@ -24,7 +26,19 @@ TABLE_E = ((3.1, 4.1, 6.2), (2.8, 4.7, 5.8), (2.7, 4.5, 6.0))
 RIGID_STIFFNESS = 174.0
 #: 002 §5.5: μ_c 0.40 → 0.82 at A = π/4, φ = −2.2π/5 raised the simulated speed by 13.7 %.
 FRICTION_CASE = ["gait.amplitude=pi/4", "gait.phase_shift=-2.2*pi/5"]
+#: 002 §5.5: the two ground frictions compared.
+FRICTIONS_002 = (0.40, 0.82)
+#: 002 §5.5: the speed gain from FRICTIONS_002[0] to [1], simulation and experiment [%].
+FRICTION_GAIN_002 = (13.7, 20.3)
+#: 002 Fig. 5.6: correlation (B.1) of the commanded motor torque with the SEA torque.
+CORRELATION_002 = 0.9972
+#: 002 §5.3: the joint that carries the largest SEA torque (1 = tail).
+LARGEST_TORQUE_JOINT_002 = 3
 RATIO_RANGE = (0.1, 1.2)
+#: Slip "is a minor part of the gap" when suppressing it adds less than this fraction of the speed.
+MINOR_SLIP = 0.1
+#: A friction gain is "far less than proportional" below this fraction of the friction's relative increase.
+FAR_LESS = 0.5
 #: Friction high enough that the contacts do not slip (the no-slip estimate of the gap analysis).
 NO_SLIP_FRICTION = 2.0
 #: Integration step of these runs: 1 ms keeps the speeds within about 1 % of the 1e-4 s solution up to
@@ -41,6 +55,52 @@ def correlation(x: np.ndarray, y: np.ndarray) -> float:
     return float(num / math.sqrt((n * (x @ x) - x.sum() ** 2) * (n * (y @ y) - y.sum() ** 2)))
 
 
+@dataclass(frozen=True)
+class Setting:
+    """The constants the text states, from the scenario and robot files."""
+
+    kp: float  # K_p of (4.39) [N·m/rad]
+    kd: float  # K_D of (4.39) [N·m·s/rad]
+    friction: float  # μ_c
+    contact_stiffness: float  # ℓ [N/m]
+    contact_damping: float  # d [N·s/m]
+    contact_threshold: float  # [m]
+    frequency: float  # ω [rad/s]
+    amplitude: float  # A of the reference gait [rad]
+    spring_stiffness: float  # K [N·m/rad]
+    link_mass: float  # m_l [kg]
+    half_length: float  # l [m]
+    reflected_inertia: float  # n² J_r [kg·m²]
+
+
+@dataclass(frozen=True)
+class PedalWaveResults:
+    """Speeds of every run [m/s] (grids: rows φ of PHASES, columns A of AMPLITUDES) and the torque statistics."""
+
+    fast: bool
+    duration: float  # [s] per run
+    time_step: float  # [s]
+    setting: Setting
+    speed: tuple[tuple[float, ...], ...]  # SEA as in the robot file
+    rigid: tuple[tuple[float, ...], ...]  # SEA RIGID_STIFFNESS
+    no_slip: tuple[tuple[float, ...], ...]  # rigid and μ_c = NO_SLIP_FRICTION
+    reference_speed: float  # the scenario's gait
+    reversed_speed: float  # φ → −φ
+    reflected_speed: float  # reflected rotor inertia
+    friction_speeds: tuple[float, float]  # at FRICTIONS_002, FRICTION_CASE
+    torque_from: float  # [s] start of the window of the torque statistics
+    torque_rms: tuple[float, ...]  # per joint, tail → head [N·m]
+    torque_peak: tuple[float, ...]  # [N·m]
+    correlation_own: float  # (B.1) of U with K(β − α), 𝕊_3 = J_r
+    correlation_reflected: float  # the same, 𝕊_3 = n² J_r
+    misfit_own: float  # rms(U − K(β − α)) / rms(τ)
+    misfit_reflected: float
+
+
+#: The section's results type (reproduction.document loads stored results as it).
+Results = PedalWaveResults
+
+
 def speed(log: RunLog) -> float:
     """Average forward speed of the centre of mass [m/s] (002 §5.4: distance in the run time)."""
     return float((log.com[-1, 0] - log.com[0, 0]) / (log.t[-1] - log.t[0]))
@@ -52,119 +112,199 @@ def _run(overrides: list[str], duration: float) -> RunLog:
                                                          f"sim.time_step={step}"]))
 
 
-def run(fast: bool = False) -> str:
+def _setting() -> Setting:
+    """The constants of the text from the reference scenario, its robot and its contact."""
+    scenario = load_scenario(REFERENCE_SCENARIO)
+    setup = build(scenario)
+    robot, contact, gait = setup.robot, setup.plant.contact, scenario.section("gait")
+    return Setting(kp=robot.actuator.kp, kd=robot.actuator.kd, friction=contact.friction,
+                   contact_stiffness=contact.stiffness, contact_damping=contact.damping,
+                   contact_threshold=contact.threshold, frequency=float(gait["frequency"]),
+                   amplitude=float(gait["amplitude"]), spring_stiffness=float(robot.sea.stiffness[0]),
+                   link_mass=robot.link_mass, half_length=robot.half_length,
+                   reflected_inertia=robot.actuator.gear_ratio ** 2 * robot.actuator.rotor_inertia)
+
+
+def _speed_grids(duration: float, bar: tqdm) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(φ, A) grids of the speed with the SEA, near-rigid, and near-rigid without slip [m/s]."""
+    grids = np.zeros((3, len(PHASES), len(AMPLITUDES)))
+    rigid = f"robot.sea_stiffness={RIGID_STIFFNESS}"
+    for i, (_, phase) in enumerate(PHASES):
+        for j, (_, amplitude) in enumerate(AMPLITUDES):
+            o = [f"gait.amplitude={amplitude}", f"gait.phase_shift={phase}"]
+            for k, extra in enumerate(([], [rigid], [rigid, f"contact.friction={NO_SLIP_FRICTION}"])):
+                grids[k, i, j] = speed(_run([*o, *extra], duration))
+                bar.update()
+    return grids[0], grids[1], grids[2]
+
+
+def _misfit(log: RunLog, skip: np.ndarray) -> float:
+    """rms(U − K(β − α)) / rms(τ): the scale-sensitive counterpart of R."""
+    return float(np.sqrt(np.mean((log.motor_torque[skip] + log.tau[skip]) ** 2) / np.mean(log.tau[skip] ** 2)))
+
+
+def _grid(a: np.ndarray) -> tuple[tuple[float, ...], ...]:
+    return tuple(tuple(float(v) for v in row) for row in a)
+
+
+def run(fast: bool = False) -> PedalWaveResults:
+    """Table 5.2's nine gaits (SEA, near-rigid, no slip), direction, friction and the torques of the reference gait."""
     duration = FAST_DURATION if fast else 10.0
-    cases = [(i, j) for i in range(3) for j in range(3)]
-    bar = tqdm(total=3 * len(cases) + 5, desc="pedal wave", leave=False)
-    ours = np.zeros((3, 3))
-    rigid = np.zeros((3, 3))
-    noslip = np.zeros((3, 3))
-    for i, j in cases:  # i: φ row, j: A column
-        o = [f"gait.amplitude={AMPLITUDES[j][1]}", f"gait.phase_shift={PHASES[i][1]}"]
-        log = _run(o, duration)
-        ours[i, j] = speed(log)
+    bar = tqdm(total=3 * len(PHASES) * len(AMPLITUDES) + 5, desc="pedal wave", leave=False)
+    ours, rigid, noslip = _speed_grids(duration, bar)
+    logs = {}
+    for key, overrides in (("ref", []), ("reversed", ["gait.phase_shift=2*pi/5"]),
+                           ("reflected", ["robot.rotor_inertia_model=reflected"]),
+                           *((f"mu{mu}", [*FRICTION_CASE, f"contact.friction={mu:.2f}"]) for mu in FRICTIONS_002)):
+        logs[key] = _run(overrides, duration)
         bar.update()
-        rigid[i, j] = speed(_run([*o, f"robot.sea_stiffness={RIGID_STIFFNESS}"], duration))
-        bar.update()
-        noslip[i, j] = speed(_run([*o, f"robot.sea_stiffness={RIGID_STIFFNESS}",
-                                   f"contact.friction={NO_SLIP_FRICTION}"], duration))
-        bar.update()
-    ref = _run([], duration)
-    bar.update()
-    reversed_log = _run(["gait.phase_shift=2*pi/5"], duration)
-    bar.update()
-    refl = _run(["robot.rotor_inertia_model=reflected"], duration)
-    bar.update()
-    lo = speed(_run([*FRICTION_CASE, "contact.friction=0.40"], duration))
-    bar.update()
-    hi = speed(_run([*FRICTION_CASE, "contact.friction=0.82"], duration))
-    bar.update()
     bar.close()
-
-    S = np.array(TABLE_S) / 100
-    ratio = ours / S
-    rises = all(np.all(np.diff(ours[i]) > 0) for i in range(3))
-    in_range = bool(np.all((ratio >= RATIO_RANGE[0]) & (ratio <= RATIO_RANGE[1])))
+    ref, refl = logs["ref"], logs["reflected"]
     skip = ref.t >= min(2.0, duration / 2)  # after the start-up transient
-    R_own = correlation(ref.motor_torque[skip], -ref.tau[skip])
-    R_refl = correlation(refl.motor_torque[skip], -refl.tau[skip])
+    return PedalWaveResults(
+        fast=fast, duration=duration, time_step=STEP if duration > FAST_DURATION else 0.005, setting=_setting(),
+        speed=_grid(ours), rigid=_grid(rigid), no_slip=_grid(noslip), reference_speed=speed(ref),
+        reversed_speed=speed(logs["reversed"]), reflected_speed=speed(refl),
+        friction_speeds=tuple(speed(logs[f"mu{mu}"]) for mu in FRICTIONS_002), torque_from=float(ref.t[skip][0]),
+        torque_rms=tuple(float(v) for v in np.sqrt(np.mean(ref.tau[skip] ** 2, axis=0))),
+        torque_peak=tuple(float(v) for v in np.max(np.abs(ref.tau[skip]), axis=0)),
+        correlation_own=correlation(ref.motor_torque[skip], -ref.tau[skip]),
+        correlation_reflected=correlation(refl.motor_torque[skip], -refl.tau[skip]),
+        misfit_own=_misfit(ref, skip), misfit_reflected=_misfit(refl, skip))
 
-    def misfit(log: RunLog) -> float:  # rms(U − K(β − α)) / rms(τ): the scale-sensitive counterpart of R
-        return float(np.sqrt(np.mean((log.motor_torque[skip] + log.tau[skip]) ** 2) / np.mean(log.tau[skip] ** 2)))
 
-    rms = np.sqrt(np.mean(ref.tau[skip] ** 2, axis=0))
-    peak = np.max(np.abs(ref.tau[skip]), axis=0)
-    friction_gain = 100 * (hi / lo - 1)
+def render(r: PedalWaveResults) -> str:
+    """The section's Markdown from the stored results alone."""
+    st = r.setting
+    lines = [f"## {TITLE}", "",
+             f"Settings: scenario `{REFERENCE_SCENARIO}` (002 Table 5.1: K_p = {st.kp:g}, K_D = {st.kd:g}, "
+             f"μ_c = {st.friction:g}, ℓ = {st.contact_stiffness:g} N/m, d = {st.contact_damping:g} N·s/m, contact "
+             f"threshold {st.contact_threshold:g} m, 2N+1 contact candidates), ω = {_pi(st.frequency)} rad/s, "
+             f"{r.duration:g} s per run, rotor read as in 002 (4.36) (𝕊_3 = J_r) unless said otherwise, linearly "
+             f"implicit Euler at {r.time_step * 1000:g} ms. Speeds: centre of mass, signed along +x (head first)."
+             + (" **fast mode: short runs, numbers not for the docs.**" if r.fast else "")]
+    return "\n".join([*lines, *_table_5_2(r), *_gap(r), *_friction(r), *_torques(r)]) + "\n"
 
-    L = [f"## {TITLE}", ""]
-    L.append(f"Settings: scenario `{REFERENCE_SCENARIO}` (002 Table 5.1: K_p = 60, K_D = 25, μ_c = 0.6, ℓ = 550 N/m, "
-             f"d = 10 N·s/m, contact threshold 0.01 m, 2N+1 contact candidates), ω = π rad/s, {duration:g} s per run, "
-             "rotor read as in 002 (4.36) (𝕊_3 = J_r) unless said otherwise, linearly implicit Euler at "
-             f"{STEP * 1000:g} ms. Speeds: centre of mass, signed along +x (head first)."
-             + (" **fast mode: short runs, numbers not for the docs.**" if fast else ""))
-    L += ["", "### Table 5.2: average speed [cm/s]", "",
-          "| φ \\ A | " + " | ".join(f"{a} ours | {a} 002 S | {a} 002 E | {a} ours/S" for a, _ in AMPLITUDES) + " |",
-          "|---|" + "---|" * 12]
+
+def _pi(value: float) -> str:
+    """π for ω = π, else the number."""
+    return "π" if math.isclose(value, math.pi) else f"{value:g}"
+
+
+def _table_5_2(r: PedalWaveResults) -> list[str]:
+    """Our speeds beside 002's, whether they rise with A, their ratio to 002 and the direction of travel."""
+    ours, s = np.array(r.speed), np.array(TABLE_S) / 100
+    ratio = ours / s
+    rises = all(np.all(np.diff(row) > 0) for row in ours)
+    in_range = bool(np.all((ratio >= RATIO_RANGE[0]) & (ratio <= RATIO_RANGE[1])))
+    lines = ["", "### Table 5.2: average speed [cm/s]", "",
+             "| φ \\ A | " + " | ".join(f"{a} ours | {a} 002 S | {a} 002 E | {a} ours/S" for a, _ in AMPLITUDES)
+             + " |", "|---|" + "---|" * 12]
     for i, (pl, _) in enumerate(PHASES):
         cells = []
-        for j in range(3):
+        for j in range(len(AMPLITUDES)):
             cells += [f"{100 * ours[i, j]:.2f}", f"{TABLE_S[i][j]}", f"{TABLE_E[i][j]}", f"{ratio[i, j]:.2f}"]
-        L.append(f"| {pl} | " + " | ".join(cells) + " |")
-    L += ["",
-          f"- Speed rises strictly with A for every φ: **{'yes' if rises else 'NO'}** (002: yes, S and E).",
-          f"- Every case within {RATIO_RANGE[0]}× to {RATIO_RANGE[1]}× of 002's simulated value: "
-          f"**{'yes' if in_range else 'NO'}** (ratios {ratio.min():.2f} to {ratio.max():.2f}).",
-          f"- Direction: with φ = −2π/5 (wave tail → head) the robot moves head first at "
-          f"{100 * speed(ref):+.2f} cm/s; with φ = +2π/5 it moves tail first at {100 * speed(reversed_log):+.2f} cm/s "
-          "(it moves the way the wave travels along the body and reverses with the sign of φ).",
-          "", "### Why our speeds are below 002's printed simulation column", "",
-          "The same 9 runs with the SEA made 100× stiffer (near-rigid joints, K = "
-          f"{RIGID_STIFFNESS:g} N·m/rad), and a no-slip estimate: near-rigid joints with μ_c = {NO_SLIP_FRICTION:g}, "
-          "enough friction that the loaded contacts stick (002's wheel picture, Fig. 5.7, rolls without slip):", "",
-          "| φ \\ A | " + " | ".join(f"{a} SEA | {a} rigid | {a} rigid no-slip | {a} 002 S" for a, _ in AMPLITUDES)
-          + " |",
-          "|---|" + "---|" * 12]
+        lines.append(f"| {pl} | " + " | ".join(cells) + " |")
+    forward, backward = r.reference_speed, r.reversed_speed
+    follows = forward > 0 > backward
+    return [*lines, "",
+            f"- Speed rises strictly with A for every φ: **{'yes' if rises else 'NO'}** (002: yes, S and E).",
+            f"- Every case within {RATIO_RANGE[0]}× to {RATIO_RANGE[1]}× of 002's simulated value: "
+            f"**{'yes' if in_range else 'NO'}** (ratios {ratio.min():.2f} to {ratio.max():.2f}).",
+            f"- Direction: with φ = −2π/5 (wave tail → head) the robot moves {_way(forward)} at "
+            f"{100 * forward:+.2f} cm/s; with φ = +2π/5 it moves {_way(backward)} at {100 * backward:+.2f} cm/s "
+            + ("(it moves the way the wave travels along the body and reverses with the sign of φ)." if follows else
+               "(it does not move the way the wave travels along the body in both cases).")]
+
+
+def _way(speed_mps: float) -> str:
+    return "head first" if speed_mps > 0 else "tail first"
+
+
+def _gap(r: PedalWaveResults) -> list[str]:
+    """How much of the gap to 002's speeds the SEA's compliance and the contacts' slip explain."""
+    st = r.setting
+    ours, rigid, noslip, s = (np.array(x) for x in (r.speed, r.rigid, r.no_slip, np.array(TABLE_S) / 100))
+    n = ours.size
+    below = int(np.sum(ours < s))
+    title = ("Why our speeds are below 002's printed simulation column" if below == n else
+             f"Why {below} of our {n} speeds are below 002's printed simulation column")
+    lines = ["", f"### {title}", "",
+             f"The same {n} runs with the SEA made {RIGID_STIFFNESS / st.spring_stiffness:.0f}× stiffer (near-rigid "
+             f"joints, K = {RIGID_STIFFNESS:g} N·m/rad), and a no-slip estimate: near-rigid joints with "
+             f"μ_c = {NO_SLIP_FRICTION:g}, enough friction that the loaded contacts stick (002's wheel picture, "
+             "Fig. 5.7, rolls without slip):", "",
+             "| φ \\ A | " + " | ".join(f"{a} SEA | {a} rigid | {a} rigid no-slip | {a} 002 S" for a, _ in AMPLITUDES)
+             + " |", "|---|" + "---|" * 12]
     for i, (pl, _) in enumerate(PHASES):
         cells = []
-        for j in range(3):
+        for j in range(len(AMPLITUDES)):
             cells += [f"{100 * ours[i, j]:.2f}", f"{100 * rigid[i, j]:.2f}", f"{100 * noslip[i, j]:.2f}",
                       f"{TABLE_S[i][j]}"]
-        L.append(f"| {pl} | " + " | ".join(cells) + " |")
-    L += ["",
-          f"Near-rigid joints are below 002's printed value in {int(np.sum(rigid < S))} of 9 cases, near-rigid "
-          f"joints without slip in {int(np.sum(noslip < S))} of 9. "
-          f"Stiffening the joints raises the speed by {np.mean(rigid / ours):.1f}× on average "
-          f"({np.mean(rigid[:, 0] / ours[:, 0]):.1f}× at A = π/6, {np.mean(rigid[:, 2] / ours[:, 2]):.1f}× at "
-          "A = π/3): with K = 1.74 N·m/rad the spring deflects under the weight of a lifted arch (a link's weight "
-          "at its half-length alone deflects a joint by m g l/K ≈ 1.8°, the arches several links long far more), "
-          "so the arches sag back to the ground and the wave makes less forward progress; the effect is largest at "
-          "small A, where the commanded arch is lowest. Suppressing slip adds "
-          f"{100 * np.mean(noslip / rigid - 1):.0f} % on average, so slip at the contacts is a minor part of the "
-          "gap; what remains is the contact model itself (002 names its contact detection at joints and tips only, "
-          "slip and the power cable as the main error sources, §5.4, and does not print every setting). 002's "
-          "printed numbers are therefore the shape to reproduce (rising with A, same order of magnitude), "
-          "not a tuning target (shared/reference/ambiguities.md).",
-          "", "### Friction (§5.5)", "",
-          f"A = π/4, φ = −2.2π/5: μ_c = 0.40 → {100 * lo:.2f} cm/s, μ_c = 0.82 → {100 * hi:.2f} cm/s, "
-          f"**{friction_gain:+.1f} %** (002 simulation: +13.7 %, experiment: +20.3 %). Doubling μ_c raises the "
-          "speed far less than proportionally, as in 002.",
-          "", "### SEA torques (Figs. 5.4, 5.6)", "",
-          "| joint | 1 (tail) | 2 | 3 (middle) | 4 | 5 (head) |", "|---|---|---|---|---|---|",
-          "| rms τ [N·m] | " + " | ".join(f"{v:.3f}" for v in rms) + " |",
-          "| peak abs τ [N·m] | " + " | ".join(f"{v:.3f}" for v in peak) + " |", "",
-          f"- The middle joint carries the largest SEA torque: **{'yes' if np.argmax(rms) == 2 else 'NO'}** "
-          f"(largest rms at joint {np.argmax(rms) + 1}; 002 §5.3: joint 3).",
-          f"- Correlation (B.1) of the commanded motor torque U (4.39) with the torque the spring returns to the "
-          f"motor, K(β − α) = −τ, all joints, t ≥ {ref.t[skip][0]:.1f} s: "
-          f"**R = {R_own:.5f}** with the rotor as in 002 (4.36) (𝕊_3 = J_r; 002 Fig. 5.6: 0.9972); "
-          f"R = {R_refl:.5f} with the full reflected rotor inertia n²J_r = {256**2 * 2.45e-7:.4f} kg·m². "
-          "(Correlated with τ = K(α − β) itself, R has the opposite sign; ambiguities.md.) With 𝕊_3 = J_r the motor "
-          "rows of (4.36) are almost massless, so U = K(β − α) + 𝕊_3 β̈ ≈ K(β − α) at every instant: "
-          f"rms(U − K(β − α))/rms(τ) = {misfit(ref):.1e}. The reflected inertia adds 𝕊_3 β̈: "
-          f"rms(U − K(β − α))/rms(τ) = {misfit(refl):.2f} (n²J_r β̈ with β̈ ≈ Aω² ≈ 5 rad/s² is "
-          "comparable to the SEA torques of 0.1–0.4 N·m), hence 002's 0.9972 is only reached with 𝕊_3 = J_r "
-          "(shared/reference/ambiguities.md).",
-          f"- Reflected rotor inertia, reference gait: {100 * speed(refl):+.2f} cm/s "
-          f"(vs {100 * speed(ref):+.2f} cm/s).",
-          ]
-    return "\n".join(L) + "\n"
+        lines.append(f"| {pl} | " + " | ".join(cells) + " |")
+    gain = rigid / ours
+    slip = float(np.mean(noslip / rigid - 1))
+    sag = np.degrees(st.link_mass * GRAVITY * st.half_length / st.spring_stiffness)
+    small_a_most = gain[:, 0].mean() > gain[:, -1].mean()
+    lines += ["",
+              f"Near-rigid joints are below 002's printed value in {int(np.sum(rigid < s))} of {n} cases, near-rigid "
+              f"joints without slip in {int(np.sum(noslip < s))} of {n}. "
+              f"Stiffening the joints {'raises' if gain.mean() > 1 else 'lowers'} the speed by {gain.mean():.1f}× on "
+              f"average ({gain[:, 0].mean():.1f}× at A = {AMPLITUDES[0][0]}, {gain[:, -1].mean():.1f}× at "
+              f"A = {AMPLITUDES[-1][0]}): with K = {st.spring_stiffness:g} N·m/rad the spring deflects under the "
+              "weight of a lifted arch (a link's weight at its half-length alone deflects a joint by "
+              f"m g l/K ≈ {sag:.1f}°, the arches several links long far more), so the arches sag back to the ground "
+              "and the wave makes less forward progress"
+              + ("; the effect is largest at small A, where the commanded arch is lowest. " if small_a_most else
+                 "; the effect is not largest at small A. ")
+              + f"Suppressing slip adds {100 * slip:.0f} % on average, so slip at the contacts is "
+              + ("a minor part of the gap; what remains is the contact model itself (002 names its contact detection "
+                 "at joints and tips only, slip and the power cable as the main error sources, §5.4, and does not "
+                 "print every setting). " if slip < MINOR_SLIP else "a large part of the gap. ")
+              + "002's printed numbers are therefore the shape to reproduce (rising with A, same order of "
+              "magnitude), not a tuning target (shared/reference/ambiguities.md)."]
+    return lines
+
+
+def _friction(r: PedalWaveResults) -> list[str]:
+    """§5.5: the speed gain from doubling the ground friction."""
+    lo, hi = r.friction_speeds
+    gain = 100 * (hi / lo - 1)
+    raise_ = 100 * (FRICTIONS_002[1] / FRICTIONS_002[0] - 1)
+    verdict = ("Doubling μ_c raises the speed far less than proportionally, as in 002." if 0 < gain < FAR_LESS * raise_
+               else f"Doubling μ_c changes the speed by {gain:+.1f} %, unlike 002's far less than proportional rise.")
+    return ["", "### Friction (§5.5)", "",
+            f"A = π/4, φ = −2.2π/5: μ_c = {FRICTIONS_002[0]:.2f} → {100 * lo:.2f} cm/s, μ_c = {FRICTIONS_002[1]:.2f} "
+            f"→ {100 * hi:.2f} cm/s, **{gain:+.1f} %** (002 simulation: +{FRICTION_GAIN_002[0]:g} %, experiment: "
+            f"+{FRICTION_GAIN_002[1]:g} %). {verdict}"]
+
+
+def _torques(r: PedalWaveResults) -> list[str]:
+    """Figs. 5.4, 5.6: SEA torques per joint and the correlation of U with K(β − α) for both rotor readings."""
+    st = r.setting
+    rms, peak = np.array(r.torque_rms), np.array(r.torque_peak)
+    largest = int(np.argmax(rms)) + 1
+    accel = st.amplitude * st.frequency ** 2
+    own_closer = abs(r.correlation_own - CORRELATION_002) < abs(r.correlation_reflected - CORRELATION_002)
+    return ["", "### SEA torques (Figs. 5.4, 5.6)", "",
+            "| joint | 1 (tail) | 2 | 3 (middle) | 4 | 5 (head) |", "|---|---|---|---|---|---|",
+            "| rms τ [N·m] | " + " | ".join(f"{v:.3f}" for v in rms) + " |",
+            "| peak abs τ [N·m] | " + " | ".join(f"{v:.3f}" for v in peak) + " |", "",
+            f"- The middle joint carries the largest SEA torque: "
+            f"**{'yes' if largest == LARGEST_TORQUE_JOINT_002 else 'NO'}** (largest rms at joint {largest}; "
+            f"002 §5.3: joint {LARGEST_TORQUE_JOINT_002}).",
+            "- Correlation (B.1) of the commanded motor torque U (4.39) with the torque the spring returns to the "
+            f"motor, K(β − α) = −τ, all joints, t ≥ {r.torque_from:.1f} s: "
+            f"**R = {r.correlation_own:.5f}** with the rotor as in 002 (4.36) (𝕊_3 = J_r; 002 Fig. 5.6: "
+            f"{CORRELATION_002:g}); R = {r.correlation_reflected:.5f} with the full reflected rotor inertia "
+            f"n²J_r = {st.reflected_inertia:.4f} kg·m². "
+            "(Correlated with τ = K(α − β) itself, R has the opposite sign; ambiguities.md.) With 𝕊_3 = J_r the motor "
+            "rows of (4.36) are almost massless, so U = K(β − α) + 𝕊_3 β̈ ≈ K(β − α) at every instant: "
+            f"rms(U − K(β − α))/rms(τ) = {r.misfit_own:.1e}. The reflected inertia adds 𝕊_3 β̈: "
+            f"rms(U − K(β − α))/rms(τ) = {r.misfit_reflected:.2f} (n²J_r β̈ with β̈ ≈ Aω² ≈ {accel:.0f} rad/s² is "
+            f"{'comparable to' if st.reflected_inertia * accel > 0.1 * rms.min() else 'small against'} the SEA "
+            f"torques of {rms.min():.1f}–{peak.max():.1f} N·m), hence 002's {CORRELATION_002:g} is only reached with "
+            + ("𝕊_3 = J_r" if own_closer else "𝕊_3 = n²J_r") + " (shared/reference/ambiguities.md).",
+            f"- Reflected rotor inertia, reference gait: {100 * r.reflected_speed:+.2f} cm/s "
+            f"(vs {100 * r.reference_speed:+.2f} cm/s).",
+            ]

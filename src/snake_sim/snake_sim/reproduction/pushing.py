@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +32,52 @@ CHECK_RUNS = ((1.0, CONTACT_STIFFNESS, WHEEL_DAMPING), (4.0, CONTACT_STIFFNESS, 
               (1.0, CONTACT_STIFFNESS / 10, WHEEL_DAMPING / 10))
 
 
+#: seed001_pushing.md §3.3, the independent reproduction with the same readings: Scenario 1's ‖a_obj‖² range and the
+#: best sr of Scenarios 1 / 3.
+SEED001_SCENARIO1_A_OBJ = (0.00135, 0.00858)
+SEED001_BEST_SR = (0.0263, 0.9875)
+#: Wheels change ‖a_obj‖² "little" within this factor; sr is "near 0" below NEAR_ZERO and "near 1" above NEAR_ONE.
+LITTLE = 1.5
+NEAR_ZERO, NEAR_ONE = 0.1, 0.9
+
+
+@dataclass(frozen=True)
+class CheckRow:
+    """One scenario of the dynamic check: analysis against the penalty-contact simulation."""
+
+    scale: float  # torques as a multiple of the best input
+    stiffness: float  # contact penalty k [N/m]
+    scenario: int
+    a_obj_analysis: float  # ‖a_obj‖ [m/s²]
+    a_obj_sim: float
+    a_obj_error: float  # relative
+    qdd_error: float  # relative
+    sr_analysis: float
+    sr_sim: float
+    wheels_sliding: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class PushingResults:
+    """Case studies 2 and 1 over the joint grid, 001 Fig. 4's configuration, and the dynamic check."""
+
+    fast: bool
+    kappa: float
+    step_deg: float
+    limit_deg: float
+    directions: int
+    table: dict[str, tuple[float, float, float]]  # Table 2's rows, Scenarios 1–3
+    configurations: int  # of case study 2's grid
+    fig4: tuple[tuple[float, float], ...]  # per scenario: max ‖a_obj‖², max sr over (31)
+    case1: dict[str, tuple[float, float, float]]  # case study 1's Table-2 rows
+    case1_configurations: int
+    check: tuple[CheckRow, ...]
+
+
+#: The section's results type (reproduction.document loads stored results as it).
+Results = PushingResults
+
+
 def _ratio_rows(ours: dict[str, tuple[float, float, float]]) -> list[str]:
     rows = ["| Concept | ours / 001, Scenario 1 | Scenario 2 | Scenario 3 |", "|---|---|---|---|"]
     for key, paper in PAPER_TABLE2.items():
@@ -38,19 +86,38 @@ def _ratio_rows(ours: dict[str, tuple[float, float, float]]) -> list[str]:
     return rows
 
 
-def run(fast: bool = False) -> str:
+def _check(fast: bool) -> tuple[CheckRow, ...]:
+    """The dynamic check runs of CHECK_RUNS (the first only when fast)."""
+    rows = []
+    for scale, stiffness, damping in CHECK_RUNS[:1] if fast else CHECK_RUNS:
+        with tempfile.TemporaryDirectory(prefix="pushing-check-") as tmp:
+            for r in run_check(Path(tmp), list(CHECK_JOINTS_DEG), None, scale, stiffness, damping):
+                rows.append(CheckRow(scale, stiffness, r["scenario"], float(np.linalg.norm(r["a_obj_analysis"])),
+                                     float(np.linalg.norm(r["a_obj_sim"])), float(r["a_obj_rel_error"]),
+                                     float(r["qdd_rel_error"]), float(r["sr_analysis"]), float(r["sr_sim"]),
+                                     tuple(int(v) for v in r["wheels_sliding"])))
+    return tuple(rows)
+
+
+def run(fast: bool = False) -> PushingResults:
+    """Table 2 (three joints), case study 1 (two joints) and the dynamic check."""
     settings = Settings(kappa=100.0, step_deg=FAST_STEP_DEG if fast else 10.0, limit_deg=135.0,
                         directions=FAST_DIRECTIONS if fast else 48)
     case2 = run_case(settings.model(3), settings, progress=False)
-    table = case2.table()
     two = settings.model(2)
     fig4 = {s: extremes(two, FIG4_Q[None], s) for s in Scenario}
-    case1 = run_case(two, settings, progress=False).table()
-    best_a = table["best a_obj"]
-    worst_a = table["worst a_obj"]
-    best_sr = table["best sr"]
-    best_dev = max(abs(o / p - 1.0) for k in ("best a_obj", "best sr") for o, p in zip(table[k], PAPER_TABLE2[k],
-                                                                                           strict=True))
+    case1 = run_case(two, settings, progress=False)
+    return PushingResults(
+        fast=fast, kappa=settings.kappa, step_deg=settings.step_deg, limit_deg=settings.limit_deg,
+        directions=settings.directions, table=case2.table(), configurations=len(case2.q),
+        fig4=tuple((float(fig4[s].a_obj_sq[0]), float(fig4[s].sr[0])) for s in Scenario),
+        case1={k: v for k, v in case1.table().items() if k in ("best a_obj", "best sr")},
+        case1_configurations=len(case1.q), check=_check(fast))
+
+
+def render(r: PushingResults) -> str:
+    """The section's Markdown from the stored results alone."""
+    settings = Settings(kappa=r.kappa, step_deg=r.step_deg, limit_deg=r.limit_deg, directions=r.directions)
     lines = [
         f"## {TITLE}",
         "",
@@ -60,65 +127,114 @@ def run(fast: bool = False) -> str:
         "",
         "### Case study 2 (three joints): 001 Table 2 beside ours",
         "",
-        table_markdown(table, len(case2.q), settings),
+        table_markdown(r.table, r.configurations, settings),
         "",
         "Ratios ours / 001:",
         "",
-        *_ratio_rows(table),
+        *_ratio_rows(r.table),
         "",
-        "001's findings and ours: passive wheels change the best and worst ‖a_obj‖² little "
+        _findings(r.table),
+        "",
+        _differences(r.table),
+        "",
+        *_case1(r),
+        *_check_rows(r),
+    ]
+    return "\n".join(lines)
+
+
+def _findings(table: dict[str, tuple[float, float, float]]) -> str:
+    """What the wheels change in Table 2, ours beside 001's."""
+    best_a, worst_a, best_sr = table["best a_obj"], table["worst a_obj"], table["best sr"]
+    factors = (best_a[2] / best_a[0], worst_a[2] / worst_a[0])
+    little = all(1 / LITTLE < f < LITTLE for f in factors)
+    to_one = best_sr[0] < NEAR_ZERO and best_sr[2] > NEAR_ONE
+    same_23 = all(math.isclose(table[k][1], table[k][2], rel_tol=1e-9) for k in ("best a_obj", "worst a_obj"))
+    sr_23 = math.isclose(best_sr[1], best_sr[2], rel_tol=1e-9)
+    return (
+        "001's findings and ours: passive wheels change the best and worst ‖a_obj‖² "
+        + ("little" if little else "much") + " "
         f"(001: ×{PAPER_TABLE2['best a_obj'][2] / PAPER_TABLE2['best a_obj'][0]:.2f} and "
         f"×{PAPER_TABLE2['worst a_obj'][2] / PAPER_TABLE2['worst a_obj'][0]:.2f}; ours: "
-        f"×{best_a[2] / best_a[0]:.2f} and ×{worst_a[2] / worst_a[0]:.2f}), but raise the best sr from near 0 to "
-        f"near 1 (001: {PAPER_TABLE2['best sr'][0]:.3g} → {PAPER_TABLE2['best sr'][2]:.3g}; ours: "
-        f"{best_sr[0]:.3g} → {best_sr[2]:.3g}). Scenarios 2 and 3 give the same ‖a_obj‖² extremes (the bounded "
-        "wheels do not saturate at the optima), as in 001. The best sr of Scenario 2 equals Scenario 3's because for "
-        "small enough torques no wheel reaches μ_s m g and sr does not depend on the magnitude (the supremum of the "
-        "region); 001's 5th-digit difference between them is consistent with a sampled region.",
-        "",
-        f"Where we differ: the best ‖a_obj‖² and sr are within {best_dev:.0%} of 001, the worst ‖a_obj‖² of "
-        "Scenario 1 is "
-        f"{worst_a[0] / PAPER_TABLE2['worst a_obj'][0]:.2f}× 001's. 001 does not give the object's geometry and "
-        "inertia, the exact contact and wheel positions, the angle convention or how a configuration's input region "
-        "is reduced to one number (we take the maximum over (31)); the independent reproduction in "
-        "seed001_pushing.md §3.3 with the same readings reports Scenario 1 ‖a_obj‖² in [0.00135, 0.00858] and best "
-        "sr 0.0263 / 0.9875. Nothing is tuned to 001's digits.",
-        "",
-        "### Case study 1 (two joints, 001 Fig. 4: q_s = (0, 0, 0, −135°, −135°), κ = 100)",
+        f"×{factors[0]:.2f} and ×{factors[1]:.2f}), "
+        + ("but raise the best sr from near 0 to near 1" if to_one else "and the best sr goes")
+        + f" (001: {PAPER_TABLE2['best sr'][0]:.3g} → {PAPER_TABLE2['best sr'][2]:.3g}; ours: "
+        f"{best_sr[0]:.3g} → {best_sr[2]:.3g}). "
+        + ("Scenarios 2 and 3 give the same ‖a_obj‖² extremes (the bounded wheels do not saturate at the optima), "
+           "as in 001. " if same_23 else
+           "Scenarios 2 and 3 give different ‖a_obj‖² extremes (the bounded wheels saturate), unlike 001. ")
+        + ("The best sr of Scenario 2 equals Scenario 3's because for small enough torques no wheel reaches μ_s m g "
+           "and sr does not depend on the magnitude (the supremum of the region); 001's 5th-digit difference "
+           "between them is consistent with a sampled region." if sr_23 else
+           "The best sr of Scenario 2 differs from Scenario 3's.")
+    )
+
+
+def _differences(table: dict[str, tuple[float, float, float]]) -> str:
+    """How far Table 2 is from 001's and what 001 leaves open."""
+    best_dev = max(abs(o / p - 1.0) for k in ("best a_obj", "best sr")
+                   for o, p in zip(table[k], PAPER_TABLE2[k], strict=True))
+    return (f"Where we differ: the best ‖a_obj‖² and sr are within {best_dev:.0%} of 001, the worst ‖a_obj‖² of "
+            f"Scenario 1 is {table['worst a_obj'][0] / PAPER_TABLE2['worst a_obj'][0]:.2f}× 001's. 001 does not "
+            "give the object's geometry and inertia, the exact contact and wheel positions, the angle convention or "
+            "how a configuration's input region is reduced to one number (we take the maximum over (31)); the "
+            "independent reproduction in seed001_pushing.md §3.3 with the same readings reports Scenario 1 ‖a_obj‖² "
+            f"in [{SEED001_SCENARIO1_A_OBJ[0]:g}, {SEED001_SCENARIO1_A_OBJ[1]:g}] and best sr "
+            f"{SEED001_BEST_SR[0]:g} / {SEED001_BEST_SR[1]:g}. Nothing is tuned to 001's digits.")
+
+
+def _case1(r: PushingResults) -> list[str]:
+    """001 Fig. 4's configuration and case study 1 over its grid."""
+    a_obj, sr = (np.array([f[k] for f in r.fig4]) for k in (0, 1))
+    barely = a_obj.max() / a_obj.min() < LITTLE
+    as_001 = barely and sr[0] < NEAR_ZERO and sr[1:].min() > NEAR_ONE
+    return [
+        f"### Case study 1 (two joints, 001 Fig. 4: q_s = (0, 0, 0, −135°, −135°), κ = {r.kappa:g})",
         "",
         "| Scenario | max ‖a_obj‖² over (31) | max sr over (31) |",
         "|---|---|---|",
-        *(f"| {int(s)} | {fig4[s].a_obj_sq[0]:.4g} | {fig4[s].sr[0]:.4g} |" for s in Scenario),
+        *(f"| {i} | {a:.4g} | {s:.4g} |" for i, (a, s) in enumerate(r.fig4, start=1)),
         "",
-        "As 001 Fig. 4: ‖a_obj‖² barely changes with the scenario, sr stays near 0 without wheels and reaches "
-        "near 1 in a narrow sector of inputs with wheels; half of the input region pulls the tail link away "
-        "(contact lost, drawn grey). Over the 784 configurations of the grid: best ‖a_obj‖² "
-        + ", ".join(f"{v:.4g}" for v in case1["best a_obj"]) + "; best sr "
-        + ", ".join(f"{v:.4g}" for v in case1["best sr"]) + " (Scenarios 1, 2, 3).",
+        ("As 001 Fig. 4: " if as_001 else "Unlike 001 Fig. 4 in part: ")
+        + f"‖a_obj‖² {'barely changes' if barely else 'changes'} with the scenario, sr "
+        + ("stays near 0 without wheels" if sr[0] < NEAR_ZERO else f"reaches {sr[0]:.3g} without wheels")
+        + (" and reaches near 1" if sr[1:].min() > NEAR_ONE else f" and reaches {sr[1:].min():.3g}")
+        + " in a narrow sector of inputs with wheels; half of the input region pulls the tail link away "
+        f"(contact lost, drawn grey). Over the {r.case1_configurations} configurations of the grid: best ‖a_obj‖² "
+        + ", ".join(f"{v:.4g}" for v in r.case1["best a_obj"]) + "; best sr "
+        + ", ".join(f"{v:.4g}" for v in r.case1["best sr"]) + " (Scenarios 1, 2, 3).",
         "",
+    ]
+
+
+def _check_rows(r: PushingResults) -> list[str]:
+    """The dynamic check against the analysis; whether the error shrinks with a stiffer contact."""
+    stiff = [c for c in r.check if c.stiffness == CONTACT_STIFFNESS and c.scale == 1.0]
+    soft = [c for c in r.check if c.stiffness < CONTACT_STIFFNESS]
+    softer = CONTACT_STIFFNESS / min((c.stiffness for c in soft), default=CONTACT_STIFFNESS)
+    if soft:
+        shrinks = max(c.a_obj_error for c in stiff) < min(c.a_obj_error for c in soft)
+        trend = (" The difference is the error of the contact model: it "
+                 + ("shrinks" if shrinks else "does not shrink")
+                 + f" as the penalty and the wheel damping stiffen (last rows: {softer:.0f}× softer).")
+    else:
+        trend = ""
+    lines = [
         "### Dynamic check: the pushing world (`snake-sim pushing check`)",
         "",
-        f"`worlds/pushing.sdf` (box of κ = 100 link masses beside the tail link), two joints at "
+        f"`worlds/pushing.sdf` (box of κ = {r.kappa:g} link masses beside the tail link), two joints at "
         f"{', '.join(f'{v:g}°' for v in CHECK_JOINTS_DEG)}, constant torques from rest. The snake is advanced by "
         "Pinocchio's articulated-body algorithm, the box as a planar rigid body, the contact is a frictionless "
         f"penalty (k = {CONTACT_STIFFNESS:.0e} N/m, critical damping), the wheels a lateral damper "
         f"(c_w = {WHEEL_DAMPING:.0e} N·s/m) saturated at μ_s m g in Scenario 2. Accelerations are fitted over "
         f"{FIT_WINDOW[0] * 1e3:g}-{FIT_WINDOW[1] * 1e3:g} ms and compared with the analysis (relative errors in the "
-        "inertia metrics). The difference is the error of the contact model: it shrinks as the penalty and the "
-        "wheel damping stiffen (last rows: 10× softer).",
+        "inertia metrics)." + trend,
         "",
         "| torques | k [N/m] | scenario | ‖a_obj‖ analysis [m/s²] | simulation | error a_obj | error q̈_s | sr analysis "
         "| sr sim | wheels sliding |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for scale, stiffness, damping in CHECK_RUNS[:1] if fast else CHECK_RUNS:
-        with tempfile.TemporaryDirectory(prefix="pushing-check-") as tmp:
-            rows = run_check(Path(tmp), list(CHECK_JOINTS_DEG), None, scale, stiffness, damping)
-        for r in rows:
-            lines.append(
-                f"| {scale:g}× best input | {stiffness:.0e} | {r['scenario']} | "
-                f"{np.linalg.norm(r['a_obj_analysis']):.5g} | "
-                f"{np.linalg.norm(r['a_obj_sim']):.5g} | {r['a_obj_rel_error']:.1e} | {r['qdd_rel_error']:.1e} | "
-                f"{r['sr_analysis']:.4g} | {r['sr_sim']:.4g} | {r['wheels_sliding']} |")
-    return "\n".join(lines)
-
+    lines += [f"| {c.scale:g}× best input | {c.stiffness:.0e} | {c.scenario} | {c.a_obj_analysis:.5g} | "
+              f"{c.a_obj_sim:.5g} | {c.a_obj_error:.1e} | {c.qdd_error:.1e} | {c.sr_analysis:.4g} | {c.sr_sim:.4g} | "
+              f"{list(c.wheels_sliding)} |" for c in r.check]
+    return lines

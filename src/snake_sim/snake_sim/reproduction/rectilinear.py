@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
 from snake_core.rectilinear.cycle import advance_per_cycle, average_speed, kinematic_advance, plan
-from snake_core.rectilinear.mechanism import build_model, effort
+from snake_core.rectilinear.mechanism import RectilinearModel, build_model, effort
 from snake_core.rectilinear.newton_euler import PlanarChain, inverse_dynamics
 from snake_core.rectilinear.optimise import (
     C_FINAL_003,
@@ -17,46 +18,129 @@ from snake_core.rectilinear.optimise import (
     optimise_cycle,
     optimise_step,
 )
-from snake_sim.studies.rectilinear import markdown_table, run_study
+from snake_core.robot import load_robot
+from snake_core.vertical.model import GRAVITY
+from snake_sim.scenario import load_scenario
+from snake_sim.studies.rectilinear import StudyRow, markdown_table, run_study
+from snake_sim.vertical.runtime import run_scenario
 
 TITLE = "003: vertical rectilinear gait, effort-optimal trajectories"
 
 ALPHA = math.pi / 4
-#: Simulator cross-check settings (config/scenarios/rectilinear.yaml) and the variants that separate slip on
-#: the ground from the sag of the soft SEA joints.
-SIM_VARIANTS = (("scenario as shipped (μ_c = 0.6, K = 1.74 N·m/rad)", []),
-                ("μ_c = 1.5", ["contact.friction=1.5"]),
-                ("SEA 10× stiffer (K = 17.4 N·m/rad)", ["robot.sea_stiffness=17.4"]))
+#: 003's baseline robot (l, m, μ, joint range, HS-55 stall torque at 4.8 V) and the simulator's scenario.
+BASELINE_ROBOT = "rectilinear6"
+SIM_SCENARIO = "rectilinear"
+#: 003 §5.3: the validation robot, l = 8.9 cm, α = 40°, a 3 s cycle (5 steps of 0.6 s).
+VALIDATION = (0.089, 40.0, 0.6)
+#: 003's predicted and measured advance per cycle [m] and speed [m/s] of the validation robot.
+ADVANCE_003, ADVANCE_MEASURED_003 = 0.0414, 0.038
+SPEED_003, SPEED_MEASURED_003 = 0.0138, 0.0127
+#: 003: step 1's effort with its final C "on the order of 1.7e-3", the open loop's ≈ 6.0e-3 [N²m²s] (from plots).
+STEP1_EFFORT_003, OPEN_EFFORT_003 = 1.7e-3, 6.0e-3
+#: HS-55 stall torque at 6 V [N·m] (the robot file has 4.8 V's).
+STALL_6V = 0.127
+#: Effort "the same order" as 003's within this factor.
+SAME_ORDER = 3.0
+#: Simulator cross-check variants that separate slip on the ground from the sag of the soft SEA joints: the ground's
+#: μ_c raised to SIM_FRICTION, the SEA SIM_STIFFER× stiffer.
+SIM_FRICTION, SIM_STIFFER = 1.5, 10.0
+
+
+@dataclass(frozen=True)
+class Kinematics:
+    """Advance per cycle [m] from the state machine and from 003 Eq. 4.1 (validation robot and baseline)."""
+
+    validation: float
+    validation_formula: float
+    validation_speed_formula: float  # [m/s]
+    baseline: float
+    baseline_formula: float
+
+
+@dataclass(frozen=True)
+class StepRow:
+    """One optimisation or evaluation of a gait step."""
+
+    problem: str
+    how: str
+    effort: float  # [N²m²s]
+    evaluations: int
+    peak_torque: float  # [N·m]
+    min_normal_force: float | None  # [N]; None: no ground contact
+    reference: str  # 003's value, as printed
+
+
+@dataclass(frozen=True)
+class CycleStep:
+    number: int
+    kind: str
+    reversed: bool
+    effort: float
+    min_normal_force: float
+    peak_torque: float
+
+
+@dataclass(frozen=True)
+class SimulatorRow:
+    """One run of the rectilinear scenario in the vertical-plane simulator."""
+
+    label: str
+    status: str
+    cycles: int
+    advance: float  # per cycle [m]
+    predicted: float  # 003's no-slip advance [m]
+    tracking_error_deg: float
+
+
+@dataclass(frozen=True)
+class RectilinearResults:
+    fast: bool
+    link_length: float  # 003's baseline l [m] (robot file)
+    link_mass: float  # [kg]
+    mu: float
+    torque_limit: float  # servo stall torque [N·m]
+    kinematics: Kinematics
+    newton_euler_error: float  # [N·m]
+    steps: tuple[StepRow, ...]
+    cycle: tuple[CycleStep, ...]
+    cycle_effort: float
+    cycle_min_normal_force: float
+    cycle_peak_torque: float
+    study: tuple[StudyRow, ...]
+    study_angles: tuple[float, ...]
+    study_times: tuple[float, ...]
+    time_sweep: tuple[tuple[float, float], ...]  # (T, cycle effort) at α = 45°
+    quartic_residual: float | None  # relative; None in fast mode
+    sim_robot: tuple[float, float, float]  # 2l [m], m [kg], K [N·m/rad] of the simulated robot
+    sim_gait: tuple[float, float]  # α [rad], T [s]
+    simulator: tuple[SimulatorRow, ...]
+
+
+#: The section's results type (reproduction.document loads stored results as it).
+Results = RectilinearResults
+
+
+def _short_e(v: float, digits: int = 1) -> str:
+    """Scientific notation without the exponent's leading zero (1.7e-3)."""
+    mantissa, exponent = f"{v:.{digits}e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
 
 
 def _e(v: float) -> str:
     return "—" if not np.isfinite(v) else f"{v:.3e}"
 
 
-def _kinematics() -> list[str]:
-    dx_val = kinematic_advance(6, 0.089, math.radians(40))
-    dx_base = kinematic_advance(6, 0.14, ALPHA)
-    return [
-        "### Step length and speed (003 Eq. 4.1)",
-        "",
-        "Advance per cycle from the state machine's boundary shapes with each step's anchor link held in place:",
-        "",
-        "| setting | ours | 2l(1 − cos α) | 003 |",
-        "|---|---|---|---|",
-        f"| l = 8.9 cm, α = 40° (validation robot) | {100 * dx_val:.3f} cm/cycle | "
-        f"{100 * advance_per_cycle(0.089, math.radians(40)):.3f} cm | 4.14 cm (measured 3.8 cm, −8 %) |",
-        f"| same, 3 s cycle | {100 * dx_val / 3.0:.3f} cm/s | "
-        f"{100 * average_speed(0.089, math.radians(40), 0.6):.3f} cm/s | 1.38 cm/s (measured 1.27 cm/s) |",
-        f"| l = 0.14 m, α = 45°, T = 1 s | {100 * dx_base:.3f} cm/cycle, {100 * dx_base / 5:.3f} cm/s | "
-        f"{100 * advance_per_cycle(0.14, ALPHA):.3f} cm | — |",
-        "",
-        "003's 4.14 cm is 0.5 % below the formula's 4.16 cm (rounding in the thesis).",
-    ]
+def _kinematics(base: RectilinearModel) -> Kinematics:
+    length, angle, step_time = VALIDATION[0], math.radians(VALIDATION[1]), VALIDATION[2]
+    return Kinematics(kinematic_advance(6, length, angle), advance_per_cycle(length, angle),
+                      average_speed(length, angle, step_time), kinematic_advance(6, base.link_length, ALPHA),
+                      advance_per_cycle(base.link_length, ALPHA))
 
 
-def _newton_euler() -> list[str]:
+def _newton_euler() -> float:
+    """Largest difference of the recursion from Craig's closed form of a planar 2-link arm over 200 states [N·m]."""
     rng = np.random.default_rng(0)
-    m, ln, g = 0.3, 0.25, 9.81
+    m, ln, g = 0.3, 0.25, GRAVITY
     chain = PlanarChain(np.full(2, ln), np.full(2, m), np.full(2, ln), np.zeros(2), g)
     worst = 0.0
     for _ in range(200):
@@ -67,151 +151,260 @@ def _newton_euler() -> list[str]:
               - 2 * k * s2 * thd[0] * thd[1] + m * g * ln * c12 + 2 * m * g * ln * c1)  # 003 (4.2)
         t2 = k * c2 * thdd[0] + k * s2 * thd[0] ** 2 + k * thdd.sum() + m * g * ln * c12  # 003 (4.3)
         worst = max(worst, float(np.max(np.abs(inverse_dynamics(chain, th, thd, thdd) - [t1, t2]))))
-    return ["### Newton–Euler (003 (3.10)–(3.18))", "",
-            f"Craig's planar 2-link arm (003 (4.2), (4.3)), 200 random states: largest difference {worst:.1e} N·m. "
-            "The tests also compare the recursion with Pinocchio's RNEA (4 thin rods) and check every closed-chain "
-            "system (3.48) against the recursion loaded with the solved ground force (passive joint torque 0)."]
+    return worst
 
 
-def _steps(fast: bool) -> list[str]:
-    model = build_model(0.14, 0.015)
+def _step_row(problem: str, how: str, r, reference: str = "—") -> StepRow:
+    d = r.dynamics
+    return StepRow(problem, how, float(r.effort), int(r.evaluations or 0), float(np.max(np.abs(d.tau))),
+                   float(np.min(d.normal_force)) if d.normal_force.any() else None, reference)
+
+
+def _steps(model: RectilinearModel, fast: bool) -> tuple[StepRow, ...]:
     s1, s2 = plan(6)[:2]
-    out = ["### Steps 1 and 2 at 003's baseline", "",
-           "l = 0.14 m, m = 0.015 kg, thin rods (I = m l²/12), μ = 0.4, α = 45°, T = 1 s, 20 samples per step "
-           "(Δt = T/19), g = 9.81 m/s².", "",
-           "| problem | C | effort J [N²m²s] | evaluations | peak τ [N·m] | min F_R [N] | 003 |",
-           "|---|---|---|---|---|---|---|"]
-
-    def row(label: str, how: str, r, ref: str) -> str:
-        d = r.dynamics
-        f_r = f"{np.min(d.normal_force):.3f}" if d.normal_force.any() else "— (no contact)"
-        return (f"| {label} | {how} | {_e(r.effort)} | {r.evaluations or '—'} | {np.max(np.abs(d.tau)):.3f} | "
-                f"{f_r} | {ref} |")
-
     p1 = StepProblem(model, s1, ALPHA)
     p1_open = StepProblem(model, s1, ALPHA, open_loop=True)
     p2 = StepProblem(model, s2, ALPHA)
-    out += [
-        row("step 1, closed M1", "003's Co (straight lines)", evaluate(p1, initial_points("M1", ALPHA)), "—"),
-        row("step 1, closed M1", "003's final C", evaluate(p1, ALPHA * C_FINAL_003["M1"]), "≈ 1.7e-3"),
-        row("step 1, closed M1", "±Δ search (003, 50 it.)", optimise_step(p1, "delta"), "—"),
-        row("step 1, closed M1", "SLSQP, complex-step gradients", optimise_step(p1, "slsqp"), "—"),
-        row("step 1, open M1", "straight lines (3 joints)", evaluate(p1_open, initial_points("M1", ALPHA, True)),
-            "—"),
-        row("step 1, open M1", "SLSQP", optimise_step(p1_open, "slsqp"), "≈ 6.0e-3"),
-        row("step 2, M2", "003's Co", evaluate(p2, initial_points("M2", ALPHA)), "—"),
-        row("step 2, M2", "003's best C", evaluate(p2, ALPHA * C_FINAL_003["M2"]), "not printed"),
+    rows = [
+        _step_row("step 1, closed M1", "003's Co (straight lines)", evaluate(p1, initial_points("M1", ALPHA))),
+        _step_row("step 1, closed M1", "003's final C", evaluate(p1, ALPHA * C_FINAL_003["M1"]),
+                  f"≈ {_short_e(STEP1_EFFORT_003)}"),
+        _step_row("step 1, closed M1", "±Δ search (003, 50 it.)", optimise_step(p1, "delta")),
+        _step_row("step 1, closed M1", "SLSQP, complex-step gradients", optimise_step(p1, "slsqp")),
+        _step_row("step 1, open M1", "straight lines (3 joints)", evaluate(p1_open, initial_points("M1", ALPHA, True))),
+        _step_row("step 1, open M1", "SLSQP", optimise_step(p1_open, "slsqp"), f"≈ {_short_e(OPEN_EFFORT_003)}"),
+        _step_row("step 2, M2", "003's Co", evaluate(p2, initial_points("M2", ALPHA))),
+        _step_row("step 2, M2", "003's best C", evaluate(p2, ALPHA * C_FINAL_003["M2"]), "not printed"),
     ]
     if not fast:
-        out += [row("step 2, M2", "±Δ search (003, 50 it.)", optimise_step(p2, "delta"), "—")]
-    out += [row("step 2, M2", "SLSQP, complex-step gradients", optimise_step(p2, "slsqp"), "—"), "",
-            "003's final C gives 1.98e-3 with our reconstruction of its equations (003 prints \"on the order of "
-            "1.7e-3\", from plots): 16 % above, the same order. The SLSQP optimum is lower than 003's and than "
-            "our ±Δ search (a different local optimum: the C of 003's search stays near the straight-line "
-            "start). 003's open-loop trajectory is not printed; ours, optimised, still costs more than twice "
-            "the closed loop, as 003 found (\"the joints do not have to support all of the weight\"). Effort "
-            "of a fixed trajectory scales with k² when every mass scales by k (tested to 1e-12)."]
+        rows.append(_step_row("step 2, M2", "±Δ search (003, 50 it.)", optimise_step(p2, "delta")))
+    rows.append(_step_row("step 2, M2", "SLSQP, complex-step gradients", optimise_step(p2, "slsqp")))
+    return tuple(rows)
+
+
+def _study(robot, fast: bool) -> tuple[list[StudyRow], tuple[float, ...], tuple[float, ...],
+                                       tuple[tuple[float, float], ...], float | None]:
+    """The ch. 4 grid, the step-time sweep at α = 45° and the quartic fit of effort against link length."""
+    angles = (15.0, 45.0) if fast else (15.0, 25.0, 30.0, 35.0, 45.0)
+    times = (1.0,) if fast else (1.0, 0.1)
+    args = ([robot.link_length], [robot.link_mass], robot.friction.mu_t, robot.joint_limit, robot.joint_effort_limit)
+    rows, _ = run_study(6, list(angles), list(times), *args, progress=False)
+    if fast:
+        return rows, angles, times, (), None
+    sweep = [0.1, 0.2, 0.3, 0.5, 1.0]
+    t_rows, _ = run_study(6, [45.0], sweep, *args, progress=False)
+    model = build_model(robot.link_length, robot.link_mass)
+    free = ALPHA * C_FINAL_003["M1"]
+    ls = np.linspace(0.5 * robot.link_length, 2.0 * robot.link_length, 8)
+    js = [float(effort(evaluate(StepProblem(build_model(float(ln), robot.link_mass), plan(6)[0],
+                                            ALPHA), free).dynamics.tau, model.dt)) for ln in ls]
+    fit = np.polyfit(ls, js, 4)
+    residual = float(np.max(np.abs(np.polyval(fit, ls) - js)) / max(js))
+    return rows, angles, times, tuple((t, r.cycle_effort) for t, r in zip(sweep, t_rows, strict=True)), residual
+
+
+def _simulator(fast: bool) -> tuple[tuple[float, float, float], tuple[float, float], tuple[SimulatorRow, ...]]:
+    """The rectilinear scenario as shipped, with more friction and with a stiffer SEA."""
+    shipped = load_scenario(SIM_SCENARIO)
+    robot = load_robot(shipped.robot_name)
+    k = float(robot.sea.stiffness[0])
+    mu = float(shipped.section("contact")["friction"])
+    variants = ((f"scenario as shipped (μ_c = {mu:g}, K = {k:g} N·m/rad)", []),
+                (f"μ_c = {SIM_FRICTION:g}", [f"contact.friction={SIM_FRICTION}"]),
+                (f"SEA {SIM_STIFFER:g}× stiffer (K = {SIM_STIFFER * k:g} N·m/rad)",
+                 [f"robot.sea_stiffness={SIM_STIFFER * k:g}"]))
+    cycles = 1 if fast else 4
+    rows = []
+    for label, overrides in variants[:1] if fast else variants:
+        sc = load_scenario(SIM_SCENARIO, [*overrides, f"sim.duration={5.0 * cycles}"])
+        log = run_scenario(sc)
+        period = 5.0 * float(sc.section("gait")["step_time"])
+        x = log.com[:, 0]
+        idx = [int(np.argmin(np.abs(log.t - c * period))) for c in range(cycles + 1)]
+        per = np.diff(x[idx])
+        use = per[1:] if len(per) > 1 else per  # the first cycle starts from the flat resting sag
+        rows.append(SimulatorRow(label, log.status, cycles, float(np.mean(use)),
+                                 advance_per_cycle(log.robot.link_length, float(sc.section("gait")["angle"])),
+                                 float(np.degrees(np.nanmax(np.abs(log.alpha - log.alpha_ref))))))
+    gait = shipped.section("gait")
+    return ((robot.link_length, robot.link_mass, k), (float(gait["angle"]), float(gait["step_time"])), tuple(rows))
+
+
+def run(fast: bool = False) -> RectilinearResults:
+    """Kinematics, Newton–Euler check, optimised steps and cycle, the ch. 4 study and the simulator cross-check."""
+    robot = load_robot(BASELINE_ROBOT)
+    model = build_model(robot.link_length, robot.link_mass)
+    cyc = optimise_cycle(model, 6, ALPHA)
+    study, angles, times, sweep, residual = _study(robot, fast)
+    sim_robot, sim_gait, sim_rows = _simulator(fast)
+    return RectilinearResults(
+        fast=fast, link_length=robot.link_length, link_mass=robot.link_mass, mu=robot.friction.mu_t,
+        torque_limit=robot.joint_effort_limit, kinematics=_kinematics(model), newton_euler_error=_newton_euler(),
+        steps=_steps(model, fast),
+        cycle=tuple(CycleStep(s.number, s.kind, s.reversed, float(r.effort), float(np.min(r.dynamics.normal_force)),
+                              float(np.max(np.abs(r.dynamics.tau))))
+                    for s, r in zip(cyc.steps, cyc.results, strict=True)),
+        cycle_effort=float(cyc.effort), cycle_min_normal_force=float(cyc.min_normal_force),
+        cycle_peak_torque=float(cyc.peak_torque), study=tuple(study), study_angles=angles, study_times=times,
+        time_sweep=sweep, quartic_residual=residual, sim_robot=sim_robot, sim_gait=sim_gait, simulator=sim_rows)
+
+
+def render(r: RectilinearResults) -> str:
+    """The section's Markdown from the stored results alone."""
+    parts = [f"## {TITLE}", "", "Source: 003 ch. 3–4 (seed003_rectilinear.md for the reconstructed equations).", ""]
+    for block in (_kinematics_text(r), _newton_euler_text(r), _steps_text(r), _cycle_text(r), _study_text(r),
+                  _simulator_text(r)):
+        parts += [*block, ""]
+    return "\n".join(parts)
+
+
+def _signed(value: float) -> str:
+    """A whole number with a typographic minus (−8), no sign when positive."""
+    return f"{value:.0f}".replace("-", "−")
+
+
+def _kinematics_text(r: RectilinearResults) -> list[str]:
+    k = r.kinematics
+    length, angle, step_time = VALIDATION
+    below = 100 * (1 - ADVANCE_003 / k.validation_formula)
+    return [
+        "### Step length and speed (003 Eq. 4.1)",
+        "",
+        "Advance per cycle from the state machine's boundary shapes with each step's anchor link held in place:",
+        "",
+        "| setting | ours | 2l(1 − cos α) | 003 |",
+        "|---|---|---|---|",
+        f"| l = {100 * length:g} cm, α = {angle:g}° (validation robot) | {100 * k.validation:.3f} cm/cycle | "
+        f"{100 * k.validation_formula:.3f} cm | {100 * ADVANCE_003:g} cm (measured {100 * ADVANCE_MEASURED_003:g} cm, "
+        f"{_signed(100 * (ADVANCE_MEASURED_003 / ADVANCE_003 - 1))} %) |",
+        f"| same, {5 * step_time:g} s cycle | {100 * k.validation / (5 * step_time):.3f} cm/s | "
+        f"{100 * k.validation_speed_formula:.3f} cm/s | {100 * SPEED_003:g} cm/s (measured "
+        f"{100 * SPEED_MEASURED_003:g} cm/s) |",
+        f"| l = {r.link_length:g} m, α = {math.degrees(ALPHA):g}°, T = 1 s | {100 * k.baseline:.3f} cm/cycle, "
+        f"{100 * k.baseline / 5:.3f} cm/s | {100 * k.baseline_formula:.3f} cm | — |",
+        "",
+        f"003's {100 * ADVANCE_003:g} cm is {abs(below):.1f} % {'below' if below > 0 else 'above'} the formula's "
+        f"{100 * k.validation_formula:.2f} cm (rounding in the thesis).",
+    ]
+
+
+def _newton_euler_text(r: RectilinearResults) -> list[str]:
+    return ["### Newton–Euler (003 (3.10)–(3.18))", "",
+            "Craig's planar 2-link arm (003 (4.2), (4.3)), 200 random states: largest difference "
+            f"{r.newton_euler_error:.1e} N·m. The tests also compare the recursion with Pinocchio's RNEA (4 thin "
+            "rods) and check every closed-chain system (3.48) against the recursion loaded with the solved ground "
+            "force (passive joint torque 0)."]
+
+
+def _steps_text(r: RectilinearResults) -> list[str]:
+    out = ["### Steps 1 and 2 at 003's baseline", "",
+           f"l = {r.link_length:g} m, m = {r.link_mass:g} kg, thin rods (I = m l²/12), μ = {r.mu:g}, "
+           f"α = {math.degrees(ALPHA):g}°, T = 1 s, 20 samples per step (Δt = T/19), g = {GRAVITY:g} m/s².", "",
+           "| problem | C | effort J [N²m²s] | evaluations | peak τ [N·m] | min F_R [N] | 003 |",
+           "|---|---|---|---|---|---|---|"]
+    for s in r.steps:
+        f_r = "— (no contact)" if s.min_normal_force is None else f"{s.min_normal_force:.3f}"
+        out.append(f"| {s.problem} | {s.how} | {_e(s.effort)} | {s.evaluations or '—'} | {s.peak_torque:.3f} | "
+                   f"{f_r} | {s.reference} |")
+    row = {(s.problem, s.how): s.effort for s in r.steps}
+    final = row[("step 1, closed M1", "003's final C")]
+    slsqp = row[("step 1, closed M1", "SLSQP, complex-step gradients")]
+    delta = row[("step 1, closed M1", "±Δ search (003, 50 it.)")]
+    open_loop = row[("step 1, open M1", "SLSQP")]
+    off = 100 * (final / STEP1_EFFORT_003 - 1)
+    same = 1 / SAME_ORDER < final / STEP1_EFFORT_003 < SAME_ORDER
+    lower = slsqp < final and slsqp < delta
+    times = open_loop / slsqp
+    out += ["",
+            f"003's final C gives {_short_e(final, 2)} with our reconstruction of its equations (003 prints \"on the "
+            f"order of {_short_e(STEP1_EFFORT_003)}\", from plots): {abs(off):.0f} % "
+            f"{'above' if off > 0 else 'below'}, "
+            + ("the same order. " if same else "not the same order. ")
+            + ("The SLSQP optimum is lower than 003's and than our ±Δ search (a different local optimum: the C of "
+               "003's search stays near the straight-line start). " if lower else
+               "The SLSQP optimum is not lower than both 003's and our ±Δ search. ")
+            + "003's open-loop trajectory is not printed; ours, optimised, "
+            + (f"still costs more than twice the closed loop ({times:.1f}×), as 003 found (\"the joints do not have "
+               "to support all of the weight\"). " if times > 2 else
+               f"costs {times:.1f}× the closed loop, less than 003's \"more than twice\". ")
+            + "Effort of a fixed trajectory scales with k² when every mass scales by k (tested to 1e-12)."]
     return out
 
 
-def _cycle() -> list[str]:
-    cyc = optimise_cycle(build_model(0.14, 0.015), 6, ALPHA)
+def _cycle_text(r: RectilinearResults) -> list[str]:
     lines = ["### Whole cycle at the baseline (steps 4–5 mirrored and run backwards)", "",
              "| step | mechanism | effort J | min F_R [N] | peak τ [N·m] |", "|---|---|---|---|---|"]
-    for s, r in zip(cyc.steps, cyc.results, strict=True):
-        lines.append(f"| {s.number} | {s.kind}{' reversed' if s.reversed else ''} | {_e(r.effort)} | "
-                     f"{np.min(r.dynamics.normal_force):.3f} | {np.max(np.abs(r.dynamics.tau)):.3f} |")
-    lines += ["", f"Cycle effort {_e(cyc.effort)} N²m²s; F_R > 0 throughout (min {cyc.min_normal_force:.3f} N). "
-              f"The peak torque, {cyc.peak_torque:.3f} N·m, is at or above the HS-55's 0.108–0.127 N·m stall "
-              "torque, consistent with 003's \"underpowered servos\". 003 does not print steps 3–5; friction "
-              "makes the reversed steps differ from the time-reversed forward ones (with μ = 0 they coincide, "
-              "tested)."]
+    for s in r.cycle:
+        lines.append(f"| {s.number} | {s.kind}{' reversed' if s.reversed else ''} | {_e(s.effort)} | "
+                     f"{s.min_normal_force:.3f} | {s.peak_torque:.3f} |")
+    positive = r.cycle_min_normal_force > 0
+    above = r.cycle_peak_torque >= r.torque_limit
+    lines += ["", f"Cycle effort {_e(r.cycle_effort)} N²m²s; "
+              + ("F_R > 0 throughout" if positive else "F_R reaches 0 (the anchor lifts)")
+              + f" (min {r.cycle_min_normal_force:.3f} N). The peak torque, {r.cycle_peak_torque:.3f} N·m, is "
+              + (f"at or above the HS-55's {r.torque_limit:g}–{STALL_6V:g} N·m stall torque, consistent with 003's "
+                 "\"underpowered servos\"." if above else
+                 f"below the HS-55's {r.torque_limit:g}–{STALL_6V:g} N·m stall torque.")
+              + " 003 does not print steps 3–5; friction makes the reversed steps differ from the time-reversed "
+              "forward ones (with μ = 0 they coincide, tested)."]
     return lines
 
 
-def _study(fast: bool) -> list[str]:
-    angles = [15.0, 45.0] if fast else [15.0, 25.0, 30.0, 35.0, 45.0]
-    times = [1.0] if fast else [1.0, 0.1]
-    rows, _ = run_study(6, angles, times, [0.14], [0.015], 0.4, math.radians(45.0), 0.108, progress=False)
-    e = {(r.angle_deg, r.step_time): r.cycle_effort for r in rows}
+def _study_text(r: RectilinearResults) -> list[str]:
+    e = {(s.angle_deg, s.step_time): s.cycle_effort for s in r.study}
+    angles = r.study_angles
     lines = ["### Parametric study (003 ch. 4)", "",
              "Every setting optimised step by step (SLSQP); robot rectilinear6 (joint range ±45°). "
-             "`snake-sim rectilinear study` writes the same table with the figures.", "", markdown_table(rows), ""]
-    for t in times:
+             "`snake-sim rectilinear study` writes the same table with the figures.", "",
+             markdown_table(list(r.study)), ""]
+    for t in r.study_times:
         seq = [e[(a, t)] for a in angles]
         trend = "falls" if seq[-1] < seq[0] else "rises"
         ref = {1.0: "003 Fig. 4.8: falls, static gravity torque dominates",
                0.1: "003 Figs. 4.10–4.11: rises, dynamic torque dominates"}.get(t, "not in 003")
         lines.append(f"- T = {t:g} s: effort {trend} from {_e(seq[0])} at {angles[0]:g}° to {_e(seq[-1])} at "
                      f"{angles[-1]:g}° ({ref}).")
-    if not fast:
-        sweep = [0.1, 0.2, 0.3, 0.5, 1.0]
-        t_rows, _ = run_study(6, [45.0], sweep, [0.14], [0.015], 0.4, math.radians(45.0), 0.108, progress=False)
-        js = [r.cycle_effort for r in t_rows]
-        t_min = sweep[int(np.nanargmin(js))]
-        lines.append("- Step time at α = 45°: " + ", ".join(f"T = {t:g} s: {_e(j)}" for t, j in zip(sweep, js,
-                                                                                                       strict=True))
-                     + f". The optimised effort is lowest near T = {t_min:g} s: with the torque ∝ 1/T² the "
-                     "dynamic part of J grows as 1/T³ for short steps, the static (gravity) part as T for long "
-                     "ones. 003 reports an inverse effort–step-time relation (Fig. 4.6), which we find only below "
-                     "the minimum; seed003 §11 (claim 16) finds an interior minimum near 0.3–0.5 s with 003's "
-                     "fixed C.")
-        model = build_model(0.14, 0.015)
-        free = ALPHA * C_FINAL_003["M1"]
-        ls = np.linspace(0.07, 0.28, 8)
-        js = []
-        for ln in ls:
-            m = build_model(float(ln), 0.015)
-            js.append(float(effort(evaluate(StepProblem(m, plan(6)[0], ALPHA), free).dynamics.tau, model.dt)))
-        fit = np.polyfit(ls, js, 4)
-        res = np.max(np.abs(np.polyval(fit, ls) - js)) / max(js)
-        lines.append(f"- Effort vs link length with fixed trajectories (step 1): a quartic fits to {res:.1e} "
-                     "relative (003 Fig. 4.12: \"a quartic polynomial\"; τ has m l² and m g l terms, so J is a "
-                     "quartic in l).")
+    if r.time_sweep:
+        ts, js = zip(*r.time_sweep, strict=True)
+        i_min = int(np.nanargmin(js))
+        interior = 0 < i_min < len(ts) - 1
+        lines.append("- Step time at α = 45°: " + ", ".join(f"T = {t:g} s: {_e(j)}" for t, j in r.time_sweep)
+                     + f". The optimised effort is lowest near T = {ts[i_min]:g} s"
+                     + (": with the torque ∝ 1/T² the dynamic part of J grows as 1/T³ for short steps, the static "
+                        "(gravity) part as T for long ones. 003 reports an inverse effort–step-time relation "
+                        "(Fig. 4.6), which we find only below the minimum" if interior else
+                        ", at the end of the sweep, so the effort falls with the step time over it as 003 reports "
+                        "(Fig. 4.6)")
+                     + "; seed003 §11 (claim 16) finds an interior minimum near 0.3–0.5 s with 003's fixed C.")
+    if r.quartic_residual is not None:
+        lines.append(f"- Effort vs link length with fixed trajectories (step 1): a quartic fits to "
+                     f"{r.quartic_residual:.1e} relative (003 Fig. 4.12: \"a quartic polynomial\"; τ has m l² and "
+                     "m g l terms, so J is a quartic in l).")
     return lines
 
 
-def _simulator(fast: bool) -> list[str]:
-    from snake_sim.scenario import load_scenario
-    from snake_sim.vertical.runtime import run_scenario
-
+def _simulator_text(r: RectilinearResults) -> list[str]:
+    length, mass, k = r.sim_robot
+    angle, step_time = r.sim_gait
     lines = ["### Cross-check in the vertical-plane simulator of 002's model", "",
-             "`config/scenarios/rectilinear.yaml`: koopaee6 (002: 6 links of 2l = 74.2 mm, 0.15 kg, SEA joints "
-             "K = 1.74 N·m/rad, position mode through the motor PD (4.39)) on flat ground driven by the gait "
-             "(α = 40°, T = 1 s, 003's C scaled to α). Advance of the centre of mass per cycle against 003's "
-             "no-slip prediction 2l(1 − cos α):", "",
+             f"`config/scenarios/{SIM_SCENARIO}.yaml`: koopaee6 (002: 6 links of 2l = {1e3 * length:g} mm, "
+             f"{mass:g} kg, SEA joints K = {k:g} N·m/rad, position mode through the motor PD (4.39)) on flat ground "
+             f"driven by the gait (α = {math.degrees(angle):g}°, T = {step_time:g} s, 003's C scaled to α). Advance "
+             "of the centre of mass per cycle against 003's no-slip prediction 2l(1 − cos α):", "",
              "| run | cycles | advance per cycle [cm] | 003 no-slip [cm] | ratio | joint tracking error max [°] |",
              "|---|---|---|---|---|---|"]
-    variants = SIM_VARIANTS[:1] if fast else SIM_VARIANTS
-    cycles = 1 if fast else 4
-    ratios = []
-    for label, overrides in variants:
-        sc = load_scenario("rectilinear", [*overrides, f"sim.duration={5.0 * cycles}"])
-        log = run_scenario(sc)
-        gait_angle = float(sc.section("gait")["angle"])
-        period = 5.0 * float(sc.section("gait")["step_time"])
-        x = log.com[:, 0]
-        idx = [int(np.argmin(np.abs(log.t - k * period))) for k in range(cycles + 1)]
-        per = np.diff(x[idx])
-        use = per[1:] if len(per) > 1 else per  # the first cycle starts from the flat resting sag
-        predicted = advance_per_cycle(log.robot.link_length, gait_angle)
-        err = np.degrees(np.nanmax(np.abs(log.alpha - log.alpha_ref)))
-        ratios.append(np.mean(use) / predicted)
-        lines.append(f"| {label} ({log.status}) | {cycles} | {100 * np.mean(use):.2f} | {100 * predicted:.2f} | "
-                     f"{ratios[-1]:.2f} | {err:.1f} |")
+    ratios = [s.advance / s.predicted for s in r.simulator]
+    for s, ratio in zip(r.simulator, ratios, strict=True):
+        lines.append(f"| {s.label} ({s.status}) | {s.cycles} | {100 * s.advance:.2f} | {100 * s.predicted:.2f} | "
+                     f"{ratio:.2f} | {s.tracking_error_deg:.1f} |")
+    short = 100 * (1 - ADVANCE_MEASURED_003 / ADVANCE_003)
     lines += ["", f"The simulated snake advances {100 * ratios[0]:.0f} % of 003's no-slip step "
-              f"({100 * (1 - ratios[0]):.0f} % lost). 003's model holds every anchor link still and the joints "
-              "exactly on their references; here the anchor links rest on compliant Kelvin–Voigt contacts with "
-              "regularised Coulomb friction and the SEA joints lag and sag under the lifted hump (the tracking "
-              "error column). 003's own validation robot came out 8 % short (3.8 vs 4.14 cm)."]
-    if len(ratios) == len(SIM_VARIANTS):
-        lines.append(f"Separating the causes: μ_c = 1.5 gives {ratios[1]:.2f} of the prediction and a 10× stiffer "
-                     f"SEA {ratios[2]:.2f}, against {ratios[0]:.2f} as shipped.")
+              f"({100 * (1 - ratios[0]):.0f} % {'lost' if ratios[0] < 1 else 'gained'}). 003's model holds every "
+              "anchor link still and the joints exactly on their references; here the anchor links rest on compliant "
+              "Kelvin–Voigt contacts with regularised Coulomb friction and the SEA joints lag and sag under the lifted "
+              f"hump (the tracking error column). 003's own validation robot came out {short:.0f} % short "
+              f"({100 * ADVANCE_MEASURED_003:g} vs {100 * ADVANCE_003:g} cm)."]
+    if len(ratios) == 3:
+        lines.append(f"Separating the causes: μ_c = {SIM_FRICTION:g} gives {ratios[1]:.2f} of the prediction and a "
+                     f"{SIM_STIFFER:g}× stiffer SEA {ratios[2]:.2f}, against {ratios[0]:.2f} as shipped.")
     return lines
-
-
-def run(fast: bool = False) -> str:
-    parts = [f"## {TITLE}", "", "Source: 003 ch. 3–4 (seed003_rectilinear.md for the reconstructed equations).", ""]
-    for block in (_kinematics(), _newton_euler(), _steps(fast), _cycle(), _study(fast), _simulator(fast)):
-        parts += [*block, ""]
-    return "\n".join(parts)

@@ -1,0 +1,86 @@
+"""Stored results of the reproduction sections: a section's results dataclass ↔ JSON.
+
+Every section's ``run(fast)`` returns a frozen dataclass of numbers and verdicts; ``snake-sim reproduce`` writes it
+to ``<out>/reproduction/<section>.json`` with :func:`dump` and renders docs/reproduction.md from what :func:`load`
+reads back, so the document is always the rendering of the stored files. Fields may be numbers, strings, bools,
+None, tuples, lists, dicts with string keys and nested dataclasses; NaN is stored as JSON's ``NaN``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import types
+import typing
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+
+T = TypeVar("T")
+
+#: Folder under the output folder that holds one ``<section>.json`` per section.
+RESULTS_FOLDER = "reproduction"
+
+
+def results_path(out: Path, section: str) -> Path:
+    """Where ``section``'s stored results live under the output folder ``out``."""
+    return out / RESULTS_FOLDER / f"{section}.json"
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as JSON types (dataclasses as mappings, tuples as lists, numpy scalars as Python ones)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | np.ndarray):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def to_json(results: Any) -> str:
+    """The JSON text of a results dataclass (indented, keys in field order)."""
+    return json.dumps(_plain(results), indent=1, ensure_ascii=False) + "\n"
+
+
+def _build(kind: Any, value: Any) -> Any:
+    """``value`` (JSON types) as the annotated type ``kind``."""
+    origin, args = typing.get_origin(kind), typing.get_args(kind)
+    if origin in (typing.Union, types.UnionType):
+        if value is None:
+            return None
+        (kind,) = [a for a in args if a is not type(None)]
+        return _build(kind, value)
+    if origin is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_build(args[0], v) for v in value)
+        return tuple(_build(a, v) for a, v in zip(args, value, strict=True))
+    if origin is list:
+        return [_build(args[0], v) for v in value]
+    if origin is dict:
+        return {k: _build(args[1], v) for k, v in value.items()}
+    if dataclasses.is_dataclass(kind):
+        hints = typing.get_type_hints(kind)
+        return kind(**{f.name: _build(hints[f.name], value[f.name]) for f in dataclasses.fields(kind) if f.init})
+    if kind is float and isinstance(value, int):
+        return float(value)
+    return value
+
+
+def from_json(kind: type[T], text: str) -> T:
+    """The results dataclass ``kind`` from the JSON text :func:`to_json` wrote."""
+    return _build(kind, json.loads(text))
+
+
+def dump(results: Any, path: Path) -> None:
+    """Write ``results`` to ``path`` (folders created)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(to_json(results), encoding="utf-8")
+
+
+def load(kind: type[T], path: Path) -> T:
+    """Read the results of type ``kind`` stored at ``path``."""
+    return from_json(kind, path.read_text(encoding="utf-8"))
