@@ -19,8 +19,9 @@ MuJoCo's and Pinocchio's mass matrices agree (test_mujoco_model):
   URDF's ``joint_roll``; a positive angle turns the next link clockwise in its plane (α_j = θ_j − θ_{j+1}).
 - The motor-side PD of 002 (4.39) is a MuJoCo ``general`` actuator on ``motor_<j>``:
   force = K_p ctrl − K_p β − K_D β̇ with ctrl = β_d + (K_D/K_p) β̇_d, i.e. U = −K_p(β − β_d) − K_D(β̇ − β̇_d)
-  with its β̇_d feed-forward. Its −K_D β̇ is integrated implicitly (``implicitfast``): explicitly it would
-  need h < 2 𝕊_3/K_D ≈ 2e-8 s (snake.gazebo.xacro). Unsaturated, as the vertical runtime's.
+  with its β̇_d feed-forward. The ``discrete`` integrator takes its −K_D β̇ and −K_p β implicitly, as the
+  spring's K (explicitly they would need h < 2 𝕊_3/K_D ≈ 2e-8 s and h < 2/√(K/J_l) ≈ 6 ms; see
+  :mod:`.settings`). Unsaturated, as the vertical runtime's.
 - A free base (``link_1``'s free joint). Self-collision is off (as Gazebo's default ``self_collide``):
   robot geoms collide only with the world's.
 - World: the ground plane at the SDF's height with the ground's μ_c, every static box at its SDF pose with its
