@@ -102,3 +102,21 @@ def test_reference_gait_speed_is_converged_in_the_step_and_the_contact_softness(
     assert base > 0.01  # head first, > 1 cm/s: not a standstill that any relative bound would pass
     assert half == pytest.approx(base, rel=0.1)
     assert stiff == pytest.approx(base, rel=0.1)
+
+
+def test_write_figures_renders_the_robot_and_the_box_with_mujoco(tmp_path):
+    """Item 5: joints.png, com.png and animation.gif rendered by MuJoCo's offscreen renderer (EGL, else OSMesa)
+    from a camera on the robot: the red head module and the obstacle's colour are in the frames."""
+    from PIL import Image
+
+    from snake_sim.world import load_world
+
+    log = _run("tsc-obstacle-3d", "world.start_x=0.2", duration=0.4)
+    written = rt.write_figures(log, tmp_path, load_world("single_obstacle"), animation=True)
+    assert [p.name for p in written] == ["joints.png", "com.png", "animation.gif"]
+    gif = Image.open(tmp_path / "animation.gif")
+    assert gif.n_frames == 4 and gif.size == (480, 320)
+    r, g, b = np.asarray(gif.convert("RGB")).reshape(-1, 3).astype(int).T
+    head = (r > 120) & (g < 60) & (b < 60)  # 0.85 0.2 0.1
+    box = (r > g) & (g > b) & (r - b > 10) & (r - b < 45) & (g - b < 30)  # 0.55 0.5 0.45 (flat world: 0.1 %)
+    assert head.mean() > 0.005 and box.mean() > 0.05

@@ -82,12 +82,12 @@ def _world(body: ET.Element, world: World, settings: Settings) -> None:
                           + ", ".join(moving), world.path.name)
     if world.ground_height is not None:
         _sub(body, "geom", name="ground", type="plane", size="0 0 1", pos=_fmt(0, 0, world.ground_height),
-             rgba="0.8 0.8 0.8 1", **WORLD_BITS, **_contact_attrs(settings, settings.friction))
+             material="ground", **WORLD_BITS, **_contact_attrs(settings, settings.friction))
     for k, b in enumerate(world.static_boxes):
         mu = settings.friction if b.friction is None else b.friction
         _sub(body, "geom", name=f"box_{k}_{b.name}", type="box", pos=_fmt(*b.center),
              size=_fmt(*(0.5 * s for s in b.size)), quat=_fmt(math.cos(0.5 * b.yaw), 0, 0, math.sin(0.5 * b.yaw)),
-             rgba="0.45 0.45 0.5 1", **WORLD_BITS, **_contact_attrs(settings, mu))
+             rgba="0.55 0.5 0.45 1", **WORLD_BITS, **_contact_attrs(settings, mu))
 
 
 def _robot(body: ET.Element, robot: RobotParams, rolls: Sequence[int], settings: Settings) -> None:
@@ -129,8 +129,13 @@ def mjcf(robot: RobotParams, world: World, settings: Settings, rolls: Sequence[i
     _sub(root, "compiler", angle="radian", meshdir=str(paths.data_dir() / "urdf" / "meshes"), autolimits="true")
     _sub(root, "option", timestep=repr(settings.time_step), gravity=_fmt(0, 0, -settings.gravity),
          integrator=settings.integrator, solver=settings.solver, cone=settings.cone)
-    _sub(root, "visual").append(ET.Element("global", offwidth="640", offheight="480"))
+    visual = _sub(root, "visual")  # for the rendered animation (mujoco.figures)
+    _sub(visual, "global", offwidth="640", offheight="480")
+    _sub(visual, "headlight", ambient="0.35 0.35 0.35", diffuse="0.5 0.5 0.5")
     asset = _sub(root, "asset")
+    _sub(asset, "texture", name="ground", type="2d", builtin="checker", rgb1="0.82 0.82 0.82", rgb2="0.68 0.68 0.68",
+         width="256", height="256")  # a checker ground shows the robot's progress
+    _sub(asset, "material", name="ground", texture="ground", texrepeat="20 20", texuniform="true")
     _sub(asset, "mesh", name="module", file=MODULE_MESH,
          scale=_fmt(robot.link_length, robot.module_width, robot.module_width))
     worldbody = _sub(root, "worldbody")
