@@ -19,4 +19,4 @@ def test_a_case_is_its_scenario_with_the_seed_and_the_controllers_overrides_step
     direct = rt.run_scenario(load_scenario("tsc-obstacle-3d", ["controller.torque_gain=6", "sim.perturbation.seed=2",
                                                                "sim.duration=1.0"]))
     assert run.com_speed_mps == pytest.approx(direct.average_speed, rel=1e-12)
-    assert isinstance(run.converged, bool) and run.max_rate_change >= 0.0
+    assert run.verdicts_unchanged is True and isinstance(run.converged, bool) and run.max_rate_change >= 0.0

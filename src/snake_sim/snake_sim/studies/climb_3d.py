@@ -49,6 +49,7 @@ class Climb3dRun:
     time_of_roll_over_s: float | None
     max_roll_deg: float
     com_speed_mps: float  # average CoM speed along +x
+    verdicts_unchanged: bool  # step_check: status, climbed and rolled over the same at half the step
     converged: bool  # step_check: same verdicts, times and speeds within its tolerance at half the step
     max_rate_change: float  # step_check's largest relative change of a time or speed
 
@@ -81,7 +82,8 @@ def climb_3d_run(controller: str, world: str, seed: int, duration: float | None 
     check = step_check(summary, half, h)
     return Climb3dRun(controller, world, seed, summary["status"], summary["climbed"], summary["time_to_climb_s"],
                       summary["rolled_over"], summary["time_of_roll_over_s"], summary["max_roll_deg"],
-                      summary["average_speed_mps"], check["converged"], check["max_rate_change"])
+                      summary["average_speed_mps"], check["verdicts_unchanged"], check["converged"],
+                      check["max_rate_change"])
 
 
 def climb_3d_study(controllers: tuple[str, ...] = tuple(CONTROLLERS), worlds: tuple[str, ...] = tuple(WORLDS),
