@@ -19,8 +19,9 @@ MuJoCo's and Pinocchio's mass matrices agree (test_mujoco_model):
   URDF's ``joint_roll``; a positive angle turns the next link clockwise in its plane (α_j = θ_j − θ_{j+1}).
 - The motor-side PD of 002 (4.39) is a MuJoCo ``general`` actuator on ``motor_<j>``:
   force = K_p ctrl − K_p β − K_D β̇ with ctrl = β_d + (K_D/K_p) β̇_d, i.e. U = −K_p(β − β_d) − K_D(β̇ − β̇_d)
-  with its β̇_d feed-forward. Its −K_D β̇ is integrated implicitly (``implicitfast``): explicitly it would
-  need h < 2 𝕊_3/K_D ≈ 2e-8 s (snake.gazebo.xacro). Unsaturated, as the vertical runtime's.
+  with its β̇_d feed-forward. The ``discrete`` integrator takes its −K_D β̇ and −K_p β implicitly, as the
+  spring's K (explicitly they would need h < 2 𝕊_3/K_D ≈ 2e-8 s and h < 2/√(K/J_l) ≈ 6 ms; see
+  :mod:`.settings`). Unsaturated, as the vertical runtime's.
 - A free base (``link_1``'s free joint). Self-collision is off (as Gazebo's default ``self_collide``):
   robot geoms collide only with the world's.
 - World: the ground plane at the SDF's height with the ground's μ_c, every static box at its SDF pose with its
@@ -81,12 +82,12 @@ def _world(body: ET.Element, world: World, settings: Settings) -> None:
                           + ", ".join(moving), world.path.name)
     if world.ground_height is not None:
         _sub(body, "geom", name="ground", type="plane", size="0 0 1", pos=_fmt(0, 0, world.ground_height),
-             rgba="0.8 0.8 0.8 1", **WORLD_BITS, **_contact_attrs(settings, settings.friction))
+             material="ground", **WORLD_BITS, **_contact_attrs(settings, settings.friction))
     for k, b in enumerate(world.static_boxes):
         mu = settings.friction if b.friction is None else b.friction
         _sub(body, "geom", name=f"box_{k}_{b.name}", type="box", pos=_fmt(*b.center),
              size=_fmt(*(0.5 * s for s in b.size)), quat=_fmt(math.cos(0.5 * b.yaw), 0, 0, math.sin(0.5 * b.yaw)),
-             rgba="0.45 0.45 0.5 1", **WORLD_BITS, **_contact_attrs(settings, mu))
+             rgba="0.55 0.5 0.45 1", **WORLD_BITS, **_contact_attrs(settings, mu))
 
 
 def _robot(body: ET.Element, robot: RobotParams, rolls: Sequence[int], settings: Settings) -> None:
@@ -128,8 +129,13 @@ def mjcf(robot: RobotParams, world: World, settings: Settings, rolls: Sequence[i
     _sub(root, "compiler", angle="radian", meshdir=str(locator.data_dir() / "urdf" / "meshes"), autolimits="true")
     _sub(root, "option", timestep=repr(settings.time_step), gravity=_fmt(0, 0, -settings.gravity),
          integrator=settings.integrator, solver=settings.solver, cone=settings.cone)
-    _sub(root, "visual").append(ET.Element("global", offwidth="640", offheight="480"))
+    visual = _sub(root, "visual")  # for the rendered animation (mujoco.figures)
+    _sub(visual, "global", offwidth="640", offheight="480")
+    _sub(visual, "headlight", ambient="0.35 0.35 0.35", diffuse="0.5 0.5 0.5")
     asset = _sub(root, "asset")
+    _sub(asset, "texture", name="ground", type="2d", builtin="checker", rgb1="0.82 0.82 0.82", rgb2="0.68 0.68 0.68",
+         width="256", height="256")  # a checker ground shows the robot's progress
+    _sub(asset, "material", name="ground", texture="ground", texrepeat="20 20", texuniform="true")
     _sub(asset, "mesh", name="module", file=MODULE_MESH,
          scale=_fmt(robot.link_length, robot.module_width, robot.module_width))
     worldbody = _sub(root, "worldbody")

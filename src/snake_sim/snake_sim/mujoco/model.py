@@ -153,9 +153,24 @@ def link_pitch(model: MujocoModel, data: MujocoData) -> np.ndarray:
 
 
 def module_roll(model: MujocoModel, data: MujocoData) -> np.ndarray:
-    """(N,) roll of each module about its own axis [rad]: 0 upright (belly down), ±π upside down."""
+    """(N,) roll of each module about its own axis x_i [rad], relative to the body's vertical plane: 0 upright
+    (belly towards the plane's bottom), ±π upside down.
+
+    The reference is the vertical plane through the body's heading ĥ (horizontal tail → head direction): the
+    upright module's cross axis y is y_ref = w − (w·x_i) x_i, w = e_z × ĥ, normalised, and the roll is the angle
+    from y_ref to y_i about x_i. Unlike the Euler roll atan2(R_zy, R_zz), it does not flip by π when a link
+    pitches past the vertical (a module climbing a box's face); it is undefined only for a link along w."""
     R = data.mj.xmat[model.link_body].reshape(-1, 3, 3)
-    return np.arctan2(R[:, 2, 1], R[:, 2, 2])
+    x, y = R[:, :, 0], R[:, :, 1]
+    chord = data.mj.xipos[model.link_body[-1]] - data.mj.xipos[model.link_body[0]]
+    heading = np.array([chord[0], chord[1], 0.0])
+    norm = np.linalg.norm(heading)
+    heading = heading / norm if norm > 1e-9 else np.array([x[0, 0], x[0, 1], 0.0]) / np.hypot(x[0, 0], x[0, 1])
+    w = np.cross([0.0, 0.0, 1.0], heading)
+    y_ref = w - (x @ w)[:, None] * x
+    y_ref /= np.linalg.norm(y_ref, axis=1)[:, None]
+    z_ref = np.cross(x, y_ref)
+    return np.arctan2(np.einsum("ij,ij->i", y, z_ref), np.einsum("ij,ij->i", y, y_ref))
 
 
 def mass_matrix(model: MujocoModel, data: MujocoData) -> np.ndarray:

@@ -37,7 +37,6 @@ from snake_core.validation import ConfigError, get, integer, number, reject_unkn
 
 from ..runlog import RunLog
 from ..scenario import Scenario
-from ..vertical import runtime as vertical_runtime
 from ..world import World, load_world
 from . import model as mm
 from .mjcf import joint_rolls
@@ -159,6 +158,7 @@ def simulate(setup: MujocoSetup, duration: float | None = None, progress: bool =
     log = {k: np.full((n_log, nj), np.nan) for k in keys}
     t_log, pos = np.zeros(n_log), np.zeros((n_log, n, 3))
     pitch, roll = np.zeros((n_log, n)), np.zeros((n_log, n))
+    qpos = np.zeros((n_log, model.mj.nq))  # MuJoCo's state, for the rendered animation
     contacts = np.zeros(n_log, dtype=int)
 
     data = model.create_data()
@@ -182,7 +182,7 @@ def simulate(setup: MujocoSetup, duration: float | None = None, progress: bool =
         if k % setup.log_every == 0:
             t_log[k_log] = t
             pos[k_log], pitch[k_log] = mm.link_positions(model, data), mm.link_pitch(model, data)
-            roll[k_log] = mm.module_roll(model, data)
+            roll[k_log], qpos[k_log] = mm.module_roll(model, data), data.mj.qpos
             for key, val in (("alpha", alpha), ("alpha_dot", alpha_dot), ("tau", tau), ("beta", beta),
                              ("beta_ref", beta_d), ("alpha_ref", alpha_d), ("alpha_ref_dot", alpha_d_dot),
                              ("motor_torque", mm.motor_torque(data))):
@@ -205,7 +205,7 @@ def simulate(setup: MujocoSetup, duration: float | None = None, progress: bool =
     sl = slice(0, k_log)
     return RunLog(robot=setup.robot, plane="xz", t=t_log[sl], link_position=pos[sl], link_angle=pitch[sl],
                   **{key: series[sl] for key, series in log.items()}, contact_count=contacts[sl],
-                  series={"module_roll": roll[sl]}, status=status,
+                  series={"module_roll": roll[sl], "qpos": qpos[sl]}, status=status,
                   summary_fields={**roll_over(t_log[sl], roll[sl]), "model": "mujoco",
                                   "numerics": model.settings.as_summary(), "joint_roll": list(model.joint_roll),
                                   "perturbation": asdict(setup.perturbation)})
@@ -217,8 +217,12 @@ def summary_extra(log: RunLog, scenario: Scenario) -> dict[str, Any]:
 
 
 def write_figures(log: RunLog, out: Path, world: World, animation: bool, plots: bool = True) -> list[Path]:
-    """The vertical model's joints.png, com.png and side view (the log's plane is x–z)."""
-    return vertical_runtime.write_figures(log, out, world, animation, plots)
+    """joints.png, com.png (x–z and x–y) (``plots``) and animation.gif rendered by MuJoCo (``animation``)."""
+    from ..plots import plot_joints  # matplotlib only where figures are drawn
+    from . import figures
+
+    return [*([plot_joints(log, out / "joints.png"), figures.plot_com(log, out / "com.png")] if plots else []),
+            *([figures.write_animation(log, out / "animation.gif", world)] if animation else [])]
 
 
 def run_scenario(scenario: Scenario, progress: bool = False) -> RunLog:
