@@ -298,5 +298,5 @@ def contact_count(data: DartData) -> int:
 
 
 def mass_matrix(data: DartData) -> np.ndarray:
-    """DART's joint-space mass matrix at the current q (FreeJoint: body-frame angular, then linear)."""
+    """DART's joint-space mass matrix at the current q, in DART's velocity coordinates [kg, kg m, kg m²]."""
     return np.array(data.skeleton.getMassMatrix())

@@ -195,7 +195,7 @@ def parse(text: str) -> SdfModel:
         T_in, _ = _pose(inertial) if inertial is not None else (np.eye(4), None)
         moments = {k: float(link.findtext(f"inertial/inertia/{k}") or 0.0)
                    for k in ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")}
-        I = np.array([[moments["ixx"], moments["ixy"], moments["ixz"]],
+        moi = np.array([[moments["ixx"], moments["ixy"], moments["ixz"]],
                       [moments["ixy"], moments["iyy"], moments["iyz"]],
                       [moments["ixz"], moments["iyz"], moments["izz"]]])
         collisions = []
@@ -212,7 +212,7 @@ def parse(text: str) -> SdfModel:
                                            mu, mu2, fdir1))  # type: ignore[arg-type]
         links.append(SdfLink(link.get("name"), frame(link.get("name")),
                              float(link.findtext("inertial/mass") or 1.0), T_in[:3, 3].copy(),
-                             T_in[:3, :3] @ I @ T_in[:3, :3].T, tuple(collisions)))
+                             T_in[:3, :3] @ moi @ T_in[:3, :3].T, tuple(collisions)))
     joints = []
     for joint in model.findall("joint"):
         if joint.get("type") != "revolute":

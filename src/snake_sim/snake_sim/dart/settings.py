@@ -10,9 +10,9 @@ From a scenario: ``sim.time_step`` (h, Gazebo's ``max_step_size``: 1 ms in world
 Gazebo's defaults, read from gz-physics 7 (dartsim plugin, EntityManagementFeatures::ConstructEmptyWorld:
 GzOdeCollisionDetector, 10000 contacts in all, DART's BoxedLcpConstraintSolver with its default Dantzig
 solver: gz-sim changes it only for an SDF ``<dart><solver>``, which worlds/*.sdf do not have, and dartpy cannot
-construct another) and gz-sim 8 (Physics system: ``SetCollisionPairMaxContacts(<max_contacts>)``). Fields of the other models' contact
-laws (vertical Kelvin–Voigt, MuJoCo's solref/solimp/cone/solver) are accepted and do not act here, so that
-``--set model=dart`` turns any scenario into its DART run.
+construct another) and gz-sim 8 (Physics system: ``SetCollisionPairMaxContacts(<max_contacts>)``).
+Fields of the other models' contact laws (vertical Kelvin–Voigt, MuJoCo's solref/solimp/cone/solver) are
+accepted and do not act here, so that ``--set model=dart`` turns any scenario into its DART run.
 """
 
 from __future__ import annotations
