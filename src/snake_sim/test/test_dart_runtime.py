@@ -17,7 +17,7 @@ def test_a_short_flat_run_moves_forward_with_the_other_models_summary_fields():
     assert (setup.update_every, setup.control_every) == (1, 10)  # 1 kHz controller manager, 100 Hz SEA control
     log = runtime.simulate(setup, duration=3.0)
     assert log.status == "ok"
-    assert log.com[-1, 0] - log.com[0, 0] > 0.03  # 4.6 cm in the first 3 s, ≈ 7 cm/s later (A = π/3)
+    assert log.com[-1, 0] - log.com[0, 0] > 0.03  # 4.6 cm in 3 s (A = π/6: 1.9 cm/s over 20 s)
     assert {"max_roll_deg", "rolled_over", "time_of_roll_over_s"} <= set(log.summary_fields)
     gazebo = log.summary_fields["gazebo"]
     assert gazebo["effort_saturated_fraction"] == 0.0 and gazebo["feedforward_gain"] == 25.0

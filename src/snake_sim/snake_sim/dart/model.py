@@ -42,10 +42,12 @@ from .settings import MAX_CONTACTS_TOTAL, Settings
 PLANE_BOX = 2100.0
 
 
-def _frozen(a: Sequence[int] | np.ndarray) -> np.ndarray:
-    a = np.array(a)
-    a.setflags(write=False)
-    return a
+def _dofs(sdf: SdfModel, names: list[str]) -> np.ndarray:
+    """Read-only q indices of the named revolute joints: after the FreeJoint's 6, in creation (SDF chain) order."""
+    order = [j.name for j in sdf.joints]
+    idx = np.array([6 + order.index(name) for name in names])
+    idx.setflags(write=False)
+    return idx
 
 
 @dataclass(frozen=True, eq=False)
@@ -204,14 +206,12 @@ def build_model(robot: RobotParams, world: World, settings: Settings, sdf: SdfMo
         raise ConfigError("robot.name", robot.name, "the DART model needs a robot with SEAs (sea: and actuator: "
                           "sections), e.g. koopaee6")
     rolls = tuple(joint_roll) if joint_roll is not None else (0,) * robot.n_joints
-    order = [j.name for j in sdf.joints]  # DART's revolute dofs follow the creation order (a chain: SDF order)
-    nj = robot.n_joints
-    return DartModel(
-        robot=robot, world=world, settings=settings, joint_roll=rolls, sdf=sdf,
-        motor_dof=_frozen([6 + order.index(f"motor_{j}") for j in range(1, nj + 1)]),
-        spring_dof=_frozen([6 + order.index(f"spring_{j}") for j in range(1, nj + 1)]),
-        stiffness=_frozen([sdf.joint(f"spring_{j}").spring_stiffness for j in range(1, nj + 1)]),
-    )
+    joints = range(1, robot.n_joints + 1)
+    stiffness = np.array([sdf.joint(f"spring_{j}").spring_stiffness for j in joints])
+    stiffness.setflags(write=False)
+    return DartModel(robot=robot, world=world, settings=settings, joint_roll=rolls, sdf=sdf,
+                     motor_dof=_dofs(sdf, [f"motor_{j}" for j in joints]),
+                     spring_dof=_dofs(sdf, [f"spring_{j}" for j in joints]), stiffness=stiffness)
 
 
 def place(model: DartModel, data: DartData, tail_tip: Sequence[float], roll: float = 0.0,

@@ -33,12 +33,12 @@ from snake_core.gaits import Gait, make_gait
 from snake_core.robot import RobotParams, load_robot
 from snake_core.validation import ConfigError, get, number, reject_unknown
 
+from ..mujoco import runtime as mujoco_runtime
 from ..mujoco.mjcf import joint_rolls
 from ..mujoco.runtime import Perturbation, _perturbation, roll_over
 from ..runlog import RunLog
 from ..scenario import Scenario
-from ..vertical import runtime as vertical_runtime
-from ..world import World, load_world
+from ..world import load_world
 from . import gz_control as gz
 from . import model as dm
 from .sdf import gazebo_model
@@ -200,14 +200,10 @@ def simulate(setup: DartSetup, duration: float | None = None, progress: bool = F
                                   "perturbation": asdict(setup.perturbation)})
 
 
-def summary_extra(log: RunLog, scenario: Scenario) -> dict[str, Any]:
-    """Nothing more: roll-over, numerics, the Gazebo configuration and perturbation are in ``summary_fields``."""
-    return {}
-
-
-def write_figures(log: RunLog, out: Path, world: World, animation: bool, plots: bool = True) -> list[Path]:
-    """The vertical model's joints.png, com.png and side view (the log's plane is x–z)."""
-    return vertical_runtime.write_figures(log, out, world, animation, plots)
+#: As the MuJoCo model's: nothing beyond the log's ``summary_fields`` (roll-over, numerics, the Gazebo
+#: configuration, perturbation); the vertical model's joints.png, com.png and side view (the log's plane is x–z).
+summary_extra = mujoco_runtime.summary_extra
+write_figures = mujoco_runtime.write_figures
 
 
 def run_scenario(scenario: Scenario, progress: bool = False) -> RunLog:
