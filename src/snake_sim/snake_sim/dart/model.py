@@ -287,9 +287,12 @@ def link_pitch(data: DartData) -> np.ndarray:
 
 
 def module_roll(data: DartData) -> np.ndarray:
-    """(N,) roll of each module about its own axis [rad]: 0 upright, ±π upside down."""
+    """(N,) roll of each module about its own axis [rad]: 0 upright, ±π upside down, for a robot heading +x:
+    the angle of the link's lateral axis in the world's y–z plane. Unlike atan2(R_zy, R_zz), which is singular
+    at a pitch of ±90° and reads a link tipped just past vertical in the x–z plane as ±180°, a pitch alone
+    leaves it 0."""
     R = link_rotations(data)
-    return np.arctan2(R[:, 2, 1], R[:, 2, 2])
+    return np.arctan2(R[:, 2, 1], R[:, 1, 1])
 
 
 def contact_count(data: DartData) -> int:
