@@ -169,7 +169,8 @@ def test_ros2_control_interfaces_per_back_end(hardware, make_urdf):
         assert [c.get("name") for c in motor.findall("command_interface")] == [command]
         assert [s.get("name") for s in motor.findall("state_interface")] == ["position", "velocity", "effort"]
         assert spring.findall("command_interface") == []  # the spring is passive
-    limit = {"effort": 1.18, "position": math.radians(60.0)}[command]
+    # Gazebo's effort carries K_p (β_d − β) + K_D β̇_d (the D term is the joint damping): bounded within the limits
+    limit = {"effort": 60.0 * 2 * math.radians(60.0) + 25.0 * 6.3, "position": math.radians(60.0)}[command]
     assert float(joints["motor_1"].find("command_interface/param[@name='max']").text) == pytest.approx(limit)
     params = {p.get("name"): p.text for p in system.findall("hardware/param")}
     if hardware == "real":
@@ -209,13 +210,16 @@ def test_controller_files_name_the_descriptions_joints(robot, make_urdf):
             pd = cfg["motor_pd_controller"]["ros__parameters"]
             assert types["motor_pd_controller"] == "pid_controller/PidController"
             assert pd["dof_names"] == commanded and pd["command_interface"] == interface == "effort"
-            assert pd["reference_and_state_interfaces"] == ["position"]
-            for name in commanded:  # P of (4.39) here, D as the joint damping (Gazebo test above)
-                assert pd["gains"][name] == {"p": load_robot(robot).actuator.kp, "i": 0.0, "d": 0.0}
+            assert pd["reference_and_state_interfaces"] == ["position", "velocity"] and pd["enable_feedforward"]
+            act = load_robot(robot).actuator
+            for name in commanded:  # P and K_D β̇_d of (4.39) here, −K_D β̇ as the joint damping (Gazebo test above)
+                assert pd["gains"][name] == {"p": act.kp, "i": 0.0, "d": 0.0, "feedforward_gain": act.kd}
                 assert isinstance(pd["gains"][name]["p"], float)  # ROS double parameters refuse integers
-            # chained: the forward command controller writes the PID's position references
-            assert fwd_params["joints"] == [f"motor_pd_controller/{n}" for n in commanded]
-            assert fwd_params["interface_name"] == "position"
+            # chained: the forward command controllers write the PID's position (β_d) and velocity (β̇_d) references
+            vel = cfg["motor_velocity_controller"]["ros__parameters"]
+            assert types["motor_velocity_controller"] == "forward_command_controller/ForwardCommandController"
+            assert fwd_params["joints"] == vel["joints"] == [f"motor_pd_controller/{n}" for n in commanded]
+            assert (fwd_params["interface_name"], vel["interface_name"]) == ("position", "velocity")
         else:
             assert fwd_params["joints"] == commanded
             assert fwd_params["interface_name"] == interface

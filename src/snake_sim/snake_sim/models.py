@@ -27,6 +27,7 @@ MODELS: dict[str, str] = {
     "planar": "snake_sim.planar.runtime",
     "pushing": "snake_sim.pushing.runtime",
     "mujoco": "snake_sim.mujoco.runtime",
+    "dart": "snake_sim.dart.runtime",
 }
 
 

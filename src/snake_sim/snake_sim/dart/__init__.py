@@ -1,0 +1,1 @@
+"""Gazebo's physics engine (DART, gz-physics' dartsim plugin) on the shipped description (issue 18)."""
