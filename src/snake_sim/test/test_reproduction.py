@@ -62,6 +62,20 @@ def test_render_flag_and_only_rewrite_the_whole_document_from_stored_results(tmp
     assert load(m4.Results, results_path(tmp_path, "manipulability_head_tracking")).pfl.end_time == 4.5
 
 
+def test_fast_runs_never_overwrite_the_committed_results(tmp_path, monkeypatch):
+    """--fast without --out writes under out/reproduction-fast/ (relative to the working directory), not docs/."""
+    from snake_sim.reproduction import manipulability_head_tracking as m4
+
+    stored = load(m4.Results, results_path(DOCS, "manipulability_head_tracking"))
+    monkeypatch.setattr(m4, "run", lambda fast=False: replace(stored, fast=fast))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "docs").mkdir()
+    assert main(["reproduce", "--fast", "--only", "manipulability_head_tracking"]) == 0
+    assert not any((tmp_path / "docs").iterdir())
+    written = results_path(tmp_path / "out" / "reproduction-fast", "manipulability_head_tracking")
+    assert load(m4.Results, written).fast is True
+
+
 def test_a_missing_section_is_left_out_with_a_note(tmp_path, capsys):
     (tmp_path / "reproduction").mkdir()
     shutil.copy(results_path(DOCS, "pushing"), results_path(tmp_path, "pushing"))

@@ -10,11 +10,15 @@ from pathlib import Path
 from snake_sim.reproduction import SECTIONS
 from snake_sim.reproduction.document import run_section, section, write_document
 
+DOCS = Path("docs")
+FAST_OUT = Path("out/reproduction-fast")
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("reproduce", help="regenerate docs/reproduction.md from runs")
-    p.add_argument("--out", type=Path, default=Path("docs"),
-                   help="output folder (default: docs/): <out>/reproduction.md and its results in <out>/reproduction/")
+    p.add_argument("--out", type=Path,
+                   help="output folder: <out>/reproduction.md and its results in <out>/reproduction/ (default: docs/; "
+                        f"with --fast {FAST_OUT}/, so a smoke test never overwrites the committed results)")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--only", action="append", choices=SECTIONS,
                       help="run only this section (repeatable); the others are rendered from their stored results")
@@ -25,13 +29,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    out = args.out or (FAST_OUT if args.fast else DOCS)
     for name in [] if args.render else args.only or SECTIONS:
         title = section(name).TITLE
         start = time.perf_counter()
         print(f"[reproduce] {title} ...", flush=True)
-        path = run_section(name, args.out, fast=args.fast)
+        path = run_section(name, out, fast=args.fast)
         print(f"[reproduce] {title}: done in {time.perf_counter() - start:.1f} s, wrote {path}", flush=True)
-    target, missing = write_document(args.out)
+    target, missing = write_document(out)
     for name in missing:
         print(f"[reproduce] no stored results for {name!r}: left out (snake-sim reproduce --only {name})",
               file=sys.stderr)
