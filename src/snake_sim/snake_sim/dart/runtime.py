@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from snake_core import paths
+from snake_core import locator
 from snake_core.controllers import JointController, JointMeasurement, JointReference, make_joint_controllers
 from snake_core.gaits import Gait, make_gait
 from snake_core.robot import RobotParams, load_robot
@@ -71,9 +71,9 @@ class DartSetup:
 
 def _controllers_file(robot: RobotParams, value: Any, source: str) -> Path:
     if value is None:
-        return paths.data_dir() / "config" / "controllers" / f"{robot.name}_gz.yaml"
+        return locator.data_dir() / "config" / "controllers" / f"{robot.name}_gz.yaml"
     path = Path(str(value))
-    path = path if path.is_absolute() else paths.data_dir() / "config" / "controllers" / path
+    path = path if path.is_absolute() else locator.data_dir() / "config" / "controllers" / path
     if not path.is_file():
         raise ConfigError("robot.controllers_file", value, "no such file (a name in config/controllers/ or a path)",
                           source)
