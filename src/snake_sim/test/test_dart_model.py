@@ -148,15 +148,3 @@ def test_bad_input_names_the_field(koopaee6, monkeypatch, tmp_path):
     monkeypatch.setattr(dsdf.shutil, "which", lambda name: None)
     with pytest.raises(ConfigError, match=r"model.*libsdformat-dev"):
         dsdf.converter()
-
-
-
-def test_module_roll_reads_a_roll_and_not_a_link_tipped_past_vertical(koopaee6):
-    model = _model(koopaee6)
-    data = model.create_data()
-    dm.place(model, data, (0.0, 0.0, 1.0), roll=0.5)
-    assert dm.module_roll(data) == pytest.approx(np.full(6, 0.5))
-    q = data.skeleton.getPositions()
-    q[:3] = (0.0, -math.radians(91.0), 0.0)  # the tail link pitched just past vertical (tsc-stairs at 1.6 s)
-    data.skeleton.setPositions(q)
-    assert dm.module_roll(data) == pytest.approx(np.zeros(6), abs=1e-12)
