@@ -6,11 +6,15 @@ setup(
     name=package_name,
     version="0.1.0",
     packages=find_packages(exclude=["test"]),
+    # the libsdformat URDF → SDF converter, compiled on first use (snake_sim.dart.sdf): shipped so that a
+    # non-editable install finds it beside the module
+    package_data={package_name: ["dart/urdf2sdf.cc"]},
     data_files=[
         ("share/ament_index/resource_index/packages", ["resource/" + package_name]),
         ("share/" + package_name, ["package.xml"]),
     ],
-    install_requires=["setuptools", "snake_core", "numpy", "scipy", "PyYAML", "matplotlib", "tqdm", "rosbags"],
+    install_requires=["setuptools", "snake_core", "numpy", "scipy", "PyYAML", "matplotlib", "tqdm", "rosbags",
+                      "mujoco", "dartpy"],
     zip_safe=True,
     maintainer="Snake SEA suite maintainers",
     maintainer_email="maintainers@snake-sea.dev",

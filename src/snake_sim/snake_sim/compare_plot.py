@@ -32,6 +32,7 @@ class ComparedRun:
     omega: float  # gait frequency ω [rad/s]
     summary: dict[str, Any]  # summary.json of the run
     climb: ClimbResult
+    model: str = "vertical"  # the scenario's ``model:`` (a key of snake_sim.models.MODELS)
 
     @property
     def motor_angles(self) -> np.ndarray:
@@ -61,6 +62,7 @@ def compare_rows(runs: Sequence[ComparedRun]) -> list[dict[str, Any]]:
         rows.append({
             "scenario": r.name,
             "mode": r.mode,
+            "model": r.model,
             "status": r.summary.get("status"),
             "distance_m": r.summary.get("distance_m"),
             "average_speed_mps": speed,
@@ -71,22 +73,27 @@ def compare_rows(runs: Sequence[ComparedRun]) -> list[dict[str, Any]]:
             "climb_speed_vs_first_pct": (100.0 * (climb_speed / b_climb - 1.0)
                                          if climb_speed is not None and b_climb else None),
             "max_abs_tau_Nm": float(np.max(np.abs(r.log.tau))) if r.log.tau.size else None,
+            "rolled_over": r.summary.get("rolled_over"),  # 3-D models only
+            "max_roll_deg": r.summary.get("max_roll_deg"),
         })
     return rows
 
 
 def markdown_table(rows: Sequence[dict[str, Any]]) -> str:
-    head = ("| scenario | mode | status | distance [m] | speed [mm/s] | vs first | climbed | time to climb [s] "
-            "| climb speed [mm/s] | vs first | max abs τ [N·m] |\n|---|---|---|---|---|---|---|---|---|---|---|")
+    head = ("| scenario | mode | model | status | distance [m] | speed [mm/s] | vs first | climbed "
+            "| time to climb [s] | climb speed [mm/s] | vs first | max abs τ [N·m] | rolled over (max roll [°]) |\n"
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     lines = [head]
     for r in rows:
         speed = None if r["average_speed_mps"] is None else 1e3 * r["average_speed_mps"]
         cspeed = None if r["climb_average_speed_mps"] is None else 1e3 * r["climb_average_speed_mps"]
         climbed = {True: "yes", False: "no", None: "–"}[r["climbed"]]
-        lines.append(f"| {r['scenario']} | {r['mode']} | {r['status']} | {_fmt(r['distance_m'], '.3f')} "
+        rolled = ("–" if r["rolled_over"] is None else
+                  f"{'yes' if r['rolled_over'] else 'no'} ({_fmt(r['max_roll_deg'], '.0f')})")
+        lines.append(f"| {r['scenario']} | {r['mode']} | {r['model']} | {r['status']} | {_fmt(r['distance_m'], '.3f')} "
                      f"| {_fmt(speed, '.1f')} | {_pct(r['speed_vs_first_pct'])} | {climbed} "
                      f"| {_fmt(r['time_to_climb_s'], '.1f')} | {_fmt(cspeed, '.1f')} "
-                     f"| {_pct(r['climb_speed_vs_first_pct'])} | {_fmt(r['max_abs_tau_Nm'], '.2f')} |")
+                     f"| {_pct(r['climb_speed_vs_first_pct'])} | {_fmt(r['max_abs_tau_Nm'], '.2f')} | {rolled} |")
     return "\n".join(lines)
 
 

@@ -13,6 +13,7 @@ topic                             type                                content, o
                                                                       ``joint_j``: α, α̇, τ; ``motor_j``: β, NaN, U;
                                                                       ``spring_j``: α − β, NaN, τ (URDF joints)
 /tf                               tf2_msgs/msg/TFMessage              world → link_1, link_j → rotor_j → link_{j+1}
+                                                                      (3-D runs: every pose from the engine)
 /tf_static                        tf2_msgs/msg/TFMessage              link_N → head_tip (once, transient local)
 /gait/reference                   sensor_msgs/msg/JointState          α_d, α̇_d
 /motor_position_controller/       std_msgs/msg/Float64MultiArray      β_d tail → head
@@ -33,7 +34,9 @@ that reliable subscribers such as robot_state_publisher receive a replay.
 Frames follow urdf/snake.urdf.xacro: link_i's origin is its tail end, x along the link; SEA joint j
 is motor_j (β_j) then spring_j (α_j − β_j) with rotor_j between them. The link frames of the
 recording are computed from the simulated link poses (not from the joint angles), so the /tf tree
-shows exactly where the simulator had the links; ``replay.launch.py`` runs robot_state_publisher only
+shows exactly where the simulator had the links: for a 3-D run (MuJoCo, DART: the log's ``link_origin``,
+``link_rotation`` and ``rotor_rotation`` series) the full 3-D pose of every link and rotor from the engine, for
+the plane models the planar poses; ``replay.launch.py`` runs robot_state_publisher only
 for the model and /tf_static.
 """
 
@@ -48,6 +51,7 @@ import numpy as np
 from rosbags.interfaces import Qos, QosDurability, QosHistory, QosLiveliness, QosReliability, QosTime
 from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.typesys import Stores, get_typestore
+from scipy.spatial.transform import Rotation
 from tqdm import tqdm
 
 from snake_core import interface
@@ -160,8 +164,39 @@ def _relative(plane: str, parent: tuple[np.ndarray, np.ndarray], child: tuple[np
     return trans, plane_quaternion(plane, c_th - p_th)
 
 
+def _engine_poses(log: RunLog) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """World poses (origin (T, 3), orientation (T, 3, 3)) of every link and rotor frame of a 3-D run, as the
+    engine had them; rotor_j's origin is the joint, link_{j+1}'s origin."""
+    origin, rotation = log.series["link_origin"], log.series["link_rotation"]
+    poses = {link_name(i + 1): (origin[:, i], rotation[:, i]) for i in range(log.robot.n_links)}
+    for j in range(1, log.robot.n_joints + 1):
+        poses[rotor_name(j)] = (origin[:, j], log.series["rotor_rotation"][:, j - 1])
+    return poses
+
+
+def _engine_edges(log: RunLog) -> list[tuple[str, str, np.ndarray, np.ndarray]]:
+    """The moving TF edges of a 3-D run: child poses in their parent frames, p = R_aᵀ(p_b − p_a), R = R_aᵀ R_b."""
+    poses = _engine_poses(log)
+    first = link_name(1)
+    edges = [(WORLD_FRAME, first, poses[first][0], Rotation.from_matrix(poses[first][1]).as_quat())]
+    for j in range(1, log.robot.n_joints + 1):
+        for parent, child in pairwise([link_name(j), rotor_name(j), link_name(j + 1)]):
+            (p_pos, p_rot), (c_pos, c_rot) = poses[parent], poses[child]
+            trans = np.einsum("tji,tj->ti", p_rot, c_pos - p_pos)
+            edges.append((parent, child, trans,
+                          Rotation.from_matrix(np.einsum("tji,tjk->tik", p_rot, c_rot)).as_quat()))
+    return edges
+
+
+def is_3d(log: RunLog) -> bool:
+    """Whether the log carries the engine's 3-D link poses (MuJoCo, DART)."""
+    return "link_rotation" in log.series
+
+
 def tf_edges(log: RunLog) -> list[tuple[str, str, np.ndarray, np.ndarray]]:
     """(parent, child, translation (T, 3), quaternion (T, 4)) of every moving edge of the TF tree."""
+    if is_3d(log):
+        return _engine_edges(log)
     poses = frame_poses(log)
     first = link_name(1)
     edges = [(WORLD_FRAME, first, poses[first][0], plane_quaternion(log.plane, poses[first][1]))]
@@ -305,8 +340,10 @@ def _streams(log: RunLog) -> _Streams:
     head_theta = log.link_angle[:, -1]
     linear, angular = _head_twist(log, log.head_position, head_theta)
     ellipses = head_ellipses(log) if log.manipulability is not None and log.plane == "xy" else []
-    return _Streams(_sample_times_ns(log), _joint_state_arrays(log), tf_edges(log),
-                    plane_quaternion(log.plane, head_theta), linear, angular, ellipses, _run_events(log))
+    head_quaternion = (Rotation.from_matrix(log.series["link_rotation"][:, -1]).as_quat() if is_3d(log)
+                       else plane_quaternion(log.plane, head_theta))
+    return _Streams(_sample_times_ns(log), _joint_state_arrays(log), tf_edges(log), head_quaternion, linear, angular,
+                    ellipses, _run_events(log))
 
 
 def _prepare_folder(path: Path) -> None:

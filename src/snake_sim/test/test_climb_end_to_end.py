@@ -183,3 +183,17 @@ def test_a_row_is_converged_only_with_the_same_verdict_and_times_within_five_per
     assert replace(row, half=replace(row, speed_mps=0.0106)).converged is False  # −5.7 %
     assert replace(row, half=replace(row, climb=ClimbResult(True, 37.0, 0.7, 0.28, 0.0076))).converged is False
     assert replace(row, half=replace(row, climb=ClimbResult(False, None, 0.7, 0.28, None))).converged is False
+
+
+def test_compare_takes_scenarios_of_several_models_in_one_table(tmp_path):
+    """Issue 15 item 5: the vertical model and MuJoCo on the same world in one table, with the model and the 3-D
+    model's roll-over."""
+    code = main(["compare", "open-loop-obstacle", "open-loop-obstacle-3d",
+                 "--set", "sim.time_step=0.001", "--duration", "0.3", "--quiet", "--out", str(tmp_path)])
+    assert code == 0
+    rows = json.loads((tmp_path / "compare.json").read_text())
+    assert [r["model"] for r in rows] == ["vertical", "mujoco"]
+    assert rows[0]["rolled_over"] is None and rows[1]["rolled_over"] is False
+    table = (tmp_path / "compare.md").read_text()
+    assert "| open-loop-obstacle | position | vertical |" in table
+    assert "| open-loop-obstacle-3d | position | mujoco |" in table and "| no (" in table

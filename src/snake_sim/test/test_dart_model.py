@@ -9,7 +9,7 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-from snake_core import paths
+from snake_core import locator
 from snake_core.robot import load_robot
 from snake_core.validation import ConfigError
 from snake_sim.dart import gz_control as gz
@@ -103,7 +103,7 @@ def test_a_pinned_module_oscillates_on_its_spring_at_sqrt_k_over_i(koopaee6):
 def test_gazebo_configuration_comes_from_the_shipped_files(koopaee6):
     r = load_robot("koopaee6")
     control = gz.load_gz_control(r)
-    assert control.path == paths.data_dir() / "config" / "controllers" / "koopaee6_gz.yaml"
+    assert control.path == locator.data_dir() / "config" / "controllers" / "koopaee6_gz.yaml"
     assert control.update_rate == 1000.0 and control.forwards == ("position", "velocity")
     assert control.interfaces == ("position", "velocity") and control.enable_feedforward
     assert all(g == gz.PidGains(p=r.actuator.kp, feedforward_gain=r.actuator.kd) for g in control.gains)
@@ -125,7 +125,7 @@ def test_pid_update_is_p_plus_velocity_feed_forward_and_p_only_without_a_velocit
 
 
 def test_a_worlds_friction_reaches_its_box(koopaee6, tmp_path):
-    text = (paths.data_dir() / "worlds" / "single_obstacle.sdf").read_text()
+    text = (locator.data_dir() / "worlds" / "single_obstacle.sdf").read_text()
     world = tmp_path / "slippery.sdf"
     world.write_text(text.replace("<mu>0.6</mu><mu2>0.6</mu2>", "<mu>0.25</mu><mu2>0.25</mu2>"))
     model = dm.build_model(load_robot("koopaee6"), load_world(world), Settings(), koopaee6)
@@ -148,15 +148,3 @@ def test_bad_input_names_the_field(koopaee6, monkeypatch, tmp_path):
     monkeypatch.setattr(dsdf.shutil, "which", lambda name: None)
     with pytest.raises(ConfigError, match=r"model.*libsdformat-dev"):
         dsdf.converter()
-
-
-
-def test_module_roll_reads_a_roll_and_not_a_link_tipped_past_vertical(koopaee6):
-    model = _model(koopaee6)
-    data = model.create_data()
-    dm.place(model, data, (0.0, 0.0, 1.0), roll=0.5)
-    assert dm.module_roll(data) == pytest.approx(np.full(6, 0.5))
-    q = data.skeleton.getPositions()
-    q[:3] = (0.0, -math.radians(91.0), 0.0)  # the tail link pitched just past vertical (tsc-stairs at 1.6 s)
-    data.skeleton.setPositions(q)
-    assert dm.module_roll(data) == pytest.approx(np.zeros(6), abs=1e-12)

@@ -18,8 +18,8 @@ from snake_core import locator
 from snake_core.robot import load_robot
 from snake_core.vertical import build_model as vertical_model
 from snake_core.vertical import compute_terms, point_jacobians
+from snake_sim.engine3d import joint_rolls
 from snake_sim.mujoco import model as mm
-from snake_sim.mujoco.mjcf import joint_rolls
 from snake_sim.mujoco.settings import Settings
 from snake_sim.world import World, load_world
 
@@ -202,18 +202,3 @@ def test_a_robot_without_seas_is_refused_naming_the_robot():
     with pytest.raises(ConfigError, match=r"robot\.name = 'ariizumi10' is invalid: the MuJoCo model needs a robot "
                                           r"with SEAs"):
         mm.build_model(load_robot("ariizumi10"), NOWHERE, Settings())
-
-
-def test_module_roll_does_not_flip_when_a_link_pitches_past_the_vertical():
-    """Item 4: link 3 pitched 120° (joints −60°, −60°, +60°, +60°: a module on a box's face, leaning back) is
-    not rolled; the Euler roll atan2(R_zy, R_zz) reads ±180° there. A roll of the whole body reads as itself."""
-    robot = load_robot("koopaee6")
-    model = mm.build_model(robot, NOWHERE, Settings())
-    data = model.create_data()
-    bent = np.radians([-60.0, -60.0, 60.0, 60.0, 0.0])
-    mm.place(model, data, (0.0, 0.0, 0.0), alpha=bent)
-    R = data.mj.xmat[model.link_body].reshape(-1, 3, 3)
-    assert abs(math.degrees(math.atan2(R[2, 2, 1], R[2, 2, 2]))) == pytest.approx(180.0)
-    assert mm.module_roll(model, data) == pytest.approx(np.zeros(6), abs=1e-12)
-    mm.place(model, data, (0.0, 0.0, 0.0), roll=math.radians(-25.0))
-    assert np.degrees(mm.module_roll(model, data)) == pytest.approx([-25.0] * 6, abs=1e-9)

@@ -62,14 +62,6 @@ def test_perturbation_is_deterministic_for_a_seed_and_sets_the_initial_roll():
     assert np.degrees(roll.series["module_roll"][0]) == pytest.approx([10.0] * 6, abs=1e-9)
 
 
-def test_roll_over_fields_from_the_module_rolls():
-    t = np.array([0.0, 0.5, 1.0, 1.5])
-    roll = np.radians([[0, 1], [10, -30], [5, -61], [170, 0]])
-    assert rt.roll_over(t, roll) == {"max_roll_deg": pytest.approx(170.0), "rolled_over": True,
-                                     "time_of_roll_over_s": 1.0}
-    assert rt.roll_over(t, roll[:2].repeat(2, axis=0))["rolled_over"] is False
-
-
 @pytest.mark.parametrize(("override", "message"), [
     ("model=moon", r"model = 'moon' is invalid: must be one of .*mujoco"),
     ("sim.perturbation.roll_deg=90", r"sim\.perturbation\.roll_deg = 90 is invalid: must be in \[-45, 45\]"),

@@ -242,3 +242,29 @@ def test_recorded_joint_states_drive_the_urdf_to_the_recorded_tf(tmp_path, plane
             urdf_pose = base.actInv(data.oMf[model.getFrameId(f"link_{i}")])
             assert urdf_pose.translation == pytest.approx(R1.T @ (p - p1), abs=1e-9)
             assert urdf_pose.rotation == pytest.approx(R1.T @ R, abs=1e-9)
+
+
+@pytest.mark.parametrize("model", ["mujoco", "dart"])
+def test_3d_run_records_every_links_and_rotors_pose_from_the_engine(model, tmp_path):
+    """Issue 15 item 5: the /tf of a 3-D run is the engine's full pose of every link and rotor (a rolled body with
+    yaw and pitch joints), not a planar reconstruction; /head/odometry carries the head link's orientation."""
+    scenario = load_scenario("open-loop-flat-3d", [f"model={model}", "sim.time_step=0.001",
+                                                   "robot.joint_roll=alternate", "sim.perturbation.roll_deg=20",
+                                                   "sim.perturbation.joint_noise_deg=5"])
+    runtime = runtime_for(scenario.model)
+    log = runtime.simulate(runtime.build(scenario), duration=0.3)
+    bag = read(write_rosbag(log, tmp_path / "rosbag"))
+    assert len(bag["/tf"]) == len(log.t)
+    for k in (0, len(log.t) - 1):
+        transforms = bag["/tf"][k][1].transforms
+        for i in range(1, log.robot.n_links + 1):
+            R, p = _compose(transforms, f"link_{i}")
+            assert p == pytest.approx(log.series["link_origin"][k, i - 1], abs=1e-9)
+            assert R == pytest.approx(log.series["link_rotation"][k, i - 1], abs=1e-9)
+        for j in range(1, log.robot.n_joints + 1):
+            R, _ = _compose(transforms, f"rotor_{j}")
+            assert R == pytest.approx(log.series["rotor_rotation"][k, j - 1], abs=1e-9)
+        odometry = bag["/head/odometry"][k][1].pose.pose.orientation
+        head = transforms3d.quaternions.quat2mat([odometry.w, odometry.x, odometry.y, odometry.z])
+        assert head == pytest.approx(log.series["link_rotation"][k, -1], abs=1e-9)
+    assert np.degrees(np.abs(log.series["module_roll"][0])).max() == pytest.approx(20.0, abs=3.0)

@@ -1,9 +1,10 @@
 """``snake-sim compare SCENARIO... [--set key=value]... [--duration S] --out DIR``.
 
-Runs several scenarios on the same world (e.g. ``open-loop-obstacle stiffness-obstacle tsc-obstacle``)
-with the same overrides and writes, in DIR: ``compare.md`` (one table: distance, speed, climbed, time
-to climb, climb speed, each also relative to the first scenario), ``compare.json`` (the same rows),
-``compare.png`` (progress, per-cycle amplitude and phase of every joint, as 002 Figs. 7.2–7.5) and
+Runs several scenarios on the same world (e.g. ``open-loop-obstacle stiffness-obstacle tsc-obstacle``, or one
+gait in several models: ``open-loop-obstacle open-loop-obstacle-3d``) with the same overrides and writes, in DIR:
+``compare.md`` (one table: model, distance, speed, climbed, time to climb, climb speed, each also relative to
+the first scenario, and the 3-D models' roll-over), ``compare.json`` (the same rows), ``compare.png`` (progress,
+per-cycle amplitude and phase of every joint, as 002 Figs. 7.2–7.5) and
 ``<scenario>/summary.json`` for every run.
 """
 
@@ -72,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
         (args.out / label).mkdir(exist_ok=True)
         (args.out / label / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
         runs.append(ComparedRun(label, sc.section("controller").get("mode", "position"), log,
-                                float(sc.section("gait")["frequency"]), summary, climb_result(log, world)))
+                                float(sc.section("gait")["frequency"]), summary, climb_result(log, world), sc.model))
     rows = compare_rows(runs)
     table = markdown_table(rows)
     (args.out / "compare.json").write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import yaml
 
-from snake_core import paths
+from snake_core import locator
 from snake_core.robot import RobotParams
 from snake_core.validation import ConfigError
 
@@ -81,7 +81,7 @@ def _params(cfg: dict[str, Any], name: str, source: str) -> dict[str, Any]:
 def load_gz_control(robot: RobotParams, path: Path | None = None) -> GzControl:
     """Read ``config/controllers/<robot>_gz.yaml`` (or ``path``); ConfigError naming the field if it is not the
     chain forward command controller(s) → pid_controller on the motor joints' effort interface."""
-    path = path or paths.data_dir() / "config" / "controllers" / f"{robot.name}_gz.yaml"
+    path = path or locator.data_dir() / "config" / "controllers" / f"{robot.name}_gz.yaml"
     source = path.name
     cfg = yaml.safe_load(path.read_text())
     cm = _params(cfg, "controller_manager", source)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from snake_core import paths
+from snake_core import locator
 from snake_core.validation import ConfigError
 
 SDFORMAT_PKG = "sdformat12"
@@ -95,7 +95,7 @@ def gazebo_urdf(robot: str, joint_roll: str = "0", mu: float | None = None) -> s
     args = {"robot": robot, "hardware": "gazebo", "joint_roll": joint_roll}
     if mu is not None:
         args["mu"] = repr(float(mu))
-    doc = xacro.process_file(str(paths.data_dir() / "urdf" / "snake.urdf.xacro"), mappings=args)
+    doc = xacro.process_file(str(locator.data_dir() / "urdf" / "snake.urdf.xacro"), mappings=args)
     return doc.toprettyxml(indent="  ")
 
 

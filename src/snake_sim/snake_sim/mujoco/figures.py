@@ -1,5 +1,5 @@
-"""Figures of a 3-D run (issue 15 item 5): com.png with the centre-of-mass path in x–z and x–y, and the
-animation rendered by MuJoCo's own offscreen renderer from a camera that follows the robot.
+"""Figures of a 3-D run (issue 15 item 5; MuJoCo's or DART's): com.png with the centre-of-mass path in x–z and
+x–y, and the animation rendered by MuJoCo's own offscreen renderer from a camera that follows the robot.
 
 Rendering needs an offscreen OpenGL context: EGL (headless, GPU or Mesa's software EGL), else OSMesa (software).
 ``MUJOCO_GL`` (egl | osmesa) picks which is tried first. Both are tried in one process only if the first could
@@ -75,7 +75,8 @@ def _gl_context() -> Any:
 
 
 def write_animation(log: RunLog, path: Path, world: World) -> Path:
-    """Render the logged MuJoCo states (``log.series["qpos"]``) to a GIF at ``path``, at most
+    """Render the logged link poses of a 3-D run (any engine: link 1's ``link_origin``, ``link_rotation`` and the
+    joint angles α, β) with MuJoCo to a GIF at ``path``, at most
     :data:`~snake_sim.animation.MAX_FRAMES` frames at :data:`~snake_sim.animation.FPS`, the camera's target at
     the robot's centre of mass."""
     n = len(log.t)
@@ -96,7 +97,8 @@ def write_animation(log: RunLog, path: Path, world: World) -> Path:
             setattr(camera, key, value)
         images, rgb = [], np.empty((HEIGHT, WIDTH, 3), dtype=np.uint8)
         for k in frames:
-            data.mj.qpos[:] = log.series["qpos"][k]
+            data.mj.qpos[:] = mm.qpos_from_poses(model, log.series["link_origin"][k, 0],
+                                                 log.series["link_rotation"][k, 0], log.alpha[k], log.beta[k])
             mujoco.mj_kinematics(m, data.mj)
             camera.lookat[:] = log.com[k]
             mujoco.mjv_updateScene(m, data.mj, option, perturb, camera, mujoco.mjtCatBit.mjCAT_ALL, scene)

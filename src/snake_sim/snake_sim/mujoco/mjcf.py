@@ -51,18 +51,6 @@ WORLD_BITS = {"contype": "1", "conaffinity": "2", "priority": "1"}
 AXES = {0: "0 1 0", 90: "0 0 -1"}
 
 
-def joint_rolls(value: object, n_joints: int, source: str | None = None) -> tuple[int, ...]:
-    """``robot.joint_roll`` as the URDF's ``joint_roll``: 0, 90, "alternate" (0/90/0/…) or one 0/90 per joint."""
-    if value in (0, 90, "0", "90"):
-        return (int(value),) * n_joints
-    if value == "alternate":
-        return tuple(90 * (j % 2) for j in range(n_joints))
-    if isinstance(value, list) and len(value) == n_joints and all(v in (0, 90) for v in value):
-        return tuple(int(v) for v in value)
-    raise ConfigError("robot.joint_roll", value, f"must be 0, 90, alternate or a list of {n_joints} values 0 or 90 "
-                      "(one per joint)", source)
-
-
 def _fmt(*values: float) -> str:
     return " ".join(repr(float(v)) for v in values)
 

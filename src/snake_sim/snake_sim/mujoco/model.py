@@ -16,6 +16,7 @@ import numpy as np
 
 from snake_core.robot import RobotParams
 
+from ..engine3d import EngineModel
 from ..world import World
 from .mjcf import mjcf
 from .settings import Settings
@@ -28,21 +29,17 @@ def _frozen(a: Sequence[int] | np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True, eq=False)
-class MujocoModel:
-    """The compiled MuJoCo model and the indices of the SEA coordinates in it; never mutated."""
+class MujocoModel(EngineModel[Settings]):
+    """The compiled MuJoCo model and the indices of the SEA coordinates in it (besides
+    :class:`~snake_sim.engine3d.EngineModel`'s: ``motor_dof``, ``spring_dof`` are MuJoCo's dof addresses);
+    never mutated."""
 
-    robot: RobotParams
-    world: World
-    settings: Settings
-    joint_roll: tuple[int, ...]  # 0 (pitch) or 90 (yaw) per joint, tail → head
     xml: str  # the MJCF it was compiled from
     mj: mujoco.MjModel
     link_body: np.ndarray  # (N,) body id of link_i
+    rotor_body: np.ndarray  # (N−1,) body id of rotor_j
     motor_qpos: np.ndarray  # (N−1,) qpos address of motor_j (β_j)
     spring_qpos: np.ndarray  # (N−1,) qpos address of spring_j (α_j − β_j)
-    motor_dof: np.ndarray  # (N−1,) dof address of motor_j
-    spring_dof: np.ndarray  # (N−1,) dof address of spring_j
-    stiffness: np.ndarray  # K_j (N−1,) [N·m/rad]
 
     def create_data(self) -> MujocoData:
         """A fresh workspace at the model's reference pose (base at the origin, body straight)."""
@@ -73,6 +70,7 @@ def build_model(robot: RobotParams, world: World, settings: Settings,
         robot=robot, world=world, settings=settings, joint_roll=rolls, xml=xml, mj=m,
         link_body=_frozen([mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, f"link_{i}")
                            for i in range(1, robot.n_links + 1)]),
+        rotor_body=_frozen([mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, f"rotor_{j}") for j in range(1, nj + 1)]),
         motor_qpos=_frozen(m.jnt_qposadr[motors]), spring_qpos=_frozen(m.jnt_qposadr[springs]),
         motor_dof=_frozen(m.jnt_dofadr[motors]), spring_dof=_frozen(m.jnt_dofadr[springs]),
         stiffness=_frozen(np.asarray(robot.sea.stiffness, dtype=float)),
@@ -140,37 +138,29 @@ def link_positions(model: MujocoModel, data: MujocoData) -> np.ndarray:
     return data.mj.xipos[model.link_body].copy()
 
 
+def link_origins(model: MujocoModel, data: MujocoData) -> np.ndarray:
+    """(N, 3) link frame origins (tail-side ends) in the world [m]."""
+    return data.mj.xpos[model.link_body].copy()
+
+
 def link_rotations(model: MujocoModel, data: MujocoData) -> np.ndarray:
     """(N, 3, 3) orientation of each link frame (columns: the link's x, y, z axes in the world)."""
     return data.mj.xmat[model.link_body].reshape(-1, 3, 3).copy()
 
 
-def link_pitch(model: MujocoModel, data: MujocoData) -> np.ndarray:
-    """(N,) elevation of each link's axis above the horizontal [rad]: 002's θ_i (from +x towards +z) for a
-    robot heading along +x."""
-    x = data.mj.xmat[model.link_body].reshape(-1, 3, 3)[:, :, 0]
-    return np.arctan2(x[:, 2], np.hypot(x[:, 0], x[:, 1]))
+def rotor_rotations(model: MujocoModel, data: MujocoData) -> np.ndarray:
+    """(N−1, 3, 3) orientation of each rotor frame (link j's turned by β_j about the joint axis)."""
+    return data.mj.xmat[model.rotor_body].reshape(-1, 3, 3).copy()
 
 
-def module_roll(model: MujocoModel, data: MujocoData) -> np.ndarray:
-    """(N,) roll of each module about its own axis x_i [rad], relative to the body's vertical plane: 0 upright
-    (belly towards the plane's bottom), ±π upside down.
-
-    The reference is the vertical plane through the body's heading ĥ (horizontal tail → head direction): the
-    upright module's cross axis y is y_ref = w − (w·x_i) x_i, w = e_z × ĥ, normalised, and the roll is the angle
-    from y_ref to y_i about x_i. Unlike the Euler roll atan2(R_zy, R_zz), it does not flip by π when a link
-    pitches past the vertical (a module climbing a box's face); it is undefined only for a link along w."""
-    R = data.mj.xmat[model.link_body].reshape(-1, 3, 3)
-    x, y = R[:, :, 0], R[:, :, 1]
-    chord = data.mj.xipos[model.link_body[-1]] - data.mj.xipos[model.link_body[0]]
-    heading = np.array([chord[0], chord[1], 0.0])
-    norm = np.linalg.norm(heading)
-    heading = heading / norm if norm > 1e-9 else np.array([x[0, 0], x[0, 1], 0.0]) / np.hypot(x[0, 0], x[0, 1])
-    w = np.cross([0.0, 0.0, 1.0], heading)
-    y_ref = w - (x @ w)[:, None] * x
-    y_ref /= np.linalg.norm(y_ref, axis=1)[:, None]
-    z_ref = np.cross(x, y_ref)
-    return np.arctan2(np.einsum("ij,ij->i", y, z_ref), np.einsum("ij,ij->i", y, y_ref))
+def qpos_from_poses(model: MujocoModel, origin: np.ndarray, rotation: np.ndarray, alpha: np.ndarray,
+                    beta: np.ndarray) -> np.ndarray:
+    """MuJoCo's q from link 1's origin (3,) [m] and orientation (3, 3) and the joint angles α, β (N−1,) [rad]."""
+    q = np.zeros(model.mj.nq)
+    q[:3] = origin
+    mujoco.mju_mat2Quat(q[3:7], np.ascontiguousarray(rotation).reshape(9))
+    q[model.motor_qpos], q[model.spring_qpos] = beta, alpha - beta
+    return q
 
 
 def mass_matrix(model: MujocoModel, data: MujocoData) -> np.ndarray:

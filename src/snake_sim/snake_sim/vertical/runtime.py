@@ -27,10 +27,10 @@ import numpy as np
 from tqdm import tqdm
 
 from snake_core.actuator import motor_pd
-from snake_core.controllers import JointController, JointMeasurement, JointReference, make_joint_controllers
-from snake_core.gaits import Gait, make_gait
+from snake_core.controllers import JointController
+from snake_core.gaits import Gait
 from snake_core.robot import RobotParams, load_robot
-from snake_core.validation import ConfigError, choice, get, number, positive, reject_unknown
+from snake_core.validation import ConfigError, choice, number, positive, reject_unknown
 from snake_core.vertical import ContactParams, Terrain, VerticalModel, build_model, initial_configuration
 from snake_core.vertical.contact import CONTACT_THRESHOLD, SLIP_VELOCITY
 from snake_core.vertical.dynamics import sea_torque
@@ -38,6 +38,7 @@ from snake_core.vertical.kinematics import link_angles, link_positions
 
 from ..runlog import RunLog
 from ..scenario import Scenario
+from ..sea_loop import control_steps, motor_commands, sea_control
 from ..world import World, load_world
 from .plant import VerticalPlant
 from .stepper import VerticalStepper
@@ -117,14 +118,9 @@ def build(scenario: Scenario) -> VerticalSetup:
     terrain = terrain_from_world(world, contact.friction, side)
     model = build_model(robot)
     plant = VerticalPlant(model, terrain, contact, motor_pd(robot))
-    gait_section = scenario.section("gait")
-    gait = make_gait(get(gait_section, "type", "gait", src), robot.n_joints, gait_section, src)
-    ctrl = scenario.section("controller")
-    controllers = make_joint_controllers(ctrl.get("mode", "position"), robot, ctrl, src)
-
+    gait, controllers = sea_control(scenario, robot)
     h = scenario.time_step
-    substeps = max(1, round(scenario.control_period / h))
-    log_every = max(1, round(scenario.log_period / (h * substeps)))
+    substeps, log_every = control_steps(scenario, h)
     # Start: body straight along +x, tail tip at start_x, resting on the ground with the static
     # sag of the 2N+1 contact springs sharing the weight.
     start_x = number(world_section.get("start_x", 0.0), "world.start_x", src)
@@ -190,21 +186,6 @@ def _references(setup: VerticalSetup, t: float, q: np.ndarray, v: np.ndarray, ti
     return refs if tick_hook is None else tick_hook(t, q, v, refs)
 
 
-def _motor_commands(controllers: list[JointController], t: float, period: float, alpha: np.ndarray,
-                    alpha_dot: np.ndarray, beta: np.ndarray, tau: np.ndarray, refs: dict[str, np.ndarray]
-                    ) -> tuple[np.ndarray, np.ndarray]:
-    """(β_d, β̇_d) of every joint's SEA controller from what the modules measure and the references."""
-    beta_d = np.empty(len(controllers))
-    beta_d_dot = np.empty(len(controllers))
-    a_l, ad_l, b_l, t_l = alpha.tolist(), alpha_dot.tolist(), beta.tolist(), tau.tolist()
-    r_l, rd_l, rt_l = (np.asarray(refs[key], dtype=float).tolist() for key in ("alpha_d", "alpha_d_dot", "tau_d"))
-    for j, ctrl in enumerate(controllers):
-        meas = JointMeasurement(a_l[j], ad_l[j], b_l[j], t_l[j], a_l[j - 1] if j > 0 else None)
-        cmd = ctrl.step(t, period, meas, JointReference(r_l[j], rd_l[j], rt_l[j]))
-        beta_d[j], beta_d_dot[j] = cmd.beta_d, cmd.beta_d_dot
-    return beta_d, beta_d_dot
-
-
 def _control_period(setup: VerticalSetup, q: np.ndarray, v: np.ndarray, beta_d: np.ndarray,
                     beta_d_dot: np.ndarray, beta_d_acc: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """Integrate one control period; returns (q, q̇, U, points in contact) at its end.
@@ -244,7 +225,8 @@ def simulate(setup: VerticalSetup, duration: float | None = None, progress: bool
         alpha, alpha_dot, beta = q[model.i_alpha], v[model.i_alpha], q[model.i_beta]
         tau = sea_torque(model, q)
         refs = _references(setup, t, q, v, tick_hook)
-        beta_d, beta_d_dot = _motor_commands(setup.controllers, t, Tc, alpha, alpha_dot, beta, tau, refs)
+        beta_d, beta_d_dot = motor_commands(setup.controllers, t, Tc, alpha, alpha_dot, beta, tau, refs["alpha_d"],
+                                            refs["alpha_d_dot"], refs["tau_d"])
         if k % setup.log_every == 0:
             samples.record(model, t, q, {"alpha": alpha, "alpha_dot": alpha_dot, "tau": tau, "beta": beta,
                                          "beta_ref": beta_d, "alpha_ref": refs["alpha_d"],
