@@ -9,7 +9,7 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-from snake_core import paths
+from snake_core import locator as paths
 from snake_core.robot import load_robot
 from snake_core.validation import ConfigError
 from snake_sim.dart import gz_control as gz

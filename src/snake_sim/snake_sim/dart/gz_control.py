@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import yaml
 
-from snake_core import paths
+from snake_core import locator as paths
 from snake_core.robot import RobotParams
 from snake_core.validation import ConfigError
 

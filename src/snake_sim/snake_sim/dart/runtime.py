@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from snake_core import paths
+from snake_core import locator as paths
 from snake_core.controllers import JointController, JointMeasurement, JointReference, make_joint_controllers
 from snake_core.gaits import Gait, make_gait
 from snake_core.robot import RobotParams, load_robot

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from snake_core import paths
+from snake_core import locator as paths
 from snake_core.validation import ConfigError
 
 SDFORMAT_PKG = "sdformat12"
