@@ -14,8 +14,9 @@ the robot only TSC with K_τ = 6 climbed the two obstacles, local stiffness and 
 
 from __future__ import annotations
 
+import multiprocessing
+import time
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -112,23 +113,23 @@ def run_case(case: ClimbCase) -> Climb3dRun:
 
 
 def run_cases(cases: Sequence[ClimbCase], workers: int = 1, progress: bool = False,
-              cost: Sequence[float] | None = None) -> tuple[Climb3dRun, ...]:
-    """:func:`run_case` for every case, in ``workers`` processes (the most costly first when ``cost`` is
-    given); the runs in the order of ``cases``."""
-    order = sorted(range(len(cases)), key=lambda i: -cost[i]) if cost is not None else list(range(len(cases)))
+              budget_s: float | None = None) -> tuple[Climb3dRun | None, ...]:
+    """:func:`run_case` for every case, in ``workers`` processes, started in the order of ``cases``; after
+    ``budget_s`` seconds of wall clock the runs still going are stopped and those not started are skipped (None
+    in their place)."""
+    deadline = None if budget_s is None else time.monotonic() + budget_s
     bar = tqdm(total=len(cases), desc="step-checked runs", disable=not progress)
-    runs: dict[int, Climb3dRun] = {}
-    if workers <= 1:
-        for i in order:
-            runs[i] = run_case(cases[i])
-            bar.update()
-    else:
-        with ProcessPoolExecutor(workers) as pool:
-            for i, run in zip(order, pool.map(run_case, [cases[i] for i in order]), strict=True):
-                runs[i] = run
-                bar.update()
+    with multiprocessing.Pool(max(1, workers)) as pool:
+        pending = [pool.apply_async(run_case, (case,), callback=lambda _: bar.update()) for case in cases]
+        for job in pending:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                break
+            job.wait(left)
+        runs = tuple(job.get() if job.ready() else None for job in pending)
+        pool.terminate()
     bar.close()
-    return tuple(runs[i] for i in range(len(cases)))
+    return runs
 
 
 def climb_3d_case(controller: str, world: str, seed: int, duration: float | None = None) -> ClimbCase:
@@ -162,9 +163,9 @@ def climb_3d_study(controllers: tuple[str, ...] = tuple(CONTROLLERS), worlds: tu
     """Every controller on every world with every seed (see the module docstring); ``duration`` [s] replaces
     the scenarios' own (30 s on flat ground, 90–150 s on the obstacles)."""
     cases = climb_3d_cases(controllers, worlds, seeds, duration)
-    runs = run_cases(cases, workers, progress, [scenario_duration(c) for c in cases])
+    runs = run_cases(cases, workers, progress)
     h = load_scenario(cases[0].scenario).time_step
-    return Climb3dStudy(h, runs)
+    return Climb3dStudy(h, tuple(r for r in runs if r is not None))
 
 
 #: The reference gait of the step and contact-softness check (issue 15 item 3): A = π/6, ω = π, φ = −2π/5,

@@ -24,12 +24,7 @@ SEED = 0
 #: DART's step [s]: Gazebo's default ``max_step_size``; the check runs at half of it.
 DART_TIME_STEP = 0.001
 #: DART's simulated time per world [s].
-DART_DURATIONS: dict[str, float] = {"flat": 20.0, "obstacle": 40.0, "two obstacles": 60.0, "stairs": 60.0}
-#: Rough wall-clock seconds per simulated second of a step-checked run (the run and its half-step twin), to
-#: start the longest runs first.
-COST_PER_SECOND: dict[str, float] = {"vertical": 1.5, "mujoco": 0.1, "dart": 1.2}
-
-
+DART_DURATIONS: dict[str, float] = {"flat": 10.0, "obstacle": 20.0, "two obstacles": 30.0, "stairs": 30.0}
 def _vertical(controller: str, world: str, duration: float | None) -> ClimbCase:
     prefix, extra = CONTROLLERS[controller]
     if world == "flat":
