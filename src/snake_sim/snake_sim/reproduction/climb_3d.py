@@ -256,8 +256,9 @@ def _against_002(results: Results) -> list[str]:
     if t_ol is not None and t_t0 is not None and t_t6 is not None:
         gains = [t_ol / t - 1.0 for t in (t_t0, t_t6)]
         agree = all(g > 0 for g in gains)
-        lines.append(f"- *TSC vs open loop on the single obstacle (002 §7.3, simulation: TSC {100 * TSC_GAIN_002:.1f} % "
-                     f"faster).* Mean over the seeds: open loop {t_ol:.1f} s, TSC K_τ = 0 {t_t0:.1f} s, K_τ = 6 "
+        lines.append("- *TSC vs open loop on the single obstacle (002 §7.3, simulation: TSC "
+                     f"{100 * TSC_GAIN_002:.1f} % faster).* Mean over the seeds: open loop {t_ol:.1f} s, TSC K_τ = 0 "
+                     f"{t_t0:.1f} s, K_τ = 6 "
                      f"{t_t6:.1f} s, i.e. TSC's climb speed {_pct(gains[0])} and {_pct(gains[1])} against the open "
                      "loop's: " + ("TSC is faster, as in 002 (with A = π/3, K_d = 14, not Table 7.1's A = π/6)."
                                    if agree else "TSC is not faster everywhere, unlike 002 §7.3."))
@@ -359,7 +360,8 @@ def _engine_verdicts(engines: dict[str, list[Climb3dRun]], results: Results) -> 
     lines = [f"- *Agree* on {len(agree)} of {len(agree) + len(differ)} climbing verdicts"
              + (": " + "; ".join(agree) if agree else "") + ".",
              f"- *Disagree* on {len(differ)}" + (": " + "; ".join(differ) if differ else "") + ".",
-             f"- *The gait itself differs before any obstacle*: the open loop on flat ground at A = π/3 moves at {speeds}."]
+             "- *The gait itself differs before any obstacle*: the open loop on flat ground at A = π/3 moves at "
+             f"{speeds}."]
     if not vertical_climbs:
         lines.append("- *Vertical plane against the 3-D engines.* The vertical model climbs nothing: its contact is "
                      "002's, points on the links' axis with a 10 mm threshold, so the head tip meets the box's near "
@@ -374,12 +376,13 @@ def _engine_verdicts(engines: dict[str, list[Climb3dRun]], results: Results) -> 
         worst = max(dart, key=lambda r: r.max_rate_change)
         flips = [r for r in dart if not r.verdicts_unchanged]
         lines.append(f"- *MuJoCo against DART.* MuJoCo's contact is soft (solref 20 ms, an elliptic cone, the "
-                     "SEA spring implicit), DART's rigid (an LCP with a pyramid friction cone, Gazebo's joint "
+                     "SEA spring implicit), DART's rigid (a boxed LCP, friction as a pyramid, Gazebo's joint "
                      f"position limits and effort clamp). DART's step check: {sum(r.converged for r in dart)} of "
                      f"{len(dart)} converged, {len(flips)} verdict flips, largest change "
-                     f"{100 * worst.max_rate_change:.0f} % ({worst.controller}, {worst.world}); MuJoCo's (seed {SEED}): "
-                     f"{sum(r.converged for r in mj)} of {len(mj)} converged. Where they disagree on a climb, a verdict "
-                     "that is not converged in either engine is not evidence of a difference between the engines.")
+                     f"{100 * worst.max_rate_change:.0f} % ({worst.controller}, {worst.world}); MuJoCo's "
+                     f"(seed {SEED}): {sum(r.converged for r in mj)} of {len(mj)} converged. Where they disagree on a "
+                     "climb, a verdict that is not converged in either engine is not evidence of a difference "
+                     "between the engines.")
     return lines
 
 
