@@ -233,6 +233,8 @@ def _mujoco_summary(runs: list[Climb3dRun]) -> str:
             f"every seed climbs with {', '.join(every)}" if every else "",
             f"some seeds with {', '.join(some)}" if some else "",
             f"no seed with {', '.join(none)}" if none else "") if t))
+    if not runs:
+        return "*Verdicts.* No MuJoCo run finished."
     rolled = [r for r in runs if r.rolled_over]
     worst = max(runs, key=lambda r: r.max_roll_deg)
     return ("*Verdicts.* " + ". ".join(p[0].upper() + p[1:] for p in parts) + ". "
@@ -269,12 +271,14 @@ def _against_002(results: Results) -> list[str]:
     ls_time = _mean_time(_by(runs, ls, "obstacle"))
     ol_rolled = sum(bool(r.rolled_over) for r in ol_runs)
     ol_climbed = sum(bool(r.climbed) for r in ol_runs)
-    lines.append(f"- *Single obstacle on the robot (002 §6.4).* The open loop failed by rolling over to one side; "
-                 f"local stiffness (K_d = K/6, A = π/4) climbed in {LOCAL_STIFFNESS_TIME_002:g} s on average. Here "
-                 f"the open loop climbs with {ol_climbed} of {len(ol_runs)} seeds and rolls over with {ol_rolled}"
-                 + (f"; local stiffness (A = π/3) climbs in {ls_time:.1f} s on average." if ls_time is not None
-                    else "; local stiffness does not climb with every seed.")
-                 + (" The open loop's failure on the robot is not reproduced." if ol_climbed == len(ol_runs) else ""))
+    if ol_runs:
+        lines.append(f"- *Single obstacle on the robot (002 §6.4).* The open loop failed by rolling over to one side; "
+                     f"local stiffness (K_d = K/6, A = π/4) climbed in {LOCAL_STIFFNESS_TIME_002:g} s on average. Here "
+                     f"the open loop climbs with {ol_climbed} of {len(ol_runs)} seeds and rolls over with {ol_rolled}"
+                     + (f"; local stiffness (A = π/3) climbs in {ls_time:.1f} s on average." if ls_time is not None
+                        else "; local stiffness does not climb with every seed.")
+                     + (" The open loop's failure on the robot is not reproduced." if ol_climbed == len(ol_runs)
+                        else ""))
     pair = {c: _by(runs, c, "two obstacles") for c in CONTROLLERS}
     climb_all = [c for c, g in pair.items() if g and all(r.climbed for r in g)]
     rolled = [c for c, g in pair.items() if any(r.rolled_over for r in g)]
@@ -289,8 +293,8 @@ def _against_002(results: Results) -> list[str]:
                  + (": 002's ranking holds." if only_t6 and set(rolled) >= {ls, t0} else
                     ": the climbs agree with 002 where TSC K_τ = 6 climbs; 002's failures of the others are not "
                     "reproduced." if t6 in climb_all else ": 002's verdicts are not reproduced."))
-    worst = max(r.max_roll_deg for r in runs)
-    if not any(r.rolled_over for r in runs):
+    worst = max((r.max_roll_deg for r in runs), default=0.0)
+    if runs and not any(r.rolled_over for r in runs):
         lines.append(f"- *Why no roll-over here.* The largest roll of any module in any run is {worst:.1f}°, "
                      f"far from the {results.roll_over_deg:g}° of a roll-over, against the 2° the perturbation "
                      "starts with. The model's modules are ideal: boxes and ground are flat and level, the body is "
@@ -350,14 +354,16 @@ def _engine_verdicts(engines: dict[str, list[Climb3dRun]], results: Results) -> 
                 continue
             cells = {e: next(iter(_by(engines[e], c, w)), None) for e in ENGINES}
             verdicts = {e: r.climbed for e, r in cells.items() if r is not None}
+            if len(verdicts) < len(ENGINES):
+                continue
             text = f"{c} on {w} (" + ", ".join(f"{ENGINE_NAMES[e]} {'yes' if v else 'no'}"
                                                 for e, v in verdicts.items()) + ")"
             (agree if len(set(verdicts.values())) == 1 else differ).append(text)
     flat = {e: {r.controller: r.com_speed_mps for r in runs if r.world == "flat"} for e, runs in engines.items()}
-    ol = CONTROLLERS and next(iter(CONTROLLERS))
+    ol = next(iter(CONTROLLERS))
     speeds = ", ".join(f"{ENGINE_NAMES[e]} {_mm(flat[e][ol])} mm/s" for e in ENGINES if ol in flat[e])
     vertical_climbs = [r for r in engines["vertical"] if r.climbed]
-    lines = [f"- *Agree* on {len(agree)} of {len(agree) + len(differ)} climbing verdicts"
+    lines = [f"- *Agree* on {len(agree)} of {len(agree) + len(differ)} climbing verdicts run in all three engines"
              + (": " + "; ".join(agree) if agree else "") + ".",
              f"- *Disagree* on {len(differ)}" + (": " + "; ".join(differ) if differ else "") + ".",
              "- *The gait itself differs before any obstacle*: the open loop on flat ground at A = π/3 moves at "
@@ -386,10 +392,22 @@ def _engine_verdicts(engines: dict[str, list[Climb3dRun]], results: Results) -> 
     return lines
 
 
+def _budget(results: Results) -> list[str]:
+    """What the run budget left out (nothing when every planned run finished)."""
+    if not results.not_run:
+        return [f"All {results.planned} planned step-checked runs finished within the {results.budget_s / 60:g} min "
+                "budget.", ""]
+    return [f"**Run budget not met:** {results.planned - len(results.not_run)} of {results.planned} planned "
+            f"step-checked runs finished within {results.budget_s / 60:g} min on the shared 2 cores (in the order "
+            f"MuJoCo seed {SEED}, DART, the other seeds, the vertical model on flat ground); not run: "
+            + "; ".join(results.not_run) + ". The tables show the runs that finished.", ""]
+
+
 def render(results: Results) -> str:
     """The section's Markdown from the stored results alone."""
     out = [f"## {TITLE}", ""]
     if results.fast:
         out += [f"*Fast smoke run ({FAST_DURATION:g} s per run, one seed): the numbers below are not results.*", ""]
+    out += _budget(results)
     out += [*_reference(results.reference), *_mujoco_table(results), *_against_002(results), *_engines_table(results)]
     return "\n".join(out)
