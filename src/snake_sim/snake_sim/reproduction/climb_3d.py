@@ -115,6 +115,8 @@ def run(fast: bool = False) -> Results:
 LOCAL_STIFFNESS_TIME_002 = 24.6
 TWO_OBSTACLES_TIME_002 = stiffness.TWO_OBSTACLES_TIME_002
 TSC_GAIN_002 = stiffness.TSC_GAIN_002
+#: 002 Table 5.2, the open loop at A = π/3, φ = −2π/5 on flat ground: (simulated, measured) [mm/s].
+SPEED_PI_3_002 = (49.0, 58.0)
 #: Issue 15 item 3: the reference gait's speed may change by at most this from the step to half of it and to a
 #: contact twice as stiff.
 REFERENCE_TOLERANCE = 0.10
@@ -195,7 +197,7 @@ def _mujoco_table(results: Results) -> list[str]:
                 lines.append(f"| {c} | {w} " + _cell_group(group))
     obstacle_runs = [r for r in runs if r.climbed is not None]
     flips = [r for r in runs if not r.verdicts_unchanged]
-    lines += ["", _mujoco_summary(runs), "",
+    lines += ["", _mujoco_summary(runs), "", _reliable_stairs(runs), "",
               f"*Step check.* {sum(r.verdicts_unchanged for r in runs)} of {len(runs)} runs keep every verdict at "
               f"half the step, {sum(r.converged for r in runs)} are converged (times and speeds within "
               f"{100 * TOLERANCE:g} %). "
@@ -241,6 +243,15 @@ def _mujoco_summary(runs: list[Climb3dRun]) -> str:
             + (f"{len(rolled)} of {len(runs)} runs roll over." if rolled else
                f"No run rolls over; the largest module roll is {worst.max_roll_deg:.1f}° ({worst.controller}, "
                f"{worst.world}, seed {worst.seed})."))
+
+
+def _reliable_stairs(runs: list[Climb3dRun]) -> str:
+    """Which controllers climb the stairs with every seed, every run converged (issue 15 item 9: ``make demo``)."""
+    reliable = [c for c in CONTROLLERS if (g := _by(runs, c, "stairs")) and all(r.climbed and r.converged for r in g)]
+    if reliable:
+        return ("*The stairs, reliably* (every seed climbs, every run converged at half the step): "
+                + ", ".join(reliable) + ".")
+    return "*The stairs, reliably*: no controller climbs them with every seed and every run converged."
 
 
 def _mean_time(runs: list[Climb3dRun]) -> float | None:
@@ -345,6 +356,18 @@ def _engines_table(results: Results) -> list[str]:
     return lines
 
 
+def _needed(mujoco: Climb3dRun, dart: Climb3dRun) -> float | None:
+    """Time [s] DART would need at its CoM speed for the distance MuJoCo's CoM covered when it climbed (None: DART
+    does not advance)."""
+    if dart.com_speed_mps <= 0.0:
+        return None
+    return mujoco.time_to_climb_s * mujoco.com_speed_mps / dart.com_speed_mps
+
+
+def _text_needed(t: float | None) -> str:
+    return "forever (it does not advance)" if t is None else f"≈ {t:.0f} s"
+
+
 def _engine_verdicts(engines: dict[str, list[Climb3dRun]], results: Results) -> list[str]:
     """Where the engines agree on a climb, where not, and the evidence for why."""
     agree, differ = [], []
@@ -367,28 +390,43 @@ def _engine_verdicts(engines: dict[str, list[Climb3dRun]], results: Results) -> 
              + (": " + "; ".join(agree) if agree else "") + ".",
              f"- *Disagree* on {len(differ)}" + (": " + "; ".join(differ) if differ else "") + ".",
              "- *The gait itself differs before any obstacle*: the open loop on flat ground at A = π/3 moves at "
-             f"{speeds}."]
+             f"{speeds} (002 Table 5.2 at A = π/3, φ = −2π/5: {SPEED_PI_3_002[0]:g} mm/s simulated, "
+             f"{SPEED_PI_3_002[1]:g} measured)."]
     if not vertical_climbs:
-        lines.append("- *Vertical plane against the 3-D engines.* The vertical model climbs nothing: its contact is "
-                     "002's, points on the links' axis with a 10 mm threshold, so the head tip meets the box's near "
-                     "face at its foot and (4.27)'s friction on that face holds it there (the stiffness section's "
-                     "*Friction on the box's faces* measures how long the head tip presses on the face and which face "
-                     "friction lets it over). In MuJoCo and DART the module is an octagonal prism 2 × its radius "
-                     "wide: its rounded front meets the 36 mm edge at mid-height and the contact normal has an upward "
-                     "component, so the same wave lifts the head over the edge.")
+        lines.append("- *Vertical plane against the 3-D engines.* The vertical model climbs nothing, and its gait is "
+                     "already slower on flat ground (above). Its contact is 002's (4.26)–(4.27): Kelvin–Voigt points "
+                     "on the links' axis, a soft ground, and the box's near face with the ground's friction law; in "
+                     "it the head tip stays pressed on the box's near face, also with the module's radius as contact "
+                     "radius (the stiffness section, *Friction on the box's faces*). Both 3-D engines carry the "
+                     "modules' octagonal prisms over the same boxes with the same controllers. Which part of 002's "
+                     "contact law holds the vertical model's head at the face is not isolated here.")
     dart = engines["dart"]
-    mj = engines["mujoco"]
+    mj = {(r.controller, r.world): r for r in engines["mujoco"]}
     if dart and mj:
         worst = max(dart, key=lambda r: r.max_rate_change)
         flips = [r for r in dart if not r.verdicts_unchanged]
-        lines.append(f"- *MuJoCo against DART.* MuJoCo's contact is soft (solref 20 ms, an elliptic cone, the "
-                     "SEA spring implicit), DART's rigid (a boxed LCP, friction as a pyramid, Gazebo's joint "
-                     f"position limits and effort clamp). DART's step check: {sum(r.converged for r in dart)} of "
-                     f"{len(dart)} converged, {len(flips)} verdict flips, largest change "
-                     f"{100 * worst.max_rate_change:.0f} % ({worst.controller}, {worst.world}); MuJoCo's "
-                     f"(seed {SEED}): {sum(r.converged for r in mj)} of {len(mj)} converged. Where they disagree on a "
-                     "climb, a verdict that is not converged in either engine is not evidence of a difference "
-                     "between the engines.")
+        pairs = [(mj[(r.controller, r.world)], r) for r in dart
+                 if (r.controller, r.world) in mj and r.climbed is not None]
+        same = [d for m_, d in pairs if m_.climbed == d.climbed]
+        short = [(d, _needed(m_, d)) for m_, d in pairs if m_.climbed and not d.climbed]
+        short = [(d, t) for d, t in short if t is None or t > d.duration_s]
+        flat = [(mj[(r.controller, r.world)], r) for r in dart if r.world == "flat" and (r.controller, r.world) in mj]
+        lines.append(f"- *MuJoCo against DART* (seed {SEED}): the same climbing verdict in {len(same)} of "
+                     f"{len(pairs)} rows. On flat ground DART's speed is "
+                     + ", ".join(f"{100 * d.com_speed_mps / m_.com_speed_mps:.0f} %" for m_, d in flat)
+                     + " of MuJoCo's (" + ", ".join(d.controller for _, d in flat) + "): the engines differ before any "
+                     "obstacle, most for the controllers that feed back the measured spring torque and the "
+                     "neighbour's angle. "
+                     + (f"{len(short)} of DART's *no* are inconclusive: at its CoM speed DART would need "
+                        + "; ".join(f"{_text_needed(t)} for {d.controller} on {d.world} (the run had "
+                                    f"{d.duration_s:g} s)" for d, t in short)
+                        + " to cover the distance MuJoCo covered when it climbed. " if short else "")
+                     + "MuJoCo's contact is soft (solref 20 ms, an elliptic cone, the SEA spring implicit), DART's "
+                     "rigid (a boxed LCP, friction as a pyramid, Gazebo's joint position limits and effort clamp). "
+                     f"DART's step check: {sum(r.converged for r in dart)} of {len(dart)} converged, {len(flips)} "
+                     f"verdict flips, largest change {100 * worst.max_rate_change:.0f} % ({worst.controller}, "
+                     f"{worst.world}); MuJoCo's: {sum(r.converged for r in mj.values())} of {len(mj)} converged. "
+                     "A verdict that is not converged in either engine is not evidence of a difference between them.")
     return lines
 
 
