@@ -91,3 +91,20 @@ def test_vertical_rows_are_the_stiffness_sections_stored_step_checked_runs():
     assert {(r.controller, r.world) for r in runs} == {(c, w) for c in CONTROLLERS for w in WORLDS if w != "flat"}
     assert all(r.model == "vertical" and r.rolled_over is None and r.seed is None for r in runs)
     assert all(r.time_step_s == 0.001 and r.duration_s in (90.0, 120.0, 150.0) for r in runs)
+
+
+def test_the_stairs_sentence_names_only_controllers_that_climb_with_every_seed_converged():
+    assert "*The stairs, reliably* (every seed climbs" in m.render(_results())
+    results = _results()
+    for c in CONTROLLERS:
+        results = _with(results, "mujoco", c, "stairs", converged=c == "TSC K_tau = 6")
+    assert "converged at half the step): TSC K_tau = 6." in m.render(results)
+    none = _with(results, "mujoco", "TSC K_tau = 6", "stairs", climbed=False, time_to_climb_s=None)
+    assert "no controller climbs them with every seed" in m.render(none)
+
+
+def test_a_dart_no_too_short_for_mujocos_distance_is_called_inconclusive():
+    slow = _with(_results(), "dart", "TSC K_tau = 6", "stairs", climbed=False, time_to_climb_s=None,
+                 com_speed_mps=0.005, duration_s=30.0)
+    text = m.render(slow)
+    assert "1 of DART's *no* are inconclusive" in text and "TSC K_tau = 6 on stairs (the run had 30 s)" in text
