@@ -65,7 +65,8 @@ build: $(STAMP)
 	$(BIN)/colcon build --base-paths src --event-handlers console_direct- >/dev/null
 
 demo: $(STAMP) build
-	$(BIN)/snake-sim run $$($(PY) -c "from snake_sim.scenario import DEFAULT_SCENARIO; print(DEFAULT_SCENARIO)") --out $(DEMO_OUT)
+	$(BIN)/snake-sim run $$($(PY) -c "from snake_sim.scenario import DEFAULT_SCENARIO as s, DEFAULT_OVERRIDES as o; \
+		print(s, *(f'--set {v}' for v in o))") --out $(DEMO_OUT)
 
 test: $(STAMP) $(ROSSTAMP) $(SYSSTAMP) build
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q $(PYTEST_ARGS)

@@ -1,0 +1,110 @@
+"""The 3-D section (issue 15 item 8, issue 18 item 4): its sentences follow the numbers of the runs, the vertical
+model's rows are the stiffness section's stored runs, and a run budget that was not met is said."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from snake_sim.reproduction import climb_3d as m
+from snake_sim.reproduction.results import from_json, to_json
+from snake_sim.studies.climb_3d import CONTROLLERS, WORLDS, Climb3dRun, Climb3dStudy, ReferenceCheck
+
+
+def _run(model: str, controller: str, world: str, seed: int | None, climbed: bool | None = True,
+         rolled: bool = False) -> Climb3dRun:
+    flat = world == "flat"
+    return Climb3dRun(controller, world, seed, "ok", None if flat else climbed,
+                      None if flat or not climbed else 20.0 + (seed or 0), None if model == "vertical" else rolled,
+                      12.0 if rolled else None, None if model == "vertical" else (70.0 if rolled else 9.0), 0.03,
+                      True, True, 0.01, model, 0.002, 90.0, None if flat else climbed, rolled, 0.03)
+
+
+def _results(**changes) -> m.Results:
+    mujoco = tuple(_run("mujoco", c, w, s) for c in CONTROLLERS for w in WORLDS for s in (0, 1, 2))
+    engines = tuple(_run(e, c, w, 0 if e == "dart" else None) for e in ("vertical", "dart") for c in CONTROLLERS
+                    for w in WORLDS)
+    base = m.Results(False, ReferenceCheck(10.0, 0.002, (0.02, 1.0), 0.0274, 0.0274, 0.0288),
+                     Climb3dStudy(0.002, mujoco), engines, dict(m.DART_DURATIONS), 60.0, 2400.0, 68, ())
+    return replace(base, **changes)
+
+
+def _with(results: m.Results, model: str, controller: str, world: str, **fields) -> m.Results:
+    def change(r: Climb3dRun) -> Climb3dRun:
+        return replace(r, **fields) if (r.model, r.controller, r.world) == (model, controller, world) else r
+    if model == "mujoco":
+        return replace(results, mujoco=replace(results.mujoco, runs=tuple(map(change, results.mujoco.runs))))
+    return replace(results, engines=tuple(map(change, results.engines)))
+
+
+def test_results_round_trip_and_render_every_table():
+    results = _results()
+    assert from_json(m.Results, to_json(results)) == results
+    text = m.render(results)
+    for heading in ("### Step and contact softness", "### MuJoCo: every controller", "### Against 002",
+                    "### One table, three engines"):
+        assert heading in text
+    assert "All 68 planned step-checked runs finished" in text
+
+
+def test_roll_over_sentences_follow_the_runs():
+    quiet = m.render(_results())
+    assert "No run rolls over" in quiet and "*Why no roll-over here.*" in quiet
+    rolled = _with(_results(), "mujoco", "open loop", "obstacle", rolled_over=True, time_of_roll_over_s=12.0,
+                   max_roll_deg=75.0, climbed=False, time_to_climb_s=None)
+    text = m.render(rolled)
+    assert "3 of 48 runs roll over" in text and "*Why no roll-over here.*" not in text
+    assert "the open loop climbs with 0 of 3 seeds and rolls over with 3" in text
+
+
+def test_two_obstacles_sentence_follows_which_controllers_climb():
+    results = _results()
+    for c in ("open loop", "local stiffness K_d = K/6", "TSC K_tau = 0"):
+        results = _with(results, "mujoco", c, "two obstacles", climbed=False, time_to_climb_s=None)
+    assert "TSC K_tau = 6 climb with every seed" in m.render(results)
+    everyone = m.render(_results())
+    assert "002's failures of the others are not reproduced" in everyone
+
+
+def test_engines_agreement_follows_the_verdicts():
+    assert "*Disagree* on 0." in m.render(_results())
+    differ = _with(_results(), "vertical", "TSC K_tau = 6", "stairs", climbed=False, time_to_climb_s=None)
+    assert "*Disagree* on 1: TSC K_tau = 6 on stairs (vertical plane no, MuJoCo yes, DART yes)" in m.render(differ)
+
+
+def test_reference_check_sentence_follows_the_speeds():
+    ok = m.render(_results())
+    assert "Both within issue 15's 10 %." in ok
+    soft = replace(_results().reference, stiff_contact_speed_mps=0.035)
+    assert "**Not within issue 15's 10 %.**" in m.render(_results(reference=soft))
+
+
+def test_an_unmet_budget_lists_the_runs_left_out():
+    missing = ("DART, TSC K_tau = 6, stairs, seed 0",)
+    dart = tuple(r for r in _results().engines if not (r.model == "dart" and r.controller == "TSC K_tau = 6"
+                                                         and r.world == "stairs"))
+    text = m.render(_results(not_run=missing, engines=dart))
+    assert "**Run budget not met:** 67 of 68" in text and missing[0] in text and "not run |" in text
+
+
+def test_vertical_rows_are_the_stiffness_sections_stored_step_checked_runs():
+    runs = m._stored_vertical()
+    assert {(r.controller, r.world) for r in runs} == {(c, w) for c in CONTROLLERS for w in WORLDS if w != "flat"}
+    assert all(r.model == "vertical" and r.rolled_over is None and r.seed is None for r in runs)
+    assert all(r.time_step_s == 0.001 and r.duration_s in (90.0, 120.0, 150.0) for r in runs)
+
+
+def test_the_stairs_sentence_names_only_controllers_that_climb_with_every_seed_converged():
+    assert "*The stairs, reliably* (every seed climbs" in m.render(_results())
+    results = _results()
+    for c in CONTROLLERS:
+        results = _with(results, "mujoco", c, "stairs", converged=c == "TSC K_tau = 6")
+    assert "converged at half the step): TSC K_tau = 6." in m.render(results)
+    none = _with(results, "mujoco", "TSC K_tau = 6", "stairs", climbed=False, time_to_climb_s=None)
+    assert "no controller climbs them with every seed" in m.render(none)
+
+
+def test_a_dart_no_too_short_for_mujocos_distance_is_called_inconclusive():
+    slow = _with(_results(), "dart", "TSC K_tau = 6", "stairs", climbed=False, time_to_climb_s=None,
+                 com_speed_mps=0.005, duration_s=30.0)
+    text = m.render(slow)
+    assert "1 of DART's *no* are inconclusive" in text and "TSC K_tau = 6 on stairs (the run had 30 s)" in text
