@@ -185,7 +185,8 @@ def _pairs(has_ground: bool, ground: float, boxes: np.ndarray, faces_mu: np.ndar
                         f = j
                 dl, k = r + faces[f], 0.0
                 n_x, n_z = (0.0, 1.0) if f == 0 else ((-1.0, 0.0) if f == 1 else (1.0, 0.0))
-            # μ(n) = μ_side n_x² + μ_top n_z² (module docstring); with ∂n/∂p = t tᵀ/ρ, ∂μ/∂s = 2 n_x n_z (μ_side − μ_top)/ρ
+            # μ(n) = μ_side n_x² + μ_top n_z² (module docstring); with ∂n/∂p = t tᵀ/ρ,
+            # ∂μ/∂s = 2 n_x n_z (μ_side − μ_top)/ρ
             idx[m], delta[m], nx[m], nz[m], curv[m] = i, dl, n_x, n_z, k
             mu[m] = mu_side * n_x * n_x + mu_top * n_z * n_z
             dmu[m] = 2.0 * (mu_side - mu_top) * n_x * n_z * k
