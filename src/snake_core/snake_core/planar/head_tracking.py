@@ -256,8 +256,6 @@ class LyapunovTracker(_HeadTracker):
         self._E[3 + self._actuated, np.arange(self._actuated.size)] = 1.0
         self._weights = np.concatenate((np.diag(gains.K_w2), np.diag(gains.K_phi)))  # metric of V (83)
         self._ridge = LYAPUNOV_REGULARISATION * np.eye(self._actuated.size)
-        self._rhs = np.zeros((model.dof, 1 + self._actuated.size))  # [−h, E]
-        self._rhs[:, 1:] = self._E
 
     def step(self, t: float, q: np.ndarray, qd: np.ndarray, ref: HeadReference,
              data: PlanarData | None = None) -> np.ndarray:
@@ -266,21 +264,31 @@ class LyapunovTracker(_HeadTracker):
             data = compute_terms(self.model, self._data, q, qd)
         g = self.gains
         _, phid_r, phidd_r = self.shape.phi(t)
-        s = (ref.w_dot - qd[:3]) + g.K_w1 @ (ref.w - q[:3])
-        e = phid_r - qd[3:]
-        target = np.concatenate((ref.w_ddot + g.K_w1 @ (ref.w_dot - qd[:3]) + 0.5 * g.decay * s,
-                                 phidd_r + 0.5 * g.decay * e))
-        rhs_h = self._rhs.copy()
-        rhs_h[:, 0] = -data.h
-        sol = spd_solve(data.H, rhs_h)  # q̈ = a0 + B τ
-        a0, B = sol[:, 0], sol[:, 1:]
-        BtW = B.T * self._weights
-        normal = BtW @ B + self._ridge
-        rhs = BtW @ (target - a0)
-        tau_a = _box_least_squares(normal, rhs, g.torque_limit)
+        normal, rhs = _lyapunov_normal_equations(data.H, data.h, self._E, self._weights, self._ridge, q, qd, ref.w,
+                                                 ref.w_dot, ref.w_ddot, g.K_w1, g.decay, phid_r, phidd_r)
         tau = np.zeros(self.model.n_joints)
-        tau[self._actuated] = tau_a
+        tau[self._actuated] = _box_least_squares(normal, rhs, g.torque_limit)
         return tau
+
+
+@njit(cache=True)
+def _lyapunov_normal_equations(H: np.ndarray, h: np.ndarray, E: np.ndarray, weights: np.ndarray, ridge: np.ndarray,
+                               q: np.ndarray, qd: np.ndarray, w_r: np.ndarray, wd_r: np.ndarray, wdd_r: np.ndarray,
+                               K_w1: np.ndarray, decay: float, phid_r: np.ndarray, phidd_r: np.ndarray
+                               ) -> tuple[np.ndarray, np.ndarray]:
+    """(N, b) of the least squares of :class:`LyapunovTracker`, τ = argmin ½ τᵀNτ − bᵀτ: the targets ẅ_d, φ̈_d
+    in the metric of V (83) with q̈ = a0 + B τ = H⁻¹(E τ − h). Compiled (numba)."""
+    s = (wd_r - qd[:3]) + K_w1 @ (w_r - q[:3])
+    e = phid_r - qd[3:]
+    target = np.empty(qd.size)
+    target[:3] = wdd_r + K_w1 @ (wd_r - qd[:3]) + 0.5 * decay * s
+    target[3:] = phidd_r + 0.5 * decay * e
+    rhs_h = np.empty((h.size, 1 + E.shape[1]))  # [−h, E]
+    rhs_h[:, 0], rhs_h[:, 1:] = -h, E
+    sol = np.linalg.solve(H, rhs_h)  # q̈ = a0 + B τ
+    a0, B = sol[:, 0], sol[:, 1:]
+    BtW = B.T * weights
+    return BtW @ B + ridge, BtW @ (target - a0)
 
 
 def _box_least_squares(normal: np.ndarray, rhs: np.ndarray, limit: float) -> np.ndarray:
