@@ -97,8 +97,9 @@ def manipulability(model: PlanarModel, q: np.ndarray, free_joints: tuple[int, ..
 
 @njit(cache=True)
 def _ellipsoid(H: np.ndarray, k: int, order: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(U, σ, λ) with the blocks of H reordered by ``order`` (Hs of (41)): left singular vectors and values of
-    𝓗⁻¹ H12 H22⁻¹ (29) and the singular values of H12, descending, zero-padded to k. Compiled (numba)."""
+    """(axes, σ, λ) with the blocks of H reordered by ``order`` (Hs of (41)): the semi-axes σ_i u_i and singular
+    values σ of 𝓗⁻¹ H12 H22⁻¹ (29) and the singular values λ of H12, descending, zero-padded to k. Compiled
+    (numba)."""
     Hs = H[order][:, order]
     H11, H12, H22 = Hs[:k, :k], Hs[:k, k:], Hs[k:, k:]
     H22inv_H21 = np.linalg.solve(H22, np.ascontiguousarray(H12.T))
@@ -110,7 +111,7 @@ def _ellipsoid(H: np.ndarray, k: int, order: np.ndarray) -> tuple[np.ndarray, np
     U[:, : sv.size], sigma[: sv.size] = u, sv
     sv = np.linalg.svd(np.ascontiguousarray(H12), full_matrices=False)[1]
     lam[: sv.size] = sv
-    return U, sigma, lam
+    return U * sigma, sigma, lam
 
 
 def _evaluate(H: np.ndarray, n: int, free: tuple[int, ...], threshold: float,
@@ -118,11 +119,11 @@ def _evaluate(H: np.ndarray, n: int, free: tuple[int, ...], threshold: float,
     k = 3 + len(free)
     if order is None:
         order = coordinate_order(n, free)
-    U, sigma, lam = _ellipsoid(H, k, order)
+    axes, sigma, lam = _ellipsoid(H, k, order)
     tol = RANK_TOLERANCE * H[0, 0]  # m n: the largest scale of H's translational block
     R = float(lam[-1]) if lam[-1] > tol else 0.0
     D = float(sigma[-1]) if R > 0.0 else 0.0
-    return ManipulabilityResult(D=D, R=R, sigma=sigma, lam=lam, axes=U * sigma, singular=R == 0.0,
+    return ManipulabilityResult(D=D, R=R, sigma=sigma, lam=lam, axes=axes, singular=R == 0.0,
                                 near_singular=R < threshold)
 
 

@@ -169,9 +169,10 @@ def _stacked_jacobian(K: np.ndarray, L: np.ndarray, c: np.ndarray, s: np.ndarray
 
 
 @njit(cache=True)
-def _mass_matrix(K: np.ndarray, L: np.ndarray, JLtL: np.ndarray, m: float, theta: np.ndarray
+def _mass_matrix(K: np.ndarray, L: np.ndarray, JLtL: np.ndarray, m: float, q: np.ndarray
                  ) -> tuple[np.ndarray, np.ndarray]:
     """(H, [Jx; Jy]): H = J_{qq̄}ᵀ H̄ J_{qq̄} = m (JxᵀJx + JyᵀJy) + J LᵀL with H̄ of (9); equals the block form (19)."""
+    theta = L @ q[2:]  # (17)
     J = _stacked_jacobian(K, L, np.cos(theta), np.sin(theta))
     H = m * (J.T @ J)
     H[2:, 2:] += JLtL
@@ -204,7 +205,7 @@ def coulomb_force(m: float, mu_x: float, mu_y: float, eps: float, gravity: float
 
 def mass_matrix(model: PlanarModel, q: np.ndarray) -> np.ndarray:
     """Inertia matrix H(q) of (19)."""
-    return _mass_matrix(model.K, model.L, model.JLtL, model.m, link_angles(model, q))[0]
+    return _mass_matrix(model.K, model.L, model.JLtL, model.m, q)[0]
 
 
 @njit(cache=True)
@@ -216,7 +217,7 @@ def _terms(K: np.ndarray, L: np.ndarray, LtL: np.ndarray, JLtL: np.ndarray, m: f
     theta = L @ q[2:]
     theta_dot = L @ qd[2:]
     c, s = np.cos(theta), np.sin(theta)
-    H, J = _mass_matrix(K, L, JLtL, m, theta)
+    H, J = _mass_matrix(K, L, JLtL, m, q)
     v = J @ qd
     vx, vy = v[:n], v[n:]
     vt, vn = c * vx + s * vy, -s * vx + c * vy  # link-frame velocities of the centres
