@@ -5,9 +5,10 @@ A step is what a 1 kHz head_tracking_controller + manipulability_monitor pair do
 :func:`~snake_core.planar.model.compute_terms` (H (19) and h (20)), the controller (PFL (70) or
 the Lyapunov-like law) and D, R from the same H. Targets (issue 20): ≤ 50 µs per step and ≤ 20 µs for the
 monitor alone on one core (a 1 kHz loop on a robot computer keeps a wide margin); the numeric cores are
-compiled (numba), the Python left is argument handling. Times are the process's CPU time (``time.process_time``: what the
-step costs on one core, not how long other processes on a loaded machine kept it waiting), best of
-several repeats; the CRBA ratio says how much of a compiled library's speed the Python step costs.
+compiled (numba), the Python left is argument handling. Times are the process's CPU time
+(``time.process_time``: what the step costs on one core, not how long other processes on a loaded machine
+kept it waiting), best of several repeats; the CRBA ratio says how much of a compiled library's speed the
+Python step costs.
 """
 
 from __future__ import annotations
