@@ -122,6 +122,12 @@ class _HeadTracker:
     def reset(self) -> None:
         """Stateless; present for the controller interface."""
 
+    def _load_kernels(self) -> None:
+        """One step at a bent posture at rest: loads the compiled kernels (numba's cache, or compiles them) now,
+        not at a control loop's first tick, which would be late by that time (about a second)."""
+        q = np.concatenate((np.zeros(3), np.full(self.model.n_joints, 0.1)))
+        self.step(0.0, q, np.zeros(self.model.dof), HeadReference(q[:3].copy(), np.zeros(3), np.zeros(3)))
+
 
 class PartialFeedbackLinearisation(_HeadTracker):
     """(70) with the sign fix, κ of (75) and u of (78) (serpenoid shape reference φ^r of (43))."""
@@ -134,6 +140,7 @@ class PartialFeedbackLinearisation(_HeadTracker):
         self._R_p = gains.R_p[np.ix_(self._actuated, self._actuated)]
         # index of the actuated joints in τ: a slice (a cheap view) without free joints
         self._act = self._actuated if self.free_joints else slice(None)
+        self._load_kernels()
 
     def step(self, t: float, q: np.ndarray, qd: np.ndarray, ref: HeadReference,
              data: PlanarData | None = None) -> np.ndarray:
@@ -256,6 +263,7 @@ class LyapunovTracker(_HeadTracker):
         self._E[3 + self._actuated, np.arange(self._actuated.size)] = 1.0
         self._weights = np.concatenate((np.diag(gains.K_w2), np.diag(gains.K_phi)))  # metric of V (83)
         self._ridge = LYAPUNOV_REGULARISATION * np.eye(self._actuated.size)
+        self._load_kernels()
 
     def step(self, t: float, q: np.ndarray, qd: np.ndarray, ref: HeadReference,
              data: PlanarData | None = None) -> np.ndarray:

@@ -143,6 +143,8 @@ class ManipulabilityMonitor:
             raise ConfigError("manipulability.threshold", threshold, "must be a finite number >= 0 (kg·m)")
         self.threshold = float(threshold)
         self._order = coordinate_order(model.n, self.free_joints)
+        # load the compiled kernels (numba's cache, or compile them) now, not at a monitor's first sample
+        self.evaluate(np.concatenate((np.zeros(3), np.full(model.n_joints, 0.1))))
 
     def evaluate(self, q: np.ndarray) -> ManipulabilityResult:
         q = np.asarray(q, dtype=float)
