@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from snake_core.actuator import MotorPD
-from snake_core.vertical import ContactParams, Terrain, VerticalModel
+from snake_core.vertical import ContactParams, Terrain, VerticalModel, initial_configuration
 from snake_core.vertical.contact import SLIP_JUMP, contact_kernel, secant_correction
 from snake_core.vertical.dynamics import terms_kernel
 
@@ -99,6 +99,10 @@ class VerticalPlant:
                       t.ground is not None, 0.0 if t.ground is None else float(t.ground), t.boxes, faces_mu,
                       p.threshold, p.friction, p.stiffness, p.damping, p.slip_velocity)
         self._ones = np.ones(m.n_joints)
+        # one step from rest: loads the compiled kernels (numba's cache, or compiles them) now, not at a
+        # simulator node's first step, which would be late by that time (about a second)
+        q0, beta = initial_configuration(m), np.zeros(m.n_joints)
+        self.step(q0, np.zeros(m.n_q), 1e-3, beta, beta)
 
     def _pd(self, q: np.ndarray, v: np.ndarray, beta_d: np.ndarray, beta_d_dot: np.ndarray
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
