@@ -26,12 +26,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import lapack
+from numba import njit
 
 from ..gaits.serpenoid import Serpenoid
 from ..validation import ConfigError
-from .linalg import spd_solve, svd
-from .manipulability import check_free_joints, coordinate_order, partition
+from .linalg import spd_solve
+from .manipulability import check_free_joints, coordinate_order
 from .model import PlanarData, PlanarModel, check_state, compute_terms
 
 #: ambiguities.md "004 (70)": (70) as printed has +H22 H12⁺ 𝓗 a, which yields ẅ = −a; −1 fixes it.
@@ -122,6 +122,12 @@ class _HeadTracker:
     def reset(self) -> None:
         """Stateless; present for the controller interface."""
 
+    def _load_kernels(self) -> None:
+        """One step at a bent posture at rest: loads the compiled kernels (numba's cache, or compiles them) now,
+        not at a control loop's first tick, which would be late by that time (about a second)."""
+        q = np.concatenate((np.zeros(3), np.full(self.model.n_joints, 0.1)))
+        self.step(0.0, q, np.zeros(self.model.dof), HeadReference(q[:3].copy(), np.zeros(3), np.zeros(3)))
+
 
 class PartialFeedbackLinearisation(_HeadTracker):
     """(70) with the sign fix, κ of (75) and u of (78) (serpenoid shape reference φ^r of (43))."""
@@ -129,12 +135,12 @@ class PartialFeedbackLinearisation(_HeadTracker):
     def __init__(self, model: PlanarModel, gains: PFLGains, shape: Serpenoid, free_joints: tuple[int, ...] = ()):
         super().__init__(model, gains, shape, free_joints)
         self._k = 3 + len(self.free_joints)
-        self._order = coordinate_order(model.n, self.free_joints) if self.free_joints else None
+        self._order = coordinate_order(model.n, self.free_joints)
         self._R_v = gains.R_v[np.ix_(self._actuated, self._actuated)]
         self._R_p = gains.R_p[np.ix_(self._actuated, self._actuated)]
-        # index of the actuated joints in φ: a slice (a cheap view) without free joints
+        # index of the actuated joints in τ: a slice (a cheap view) without free joints
         self._act = self._actuated if self.free_joints else slice(None)
-        self._free_pad = np.zeros(len(self.free_joints))
+        self._load_kernels()
 
     def step(self, t: float, q: np.ndarray, qd: np.ndarray, ref: HeadReference,
              data: PlanarData | None = None) -> np.ndarray:
@@ -142,31 +148,58 @@ class PartialFeedbackLinearisation(_HeadTracker):
             check_state(self.model, q, qd)
             data = compute_terms(self.model, self._data, q, qd)
         g = self.gains
-        k, order = self._k, self._order
-        w, wd = q[:3], qd[:3]
-        a = ref.w_ddot + g.K_v @ (ref.w_dot - wd) + g.K_p @ (ref.w - w)  # right-hand side of (71)
-        H11, H12, H22 = partition(data.H, k, order)
-        h = data.h if order is None else data.h[order]
-        h1, h2 = h[:k], h[k:]
-        sol = spd_solve(H22, np.column_stack((h2, H12.T)))
-        H22inv_h2, H22inv_H21 = sol[:, 0], sol[:, 1:]
-        schur = H11 - H12 @ H22inv_H21  # 𝓗 (68)
-        A = np.hstack((H12, schur[:, 3:])) if order is not None else H12  # unknowns [H22⁻¹τ̃, φ̈_free]
-        rhs = H12 @ H22inv_h2 - h1 + PFL_TRACKING_TERM_SIGN * (schur[:, :3] @ a)
         phi_r, phid_r, phidd_r = self.shape.phi(t)
-        act = self._act
-        u = -phidd_r[act] - self._R_v @ (phid_r[act] - qd[3:][act]) - self._R_p @ (phi_r[act] - q[3:][act])  # (78)
-        kappa = H22inv_h2 - u  # (75)
-        if self.free_joints:
-            kappa = np.concatenate((kappa, self._free_pad))  # no preference for φ̈_free
-        z = _min_norm_solve(A, rhs - A @ kappa) + kappa  # H12⁺(…) + (I − H12⁺H12) κ, as in (70)
         tau = np.zeros(self.model.n_joints)
-        tau[act] = H22 @ z[: H22.shape[0]]
+        tau[self._act] = _pfl_torque(data.H, data.h, self._order, self._k, self._actuated, q, qd, ref.w, ref.w_dot,
+                                     ref.w_ddot, g.K_v, g.K_p, self._R_v, self._R_p, phi_r, phid_r, phidd_r,
+                                     PFL_TRACKING_TERM_SIGN)
         return tau
 
 
+@njit(cache=True)
+def _pfl_torque(H: np.ndarray, h: np.ndarray, order: np.ndarray, k: int, act: np.ndarray, q: np.ndarray,
+                qd: np.ndarray, w_r: np.ndarray, wd_r: np.ndarray, wdd_r: np.ndarray, K_v: np.ndarray,
+                K_p: np.ndarray, R_v: np.ndarray, R_p: np.ndarray, phi_r: np.ndarray, phid_r: np.ndarray,
+                phidd_r: np.ndarray, sign: float) -> np.ndarray:
+    """The actuated joint torques of (70) (``sign``: :data:`PFL_TRACKING_TERM_SIGN`, κ (75), u (78)); H, h
+    reordered by ``order``, the unactuated block w̃ = [w, φ_free] of size k first. Compiled (numba)."""
+    a = wdd_r + K_v @ (wd_r - qd[:3]) + K_p @ (w_r - q[:3])  # right-hand side of (71)
+    Hs, hs = H[order][:, order], h[order]
+    H11, H12, H22 = Hs[:k, :k], Hs[:k, k:], Hs[k:, k:]
+    h1, h2 = hs[:k], hs[k:]
+    m = H22.shape[0]
+    rhs2 = np.empty((m, 1 + k))
+    rhs2[:, 0], rhs2[:, 1:] = h2, H12.T
+    sol = np.linalg.solve(H22, rhs2)
+    H22inv_h2, H22inv_H21 = sol[:, 0], sol[:, 1:]
+    schur = H11 - H12 @ H22inv_H21  # 𝓗 (68)
+    A = np.empty((k, k - 3 + m))  # unknowns [H22⁻¹τ̃, φ̈_free]
+    A[:, :m], A[:, m:] = H12, schur[:, 3:]
+    rhs = H12 @ H22inv_h2 - h1 + sign * (schur[:, :3] @ a)
+    pa, pda, pdda, qa, qda = phi_r[act], phid_r[act], phidd_r[act], q[3:][act], qd[3:][act]
+    u = -pdda - R_v @ (pda - qda) - R_p @ (pa - qa)  # (78)
+    kappa = np.zeros(A.shape[1])  # no preference for φ̈_free
+    kappa[:m] = H22inv_h2 - u  # (75)
+    z = _min_norm_solve(A, rhs - A @ kappa) + kappa  # H12⁺(…) + (I − H12⁺H12) κ, as in (70)
+    return H22 @ z[:m]
+
+
+@njit(cache=True)
+def _cholesky_solve(L: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(L Lᵀ)⁻¹ b by forward and back substitution."""
+    n = b.size
+    y = np.empty(n)
+    for i in range(n):
+        y[i] = (b[i] - L[i, :i] @ y[:i]) / L[i, i]
+    x = np.empty(n)
+    for i in range(n - 1, -1, -1):
+        x[i] = (y[i] - L[i + 1:, i] @ x[i + 1:]) / L[i, i]
+    return x
+
+
+@njit(cache=True)
 def _min_norm_solve(A: np.ndarray, r: np.ndarray) -> np.ndarray:
-    """A⁺ r for a wide matrix A (the minimum-norm least-squares solution).
+    """A⁺ r for a wide matrix A (the minimum-norm least-squares solution); compiled (numba).
 
     Full row rank and well conditioned (the usual case): x = Aᵀ(AAᵀ)⁻¹ r by Cholesky, refined once on
     the residual of A x = r (the normal equations lose ~cond(A)² of accuracy; one step restores it).
@@ -175,13 +208,16 @@ def _min_norm_solve(A: np.ndarray, r: np.ndarray) -> np.ndarray:
     :data:`PINV_RCOND`: at an exactly singular posture the lost direction is dropped.
     """
     G = A @ A.T
-    factor, y, info = lapack.dposv(G, r)
-    if info == 0:
-        d = np.abs(np.diag(factor))
-        if d.min() > PINV_CHOLESKY_RATIO * d.max():
-            x = A.T @ y
-            return x + A.T @ lapack.dpotrs(factor, r - A @ x)[0]
-    U, sv, Vt = svd(A)
+    try:
+        L = np.linalg.cholesky(G)
+        d = np.abs(np.diag(L))
+        cholesky = d.min() > PINV_CHOLESKY_RATIO * d.max()
+    except Exception:  # AAᵀ not positive definite
+        cholesky = False
+    if cholesky:
+        x = A.T @ _cholesky_solve(L, r)
+        return x + A.T @ _cholesky_solve(L, r - A @ x)
+    U, sv, Vt = np.linalg.svd(A, full_matrices=False)
     keep = sv > PINV_RCOND * sv[0]
     return Vt[keep].T @ ((U[:, keep].T @ r) / sv[keep])
 
@@ -227,8 +263,7 @@ class LyapunovTracker(_HeadTracker):
         self._E[3 + self._actuated, np.arange(self._actuated.size)] = 1.0
         self._weights = np.concatenate((np.diag(gains.K_w2), np.diag(gains.K_phi)))  # metric of V (83)
         self._ridge = LYAPUNOV_REGULARISATION * np.eye(self._actuated.size)
-        self._rhs = np.zeros((model.dof, 1 + self._actuated.size))  # [−h, E]
-        self._rhs[:, 1:] = self._E
+        self._load_kernels()
 
     def step(self, t: float, q: np.ndarray, qd: np.ndarray, ref: HeadReference,
              data: PlanarData | None = None) -> np.ndarray:
@@ -237,21 +272,31 @@ class LyapunovTracker(_HeadTracker):
             data = compute_terms(self.model, self._data, q, qd)
         g = self.gains
         _, phid_r, phidd_r = self.shape.phi(t)
-        s = (ref.w_dot - qd[:3]) + g.K_w1 @ (ref.w - q[:3])
-        e = phid_r - qd[3:]
-        target = np.concatenate((ref.w_ddot + g.K_w1 @ (ref.w_dot - qd[:3]) + 0.5 * g.decay * s,
-                                 phidd_r + 0.5 * g.decay * e))
-        rhs_h = self._rhs.copy()
-        rhs_h[:, 0] = -data.h
-        sol = spd_solve(data.H, rhs_h)  # q̈ = a0 + B τ
-        a0, B = sol[:, 0], sol[:, 1:]
-        BtW = B.T * self._weights
-        normal = BtW @ B + self._ridge
-        rhs = BtW @ (target - a0)
-        tau_a = _box_least_squares(normal, rhs, g.torque_limit)
+        normal, rhs = _lyapunov_normal_equations(data.H, data.h, self._E, self._weights, self._ridge, q, qd, ref.w,
+                                                 ref.w_dot, ref.w_ddot, g.K_w1, g.decay, phid_r, phidd_r)
         tau = np.zeros(self.model.n_joints)
-        tau[self._actuated] = tau_a
+        tau[self._actuated] = _box_least_squares(normal, rhs, g.torque_limit)
         return tau
+
+
+@njit(cache=True)
+def _lyapunov_normal_equations(H: np.ndarray, h: np.ndarray, E: np.ndarray, weights: np.ndarray, ridge: np.ndarray,
+                               q: np.ndarray, qd: np.ndarray, w_r: np.ndarray, wd_r: np.ndarray, wdd_r: np.ndarray,
+                               K_w1: np.ndarray, decay: float, phid_r: np.ndarray, phidd_r: np.ndarray
+                               ) -> tuple[np.ndarray, np.ndarray]:
+    """(N, b) of the least squares of :class:`LyapunovTracker`, τ = argmin ½ τᵀNτ − bᵀτ: the targets ẅ_d, φ̈_d
+    in the metric of V (83) with q̈ = a0 + B τ = H⁻¹(E τ − h). Compiled (numba)."""
+    s = (wd_r - qd[:3]) + K_w1 @ (w_r - q[:3])
+    e = phid_r - qd[3:]
+    target = np.empty(qd.size)
+    target[:3] = wdd_r + K_w1 @ (wd_r - qd[:3]) + 0.5 * decay * s
+    target[3:] = phidd_r + 0.5 * decay * e
+    rhs_h = np.empty((h.size, 1 + E.shape[1]))  # [−h, E]
+    rhs_h[:, 0], rhs_h[:, 1:] = -h, E
+    sol = np.linalg.solve(H, rhs_h)  # q̈ = a0 + B τ
+    a0, B = sol[:, 0], sol[:, 1:]
+    BtW = B.T * weights
+    return BtW @ B + ridge, BtW @ (target - a0)
 
 
 def _box_least_squares(normal: np.ndarray, rhs: np.ndarray, limit: float) -> np.ndarray:

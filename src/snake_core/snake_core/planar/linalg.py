@@ -1,7 +1,7 @@
 """Small dense linear algebra through LAPACK directly (scipy.linalg.lapack).
 
 The planar model's matrices are tiny ((n+2) × (n+2), n ≈ 10): numpy.linalg's Python wrappers cost
-more than the factorisations themselves (≈ 7 µs vs 1.7 µs per solve, 14 vs 6 µs per SVD), and a
+more than the factorisations themselves (≈ 7 µs vs 1.7 µs per solve), and a
 1 kHz controller makes several per step. Failures fall back to numpy, which raises its usual
 ``LinAlgError``; nothing is silently ignored.
 """
@@ -19,18 +19,3 @@ def spd_solve(A: np.ndarray, B: np.ndarray) -> np.ndarray:
         return np.linalg.solve(A, B)
     return x
 
-
-def svd(A: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Thin SVD (dgesdd): U, s (descending), Vᵀ."""
-    u, s, vt, info = lapack.dgesdd(A, full_matrices=0)
-    if info != 0:
-        return np.linalg.svd(A, full_matrices=False)
-    return u, s, vt
-
-
-def singular_values(A: np.ndarray) -> np.ndarray:
-    """Singular values of A, descending."""
-    _, s, _, info = lapack.dgesdd(A, compute_uv=0)
-    if info != 0:
-        return np.linalg.svd(A, compute_uv=False)
-    return s

@@ -21,9 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from ..validation import ConfigError
-from .linalg import singular_values, spd_solve, svd
 from .model import PlanarModel, check_state, mass_matrix
 
 #: Default thresholds on R (kg·m) below which a posture is flagged near-singular. For 004's robot
@@ -89,38 +89,41 @@ class ManipulabilityResult:
     near_singular: bool  # R below the monitor's threshold
 
 
-def _padded_svd(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Left singular vectors and values of a k × m matrix, padded to k (missing values are zeros)."""
-    U, s, _ = svd(A)
-    k = A.shape[0]
-    if s.size == k:
-        return U, s
-    return np.hstack((U, np.zeros((k, k - s.size)))), np.concatenate((s, np.zeros(k - s.size)))
-
-
 def manipulability(model: PlanarModel, q: np.ndarray, free_joints: tuple[int, ...] = (),
                    threshold: float | None = None) -> ManipulabilityResult:
     """D, R (30)–(31), or D̃, R̃ (42) with ``free_joints`` (004 indices), at posture q."""
     return ManipulabilityMonitor(model, threshold, free_joints).evaluate(q)
 
 
+@njit(cache=True)
+def _ellipsoid(H: np.ndarray, k: int, order: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(axes, σ, λ) with the blocks of H reordered by ``order`` (Hs of (41)): the semi-axes σ_i u_i and singular
+    values σ of 𝓗⁻¹ H12 H22⁻¹ (29) and the singular values λ of H12, descending, zero-padded to k. Compiled
+    (numba)."""
+    Hs = H[order][:, order]
+    H11, H12, H22 = Hs[:k, :k], Hs[:k, k:], Hs[k:, k:]
+    H22inv_H21 = np.linalg.solve(H22, np.ascontiguousarray(H12.T))
+    schur = H11 - H12 @ H22inv_H21  # 𝓗 (68), positive definite (Proposition 1/2)
+    G = np.linalg.solve(schur, np.ascontiguousarray(H22inv_H21.T))  # 𝓗⁻¹ H12 H22⁻¹ (H22 symmetric)
+    U = np.zeros((k, k))
+    sigma, lam = np.zeros(k), np.zeros(k)
+    u, sv, _ = np.linalg.svd(G, full_matrices=False)
+    U[:, : sv.size], sigma[: sv.size] = u, sv
+    sv = np.linalg.svd(np.ascontiguousarray(H12), full_matrices=False)[1]
+    lam[: sv.size] = sv
+    return U * sigma, sigma, lam
+
+
 def _evaluate(H: np.ndarray, n: int, free: tuple[int, ...], threshold: float,
               order: np.ndarray | None = None) -> ManipulabilityResult:
     k = 3 + len(free)
-    if order is None and free:
+    if order is None:
         order = coordinate_order(n, free)
-    H11, H12, H22 = partition(H, k, order)
-    H22inv_H21 = spd_solve(H22, H12.T)
-    schur = H11 - H12 @ H22inv_H21  # 𝓗 (68), positive definite (Proposition 1/2)
-    G = spd_solve(schur, H22inv_H21.T)  # 𝓗⁻¹ H12 H22⁻¹ (H22 symmetric)
-    U, sigma = _padded_svd(G)
-    lam = singular_values(H12)
-    if lam.size < k:
-        lam = np.concatenate((lam, np.zeros(k - lam.size)))
+    axes, sigma, lam = _ellipsoid(H, k, order)
     tol = RANK_TOLERANCE * H[0, 0]  # m n: the largest scale of H's translational block
     R = float(lam[-1]) if lam[-1] > tol else 0.0
     D = float(sigma[-1]) if R > 0.0 else 0.0
-    return ManipulabilityResult(D=D, R=R, sigma=sigma, lam=lam, axes=U * sigma, singular=R == 0.0,
+    return ManipulabilityResult(D=D, R=R, sigma=sigma, lam=lam, axes=axes, singular=R == 0.0,
                                 near_singular=R < threshold)
 
 
@@ -139,7 +142,9 @@ class ManipulabilityMonitor:
         if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0.0 <= threshold < np.inf:
             raise ConfigError("manipulability.threshold", threshold, "must be a finite number >= 0 (kg·m)")
         self.threshold = float(threshold)
-        self._order = coordinate_order(model.n, self.free_joints) if self.free_joints else None
+        self._order = coordinate_order(model.n, self.free_joints)
+        # load the compiled kernels (numba's cache, or compile them) now, not at a monitor's first sample
+        self.evaluate(np.concatenate((np.zeros(3), np.full(model.n_joints, 0.1))))
 
     def evaluate(self, q: np.ndarray) -> ManipulabilityResult:
         q = np.asarray(q, dtype=float)

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from numba import njit
 
 from ..robot import RobotParams
 from ..validation import ConfigError, integer, non_negative, positive
@@ -155,78 +156,95 @@ def link_positions(model: PlanarModel, q: np.ndarray) -> np.ndarray:
     return np.column_stack((q[0] + model.K @ np.cos(th), q[1] + model.K @ np.sin(th)))
 
 
-def stacked_jacobian(model: PlanarModel, c: np.ndarray, s: np.ndarray) -> np.ndarray:
+@njit(cache=True)
+def _stacked_jacobian(K: np.ndarray, L: np.ndarray, c: np.ndarray, s: np.ndarray) -> np.ndarray:
     """[Jx; Jy] (2n × (n+2)): Jx = J_{q̄x} J_{qq̄}, Jy = J_{q̄y} J_{qq̄}, (7) in the coordinates q of (17)."""
-    n = model.n
+    n = K.shape[0]
     J = np.zeros((2 * n, n + 2))
     J[:n, 0] = 1.0
     J[n:, 1] = 1.0
-    J[:n, 2:] = -(model.K * s) @ model.L  # −K S_θ L
-    J[n:, 2:] = (model.K * c) @ model.L  # K C_θ L
+    J[:n, 2:] = -(K * s) @ L  # −K S_θ L
+    J[n:, 2:] = (K * c) @ L  # K C_θ L
     return J
 
 
-def mass_matrix_from_jacobian(model: PlanarModel, J: np.ndarray) -> np.ndarray:
-    """H = J_{qq̄}ᵀ H̄ J_{qq̄} = m (JxᵀJx + JyᵀJy) + J LᵀL with H̄ of (9); equals the block form (19)."""
-    H = model.m * (J.T @ J)
-    H[2:, 2:] += model.JLtL
-    return H
+@njit(cache=True)
+def _mass_matrix(K: np.ndarray, L: np.ndarray, JLtL: np.ndarray, m: float, q: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """(H, [Jx; Jy]): H = J_{qq̄}ᵀ H̄ J_{qq̄} = m (JxᵀJx + JyᵀJy) + J LᵀL with H̄ of (9); equals the block form (19)."""
+    theta = L @ q[2:]  # (17)
+    J = _stacked_jacobian(K, L, np.cos(theta), np.sin(theta))
+    H = m * (J.T @ J)
+    H[2:, 2:] += JLtL
+    return H, J
 
 
-def mass_matrix(model: PlanarModel, q: np.ndarray) -> np.ndarray:
-    """Inertia matrix H(q) of (19)."""
-    th = link_angles(model, q)
-    return mass_matrix_from_jacobian(model, stacked_jacobian(model, np.cos(th), np.sin(th)))
-
-
-def coulomb_force(model: PlanarModel, theta: np.ndarray, Jx: np.ndarray, Jy: np.ndarray,
-                  qd: np.ndarray) -> np.ndarray:
+@njit(cache=True)
+def coulomb_force(m: float, mu_x: float, mu_y: float, eps: float, gravity: float, theta: np.ndarray,
+                  J: np.ndarray, qd: np.ndarray) -> np.ndarray:
     """Generalised regularised anisotropic Coulomb friction (wheeled or scaled links; not in 004).
 
     Each link's centre slides with velocity v = (v_t along, v_n across the link); the ground
     resists with F = −m g [μ_x sat(v_t), μ_y sat(v_n)] in the link frame, sat(v) = v / sqrt(v² + ε²)
-    (ε = ``coulomb_regularisation``). The returned vector is the resisting generalised force
-    (on the left-hand side of (20), like C q̇). No rotational Coulomb term.
+    (ε = ``coulomb_regularisation``); J = [Jx; Jy]. The returned vector is the resisting generalised
+    force (on the left-hand side of (20), like C q̇). No rotational Coulomb term. Compiled (numba).
     """
-    if model.mu_x == 0.0 and model.mu_y == 0.0:
-        return np.zeros(model.dof)
+    n = theta.size
+    if mu_x == 0.0 and mu_y == 0.0:
+        return np.zeros(J.shape[1])
     c, s = np.cos(theta), np.sin(theta)
-    vx, vy = Jx @ qd, Jy @ qd
+    v = J @ qd
+    vx, vy = v[:n], v[n:]
     vt, vn = c * vx + s * vy, -s * vx + c * vy
-    eps2 = model.coulomb_regularisation**2
-    normal = model.m * model.gravity
-    ft = normal * model.mu_x * vt / np.sqrt(vt * vt + eps2)
-    fn = normal * model.mu_y * vn / np.sqrt(vn * vn + eps2)
-    return Jx.T @ (c * ft - s * fn) + Jy.T @ (s * ft + c * fn)
+    eps2 = eps**2
+    normal = m * gravity
+    ft = normal * mu_x * vt / np.sqrt(vt * vt + eps2)
+    fn = normal * mu_y * vn / np.sqrt(vn * vn + eps2)
+    return J[:n].T @ (c * ft - s * fn) + J[n:].T @ (s * ft + c * fn)
 
 
-def compute_terms(model: PlanarModel, data: PlanarData, q: np.ndarray, qd: np.ndarray) -> PlanarData:
-    """Fill ``data`` with H (19), the Coriolis/centrifugal term and the friction terms of (18) at (q, q̇); returns it."""
-    n = model.n
-    theta = model.L @ q[2:]
-    theta_dot = model.L @ qd[2:]
+def mass_matrix(model: PlanarModel, q: np.ndarray) -> np.ndarray:
+    """Inertia matrix H(q) of (19)."""
+    return _mass_matrix(model.K, model.L, model.JLtL, model.m, q)[0]
+
+
+@njit(cache=True)
+def _terms(K: np.ndarray, L: np.ndarray, LtL: np.ndarray, JLtL: np.ndarray, m: float, c_x: float, c_y: float,
+           c_theta: float, mu_x: float, mu_y: float, eps: float, gravity: float, q: np.ndarray, qd: np.ndarray
+           ) -> tuple[np.ndarray, ...]:
+    """(θ, θ̇, [Jx; Jy], H, h_coriolis, h_viscous, h_coulomb) of :func:`compute_terms` (compiled, numba)."""
+    n = K.shape[0]
+    theta = L @ q[2:]
+    theta_dot = L @ qd[2:]
     c, s = np.cos(theta), np.sin(theta)
-    J = stacked_jacobian(model, c, s)
-    H = mass_matrix_from_jacobian(model, J)
+    H, J = _mass_matrix(K, L, JLtL, m, q)
     v = J @ qd
     vx, vy = v[:n], v[n:]
     vt, vn = c * vx + s * vy, -s * vx + c * vy  # link-frame velocities of the centres
-    ft, fn = model.c_x * vt, model.c_y * vn  # viscous forces (10), link frame
+    ft, fn = c_x * vt, c_y * vn  # viscous forces (10), link frame
     th2 = theta_dot * theta_dot
     # Columns: W diag(J q̇) J q̇ of (16)/(18) — the velocity-product part of the link accelerations,
     # ẍ ∋ −K C_θ θ̇², ÿ ∋ −K S_θ θ̇², times m — and C q̇ of (11)–(14) evaluated per link (the same as
     # J_{qq̄}ᵀ (C_tr + C_rot) J_{qq̄} q̇ with the 2n × 2n matrix of (12), cheaper); both mapped back with Jᵀ.
     forces = np.empty((2 * n, 2))
-    forces[:n, 0] = -model.m * (model.K @ (c * th2))
-    forces[n:, 0] = -model.m * (model.K @ (s * th2))
+    forces[:n, 0] = -m * (K @ (c * th2))
+    forces[n:, 0] = -m * (K @ (s * th2))
     forces[:n, 1] = c * ft - s * fn
     forces[n:, 1] = s * ft + c * fn
     gen = J.T @ forces
-    h_cor, h_vis = gen[:, 0], gen[:, 1]
-    h_vis[2:] += model.c_theta * (model.LtL @ qd[2:])
-    Jx, Jy = J[:n], J[n:]
-    h_cou = coulomb_force(model, theta, Jx, Jy, qd)
-    data.q, data.qd, data.theta, data.theta_dot, data.Jx, data.Jy = q, qd, theta, theta_dot, Jx, Jy
+    h_cor, h_vis = gen[:, 0].copy(), gen[:, 1].copy()
+    h_vis[2:] += c_theta * (LtL @ qd[2:])
+    h_cou = coulomb_force(m, mu_x, mu_y, eps, gravity, theta, J, qd)
+    return theta, theta_dot, J, H, h_cor, h_vis, h_cou
+
+
+def compute_terms(model: PlanarModel, data: PlanarData, q: np.ndarray, qd: np.ndarray) -> PlanarData:
+    """Fill ``data`` with H (19), the Coriolis/centrifugal term and the friction terms of (18) at (q, q̇); returns it."""
+    n = model.n
+    theta, theta_dot, J, H, h_cor, h_vis, h_cou = _terms(
+        model.K, model.L, model.LtL, model.JLtL, model.m, model.c_x, model.c_y, model.c_theta, model.mu_x,
+        model.mu_y, model.coulomb_regularisation, model.gravity, q, qd)
+    data.q, data.qd, data.theta, data.theta_dot, data.Jx, data.Jy = q, qd, theta, theta_dot, J[:n], J[n:]
     data.H, data.h_coriolis, data.h_viscous, data.h_coulomb = H, h_cor, h_vis, h_cou
     return data
 

@@ -37,6 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from ..validation import ConfigError, non_negative, positive
 from .kinematics import link_angles
@@ -121,10 +122,10 @@ class ContactResult:
     f_tangent: np.ndarray  # f^T of each pair [N], along t = (n_z, −n_x)
     nx: np.ndarray  # face normal of each pair
     nz: np.ndarray
-    Jt: np.ndarray | None = None  # tangential rows of the pair Jacobians (pairs, 2N+1)
-    v_t: np.ndarray | None = None  # tangential velocity of each pair [m/s]
-    slope: np.ndarray | None = None  # d sgn_ε/dv used in D for each pair [s/m]
-    mu: np.ndarray | float | None = None  # friction coefficient of each pair (or one for all)
+    Jt: np.ndarray  # tangential rows of the pair Jacobians (pairs, 2N+1)
+    v_t: np.ndarray  # tangential velocity of each pair [m/s]
+    slope: np.ndarray  # d sgn_ε/dv used in D for each pair [s/m]
+    mu: np.ndarray  # friction coefficient of each pair
 
     def friction_secant(self, params: ContactParams, v1: np.ndarray, dissipative: bool = False
                         ) -> np.ndarray | None:
@@ -136,127 +137,149 @@ class ContactResult:
         damper f^T = −μ f^N (sgn_ε(v_0)/v_0) v⁺ that always opposes the new slip (unconditionally
         stable, first-order accurate); the fallback when the secant iterations do not settle.
         """
-        if self.Jt is None or not self.points.size:
+        if not self.points.size:
             return None
-        vt1 = self.Jt @ v1
-        dv = vt1 - self.v_t
-        eps = params.slip_velocity
-        big = np.abs(dv) > SLIP_JUMP * eps
-        if not big.any():
-            return None
+        any_big, dD = secant_correction(self.Jt, self.v_t, self.f_normal, self.slope, self.mu,
+                                        params.slip_velocity, v1, dissipative)
+        return dD if any_big else None
+
+
+@njit(cache=True)
+def _pairs(has_ground: bool, ground: float, boxes: np.ndarray, faces_mu: np.ndarray, r: float, mu_c: float,
+           x: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Penetrating (point, surface) pairs, ground first, then box by box, points in order: point index,
+    penetration δ > 0, unit normal (nx, nz), the curvature 1/ρ of the surface the point's disc meets (0 on a
+    flat face, 1/(distance to the edge) at a box's rounded corner), the pair's μ and its rate ∂μ/∂s along the
+    tangent t (nonzero round an edge whose top and sides differ)."""
+    P = z.size
+    size = P * (int(has_ground) + boxes.shape[0])
+    idx = np.empty(size, np.int64)
+    delta, nx, nz, curv, mu, dmu = np.empty((6, size))
+    m = 0
+    if has_ground:
+        for i in range(P):
+            d = ground + r - z[i]
+            if d > 0.0:
+                idx[m], delta[m], nx[m], nz[m], curv[m], mu[m], dmu[m] = i, d, 0.0, 1.0, 0.0, mu_c, 0.0
+                m += 1
+    for b in range(boxes.shape[0]):
+        x0, x1, bottom, top = boxes[b, 0], boxes[b, 1], boxes[b, 2], boxes[b, 3]
+        mu_top, mu_side = faces_mu[b, 0], faces_mu[b, 1]
+        for i in range(P):
+            # The disc of radius r about the point against the box's top and sides: the closest point of the
+            # box (bottom excluded, boxes stand on the ground) gives the distance and the normal, so the
+            # edges are rounded as the Minkowski sum of box and disc is.
+            ex = x[i] - min(max(x[i], x0), x1)
+            ez = z[i] - min(z[i], top)
+            dist = np.hypot(ex, ez)
+            if not (dist < r and z[i] > bottom):
+                continue
+            if dist > 0.0:
+                n_x, n_z, dl = ex / dist, ez / dist, r - dist
+                k = 1.0 / dist if ex != 0.0 and ez != 0.0 else 0.0
+            else:  # centre inside the box: push out through the face it is nearest to (top, left, right)
+                faces = (top - z[i], x[i] - x0, x1 - x[i])
+                f = 0
+                for j in (1, 2):
+                    if faces[j] < faces[f]:
+                        f = j
+                dl, k = r + faces[f], 0.0
+                n_x, n_z = (0.0, 1.0) if f == 0 else ((-1.0, 0.0) if f == 1 else (1.0, 0.0))
+            # μ(n) = μ_side n_x² + μ_top n_z² (module docstring); with ∂n/∂p = t tᵀ/ρ,
+            # ∂μ/∂s = 2 n_x n_z (μ_side − μ_top)/ρ
+            idx[m], delta[m], nx[m], nz[m], curv[m] = i, dl, n_x, n_z, k
+            mu[m] = mu_side * n_x * n_x + mu_top * n_z * n_z
+            dmu[m] = 2.0 * (mu_side - mu_top) * n_x * n_z * k
+            m += 1
+    return idx[:m], delta[:m], nx[:m], nz[:m], curv[:m], mu[:m], dmu[:m]
+
+
+@njit(cache=True)
+def contact_kernel(G: np.ndarray, T: np.ndarray, has_ground: bool, ground: float, boxes: np.ndarray,
+                   faces_mu: np.ndarray, r: float, mu_c: float, stiffness: float, damping: float, eps: float,
+                   px: float, pz: float, c: np.ndarray, s: np.ndarray, v: np.ndarray) -> tuple:
+    """Q^c, ∂Q^c/∂q̇, ∂Q^c/∂q and the pair data of :class:`ContactResult` (compiled, numba):
+
+    J_n, J_t: the point Jacobians (4.31)–(4.32) projected on each pair's face, n·[ẋ; ż] and t·[ẋ; ż] with
+    ẋ = ṗ_x − 𝒢 𝒮_θ θ̇, ż = ṗ_z + 𝒢 𝒞_θ θ̇, t = (n_z, −n_x); pair forces F = f^N n + f^T t with
+    ∂F/∂v = −d n nᵀ − μ f^N sgn'/ε t tᵀ + μ sgn d t nᵀ,  ∂F/∂p = −ℓ n nᵀ + μ sgn ℓ t nᵀ.
+    """
+    n = T.shape[0]
+    nb = n + 2  # the β columns of every point Jacobian are zero (𝒪 in (4.31)–(4.32)): work on [a, p_x, p_z]
+    nq = v.size
+    x = px + G @ c
+    z = pz + G @ s
+    idx, delta, nx, nz, curv, mu, dmu = _pairs(has_ground, ground, boxes, faces_mu, r, mu_c, x, z)
+    m = idx.size
+    Jn = np.zeros((m, nq))
+    Jt = np.zeros((m, nq))
+    Q = np.zeros(nq)
+    D = np.zeros((nq, nq))
+    K = np.zeros((nq, nq))
+    fn, ft, vt, slope = np.empty(m), np.empty(m), np.empty(m), np.empty(m)
+    gx, gz = np.zeros(n), np.zeros(n)
+    for p in range(m):
+        g = G[idx[p]]
+        for i in range(n):
+            rn = g[i] * (nz[p] * c[i] - nx[p] * s[i])  # n·(∂[x; z]/∂θ_i)
+            rt = g[i] * (-nz[p] * s[i] - nx[p] * c[i])  # t·(∂[x; z]/∂θ_i)
+            for k in range(n):  # θ = 𝒯 a
+                Jn[p, k] += rn * T[i, k]
+                Jt[p, k] += rt * T[i, k]
+        Jn[p, n], Jn[p, n + 1], Jt[p, n], Jt[p, n + 1] = nx[p], nz[p], nz[p], -nx[p]
+        vn, vt[p] = 0.0, 0.0
+        for k in range(nb):
+            vn += Jn[p, k] * v[k]
+            vt[p] += Jt[p, k] * v[k]
+        fn[p] = max(stiffness * delta[p] - damping * vn, 0.0)  # (4.26), physical damping: opposes the penetration
+        sg = np.tanh(vt[p] / eps)
+        ft[p] = -mu[p] * fn[p] * sg  # (4.27), μ of the surface (module docstring)
+        slope[p] = (1.0 - sg * sg) / eps
+        push = 1.0 if fn[p] > 0.0 else 0.0  # only pairs that push (f^N > 0) have a force law to linearise
+        # D = Jₙᵀ(−d) Jₙ + Jₜᵀ(−μ f^N sgn′) Jₜ + Jₜᵀ(μ d sgn) Jₙ;  K = Jₙᵀ(−ℓ) Jₙ + Jₜᵀ(μ ℓ sgn) Jₙ and, at a
+        # rounded edge, where n and t turn with the point (∂n/∂p = t tᵀ/ρ, ∂t/∂p = −n tᵀ/ρ) and μ(n) with them
+        # (∂f^T/∂p ∋ −f^N sgn_ε ∂μ/∂s tᵀ): + Jₜᵀ(f^N/ρ − f^N sgn ∂μ/∂s) Jₜ − Jₙᵀ(f^T/ρ) Jₜ
+        d_nn, d_tt, d_tn = -damping * push, -mu[p] * fn[p] * slope[p], mu[p] * damping * sg * push
+        k_nn, k_tn = -stiffness * push, mu[p] * stiffness * sg * push
+        k_tt, k_nt = fn[p] * curv[p] - fn[p] * sg * dmu[p], -ft[p] * curv[p]
+        for i in range(nb):
+            Q[i] += Jn[p, i] * fn[p] + Jt[p, i] * ft[p]  # (4.29)–(4.30)
+            for j in range(nb):
+                nn, tt, tn, nt = Jn[p, i] * Jn[p, j], Jt[p, i] * Jt[p, j], Jt[p, i] * Jn[p, j], Jn[p, i] * Jt[p, j]
+                D[i, j] += d_nn * nn + d_tt * tt + d_tn * tn
+                K[i, j] += k_nn * nn + k_tn * tn + k_tt * tt + k_nt * nt
+        # the pair force in x, z for the geometric stiffness below
+        Fx, Fz = fn[p] * nx[p] + ft[p] * nz[p], fn[p] * nz[p] - ft[p] * nx[p]
+        gx += Fx * g
+        gz += Fz * g
+    # Geometric stiffness ∂(Jᵀ)/∂q · F: Q_a = 𝒯ᵀ(−sin θ ∘ 𝒢ᵀF_x + cos θ ∘ 𝒢ᵀF_z), so
+    # ∂Q_a/∂a = 𝒯ᵀ diag(−cos θ ∘ 𝒢ᵀF_x − sin θ ∘ 𝒢ᵀF_z) 𝒯 (large under large friction forces).
+    K[:n, :n] += (T.T * -(c * gx + s * gz)) @ T
+    touching = np.zeros(G.shape[0], np.bool_)  # a point touching two faces counts once
+    touching[idx] = True
+    return Q, D, K, int(touching.sum()), idx, fn, ft, nx, nz, Jt, vt, slope, mu
+
+
+@njit(cache=True)
+def secant_correction(Jt: np.ndarray, vt0: np.ndarray, fn: np.ndarray, slope: np.ndarray, mu: np.ndarray,
+                      eps: float, v1: np.ndarray, dissipative: bool) -> tuple[bool, np.ndarray]:
+    """(any pair corrected, correction of D) of :meth:`ContactResult.friction_secant` (compiled, numba)."""
+    nq = v1.size
+    vt1 = Jt @ v1
+    dv = vt1 - vt0
+    big = np.abs(dv) > SLIP_JUMP * eps
+    dD = np.zeros((nq, nq))
+    if not big.any():
+        return False, dD
+    for p in np.flatnonzero(big):
         if dissipative:
-            v0 = self.v_t[big]
-            tiny = np.abs(v0) < 1e-9
-            chord = np.where(tiny, 1.0 / eps, np.tanh(v0 / eps) / np.where(tiny, 1.0, v0))
+            v0 = vt0[p]
+            chord = 1.0 / eps if abs(v0) < 1e-9 else np.tanh(v0 / eps) / v0
         else:
-            chord = (np.tanh(vt1[big] / eps) - np.tanh(self.v_t[big] / eps)) / dv[big]
-        Jb = self.Jt[big]
-        mu = self.mu[big] if isinstance(self.mu, np.ndarray) else self.mu
-        return Jb.T @ ((-mu * self.f_normal[big] * (chord - self.slope[big]))[:, None] * Jb)
-
-
-def _pairs(terrain: Terrain, r: float, mu_c: float, x: np.ndarray, z: np.ndarray
-           ) -> tuple[np.ndarray, ...]:
-    """Penetrating (point, surface) pairs: point index, penetration δ > 0, unit normal (nx, nz), the
-    curvature 1/ρ of the surface the point's disc meets (0 on a flat face, 1/(distance to the edge) at a
-    box's rounded corner), the pair's μ and its rate ∂μ/∂s along the tangent t (nonzero round an edge whose
-    top and sides differ)."""
-    idx, delta, nx, nz, curv, mu, dmu = [], [], [], [], [], [], []
-    if terrain.ground is not None:
-        d = terrain.ground + r - z
-        hit = np.flatnonzero(d > 0.0)
-        e = np.zeros(hit.size)
-        if not terrain.boxes.size:
-            return hit, d[hit], e, np.ones(hit.size), e, mu_c, e
-        idx.append(hit)
-        delta.append(d[hit])
-        nx.append(e)
-        nz.append(np.ones(hit.size))
-        curv.append(e)
-        mu.append(np.full(hit.size, mu_c))
-        dmu.append(e)
-    faces_mu = np.full((len(terrain.boxes), 2), mu_c) if terrain.friction is None else terrain.friction
-    for (x0, x1, bottom, top), (mu_top, mu_side) in zip(terrain.boxes, faces_mu, strict=True):
-        # The disc of radius r about each point against the box's top and sides: the closest point of the
-        # box (bottom excluded, boxes stand on the ground) gives the distance and the normal, so the
-        # edges are rounded as the Minkowski sum of box and disc is.
-        ex = x - np.clip(x, x0, x1)
-        ez = z - np.minimum(z, top)
-        dist = np.hypot(ex, ez)
-        hit = np.flatnonzero((dist < r) & (z > bottom))
-        if hit.size == 0:
-            continue
-        de, ex, ez = dist[hit], ex[hit], ez[hit]
-        out = de > 0.0
-        safe = np.where(out, de, 1.0)
-        n_x, n_z = ex / safe, ez / safe
-        dl = r - de
-        k = np.where(out & (ex != 0.0) & (ez != 0.0), 1.0 / safe, 0.0)
-        inside = ~out
-        if inside.any():  # centre inside the box: push out through the face it is nearest to
-            xi, zi = x[hit[inside]], z[hit[inside]]
-            faces = np.stack([top - zi, xi - x0, x1 - xi])
-            f = np.argmin(faces, axis=0)
-            dl[inside] = r + faces[f, np.arange(f.size)]
-            n_x[inside] = np.choose(f, [0.0, -1.0, 1.0])
-            n_z[inside] = np.choose(f, [1.0, 0.0, 0.0])
-        idx.append(hit)
-        delta.append(dl)
-        nx.append(n_x)
-        nz.append(n_z)
-        curv.append(k)
-        # μ(n) = μ_side n_x² + μ_top n_z² (module docstring); with ∂n/∂p = t tᵀ/ρ, ∂μ/∂s = 2 n_x n_z (μ_side − μ_top)/ρ
-        mu.append(mu_side * n_x * n_x + mu_top * n_z * n_z)
-        dmu.append(2.0 * (mu_side - mu_top) * n_x * n_z * k)
-    if len(idx) == 1:
-        return idx[0], delta[0], nx[0], nz[0], curv[0], mu[0], dmu[0]
-    if not idx:
-        e = np.zeros(0)
-        return e.astype(int), e, e, e, e, e, e
-    return tuple(np.concatenate(a) for a in (idx, delta, nx, nz, curv, mu, dmu))
-
-
-def _pair_jacobians(model: VerticalModel, Gp: np.ndarray, c: np.ndarray, s: np.ndarray, nx: np.ndarray,
-                    nz: np.ndarray, ground_only: bool) -> np.ndarray:
-    """Normal and tangential rows of the point Jacobians (4.31)–(4.32) projected on each pair's face, stacked
-    J = [J_n; J_t] (2m, 2N+1): n·[ẋ; ż] with ẋ = ṗ_x − 𝒢 𝒮_θ θ̇, ż = ṗ_z + 𝒢 𝒞_θ θ̇; t = (n_z, −n_x)."""
-    n = model.n_links
-    m = Gp.shape[0]
-    J = np.zeros((2 * m, model.n_q))
-    if ground_only:  # n = (0, 1), t = (1, 0)
-        J[:m, :n] = (Gp * c) @ model.T
-        J[m:, :n] = (Gp * -s) @ model.T
-        J[:m, n + 1] = 1.0
-        J[m:, n] = 1.0
-    else:
-        Gc, Gs = Gp * c, Gp * s
-        J[:m, :n] = (nz[:, None] * Gc - nx[:, None] * Gs) @ model.T
-        J[m:, :n] = (-nz[:, None] * Gs - nx[:, None] * Gc) @ model.T
-        J[:m, n], J[:m, n + 1], J[m:, n], J[m:, n + 1] = nx, nz, nz, -nx
-    return J
-
-
-def _force_jacobians(J: np.ndarray, params: ContactParams, fn: np.ndarray, ft: np.ndarray, sg: np.ndarray,
-                     mu: np.ndarray | float, curv: np.ndarray, dmu: np.ndarray
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(∂Q/∂q̇, ∂Q/∂q without the geometric term, d sgn_ε/dv) of the pair forces F = f^N n + f^T t:
-    ∂F/∂v = −d n nᵀ − μ f^N sgn'/ε t tᵀ + μ sgn d t nᵀ;  ∂F/∂p = −ℓ n nᵀ + μ sgn ℓ t nᵀ."""
-    m = fn.size
-    k, d, eps = params.stiffness, params.damping, params.slip_velocity
-    Jn, Jt = J[:m], J[m:]
-    wn = Jn * (fn > 0.0)[:, None]  # rows of the pairs that push (f^N > 0)
-    X = np.empty_like(J)
-    X[:m] = -d * wn
-    slope = (1.0 - sg * sg) / eps
-    X[m:] = -(mu * (fn * slope))[:, None] * Jt + ((mu * d) * sg)[:, None] * wn
-    D = J.T @ X
-    X[:m] = -k * wn
-    X[m:] = ((mu * k) * sg)[:, None] * wn
-    K = J.T @ X
-    if curv.any():  # at a rounded edge n and t turn with the point: ∂n/∂p = t tᵀ/ρ, ∂t/∂p = −n tᵀ/ρ,
-        # and μ(n) with them: ∂f^T/∂p ∋ −f^N sgn_ε ∂μ/∂s tᵀ
-        K += Jt.T @ ((fn * curv - fn * sg * dmu)[:, None] * Jt) - Jn.T @ ((ft * curv)[:, None] * Jt)
-    return D, K, slope
+            chord = (np.tanh(vt1[p] / eps) - np.tanh(vt0[p] / eps)) / dv[p]
+        w = -mu[p] * fn[p] * (chord - slope[p])
+        dD += np.outer(Jt[p], w * Jt[p])
+    return True, dD
 
 
 def contact_forces(model: VerticalModel, terrain: Terrain, params: ContactParams, q: np.ndarray,
@@ -265,36 +288,15 @@ def contact_forces(model: VerticalModel, terrain: Terrain, params: ContactParams
 
     ``trig`` = (cos θ, sin θ) if the caller has them already (``VerticalData.cos``, ``.sin``).
     """
-    n = model.n_links
-    nq = model.n_q
-    G = model.G_c
     if trig is None:
         th = link_angles(model, q)
         trig = (np.cos(th), np.sin(th))
     c, s = trig
-    z = q[model.i_pz] + G @ s
-    x = q[model.i_px] + G @ c if terrain.boxes.size else z  # x only matters for boxes
-    idx, delta, nx, nz, curv, mu, dmu = _pairs(terrain, params.threshold, params.friction, x, z)
-    if idx.size == 0:
-        e = np.zeros(0)
-        return ContactResult(np.zeros(nq), np.zeros((nq, nq)), np.zeros((nq, nq)), 0, idx, e, e, e, e)
-
-    m = idx.size
-    Gp = G[idx]
-    J = _pair_jacobians(model, Gp, c, s, nx, nz, not terrain.boxes.size)
-    vel = J @ v
-    fn = params.stiffness * delta - params.damping * vel[:m]  # (4.26), physical damping: opposes the penetration
-    fn *= (fn > 0.0) * 1.0
-    sg = np.tanh(vel[m:] / params.slip_velocity)
-    ft = -mu * fn * sg  # (4.27), μ of the surface (module docstring)
-    Q = J[:m].T @ fn + J[m:].T @ ft  # (4.29)–(4.30)
-    D, K, slope = _force_jacobians(J, params, fn, ft, sg, mu, curv, dmu)
-    # Geometric stiffness ∂(Jᵀ)/∂q · F: Q_a = 𝒯ᵀ(−sin θ ∘ 𝒢ᵀF_x + cos θ ∘ 𝒢ᵀF_z), so
-    # ∂Q_a/∂a = 𝒯ᵀ diag(−cos θ ∘ 𝒢ᵀF_x − sin θ ∘ 𝒢ᵀF_z) 𝒯 (large under large friction forces).
-    if terrain.boxes.size:
-        Fx, Fz = fn * nx + ft * nz, fn * nz - ft * nx
-    else:
-        Fx, Fz = ft, fn
-    K[:n, :n] += (model.T.T * -(c * (Fx @ Gp) + s * (Fz @ Gp))) @ model.T
-    return ContactResult(Q, D, K, m if not terrain.boxes.size else len(set(idx.tolist())), idx, fn, ft, nx, nz,
-                         J[m:], vel[m:], slope, mu)
+    has_ground = terrain.ground is not None
+    faces_mu = (np.full((len(terrain.boxes), 2), params.friction) if terrain.friction is None  # 002 §4.6: μ_c
+                else terrain.friction)
+    Q, D, K, n_active, *pairs = contact_kernel(
+        model.G_c, model.T, has_ground, terrain.ground if has_ground else 0.0, terrain.boxes, faces_mu,
+        params.threshold, params.friction, params.stiffness, params.damping, params.slip_velocity,
+        float(q[model.i_px]), float(q[model.i_pz]), c, s, np.asarray(v, dtype=float))
+    return ContactResult(Q, D, K, n_active, *pairs)

@@ -22,6 +22,7 @@ with, for the link coordinates a = [α; θ_N] and θ = 𝒯 a (see :mod:`.model`
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from .kinematics import link_angles, link_positions, rotor_positions
 from .model import VerticalData, VerticalModel
@@ -32,47 +33,64 @@ def sea_torque(model: VerticalModel, q: np.ndarray) -> np.ndarray:
     return model.stiffness * (q[model.i_alpha] - q[model.i_beta])
 
 
-def _fill_mass_matrix(model: VerticalModel, M: np.ndarray, e: np.ndarray) -> np.ndarray:
-    """Write the configuration-dependent blocks of 𝕄 into M (its constant entries are ``M_const``'s);
-    e = cos θ + i sin θ. Returns E = e eᴴ = cos(θ_i − θ_j) + i sin(θ_i − θ_j)."""
-    n = model.n_links
-    T, Tt = model.T, model.T.T
-    E = e[:, None] * e.conj()
-    inner = model.Phi * E.real
-    inner.flat[:: n + 1] += model.link_inertia  # 𝒞ᵀ𝒥ˡ𝒞
-    M[:n, :n] = Tt @ inner @ T  # (A.2)
-    # rotor coupling with (p_x, p_z): −𝒯ᵀ(m_r g_r ∘ sin θ), 𝒯ᵀ(m_r g_r ∘ cos θ)
-    cp = Tt @ (model.rotor_mass * model.g_r * e)
-    M[:n, n] = M[n, :n] = -cp.imag
-    M[:n, n + 1] = M[n + 1, :n] = cp.real
-    return E
+@njit(cache=True)
+def terms_kernel(T: np.ndarray, Phi: np.ndarray, g_r: np.ndarray, link_inertia: float, rotor_mass: float,
+                 gravity: float, total_mass: float, stiffness: np.ndarray, q: np.ndarray, v: np.ndarray,
+                 M: np.ndarray, f: np.ndarray, c: np.ndarray, s: np.ndarray) -> None:
+    """Write cos θ, sin θ into c, s, the configuration-dependent blocks of 𝕄 into M (its constant entries
+    are ``M_const``'s) and f of (4.35) into f; compiled (numba), the formulas of the module docstring."""
+    n = T.shape[0]
+    a = q[:n]
+    ad = v[:n]
+    thd2 = np.empty(n)
+    for i in range(n):  # θ = 𝒯 a, θ̇ = 𝒯 ȧ (§4.3.1)
+        th, thd = 0.0, 0.0
+        for k in range(n):
+            th += T[i, k] * a[k]
+            thd += T[i, k] * ad[k]
+        c[i], s[i] = np.cos(th), np.sin(th)
+        thd2[i] = thd * thd
+    inner = np.empty((n, n))  # Φ ∘ cos(θ_i − θ_j) + J_l I
+    cor = np.zeros(n)  # (Φ ∘ sin(θ_i − θ_j)) θ̇² + g m_r g_r ∘ cos θ
+    for i in range(n):
+        for j in range(n):
+            inner[i, j] = Phi[i, j] * (c[i] * c[j] + s[i] * s[j])
+            cor[i] += Phi[i, j] * (s[i] * c[j] - c[i] * s[j]) * thd2[j]
+        inner[i, i] += link_inertia
+        cor[i] += gravity * rotor_mass * g_r[i] * c[i]
+    TtI = T.T @ inner
+    M[:n, :n] = TtI @ T  # (A.2)
+    for k in range(n):  # rotor coupling with (p_x, p_z): −𝒯ᵀ(m_r g_r ∘ sin θ), 𝒯ᵀ(m_r g_r ∘ cos θ)
+        cx, cz, fa = 0.0, 0.0, 0.0
+        for i in range(n):
+            cx += T[i, k] * rotor_mass * g_r[i] * s[i]
+            cz += T[i, k] * rotor_mass * g_r[i] * c[i]
+            fa += T[i, k] * cor[i]
+        M[k, n] = M[n, k] = -cx
+        M[k, n + 1] = M[n + 1, k] = cz
+        f[k] = -fa  # −ℂ_a − 𝐠_a, (A.3), (4.25)
+    px, pz = 0.0, 0.0
+    for i in range(n):
+        w = rotor_mass * g_r[i] * thd2[i]
+        px += w * c[i]
+        pz += w * s[i]
+    f[n] = px
+    f[n + 1] = pz - gravity * total_mass
+    for j in range(n - 1):
+        tau = stiffness[j] * (q[j] - q[n + 2 + j])  # τ = K(α − β), (4.36)
+        f[j] -= tau  # −∂V_1/∂α, (4.22)
+        f[n + 2 + j] = tau  # −∂V_1/∂β
 
 
 def mass_matrix(model: VerticalModel, q: np.ndarray) -> np.ndarray:
     """𝕄 of (4.35), (2N+1)×(2N+1), symmetric positive definite."""
-    th = link_angles(model, q)
-    M = model.M_const.copy()  # 𝕄_pp = (N m_l + (N−1) m_r) I and 𝕊_3 (constant)
-    _fill_mass_matrix(model, M, np.cos(th) + 1j * np.sin(th))
-    return M
+    return compute_terms(model, model.create_data(), q, np.zeros(model.n_q)).M
 
 
 def compute_terms(model: VerticalModel, data: VerticalData, q: np.ndarray, v: np.ndarray) -> VerticalData:
     """Fill ``data`` with cos θ, sin θ, 𝕄 and f of (4.35) at (q, q̇); see the module docstring for the formulas."""
-    n = model.n_links
-    th = link_angles(model, q)
-    c, s = np.cos(th, out=data.cos), np.sin(th, out=data.sin)
-    e = c + 1j * s
-    E = _fill_mass_matrix(model, data.M, e)
-    mr_g = model.rotor_mass * model.g_r
-    thd2 = (model.T @ v[:n]) ** 2
-    f = data.f
-    f[:n] = -model.T.T @ ((model.Phi * E.imag) @ thd2 + model.gravity * mr_g * c)  # −ℂ_a − 𝐠_a, (A.3), (4.25)
-    pv = (mr_g * thd2) @ e
-    f[n] = pv.real
-    f[n + 1] = pv.imag - model.gravity * model.total_mass
-    tau = model.stiffness * (q[: n - 1] - q[n + 2:])  # τ = K(α − β), (4.36)
-    f[: n - 1] -= tau  # −∂V_1/∂α, (4.22)
-    f[n + 2:] = tau  # −∂V_1/∂β
+    terms_kernel(model.T, model.Phi, model.g_r, model.link_inertia, model.rotor_mass, model.gravity,
+                 model.total_mass, model.stiffness, q, v, data.M, data.f, data.cos, data.sin)
     return data
 
 

@@ -34,15 +34,17 @@ Explicit Euler at 1e-4 s diverges within a few steps with 𝕊_3 = J_r.
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg.lapack import dgesv
+from numba import njit
 
 
+@njit(cache=True)
 def implicit_euler_step(q: np.ndarray, v: np.ndarray, h: float, M: np.ndarray, F: np.ndarray, D: np.ndarray,
                         K: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """One linearly implicit Euler step (see the module docstring); returns (q⁺, v⁺)."""
+    """One linearly implicit Euler step (see the module docstring); returns (q⁺, v⁺). Compiled (numba)."""
     W = M - h * D - (h * h) * K
-    _, _, dv, info = dgesv(W, h * (F + h * (K @ v)))  # LAPACK LU solve without numpy.linalg's overhead
-    if info != 0:  # singular iteration matrix: leave the state to the non-finite check
+    try:  # LAPACK LU solve (dgesv)
+        dv = np.linalg.solve(W, h * (F + h * (K @ v)))
+    except Exception:  # singular iteration matrix: leave the state to the non-finite check
         dv = np.full_like(v, np.nan)
     v1 = v + dv
     return q + h * v1, v1
