@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from snake_core import locator
-from snake_sim.mujoco.runtime import ROLL_OVER_DEG
 from snake_sim.reproduction import stiffness
 from snake_sim.reproduction.results import load, results_path
+from snake_sim.rollover import ROLL_OVER_DEG
 from snake_sim.scenario import load_scenario
 from snake_sim.step_check import TOLERANCE, relative_change
 from snake_sim.studies.climb_3d import (
