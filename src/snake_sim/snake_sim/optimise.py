@@ -4,8 +4,8 @@ The study asks for a trial, the trial's cell (the scenario with the trial's valu
 runs as a task of :mod:`snake_sim.sweep.engine` and the study is told the objective when the task finishes
 (Optuna's ask-and-tell): as many trials are in flight as the cluster has worker threads, and a new one is asked
 as each ends. A run that fails, stops on a non-finite state or has no value of the objective (null) is a failed
-trial. ``--constraint FIELD>=V`` (or ``<=``) is told to the TPE sampler as a violation V − FIELD (FIELD − V);
-a run without the field violates it.
+trial. ``--constraint FIELD>=V`` (or ``<=``) is set on the trial as a violation V − FIELD (FIELD − V; infinite
+for a run without the field), which the TPE sampler uses; the best trial is the best of those meeting them all.
 
 Storage: only this process talks to the study (the workers only simulate), so the study lives in a file in
 DIR: an Optuna journal (``study.log``, append-only, no database server), which survives Ctrl-C or a lost
@@ -58,6 +58,10 @@ class Constraint:
     bound: float
     at_least: bool
 
+    @property
+    def name(self) -> str:
+        return f"{self.field}{'>=' if self.at_least else '<='}{self.bound:g}"
+
     def violation(self, row: dict[str, Any]) -> float:
         """> 0 if violated (Optuna's convention); inf if the row has no number for the field."""
         value = row.get(self.field)
@@ -105,14 +109,15 @@ class Problem:
 
 def check(problem: Problem, evaluate: Evaluate = simulate) -> None:
     """Every input error as one ConfigError before any trial: keys, the box's corners in the model's ranges, the
-    objective and constraint fields in the scenario's summary.json (from a short probe run)."""
+    objective and constraint fields in the scenario's summary.json (from a short run at the box's centre)."""
     if not problem.space:
         raise ConfigError("--space", [], "give at least one KEY=LO:HI[:log]")
     check_keys(problem.sets, tuple(r.key for r in problem.space))
     corners = [{r.key: r.low for r in problem.space}, {r.key: r.high for r in problem.space}]
     for corner in corners:
         validate(load_scenario(problem.scenario, problem.cell(corner).overrides))
-    fields = probe(problem.cell(corners[0]), evaluate)
+    centre = {r.key: math.sqrt(r.low * r.high) if r.log else 0.5 * (r.low + r.high) for r in problem.space}
+    fields = probe(problem.cell(centre), evaluate)
     check_field(fields, problem.objective, "--objective")
     for c in problem.constraints:
         check_field(fields, c.field, "--constraint")
@@ -125,9 +130,7 @@ def make_sampler(name: str, problem: Problem) -> optuna.samplers.BaseSampler:
         if problem.constraints:
             raise ConfigError("--constraint", problem.constraints[0].field, "needs --sampler tpe (CMA-ES takes none)")
         return optuna.samplers.CmaEsSampler()
-    constraints = (lambda t: t.user_attrs.get("constraint", [math.inf] * len(problem.constraints))
-                   ) if problem.constraints else None
-    return optuna.samplers.TPESampler(constant_liar=True, constraints_func=constraints)
+    return optuna.samplers.TPESampler(constant_liar=True)
 
 
 def open_study(problem: Problem, out: Path, sampler: optuna.samplers.BaseSampler,
@@ -160,8 +163,8 @@ def finished(study: optuna.Study) -> int:
 def tell(study: optuna.Study, problem: Problem, trial: optuna.Trial, row: dict[str, Any]) -> None:
     """Tell the study a trial's row: its objective, or a failure; the constraint violations first."""
     trial.set_user_attr("status", row["status"])
-    if problem.constraints:
-        trial.set_user_attr("constraint", [c.violation(row) for c in problem.constraints])
+    for c in problem.constraints:
+        trial.set_constraint(c.name, c.violation(row))
     value = row.get(problem.objective)
     if row["status"] == "ok" and isinstance(value, (int, float)) and math.isfinite(value):
         study.tell(trial, float(value))
@@ -172,7 +175,7 @@ def tell(study: optuna.Study, problem: Problem, trial: optuna.Trial, row: dict[s
 def best_trial(study: optuna.Study, problem: Problem) -> FrozenTrial | None:
     """The best complete trial satisfying every constraint (None if there is none)."""
     feasible = [t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-                if all(v <= 0.0 for v in t.user_attrs.get("constraint", []))]
+                if all(v <= 0.0 for v in t.constraints.values())]
     if not feasible:
         return None
     return (max if problem.maximise else min)(feasible, key=lambda t: t.value)
@@ -191,14 +194,14 @@ def write_best(path: Path, study: optuna.Study, problem: Problem, trial: FrozenT
 
 
 def write_plots(out: Path, study: optuna.Study) -> list[Path]:
-    """history.png (objective per trial, best so far) and importance.png (fANOVA; needs 2 complete trials)."""
+    """history.png (objective per trial, best so far; needs a complete trial) and importance.png (fANOVA; needs
+    two)."""
     from optuna.visualization import matplotlib as views
 
     written = []
     complete = len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
-    plots = [("history.png", views.plot_optimization_history)]
-    if complete >= 2:
-        plots.append(("importance.png", views.plot_param_importances))
+    plots = [("history.png", views.plot_optimization_history), ("importance.png", views.plot_param_importances)]
+    plots = plots[:0 if complete == 0 else 1 if complete == 1 else 2]
     for name, view in plots:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
@@ -227,46 +230,45 @@ def optimise(problem: Problem, out: Path, trials: int, sampler: str = "tpe", sto
     integer(trials, "--trials", low=1)
     check(problem, evaluate)
     chosen = make_sampler(sampler, problem)
-    out.mkdir(parents=True, exist_ok=True)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    study = open_study(problem, out, chosen, storage)
-    table = ResultsTable(out / "trials.csv")
-    todo = max(0, trials - finished(study))
     interrupted = False
     ran = 0
-    if todo:
-        with connect(workers, scheduler) as client:
-            in_flight: dict[Any, tuple[optuna.Trial, Cell]] = {}
-            pending = as_completed()
+    with connect(workers, scheduler) as client:
+        out.mkdir(parents=True, exist_ok=True)
+        study = open_study(problem, out, chosen, storage)
+        table = ResultsTable(out / "trials.csv")
+        todo = max(0, trials - finished(study))
+        in_flight: dict[Any, tuple[optuna.Trial, Cell]] = {}
+        pending = as_completed()
 
-            def ask() -> None:
-                trial = study.ask(problem.distributions())
-                cell = problem.cell(trial.params)
-                future = submit(client, cell, evaluate)
-                in_flight[future] = (trial, cell)
-                pending.add(future)
+        def ask() -> None:
+            trial = study.ask(problem.distributions())
+            cell = problem.cell(trial.params)
+            future = submit(client, cell, evaluate)
+            in_flight[future] = (trial, cell)
+            pending.add(future)
 
-            asked = min(todo, sum(client.nthreads().values()))
-            for _ in range(asked):
-                ask()
-            with tqdm(total=todo, disable=not progress, unit="trial", dynamic_ncols=True) as bar:
-                try:
-                    for future in pending:
-                        trial, cell = in_flight.pop(future)
-                        row = {"trial": trial.number, **collect(future, cell)}
-                        tell(study, problem, trial, row)
-                        table.append(row)
-                        ran += 1
-                        best = best_trial(study, problem)
-                        bar.set_postfix(best=None if best is None else f"{best.value:.4g}", refresh=False)
-                        bar.update()
-                        if asked < todo:
-                            ask()
-                            asked += 1
-                except KeyboardInterrupt:
-                    interrupted = True
-                finally:
-                    client.cancel(list(in_flight))
+        asked = min(todo, sum(client.nthreads().values()))
+        for _ in range(asked):
+            ask()
+        with tqdm(total=todo, disable=not progress, unit="trial", dynamic_ncols=True) as bar:
+            try:
+                for future in pending:
+                    trial, cell = in_flight.pop(future)
+                    row = {"trial": trial.number, **collect(future, cell)}
+                    tell(study, problem, trial, row)
+                    table.append(row)
+                    ran += 1
+                    best = best_trial(study, problem)
+                    bar.set_postfix(best=None if best is None else f"{best.value:.4g}", refresh=False)
+                    bar.update()
+                    if asked < todo:
+                        ask()
+                        asked += 1
+            except KeyboardInterrupt:
+                interrupted = True
+            finally:
+                client.cancel(list(in_flight))
     best = best_trial(study, problem)
     written = [*([table.path] if table.rows else []), *write_plots(out, study)]
     if best is not None:

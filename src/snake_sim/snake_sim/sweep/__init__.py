@@ -10,6 +10,7 @@ into ``results.csv``, :mod:`.report` writes ``report.md`` and the figure. Other 
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,16 +61,16 @@ def sweep(spec: SweepSpec, out: Path, workers: int | None = None, scheduler: str
                           "(only the missing runs run), or choose another folder")
     done = table.done()
     todo = [c for c in cells if c.id not in done]
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "sweep.json").write_text(json.dumps({**spec.as_dict(), "cells": len(cells)}, indent=2) + "\n",
-                                    encoding="utf-8")
     interrupted = False
-    if todo:
-        with connect(workers, scheduler) as client:
-            try:
+    with connect(workers, scheduler) if todo else contextlib.nullcontext() as client:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "sweep.json").write_text(json.dumps({**spec.as_dict(), "cells": len(cells)}, indent=2) + "\n",
+                                        encoding="utf-8")
+        try:
+            if client is not None:
                 engine.run(todo, client, evaluate, out / "runs" if outputs else None, table.append, progress)
-            except KeyboardInterrupt:
-                interrupted = True
+        except KeyboardInterrupt:
+            interrupted = True
     ids = {c.id for c in cells}
     rows = [r for r in table.rows if r["cell"] in ids]
     report = write_report(out, spec, rows, len(cells), field or default_field(rows))

@@ -137,15 +137,14 @@ def _value_at(scenario: Scenario, key: str) -> Any:
     return node
 
 
-def seed_overrides(scenario: Scenario, seed: int) -> list[str]:
-    """The overrides of seed ``seed`` for ``scenario`` (module docstring); ConfigError if it has no seeds."""
+def seed_overrides(scenario: Scenario, seed: int) -> list[str] | None:
+    """The overrides of seed ``seed`` for ``scenario`` (module docstring); None if it has no seeds."""
     if "perturbation" in scenario.data["sim"]:
         return [f"sim.perturbation.seed={seed}"]
     if "start_x" in scenario.section("world"):
         start = float(scenario.section("world")["start_x"])
         return [f"world.start_x={start - seed * START_OFFSET_M!r}"]
-    raise ConfigError("--seeds", seed + 1, f"{scenario.name} has neither sim.perturbation nor world.start_x to vary "
-                      "(its model is deterministic from a fixed start)", scenario.source)
+    return None
 
 
 def _combinations(spec: SweepSpec) -> list[tuple[tuple[str, str], ...]]:
@@ -189,8 +188,11 @@ def plan(spec: SweepSpec) -> list[Cell]:
     for combo in _combinations(spec):
         swept = [f"{k}={v}" for k, v in combo]
         base = load_scenario(spec.scenario, [*spec.sets, *swept])
+        if spec.seeds and seed_overrides(base, 0) is None:
+            raise ConfigError("--seeds", spec.seeds, f"{base.name} has neither sim.perturbation nor world.start_x to "
+                              "vary (its model is deterministic from a fixed start)", base.source)
         for seed in range(spec.seeds) if spec.seeds else [None]:
-            overrides = (*spec.sets, *swept, *([] if seed is None else seed_overrides(base, seed)))
+            overrides = (*spec.sets, *swept, *([] if seed is None else seed_overrides(base, seed) or []))
             scenario = load_scenario(spec.scenario, overrides)
             validate(scenario)
             values = tuple((k, _value_at(scenario, k)) for k, _ in combo)

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+import dask
 from distributed import Client, Future, LocalCluster, as_completed, get_worker
 from distributed.scheduler import KilledWorker
 from tqdm import tqdm
@@ -39,6 +40,10 @@ from .cells import Cell
 
 #: An evaluation of a cell: (cell, folder for its own outputs or None) → its summary.json mapping.
 Evaluate = Callable[[Cell, "Path | None"], dict[str, Any]]
+#: The local scheduler's settings: a worker holds only the run it is running (a dying worker takes no other run
+#: with it; runs are seconds to minutes long, nothing to gain from prefetching), and a run whose worker died is
+#: tried once more, then it is a ``killed`` row. A remote scheduler is started with the same settings (README).
+SCHEDULER_CONFIG = {"distributed.scheduler.worker-saturation": 1.0, "distributed.scheduler.allowed-failures": 1}
 #: Seconds to wait for ``--scheduler`` to answer.
 CONNECT_TIMEOUT_S = 10.0
 #: Simulated seconds of the run that finds which fields a scenario's summary.json has (≥ pushing's fit window).
@@ -62,8 +67,10 @@ def connect(workers: int | None = None, scheduler: str | None = None) -> Iterato
     n = (os.cpu_count() or 1) if workers is None else workers
     if n < 1:
         raise ConfigError("--workers", workers, "must be at least 1")
-    with (LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
-                       silence_logs=logging.ERROR) as cluster, Client(cluster) as client):
+    with dask.config.set(SCHEDULER_CONFIG):
+        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+                               silence_logs=logging.ERROR)
+    with cluster, Client(cluster) as client:
         yield client
 
 
@@ -94,9 +101,10 @@ def probe(cell: Cell, evaluate: Evaluate = simulate) -> dict[str, Any]:
 def check_field(fields: dict[str, Any], name: str, option: str) -> None:
     """ConfigError unless ``name`` is a number (or boolean, or null) field of summary.json."""
     if name not in fields:
-        numbers = sorted(k for k, v in fields.items() if not isinstance(v, str))
+        numbers = sorted(k for k, v in fields.items() if not isinstance(v, str) and not any(
+            part.isdigit() for part in k.split(".")))
         raise ConfigError(option, name, "not a field of this scenario's summary.json; its number fields: "
-                          + ", ".join(numbers))
+                          + ", ".join(numbers) + " and per-joint ones such as torque_Nm.1.rms")
     if isinstance(fields[name], str):
         raise ConfigError(option, name, f"is text ({fields[name]!r}), not a number")
 
