@@ -20,4 +20,4 @@ class BenchRow:
 
 
 #: Benchmark modules, in the order they are printed.
-BENCHMARKS: tuple[str, ...] = ("realtime", "obstacle", "rectilinear", "head_tracking")
+BENCHMARKS: tuple[str, ...] = ("realtime", "obstacle", "rectilinear", "head_tracking", "sweep")
