@@ -62,6 +62,7 @@ def sweep(spec: SweepSpec, out: Path, workers: int | None = None, scheduler: str
     done = table.done()
     todo = [c for c in cells if c.id not in done]
     interrupted = False
+    before = len(table.rows)
     with connect(workers, scheduler) if todo else contextlib.nullcontext() as client:
         out.mkdir(parents=True, exist_ok=True)
         (out / "sweep.json").write_text(json.dumps({**spec.as_dict(), "cells": len(cells)}, indent=2) + "\n",
@@ -75,4 +76,4 @@ def sweep(spec: SweepSpec, out: Path, workers: int | None = None, scheduler: str
     rows = [r for r in table.rows if r["cell"] in ids]
     report = write_report(out, spec, rows, len(cells), field or default_field(rows))
     written = [*([table.path] if table.rows else []), *report]
-    return SweepOutcome(len(cells), len(todo), rows, written, interrupted)
+    return SweepOutcome(len(cells), len(table.rows) - before, rows, written, interrupted)

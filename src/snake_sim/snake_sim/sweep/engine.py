@@ -69,7 +69,7 @@ def connect(workers: int | None = None, scheduler: str | None = None) -> Iterato
         raise ConfigError("--workers", workers, "must be at least 1")
     with dask.config.set(SCHEDULER_CONFIG):
         cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
-                               silence_logs=logging.ERROR)
+                               silence_logs=logging.CRITICAL)
     with cluster, Client(cluster) as client:
         yield client
 

@@ -106,7 +106,7 @@ def plot(spec: SweepSpec, stats: list[dict[str, Any]], field: str, path: Path) -
             image = ax.imshow(z, origin="lower", aspect="auto", cmap="viridis", **limits)
             fig.colorbar(image, ax=ax)
             for (i, j), v in np.ndenumerate(z):
-                dark = np.isnan(v) or image.norm(v) < 0.6
+                dark = not np.isnan(v) and image.norm(v) < 0.6
                 ax.text(j, i, "–" if np.isnan(v) else f"{v:.3g}", ha="center", va="center", fontsize=8,
                         color="w" if dark else "k")
             ax.set_xticks(range(len(xs)), [_label(x) for x in xs])
@@ -137,7 +137,8 @@ def _cell_text(value: Any) -> str:
 def write_report(out: Path, spec: SweepSpec, rows: Sequence[dict[str, Any]], planned: int, field: str
                  ) -> list[Path]:
     """``out/report.md`` and ``out/sweep.png`` (if one or two keys are swept) from the rows of the sweep's cells."""
-    stats = sorted(cell_stats(spec, rows, field), key=lambda s: [_label(v) for v in s["values"]])
+    stats = sorted(cell_stats(spec, rows, field), key=lambda s: [
+        (0, v, "") if isinstance(v, (int, float)) else (1, 0, str(v)) for v in s["values"]])
     figure = plot(spec, stats, field, out / "sweep.png")
     by_status: dict[str, int] = {}
     for r in rows:
