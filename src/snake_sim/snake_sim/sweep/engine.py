@@ -20,7 +20,7 @@ import logging
 import os
 import time
 import traceback
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -111,16 +111,11 @@ def check_field(fields: dict[str, Any], name: str, option: str) -> None:
 
 def flatten(node: Any, prefix: str = "") -> dict[str, Any]:
     """Scalars of a summary by dotted path (lists by 1-based index)."""
-    if isinstance(node, dict):
-        items: Iterable[tuple[str, Any]] = node.items()
-    elif isinstance(node, list):
-        items = ((str(i + 1), v) for i, v in enumerate(node))
-    else:
+    if not isinstance(node, (dict, list)):
         return {prefix: node}
-    out: dict[str, Any] = {}
-    for key, value in items:
-        out.update(flatten(value, f"{prefix}.{key}" if prefix else str(key)))
-    return out
+    pairs = node.items() if isinstance(node, dict) else enumerate(node, 1)
+    return {path: value for key, child in pairs
+            for path, value in flatten(child, f"{prefix}.{key}" if prefix else str(key)).items()}
 
 
 def _worker() -> str:
