@@ -36,6 +36,7 @@ from distributed import as_completed
 from optuna.distributions import FloatDistribution
 from optuna.storages.journal import JournalFileBackend, JournalStorage
 from optuna.trial import FrozenTrial, TrialState
+from sqlalchemy.exc import SQLAlchemyError
 from tqdm import tqdm
 
 from snake_core.validation import ConfigError, choice, integer
@@ -142,7 +143,7 @@ def open_study(problem: Problem, out: Path, sampler: optuna.samplers.BaseSampler
         store = storage or JournalStorage(JournalFileBackend(str(out / "study.log")))
         study = optuna.create_study(study_name=STUDY, storage=store, sampler=sampler, load_if_exists=True,
                                     direction="maximize" if problem.maximise else "minimize")
-    except (ValueError, ImportError, optuna.exceptions.OptunaError) as exc:
+    except (ValueError, ImportError, optuna.exceptions.OptunaError, SQLAlchemyError) as exc:
         raise ConfigError("--storage", storage or str(out / "study.log"), f"cannot open the study ({exc})") from None
     stored = study.user_attrs.get("problem")
     if stored is None:
@@ -234,8 +235,10 @@ def optimise(problem: Problem, out: Path, trials: int, sampler: str = "tpe", sto
     interrupted = False
     ran = 0
     with connect(workers, scheduler) as client:
-        out.mkdir(parents=True, exist_ok=True)
+        if storage is None:  # the journal goes into out
+            out.mkdir(parents=True, exist_ok=True)
         study = open_study(problem, out, chosen, storage)
+        out.mkdir(parents=True, exist_ok=True)
         table = ResultsTable(out / "trials.csv")
         todo = max(0, trials - finished(study))
         in_flight: dict[Any, tuple[optuna.Trial, Cell]] = {}

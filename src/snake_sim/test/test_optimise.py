@@ -49,6 +49,7 @@ def problem(**kw):
     (["--space", "gait.amplitude=0.3:0.5", "--constraint", "climbed>=1", "--sampler", "cmaes"], "needs --sampler tpe"),
     (["--space", "gait.amplitude=0.3:0.5", "--sampler", "grid"], "--sampler = 'grid' is invalid"),
     (["--space", "gait.amplitude=0.3:0.5", "--scheduler", "tcp://127.0.0.1:9"], "no Dask scheduler answered"),
+    (["--space", "gait.amplitude=0.3:0.5", "--storage", "foo://bar", "--workers", "1"], "cannot open the study"),
 ])
 def test_bad_input_is_one_error_before_any_trial(tmp_path, capsys, argv, message):
     out = tmp_path / "o"

@@ -8,8 +8,8 @@ its row: the cell's columns, ``status``, ``message``, ``wall_time_s`` (the task'
 ``worker`` and every scalar of summary.json by dotted path (``contacts.mean``, ``torque_Nm.2.rms``).
 
 ``status`` is ``ok``, ``non-finite`` (the run stopped on a non-finite state; ``message`` says when and where),
-``error`` (the run raised; ``message`` is the exception) or ``killed`` (the worker process died running it, every
-time the scheduler retried it). None of them ends the sweep.
+``error`` (the run raised; ``message`` is the exception) or ``killed`` (the worker process died running it, and
+again when the scheduler tried it once more: :data:`SCHEDULER_CONFIG`). None of them ends the sweep.
 """
 
 from __future__ import annotations
@@ -48,8 +48,6 @@ SCHEDULER_CONFIG = {"distributed.scheduler.worker-saturation": 1.0, "distributed
 CONNECT_TIMEOUT_S = 10.0
 #: Simulated seconds of the run that finds which fields a scenario's summary.json has (≥ pushing's fit window).
 PROBE_S = 0.05
-#: Columns every row has, in this order after the cell's.
-RUN_COLUMNS = ("status", "message", "wall_time_s", "worker")
 
 
 @contextlib.contextmanager
