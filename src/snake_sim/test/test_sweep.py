@@ -14,6 +14,7 @@ from snake_sim.cli import main
 from snake_sim.scenario import load_scenario
 from snake_sim.sweep import Cell, SweepSpec, engine, parse_grid, parse_range, plan, sweep
 from snake_sim.sweep.cells import START_OFFSET_M, seed_overrides
+from snake_sim.sweep.report import default_field, write_report
 from snake_sim.sweep.table import ResultsTable
 
 pytestmark = pytest.mark.xdist_group("dask")
@@ -171,3 +172,20 @@ def test_ctrl_c_cancels_the_rest_and_keeps_the_rows_passed_on(client):
     with pytest.raises(KeyboardInterrupt):
         engine.run(toy_cells([1, 5, 6, 7, 8, 9]), client, toy, on_row=stop_after_two)
     assert len(seen) == 2 and all(r["status"] == "ok" for r in seen)
+
+
+def test_report_on_an_obstacle_world_is_time_to_climb_and_the_success_rate_over_seeds(tmp_path):
+    spec = SweepSpec("tsc-obstacle", (parse_grid("controller.stiffness=4,12"),), seeds=2)
+    k = "controller.stiffness"
+    rows = [{"cell": "a", k: 12, "seed": 0, "status": "ok", "climbed": True, "time_to_climb_s": 30.0},
+            {"cell": "b", k: 12, "seed": 1, "status": "ok", "climbed": False},
+            {"cell": "c", k: 4, "seed": 0, "status": "ok", "climbed": True, "time_to_climb_s": 20.0},
+            {"cell": "d", k: 4, "seed": 1, "status": "error", "message": "x | y"}]
+    written = write_report(tmp_path, spec, rows, 5, default_field(rows))
+    assert [p.name for p in written] == ["report.md", "sweep.png"]
+    report = (tmp_path / "report.md").read_text()
+    assert "5 planned, 4 in results.csv (1 error, 3 ok); 1 missing: run again with --resume." in report
+    assert "it climbed" in report and "Field: `time_to_climb_s`" in report
+    table = [line for line in report.splitlines() if line.startswith("| 4 |") or line.startswith("| 12 |")]
+    assert table == ["| 4 | 2 | 1 | 50 % | 20 | 20 | 20 |", "| 12 | 2 | 0 | 50 % | 30 | 30 | 30 |"]
+    assert "| d | 1 | error | x / y |" in report
