@@ -204,13 +204,13 @@ def write_plots(out: Path, study: optuna.Study) -> list[Path]:
     plots = [("history.png", views.plot_optimization_history), ("importance.png", views.plot_param_importances)]
     plots = plots[:0 if complete == 0 else 1 if complete == 1 else 2]
     for name, view in plots:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), matplotlib.rc_context():  # Optuna's views set a style for the process
             warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
             ax = view(study)
-        ax.figure.set_size_inches(7, 4.5)
-        ax.figure.tight_layout()
-        ax.figure.savefig(out / name, dpi=110)
-        plt.close(ax.figure)
+            ax.figure.set_size_inches(7, 4.5)
+            ax.figure.tight_layout()
+            ax.figure.savefig(out / name, dpi=110)
+            plt.close(ax.figure)
         written.append(out / name)
     return written
 

@@ -6,6 +6,7 @@ import math
 import sys
 
 import cloudpickle
+import matplotlib
 import pytest
 
 from snake_core.validation import ConfigError
@@ -73,7 +74,9 @@ def test_constraints_are_violations_in_optunas_sign():
 def test_a_study_of_an_analytic_objective_converges_resumes_and_writes_its_best(tmp_path):
     out = tmp_path / "o"
     prob = problem(maximise=True, constraints=(parse_constraint("climbed>=1"),))
+    style = matplotlib.rcParams["axes.facecolor"]
     first = optimise(prob, out, 40, workers=2, progress=False, evaluate=bowl)
+    assert matplotlib.rcParams["axes.facecolor"] == style  # Optuna's plots leave the process's style alone
     assert (first.trials, first.ran) == (40, 40) and not first.interrupted
     best = first.best
     assert best.value > -0.01  # within 0.1 of the peak in the 0.7 × 2 box
