@@ -16,7 +16,9 @@ from snake_sim.scenario import load_scenario
 from snake_sim.sweep import parse_range
 from snake_sim.sweep.table import ResultsTable
 
-pytestmark = pytest.mark.xdist_group("dask")
+#: On the pytest-xdist worker of the ROS graph tests, one after the other: the 2 Dask worker processes would otherwise
+#: take the cores that the graph's nodes need to keep up with the simulator's clock.
+pytestmark = pytest.mark.xdist_group("ros_graph")
 cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import a test module
 
 #: The analytic objective's maximum.

@@ -17,7 +17,9 @@ from snake_sim.sweep.cells import START_OFFSET_M, seed_overrides
 from snake_sim.sweep.report import default_field, write_report
 from snake_sim.sweep.table import ResultsTable
 
-pytestmark = pytest.mark.xdist_group("dask")
+#: On the pytest-xdist worker of the ROS graph tests, one after the other: the 2 Dask worker processes would otherwise
+#: take the cores that the graph's nodes need to keep up with the simulator's clock.
+pytestmark = pytest.mark.xdist_group("ros_graph")
 cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import a test module
 
 #: Columns that measure the computer or name the process, not the run.
