@@ -13,7 +13,8 @@ import sys
 from snake_core.validation import ConfigError
 
 #: Sub-command modules, in the order ``snake-sim --help`` lists them.
-COMMANDS: tuple[str, ...] = ("list", "run", "compare", "reproduce", "bench", "world", "rectilinear", "pushing")
+COMMANDS: tuple[str, ...] = ("list", "run", "compare", "sweep", "optimise", "reproduce", "bench", "world",
+                             "rectilinear", "pushing")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,179 @@
+"""Runs of a sweep or a search as Dask tasks: one task per cell, one row per task, whatever becomes of it.
+
+The cluster is a ``distributed.LocalCluster`` of single-threaded worker processes on this machine
+(:func:`connect` with ``workers``), or a running scheduler that ``dask worker`` processes on other machines joined
+(``scheduler="tcp://host:8786"``; the workers need the same workspace installed). A task evaluates its cell
+(default :func:`simulate`: the scenario's run and its summary.json, as ``snake-sim run`` computes it) and returns
+its row: the cell's columns, ``status``, ``message``, ``wall_time_s`` (the task's: load, simulate, summarise),
+``worker`` and every scalar of summary.json by dotted path (``contacts.mean``, ``torque_Nm.2.rms``).
+
+``status`` is ``ok``, ``non-finite`` (the run stopped on a non-finite state; ``message`` says when and where),
+``error`` (the run raised; ``message`` is the exception) or ``killed`` (the worker process died running it, and
+again when the scheduler tried it once more: :data:`SCHEDULER_CONFIG`). None of them ends the sweep.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import time
+import traceback
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import dask
+from distributed import Client, Future, LocalCluster, as_completed, get_worker
+from distributed.scheduler import KilledWorker
+from tqdm import tqdm
+
+from snake_core.validation import ConfigError
+from snake_sim.models import runtime_for
+from snake_sim.recording import write_rosbag
+from snake_sim.scenario import load_scenario
+from snake_sim.summary import summarize
+from snake_sim.world import load_world
+
+from .cells import Cell
+
+#: An evaluation of a cell: (cell, folder for its own outputs or None) → its summary.json mapping.
+Evaluate = Callable[[Cell, "Path | None"], dict[str, Any]]
+#: The local scheduler's settings: a worker holds only the run it is running (a dying worker takes no other run
+#: with it; runs are seconds to minutes long, nothing to gain from prefetching), and a run whose worker died is
+#: tried once more, then it is a ``killed`` row. A remote scheduler is started with the same settings (README).
+SCHEDULER_CONFIG = {"distributed.scheduler.worker-saturation": 1.0, "distributed.scheduler.allowed-failures": 1}
+#: Seconds to wait for ``--scheduler`` to answer.
+CONNECT_TIMEOUT_S = 10.0
+#: Simulated seconds of the run that finds which fields a scenario's summary.json has (≥ pushing's fit window).
+PROBE_S = 0.05
+
+
+@contextlib.contextmanager
+def connect(workers: int | None = None, scheduler: str | None = None) -> Iterator[Client]:
+    """A client of ``scheduler`` or of a new LocalCluster of ``workers`` single-threaded processes (default: one
+    per core); closed on exit. ConfigError for an unreachable scheduler or fewer than one worker."""
+    if scheduler is not None:
+        try:
+            client = Client(scheduler, timeout=CONNECT_TIMEOUT_S)
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise ConfigError("--scheduler", scheduler, f"no Dask scheduler answered there ({exc})") from None
+        with client:
+            yield client
+        return
+    n = (os.cpu_count() or 1) if workers is None else workers
+    if n < 1:
+        raise ConfigError("--workers", workers, "must be at least 1")
+    with dask.config.set(SCHEDULER_CONFIG):
+        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+                               silence_logs=logging.CRITICAL)
+    with cluster, Client(cluster) as client:
+        yield client
+
+
+def simulate(cell: Cell, out: Path | None = None) -> dict[str, Any]:
+    """Run the cell's scenario; its summary.json mapping. With ``out``: summary.json, the plots and rosbag/
+    there (no animation)."""
+    scenario = load_scenario(cell.scenario, cell.overrides)
+    runtime = runtime_for(scenario.model, scenario.source)
+    world = load_world(scenario.world_file)
+    start = time.perf_counter()
+    log = runtime.run_scenario(scenario)
+    summary = summarize(log, time.perf_counter() - start, scenario.name, world,
+                        extra=runtime.summary_extra(log, scenario))
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+        if len(log.t) > 1:
+            runtime.write_figures(log, out, world, animation=False, plots=True)
+            write_rosbag(log, out / "rosbag")
+    return summary
+
+
+def probe(cell: Cell, evaluate: Evaluate = simulate) -> dict[str, Any]:
+    """The fields of the cell's summary.json (flattened) from a run of :data:`PROBE_S` simulated seconds here."""
+    return flatten(evaluate(Cell(cell.scenario, (*cell.overrides, f"sim.duration={PROBE_S!r}")), None))
+
+
+def check_field(fields: dict[str, Any], name: str, option: str) -> None:
+    """ConfigError unless ``name`` is a number (or boolean, or null) field of summary.json."""
+    if name not in fields:
+        numbers = sorted(k for k, v in fields.items() if not isinstance(v, str) and not any(
+            part.isdigit() for part in k.split(".")))
+        raise ConfigError(option, name, "not a field of this scenario's summary.json; its number fields: "
+                          + ", ".join(numbers) + " and per-joint ones such as torque_Nm.1.rms")
+    if isinstance(fields[name], str):
+        raise ConfigError(option, name, f"is text ({fields[name]!r}), not a number")
+
+
+def flatten(node: Any, prefix: str = "") -> dict[str, Any]:
+    """Scalars of a summary by dotted path (lists by 1-based index)."""
+    if not isinstance(node, (dict, list)):
+        return {prefix: node}
+    pairs = node.items() if isinstance(node, dict) else enumerate(node, 1)
+    return {path: value for key, child in pairs
+            for path, value in flatten(child, f"{prefix}.{key}" if prefix else str(key)).items()}
+
+
+def _worker() -> str:
+    try:
+        return get_worker().address
+    except ValueError:  # not in a Dask worker: evaluated in this process
+        return "local"
+
+
+def run_cell(cell: Cell, evaluate: Evaluate = simulate, outputs: Path | None = None) -> dict[str, Any]:
+    """The task: evaluate the cell (its own outputs in ``outputs/<id>/`` if asked) and return its row."""
+    start = time.perf_counter()
+    row = cell.columns()
+    try:
+        summary = evaluate(cell, None if outputs is None else outputs / cell.id)
+    except Exception as exc:  # a failed run is a row, not the end of the sweep
+        last = traceback.extract_tb(exc.__traceback__)[-1]
+        return {**row, "status": "error", "wall_time_s": time.perf_counter() - start, "worker": _worker(),
+                "message": f"{type(exc).__name__}: {exc} ({Path(last.filename).name}:{last.lineno})"}
+    fields = flatten(summary)
+    run_status = fields.pop("status", "ok")
+    fields.pop("wall_time_s", None)
+    return {**row, "status": "ok" if run_status == "ok" else "non-finite",
+            "message": "" if run_status == "ok" else run_status, "wall_time_s": time.perf_counter() - start,
+            "worker": _worker(), **fields}
+
+
+def submit(client: Client, cell: Cell, evaluate: Evaluate = simulate, outputs: Path | None = None) -> Future:
+    """The cell's task on the cluster."""
+    return client.submit(run_cell, cell, evaluate, outputs, pure=False)
+
+
+def collect(future: Future, cell: Cell) -> dict[str, Any]:
+    """The row of a finished task; a task whose worker died (or that could not run) is a row too."""
+    try:
+        return future.result()
+    except KilledWorker as exc:
+        status, message = "killed", f"the worker process died running it ({exc})"
+    except Exception as exc:  # the task did not run (e.g. an evaluate the workers cannot import)
+        status, message = "error", f"{type(exc).__name__}: {exc}"
+    return {**cell.columns(), "status": status, "message": message, "wall_time_s": None, "worker": None}
+
+
+def run(cells: list[Cell], client: Client, evaluate: Evaluate = simulate, outputs: Path | None = None,
+        on_row: Callable[[dict[str, Any]], None] | None = None, progress: bool = False) -> list[dict[str, Any]]:
+    """Every cell as a task on ``client``; the rows in the order the runs finish (``on_row`` is called with each
+    as it arrives). Ctrl-C cancels what has not finished and re-raises: the rows passed to ``on_row`` stay."""
+    futures = {submit(client, cell, evaluate, outputs): cell for cell in cells}
+    rows: list[dict[str, Any]] = []
+    failed = 0
+    with tqdm(total=len(cells), disable=not progress, unit="run", dynamic_ncols=True) as bar:
+        try:
+            for future in as_completed(futures):
+                row = collect(future, futures[future])
+                rows.append(row)
+                failed += row["status"] != "ok"
+                if on_row is not None:
+                    on_row(row)
+                bar.set_postfix(failed=failed, refresh=False)
+                bar.update()
+        finally:
+            client.cancel([f for f in futures if not f.done()])
+    return rows

@@ -1,0 +1,193 @@
+"""snake-sim sweep (snake_sim.sweep, issue 19): planning and validation before any run, results.csv, and runs on
+a real LocalCluster of 2 worker processes: the rows equal the same runs made one by one, a raising run and a
+killed worker leave the other rows, --resume runs only the missing cells."""
+
+import csv
+import os
+import sys
+
+import cloudpickle
+import pytest
+
+from snake_core.validation import ConfigError
+from snake_sim.cli import main
+from snake_sim.scenario import load_scenario
+from snake_sim.sweep import Cell, SweepSpec, engine, parse_grid, parse_range, plan, sweep
+from snake_sim.sweep.cells import START_OFFSET_M, seed_overrides
+from snake_sim.sweep.report import default_field, write_report
+from snake_sim.sweep.table import ResultsTable
+
+#: On the pytest-xdist worker of the ROS graph tests, one after the other: the 2 Dask worker processes would otherwise
+#: take the cores that the graph's nodes need to keep up with the simulator's clock.
+pytestmark = pytest.mark.xdist_group("ros_graph")
+cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import a test module
+
+#: Columns that measure the computer or name the process, not the run.
+NOT_RESULTS = ("wall_time_s", "worker", "real_time_factor")
+
+
+@pytest.fixture(scope="module")
+def client():
+    """The engine's LocalCluster of 2 single-threaded worker processes."""
+    with engine.connect(workers=2) as c:
+        yield c
+
+
+def toy(cell, out):
+    """A cheap run: raises at x = 2, kills its worker at x = 3, non-finite at x = 4; records each call in out."""
+    x = dict(cell.values)["gait.amplitude"]
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        with open(out / "calls", "a", encoding="utf-8") as fh:
+            fh.write("1\n")
+    if x == 2:
+        raise RuntimeError("no gait at this amplitude")
+    if x == 3:
+        os._exit(1)
+    return {"status": "ok" if x != 4 else "non-finite state at t = 1 s", "average_speed_mps": x / 10,
+            "climbed": None, "contacts": {"mean": x}}
+
+
+def toy_cells(values):
+    return [Cell("pedal-wave", (f"gait.amplitude={v}",), (("gait.amplitude", v),)) for v in values]
+
+
+def test_plan_is_grid_times_seeds_with_stable_ids_and_resolved_values():
+    spec = SweepSpec("tsc-obstacle", (parse_grid("controller.stiffness=12,14"), parse_grid("gait.amplitude=pi/4,pi/3")),
+                     seeds=2, sets=("sim.duration=1",))
+    cells = plan(spec)
+    assert len(cells) == 8 and len({c.id for c in cells}) == 8
+    assert [c.id for c in plan(spec)] == [c.id for c in cells]
+    first = cells[0]
+    assert dict(first.values) == {"controller.stiffness": 12, "gait.amplitude": pytest.approx(0.7853981633974483)}
+    assert first.overrides[:3] == ("sim.duration=1", "controller.stiffness=12", "gait.amplitude=pi/4")
+    assert [c.seed for c in cells[:2]] == [0, 1]
+    starts = [load_scenario("tsc-obstacle", c.overrides).data["world"]["start_x"] for c in cells[:2]]
+    assert starts == [0.0, pytest.approx(-START_OFFSET_M)]
+
+
+def test_random_samples_are_the_same_each_time_and_in_the_range():
+    spec = SweepSpec("pedal-wave", random=(parse_range("gait.amplitude=0.2:0.6", "--random"),), samples=5)
+    values = [dict(c.values)["gait.amplitude"] for c in plan(spec)]
+    assert values == [dict(c.values)["gait.amplitude"] for c in plan(spec)]
+    assert len(set(values)) == 5 and all(0.2 <= v <= 0.6 for v in values)
+
+
+def test_seeds_are_perturbation_seeds_in_3d_start_offsets_in_the_plane_and_refused_without_either():
+    assert seed_overrides(load_scenario("tsc-obstacle-3d"), 3) == ["sim.perturbation.seed=3"]
+    assert seed_overrides(load_scenario("pedal-wave"), 2) == [f"world.start_x={-2 * START_OFFSET_M!r}"]
+    with pytest.raises(ConfigError, match=r"--seeds = 3 .*neither sim.perturbation nor world.start_x"):
+        plan(SweepSpec("head-tracking-pfl", seeds=3))
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--grid", "controller.stifness=1,2"], "controller.stifness = 1 is invalid: unknown field"),
+    (["--grid", "controller.stiffness=12,"], "every value must be non-empty"),
+    (["--grid", "controller.stiffness=12,12"], "a value is repeated"),
+    (["--random", "controller.stiffness=3:2", "--samples", "2"], "non-empty range: LO < HI"),
+    (["--random", "controller.stiffness=2:3"], "--random needs --samples"),
+    (["--grid", "controller.stiffness=12", "--set", "controller.stiffness=3"], "fixes a key that is swept"),
+    (["--grid", "controller.stiffness=-1"], "controller.stiffness = -1 is invalid: must be > 0"),
+    (["--field", "speed"], "--field = 'speed' is invalid: not a field"),
+    (["--scheduler", "tcp://127.0.0.1:9"], "no Dask scheduler answered"),
+])
+def test_bad_input_is_one_error_before_any_run(tmp_path, capsys, argv, message):
+    out = tmp_path / "s"
+    assert main(["sweep", "tsc-obstacle", *argv, "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0], err
+    assert not out.exists()
+
+
+def test_results_table_streams_rows_and_widens_its_header(tmp_path):
+    table = ResultsTable(tmp_path / "results.csv")
+    table.append({"cell": "1234e5678901", "status": "ok", "a": 1.5, "b": True})
+    table.append({"cell": "000000000002", "status": "error", "message": "x, y", "a": None})
+    table.append({"cell": "c", "status": "ok", "a": 0.1 + 0.2})
+    again = ResultsTable(tmp_path / "results.csv")
+    assert again.header == ["cell", "status", "a", "b", "message"]
+    assert again.rows == [{"cell": "1234e5678901", "status": "ok", "a": 1.5, "b": True},
+                          {"cell": "000000000002", "status": "error", "message": "x, y"},
+                          {"cell": "c", "status": "ok", "a": 0.1 + 0.2}]
+    assert again.done() == {"1234e5678901", "000000000002", "c"}
+
+
+def test_a_sweeps_rows_equal_the_same_runs_made_one_by_one(client):
+    cells = plan(SweepSpec("tsc-obstacle", (parse_grid("controller.torque_gain=0,6"),), seeds=2,
+                           sets=("sim.duration=0.4",)))
+    rows = engine.run(cells, client)
+    assert {r["worker"] for r in rows} <= set(client.scheduler_info()["workers"])
+    one_by_one = {c.id: engine.run_cell(c) for c in cells}
+    assert len(rows) == len(cells)
+    for row in rows:
+        assert row["status"] == "ok"
+        expected = one_by_one[row["cell"]]
+        assert {k: v for k, v in row.items() if k not in NOT_RESULTS} == \
+            {k: v for k, v in expected.items() if k not in NOT_RESULTS}
+
+
+def test_a_raising_run_and_a_killed_worker_leave_the_other_rows(client):
+    seen = []
+    rows = engine.run(toy_cells([1, 2, 3, 4, 5]), client, toy, on_row=seen.append)
+    assert seen == rows
+    by_x = {r["gait.amplitude"]: r for r in rows}
+    assert sorted(by_x) == [1, 2, 3, 4, 5]
+    assert by_x[2]["status"] == "error" and "RuntimeError: no gait at this amplitude" in by_x[2]["message"]
+    assert by_x[3]["status"] == "killed"
+    assert by_x[4]["status"] == "non-finite" and by_x[4]["message"] == "non-finite state at t = 1 s"
+    assert [by_x[x]["status"] for x in (1, 5)] == ["ok", "ok"]
+    assert by_x[5]["average_speed_mps"] == 0.5 and by_x[5]["contacts.mean"] == 5
+
+
+def test_resume_runs_only_the_missing_cells(client, tmp_path):
+    spec = SweepSpec("pedal-wave", (parse_grid("gait.amplitude=0.5,0.6,0.7,0.8"), parse_grid("gait.frequency=1,2")))
+    out = tmp_path / "s"
+    address = client.scheduler.address
+    first = sweep(spec, out, scheduler=address, outputs=True, progress=False, evaluate=toy)
+    assert (first.planned, first.ran, len(first.rows)) == (8, 8, 8)
+    with pytest.raises(ConfigError, match="add --resume"):
+        sweep(spec, out, scheduler=address, progress=False, evaluate=toy)
+    # an interrupted sweep: 3 rows never written
+    with open(out / "results.csv", newline="", encoding="utf-8") as fh:
+        kept = list(csv.reader(fh))[:-3]
+    with open(out / "results.csv", "w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows(kept)
+    missing = {c.id for c in plan(spec)} - {r[0] for r in kept[1:]}
+    second = sweep(spec, out, scheduler=address, resume=True, outputs=True, progress=False, evaluate=toy)
+    assert (second.ran, len(second.rows)) == (3, 8)
+    calls = {p.parent.name: len(p.read_text().split()) for p in (out / "runs").glob("*/calls")}
+    assert calls == {c.id: 2 if c.id in missing else 1 for c in plan(spec)}
+    assert {r["cell"] for r in ResultsTable(out / "results.csv").rows} == {c.id for c in plan(spec)}
+    report = (out / "report.md").read_text()
+    assert "8 planned, 8 in results.csv (8 ok)" in report and (out / "sweep.png").is_file()
+    assert "| 0.5 | 1 | 1 | 0 | 100 % | 0.05 |" in report
+
+
+def test_ctrl_c_cancels_the_rest_and_keeps_the_rows_passed_on(client):
+    seen = []
+
+    def stop_after_two(row):
+        seen.append(row)
+        if len(seen) == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        engine.run(toy_cells([1, 5, 6, 7, 8, 9]), client, toy, on_row=stop_after_two)
+    assert len(seen) == 2 and all(r["status"] == "ok" for r in seen)
+
+
+def test_report_on_an_obstacle_world_is_time_to_climb_and_the_success_rate_over_seeds(tmp_path):
+    spec = SweepSpec("tsc-obstacle", (parse_grid("controller.stiffness=4,12"),), seeds=2)
+    k = "controller.stiffness"
+    rows = [{"cell": "a", k: 12, "seed": 0, "status": "ok", "climbed": True, "time_to_climb_s": 30.0},
+            {"cell": "b", k: 12, "seed": 1, "status": "ok", "climbed": False},
+            {"cell": "c", k: 4, "seed": 0, "status": "ok", "climbed": True, "time_to_climb_s": 20.0},
+            {"cell": "d", k: 4, "seed": 1, "status": "error", "message": "x | y"}]
+    written = write_report(tmp_path, spec, rows, 5, default_field(rows))
+    assert [p.name for p in written] == ["report.md", "sweep.png"]
+    report = (tmp_path / "report.md").read_text()
+    assert "5 planned, 4 in results.csv (1 error, 3 ok); 1 missing: run again with --resume." in report
+    assert "it climbed" in report and "Field: `time_to_climb_s`" in report
+    table = [line for line in report.splitlines() if line.startswith("| 4 |") or line.startswith("| 12 |")]
+    assert table == ["| 4 | 2 | 1 | 50 % | 20 | 20 | 20 |", "| 12 | 2 | 0 | 50 % | 30 | 30 | 30 |"]
+    assert "| d | 1 | error | x / y |" in report
