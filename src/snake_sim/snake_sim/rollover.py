@@ -57,12 +57,15 @@ def perturbation_from(section: Any, source: str | None = None) -> Perturbation:
     )
 
 
-def start_tail_tip(robot: RobotParams, ground_height: float, start_x: float,
-                   perturbation: Perturbation) -> tuple[float, float, float]:
-    """The tail tip at t = 0 [m]: x = ``start_x``, y the lateral offset, resting on the ground on the octagon's
-    circumscribed circle (so that any initial roll starts above the ground)."""
+def start_pose(robot: RobotParams, ground_height: float, start_x: float,
+               perturbation: Perturbation) -> tuple[tuple[float, float, float], float, np.ndarray]:
+    """Where a 3-D run starts: the body straight along +x up to the perturbation's joint noise [rad], rolled by its
+    ``roll_deg`` [rad], the tail tip [m] at x = ``start_x``, y the lateral offset, resting on the ground on the
+    octagon's circumscribed circle (so that any initial roll starts above the ground)."""
     radius = 0.5 * robot.module_width / math.cos(math.pi / 8)
-    return start_x, perturbation.lateral_offset, ground_height + radius
+    tail_tip = (start_x, perturbation.lateral_offset, ground_height + radius)
+    return (tail_tip, math.radians(perturbation.roll_deg),
+            perturbation.joint_angles(robot.n_joints, robot.joint_limit))
 
 
 def module_roll(rotation: np.ndarray, chord: np.ndarray) -> np.ndarray:

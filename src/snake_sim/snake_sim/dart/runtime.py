@@ -21,7 +21,6 @@ model's.
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -36,7 +35,7 @@ from snake_core.robot import RobotParams
 from snake_core.validation import ConfigError
 
 from ..engine3d import Samples3D, sea_robot, summary_extra, world_and_start, write_figures
-from ..rollover import Perturbation, perturbation_from, start_tail_tip
+from ..rollover import Perturbation, perturbation_from, start_pose
 from ..runlog import RunLog
 from ..scenario import Scenario
 from ..sea_loop import control_steps, motor_commands, sea_control
@@ -81,17 +80,6 @@ def _controllers_file(robot: RobotParams, value: Any, source: str) -> Path:
     return path
 
 
-def _controllers_file(robot: RobotParams, value: Any, source: str) -> Path:
-    if value is None:
-        return locator.data_dir() / "config" / "controllers" / f"{robot.name}_gz.yaml"
-    path = Path(str(value))
-    path = path if path.is_absolute() else locator.data_dir() / "config" / "controllers" / path
-    if not path.is_file():
-        raise ConfigError("robot.controllers_file", value, "no such file (a name in config/controllers/ or a path)",
-                          source)
-    return path
-
-
 def build(scenario: Scenario) -> DartSetup:
     """Validate the DART model's sections of ``scenario``, convert the description and read the controllers."""
     src = scenario.source
@@ -111,13 +99,6 @@ def build(scenario: Scenario) -> DartSetup:
                      max(1, round(1.0 / (control.update_rate * h))), log_every)
 
 
-def _start(setup: DartSetup, data: dm.DartData) -> None:
-    """Body straight along +x (up to the joint noise), tail tip at :func:`~snake_sim.rollover.start_tail_tip`."""
-    r, p = setup.robot, setup.perturbation
-    dm.place(setup.model, data, start_tail_tip(r, setup.model.world.ground_height, setup.start_x, p),
-             math.radians(p.roll_deg), p.joint_angles(r.n_joints, r.joint_limit))
-
-
 def simulate(setup: DartSetup, duration: float | None = None, progress: bool = False) -> RunLog:
     """Run ``setup`` for ``duration`` seconds (default: the scenario's) and return the log."""
     model = setup.model
@@ -129,7 +110,7 @@ def simulate(setup: DartSetup, duration: float | None = None, progress: bool = F
     saturated = 0
 
     data = model.create_data()
-    _start(setup, data)
+    dm.place(model, data, *start_pose(setup.robot, model.world.ground_height, setup.start_x, setup.perturbation))
     for c in setup.controllers:
         c.reset()
     pid = gz.activate(setup.control, dm.beta(model, data))

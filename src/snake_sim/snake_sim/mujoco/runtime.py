@@ -18,7 +18,6 @@ Roll-over (``max_roll_deg``, ``rolled_over``, ``time_of_roll_over_s``) and the p
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass
 
 import mujoco
@@ -31,7 +30,7 @@ from snake_core.robot import RobotParams
 from snake_core.validation import ConfigError
 
 from ..engine3d import Samples3D, sea_robot, summary_extra, world_and_start, write_figures
-from ..rollover import Perturbation, perturbation_from, start_tail_tip
+from ..rollover import Perturbation, perturbation_from, start_pose
 from ..runlog import RunLog
 from ..scenario import Scenario
 from ..sea_loop import control_steps, motor_commands, sea_control
@@ -76,13 +75,6 @@ def build(scenario: Scenario) -> MujocoSetup:
                        perturbation_from(scenario.data["sim"].get("perturbation"), src), start_x, substeps, log_every)
 
 
-def _start(setup: MujocoSetup, data: mm.MujocoData) -> None:
-    """Body straight along +x (up to the joint noise), tail tip at :func:`~snake_sim.rollover.start_tail_tip`."""
-    r, p = setup.robot, setup.perturbation
-    mm.place(setup.model, data, start_tail_tip(r, setup.model.world.ground_height, setup.start_x, p),
-             math.radians(p.roll_deg), p.joint_angles(r.n_joints, r.joint_limit))
-
-
 def simulate(setup: MujocoSetup, duration: float | None = None, progress: bool = False) -> RunLog:
     """Run ``setup`` for ``duration`` seconds (default: the scenario's) and return the log."""
     model = setup.model
@@ -93,7 +85,7 @@ def simulate(setup: MujocoSetup, duration: float | None = None, progress: bool =
     nj = setup.robot.n_joints
 
     data = model.create_data()
-    _start(setup, data)
+    mm.place(model, data, *start_pose(setup.robot, model.world.ground_height, setup.start_x, setup.perturbation))
     for c in setup.controllers:
         c.reset()
     prev_rate = np.zeros(nj)
