@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import cloudpickle
 import dask
 from distributed import Client, Future, LocalCluster, as_completed, get_worker
 from distributed.scheduler import KilledWorker
@@ -123,9 +124,12 @@ def _worker() -> str:
         return "local"
 
 
-def run_cell(cell: Cell, evaluate: Evaluate = simulate, outputs: Path | None = None) -> dict[str, Any]:
-    """The task: evaluate the cell (its own outputs in ``outputs/<id>/`` if asked) and return its row."""
+def run_cell(cell: Cell, evaluate: Evaluate | bytes = simulate, outputs: Path | None = None) -> dict[str, Any]:
+    """The task: evaluate the cell (its own outputs in ``outputs/<id>/`` if asked) and return its row.
+    ``evaluate`` may come as cloudpickle bytes (see :func:`submit`)."""
     start = time.perf_counter()
+    if isinstance(evaluate, bytes):
+        evaluate = cloudpickle.loads(evaluate)
     row = cell.columns()
     try:
         summary = evaluate(cell, None if outputs is None else outputs / cell.id)
@@ -142,8 +146,12 @@ def run_cell(cell: Cell, evaluate: Evaluate = simulate, outputs: Path | None = N
 
 
 def submit(client: Client, cell: Cell, evaluate: Evaluate = simulate, outputs: Path | None = None) -> Future:
-    """The cell's task on the cluster."""
-    return client.submit(run_cell, cell, evaluate, outputs, pure=False)
+    """The cell's task on the cluster. An ``evaluate`` other than :func:`simulate` travels as cloudpickle bytes, so
+    that a function registered to be pickled by value (``cloudpickle.register_pickle_by_value``: a script's, a
+    notebook's, a test module's) reaches workers that cannot import its module (dask's own pickling of the task
+    would refer to it by module name)."""
+    payload = evaluate if evaluate is simulate else cloudpickle.dumps(evaluate)
+    return client.submit(run_cell, cell, payload, outputs, pure=False)
 
 
 def collect(future: Future, cell: Cell) -> dict[str, Any]:
