@@ -65,9 +65,7 @@ system-deps: $(SYSSTAMP)
 # no test or node process pays the compilation (tens of seconds on a loaded machine) at its first step.
 build: $(STAMP)
 	$(BIN)/colcon build --base-paths src --event-handlers console_direct- >/dev/null
-	$(PY) -W ignore -c "from snake_sim.scenario import load_scenario as s; from snake_sim.vertical import runtime as v; \
-	from snake_sim.planar import runtime as p; [m.simulate(m.build(s(n)), duration=0.05) for m, n in ((v, \
-	'open-loop-obstacle'), (v, 'pedal-wave'), (p, 'head-tracking-pfl'), (p, 'head-tracking-lyapunov'))]"
+	$(PY) -m snake_sim.warm_up
 
 demo: $(STAMP) build
 	$(BIN)/snake-sim run $$($(PY) -c "from snake_sim.scenario import DEFAULT_SCENARIO as s, DEFAULT_OVERRIDES as o; \
