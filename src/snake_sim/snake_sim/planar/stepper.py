@@ -39,6 +39,7 @@ class PlanarStepper:
         self.x = initial_state(setup)  # [q, q̇], 004's coordinates (17)
         self.tau = np.zeros(setup.model.n_joints)  # applied, tail → head
         self._actuated = np.ones(setup.model.n_joints)  # 004 order
+        self._data = setup.model.create_data()  # the dynamics' workspace, reused every step
         self._actuated[np.asarray(setup.free_joints, dtype=int) - 1] = 0.0
         self._method = integration_method(setup)
 
@@ -66,7 +67,7 @@ class PlanarStepper:
         if not np.linalg.norm(tau) <= setup.blowup_torque:  # the runtime's stop (snake_sim.planar.runtime.simulate)
             raise SimulationDiverged(blowup_status(setup, self.t))
         tau_004 = reverse_joints(tau) * self._actuated  # generalised force on φ_{n−j} (convention)
-        data = model.create_data()
+        data = self._data
 
         def rhs(_t: float, x: np.ndarray) -> np.ndarray:  # (20) with E τ
             q, qd = x[:d], x[d:]
