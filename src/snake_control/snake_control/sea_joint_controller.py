@@ -5,16 +5,19 @@ tsc | torque) for one SEA joint (``joint_index`` j, 1-based tail → head) or fo
 Inputs: /joint_states (α_j, α̇_j, τ_j from ``joint_j`` and β_j from ``motor_j`` as DESIGN.md names
 them, or, where only the URDF joints are published (joint_state_broadcaster in Gazebo and on the
 robot), from ``motor_j`` (β) and ``spring_j`` (α − β): snake_core.interface.JointStateLayout.read;
-α_{j−1} likewise for TSC), /gait/reference (α_j^d, α̇_j^d), /sea/torque_reference (τ_j^d, required
-in torque mode only). Output: one joint, a JointState with the single name ``motor_j`` (position
+α_{j−1} likewise for TSC), /gait/reference (α_j^d, α̇_j^d at its header stamp), /sea/torque_reference
+(τ_j^d, required in torque mode only). Output: one joint, a JointState with the single name ``motor_j`` (position
 β_d, velocity β̇_d) on /sea/motor_commands, which ``motor_command_mux`` gathers into the
 /motor_position_controller/commands array of the forward command controller; all joints, that
 std_msgs/Float64MultiArray itself (β_d tail → head), one message per control period.
 
-Every ``1/rate`` s the controllers step with the latest inputs. If a required input is older than
-``stale_timeout`` or carries NaN/inf, the node holds its last command (republishes it; nothing
-before the first valid step) and reports ERROR on /diagnostics; an active joint/deflection
-limit in a controller is reported as WARN.
+Every ``1/rate`` s the controllers step with the latest inputs. The gait reference is tracked at the
+tick's time t: a reference stamped t_r < t (one that reached the node after its tick of t_r, as happens
+when the machine is busy) is held to first order, α_d + α̇_d (t − t_r) (JointReference.at); an unstamped
+reference, or one stamped in the future or more than ``stale_timeout`` before t (another clock), is
+taken as is. If a required input is older than ``stale_timeout`` or carries NaN/inf, the node holds its
+last command (republishes it; nothing before the first valid step) and reports ERROR on /diagnostics;
+an active joint/deflection limit in a controller is reported as WARN.
 
 ``controller.*`` parameters are those of the mode's snake_core module (``controller.stiffness``
 is K_d in the stiffness and tsc modes, a number or one per joint); left unset, the mode's own
@@ -62,6 +65,7 @@ from .ros_interface import (
     now_seconds,
     read_joint_states,
     run,
+    seconds,
 )
 
 #: The parameters of every mode module (``PARAMS`` of snake_core.controllers.<mode>), without "mode".
@@ -108,6 +112,7 @@ class SEAJointControllerNode(Node):
         self._layout = JointStateLayout(robot.n_joints, sea=robot.sea is not None)
         self._states: dict[int, tuple[float, float, float, float]] = {}
         self._references: dict[int, tuple[float, float]] = {}
+        self._reference_stamp = 0.0  # [s] header stamp of the latest /gait/reference
         self._tau_d: dict[int, float] = dict.fromkeys(self.joints, 0.0)
         self._required = ["joint_states", "gait_reference"] + (["torque_reference"] if self.mode == "torque" else [])
         self._fresh = InputFreshness(self, timeout)
@@ -134,6 +139,7 @@ class SEAJointControllerNode(Node):
         fields = joint_state_fields(msg)
         if all(joint_name(j) in fields for j in self.joints):
             self._references = {j: fields[joint_name(j)][:2] for j in self.joints}
+            self._reference_stamp = seconds(msg.header.stamp)
             self._fresh.mark("gait_reference")
 
     def _on_torque_reference(self, msg: JointState) -> None:
@@ -142,11 +148,18 @@ class SEAJointControllerNode(Node):
             self._tau_d = {j: fields[joint_name(j)][2] for j in self.joints}
             self._fresh.mark("torque_reference")
 
-    def _inputs(self) -> list[tuple[JointMeasurement, JointReference]] | str:
-        """Each joint's controller inputs, or why there are none (stale or non-finite)."""
+    def _reference_lag(self, t: float) -> float:
+        """How long before ``t`` [s] the latest gait reference was sampled; 0 where its stamp says nothing
+        about this clock (unstamped, in the future, or older than the stale timeout)."""
+        lag = t - self._reference_stamp
+        return lag if self._reference_stamp > 0.0 and 0.0 < lag <= self._fresh.timeout else 0.0
+
+    def _inputs(self, t: float) -> list[tuple[JointMeasurement, JointReference]] | str:
+        """Each joint's controller inputs at ``t``, or why there are none (stale or non-finite)."""
         stale = self._fresh.stale(self._required)
         if stale:
             return "stale input: " + ", ".join(stale)
+        lag = self._reference_lag(t)
         inputs = []
         for j in self.joints:
             alpha, alpha_dot, tau, beta = self._states[j]
@@ -155,7 +168,7 @@ class SEAJointControllerNode(Node):
             if not all_finite([alpha, alpha_dot, tau, beta, *ref, tau_d] + ([alpha_prev] if j > 1 else [])):
                 return f"non-finite input (NaN or inf) for {joint_name(j)} in joint states or references"
             inputs.append((JointMeasurement(alpha, alpha_dot, beta, tau, alpha_prev),
-                           JointReference(ref[0], ref[1], tau_d)))
+                           JointReference(ref[0], ref[1], tau_d).at(lag)))
         return inputs
 
     def _publish(self, beta_d: list[float], beta_d_dot: list[float]) -> None:
@@ -165,13 +178,13 @@ class SEAJointControllerNode(Node):
             self._pub.publish(float_array(beta_d))
 
     def _tick(self) -> None:
-        inputs = self._inputs()
+        t = now_seconds(self)
+        inputs = self._inputs(t)
         if isinstance(inputs, str):
             self._diag.report(ERROR, f"hold: {inputs}", {"mode": self.mode})
             if self._last is not None:
                 self._publish(*self._last)
             return
-        t = now_seconds(self)
         commands = [c.step(t, self.dt, *i) for c, i in zip(self.controllers, inputs, strict=True)]
         self._last = ([c.beta_d for c in commands], [c.beta_d_dot for c in commands])
         self._publish(*self._last)

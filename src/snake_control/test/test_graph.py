@@ -25,10 +25,13 @@ ROBOT = "koopaee6"
 PERIOD = 2.0  # [s] of the pedal wave at ω = π (config/snake_control.yaml, the scenario pedal-wave)
 #: Head-tip progress compared over whole periods, after the first (the start from a straight body)
 WINDOW = (PERIOD, 4 * PERIOD)
-#: Graph against embedded run, head-tip progress (measured: position 17.1–17.7 mm in both layouts against
-#: 16.1 mm, TSC 3.2 mm against 2.7 mm; the same command path stepped without ROS gives 17.0 mm for
-#: position): the gait reference reaches the controllers up to one control period (10 ms) late, and the
-#: simulator differences β_d for the β̇_d of (4.39), which the forward command controller does not carry.
+#: Graph against embedded run, head-tip progress (measured with 3 busy processes beside the suite on 2 cores:
+#: position per joint 17.2–17.3 mm in 7 runs, composed 14.3–17.2 mm in 6 of 7 runs, TSC 1.4–3.2 mm, against
+#: 16.1 and 2.7 mm; the same command path stepped without ROS gives 17.0 mm for position): the simulator
+#: differences β_d for the β̇_d of (4.39), which the forward command controller does not carry, and the
+#: graph's start (the gait's phase when the robot begins to follow) depends on when each process comes up.
+#: The gait reference reaching a controller a period late (most ticks under load) no longer counts: the
+#: controller tracks it at its own time (sea_joint_controller).
 PROGRESS_TOLERANCE = 0.15  # relative
 PROGRESS_FLOOR = 0.001  # [m] absolute, for gaits that barely move
 

@@ -13,8 +13,15 @@ ALPHA = [0.11, -0.22, 0.33, -0.14, 0.05]  # distinct per joint: a wrong index sh
 ALPHA_DOT = [0.5, -0.4, 0.3, -0.2, 0.1]
 BETA = [0.10, -0.20, 0.30, -0.10, 0.02]
 ALPHA_D = (0.2, -0.1, 0.4, 0.0, -0.3)
+ALPHA_D_DOT = (1.0, 2.0, 3.0, 4.0, 5.0)
 K = 1.74
 DT = 0.01  # the node's period at rate 100 Hz [s]
+
+
+def tracked(j: int, lag: float = DT) -> float:
+    """α_j^d at the node's tick ``lag`` s after the reference's stamp, held to first order: α_d + α̇_d·lag (the
+    harness's node ticks one period after the inputs published before it)."""
+    return ALPHA_D[j - 1] + ALPHA_D_DOT[j - 1] * lag
 
 
 def joint_states(ros, alpha=ALPHA, beta=BETA):
@@ -28,12 +35,12 @@ def joint_states(ros, alpha=ALPHA, beta=BETA):
     return msg
 
 
-def reference(ros, alpha_d=ALPHA_D, alpha_d_dot=(1.0, 2.0, 3.0, 4.0, 5.0), effort=()):
+def reference(ros, alpha_d=ALPHA_D, alpha_d_dot=ALPHA_D_DOT, effort=(), stamp=None):
     from sensor_msgs.msg import JointState
 
     msg = JointState(name=[f"joint_{j}" for j in range(1, N + 1)], position=list(alpha_d),
                      velocity=list(alpha_d_dot), effort=list(effort))
-    msg.header.stamp = ros.stamp()
+    msg.header.stamp = ros.stamp() if stamp is None else stamp
     return msg
 
 
@@ -75,8 +82,28 @@ def test_position_mode_commands_the_gait_reference_of_its_own_joint(ros):
     feed(ros, 0.05)
     last = commands(ros)[-1]
     assert last.name == ["motor_3"]
-    assert last.position[0] == pytest.approx(0.4)  # α_3^d, not another joint's
+    assert last.position[0] == pytest.approx(tracked(3))  # α_3^d, not another joint's
     assert last.velocity[0] == pytest.approx(3.0)
+
+
+@pytest.mark.parametrize(("delay", "lag"), [
+    (0.0, DT),  # stamped at publication, one period before the tick
+    (0.02, 0.03),  # sampled two periods before it was published: reached the node late, tracked at the tick
+    (None, 0.0),  # unstamped: nothing says when it was sampled, taken as is
+    (0.5, 0.0),  # stamped beyond the stale timeout (0.05 s) before the tick: another clock, taken as is
+])
+def test_a_late_gait_reference_is_tracked_at_the_ticks_time(ros, delay, lag):
+    """A reference that reaches the node a period late (a busy machine) moves the command as if on time."""
+    from builtin_interfaces.msg import Time
+
+    make(ros, joint_index=3)
+    for _ in range(5):
+        ros.publish("/joint_states", joint_states(ros))
+        t_ns = 0 if delay is None else round((ros.now() - delay) * 1e9)  # 0: unstamped
+        ros.publish("/gait/reference", reference(ros, stamp=Time(sec=t_ns // 1_000_000_000,
+                                                                nanosec=t_ns % 1_000_000_000)))
+        ros.advance(DT)
+    assert commands(ros)[-1].position[0] == pytest.approx(tracked(3, lag), abs=1e-12)
 
 
 def beta_d_by_hand(mode: str, params: dict, j: int, count: int) -> list[float]:
@@ -84,7 +111,7 @@ def beta_d_by_hand(mode: str, params: dict, j: int, count: int) -> list[float]:
     alpha, tau = ALPHA[j - 1], K * (ALPHA[j - 1] - BETA[j - 1])  # τ = K(α − β), 002 (4.36)
     if mode == "stiffness":  # Fig. 6.2: β_d = α_d − α_s, α_s = (K − K_d)/K_d · τ_J/K, τ_J = K(β − α) = −τ
         k_d = params["controller__stiffness"]
-        return [ALPHA_D[j - 1] + (K - k_d) / k_d * tau / K] * count
+        return [tracked(j) + (K - k_d) / k_d * tau / K] * count
     # TSC (7.2): M α̈ + D α̇ + K_d α = K_d α_{j−1} − K_τ τ_J, from rest at the measured α_j; with the inputs held
     # the solution is the damped oscillation about α_eq, and command k is its value at k Δt
     m, d, k_d, k_tau = (params[f"controller__{g}"] for g in ("inertia", "damping", "stiffness", "torque_gain"))
@@ -114,19 +141,20 @@ def test_torque_using_modes_command_002s_beta_d_from_this_joints_measurement_and
 def test_stale_input_holds_the_last_command_and_reports_an_error(ros):
     make(ros, joint_index=1)
     feed(ros, 0.05)
+    ros.advance(0.1)  # joint states stop (timeout 0.05 s): the reference is tracked on till then, then held …
     held = commands(ros)[-1].position[0]
+    assert tracked(1, 2 * DT) <= held <= tracked(1, 0.05 + DT) + 1e-12
     n_before = len(commands(ros))
-    ros.advance(0.1)  # joint states stop (timeout 0.05 s) …
     for _ in range(10):  # … while references keep coming
         ros.publish("/gait/reference", reference(ros, alpha_d=(-0.5, 0.0, 0.0, 0.0, 0.0)))
         ros.advance(0.01)
     after = commands(ros)[n_before:]
-    assert len(after) >= 19
+    assert len(after) >= 9
     assert all(m.position[0] == held for m in after)  # never the new −0.5 without fresh joint states
     status = ros.messages("/diagnostics")[-1].status[0]
     assert status.level == b"\x02" and "stale" in status.message and "joint_states" in status.message
     feed(ros, 0.05)
-    assert commands(ros)[-1].position[0] == pytest.approx(0.2)
+    assert commands(ros)[-1].position[0] == pytest.approx(tracked(1))
     assert ros.messages("/diagnostics")[-1].status[0].level == b"\x00"
 
 

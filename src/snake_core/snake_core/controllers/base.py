@@ -8,7 +8,7 @@ ros2_control PID in Gazebo, module firmware on the CAN bus).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 
@@ -30,6 +30,12 @@ class JointReference:
     alpha_d: float = 0.0  # α_j^d
     alpha_d_dot: float = 0.0  # α̇_j^d
     tau_d: float = 0.0  # desired SEA torque (torque mode)
+
+    def at(self, lag: float) -> JointReference:
+        """The reference ``lag`` seconds after the instant it was sampled for, held to first order:
+        α_d + α̇_d·lag (α̇_d and τ_d held). A controller that ticks after the sample (a stream that reaches it a
+        period late) tracks the gait at its own time, not at the sample's."""
+        return replace(self, alpha_d=self.alpha_d + self.alpha_d_dot * lag)
 
 
 @dataclass(frozen=True)
