@@ -11,14 +11,15 @@ with ``status`` saying when and where.
 
 Other runtimes and controllers build on :func:`build` (validated set-up from a scenario) and
 :func:`simulate`; ``tick_hook(t, q, v, refs) -> refs`` lets a caller change the per-joint
-references (α_d, α̇_d, τ_d arrays) each control period (head tracking, torque mode).
+references (α_d, α̇_d, τ_d arrays) each control period (head tracking, torque mode). :func:`simulate_batch`
+steps several set-ups of one shape together (:mod:`snake_sim.vertical.batch`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -277,6 +278,20 @@ def write_figures(log: RunLog, out: Path, world: World, animation: bool, plots: 
 
     return [*(write_plots(log, out) if plots else []),
             *([write_animation(log, out / "animation.gif", world)] if animation else [])]
+
+
+def batch_key(scenario: Scenario) -> Hashable:
+    """:func:`snake_sim.vertical.batch.batch_key` (:class:`snake_sim.models.BatchedRuntime`)."""
+    from .batch import batch_key as key  # the batch module builds on this one
+
+    return key(scenario)
+
+
+def simulate_batch(setups: Sequence[VerticalSetup], progress: bool = False) -> list[RunLog]:
+    """Set-ups of one shape stepped together: :func:`snake_sim.vertical.batch.simulate_batch`."""
+    from .batch import simulate_batch as run  # the batch module builds on this one
+
+    return run(setups, progress)
 
 
 def stepper(scenario: Scenario) -> VerticalStepper:
