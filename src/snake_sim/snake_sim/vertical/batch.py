@@ -51,7 +51,8 @@ def batch_key(scenario: Scenario) -> Hashable:
 
 
 def _shape(setup: VerticalSetup) -> dict[str, object]:
-    """What the runs of a batch share, by the scenario field that sets it."""
+    """What the runs of a batch share, by the scenario field that sets it (robot: links and actuator PD; world: boxes
+    in the plane; sim.duration: control periods; controller.mode: the joint controllers' types)."""
     return {"robot.name": (setup.model.n_links, setup.plant.pd), "world.file": len(setup.terrain.boxes),
             "sim.time_step": setup.time_step, "sim.control_rate": setup.substeps, "sim.log_rate": setup.log_every,
             "sim.duration": round(setup.scenario.duration / setup.control_period),
@@ -66,11 +67,10 @@ def check_batch(setups: Sequence[VerticalSetup]) -> None:
     for setup in setups[1:]:
         for name, value in _shape(setup).items():
             if value != first[name]:
-                raise ConfigError(name, setup.scenario.data, f"differs from the batch's first run in a way that "
-                                  f"cannot share a batch ({value} against {first[name]}): robot shape and "
-                                  "actuator, world box count, time step, control and log rates, duration and "
-                                  "controller mode must be equal; group runs by snake_sim.vertical.batch.batch_key",
-                                  setup.scenario.source)
+                raise ConfigError(name, value, f"cannot share a batch with the first run's {first[name]!r}: the "
+                                  "runs of a batch have equal robot shape and actuator, world box count, time step, "
+                                  "control and log rates, duration and controller mode (group runs by "
+                                  "snake_sim.vertical.batch.batch_key)", setup.scenario.source)
 
 
 def simulate_batch(setups: Sequence[VerticalSetup], progress: bool = False) -> list[RunLog]:
