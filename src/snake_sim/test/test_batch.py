@@ -12,7 +12,7 @@ from snake_sim.models import runtime_for
 from snake_sim.runlog import RunLog
 from snake_sim.scenario import load_scenario
 from snake_sim.vertical import runtime
-from snake_sim.vertical.batch import batch_key, check_batch, run_batch, simulate_batch
+from snake_sim.vertical.batch import batch_key, check_batch, run_batch
 
 #: Every logged series of a vertical run.
 SIGNALS = ("t", "link_position", "link_angle", "alpha", "alpha_dot", "tau", "beta", "beta_ref", "alpha_ref",
@@ -97,7 +97,7 @@ def test_runs_that_differ_in_values_only_have_one_batch_key_and_an_empty_batch_i
         "controller.stiffness=12", "controller.torque_gain=6", "gait.amplitude=pi/4", "contact.friction=0.3",
         "world.start_x=-0.02", "world.side_friction=2", "robot.sea_stiffness=2.5")}
     assert len(keys) == 1
-    with pytest.raises(ConfigError, match="batch = 0 .* at least one run"):
+    with pytest.raises(ConfigError, match=r"batch = 0 .* at least one run"):
         check_batch([])
 
 
