@@ -258,7 +258,12 @@ def submit(client: Client, cell: Cell, evaluate: Evaluate = simulate, outputs: P
     return client.submit(run_cell, cell, payload, outputs, pure=False)
 
 
-def collect(future: Future, cells: list[Cell]) -> list[dict[str, Any]]:
+def collect(future: Future, cell: Cell) -> dict[str, Any]:
+    """The row of a finished task of one cell; a task whose worker died (or that could not run) is a row too."""
+    return collect_rows(future, [cell])[0]
+
+
+def collect_rows(future: Future, cells: list[Cell]) -> list[dict[str, Any]]:
     """The rows of a finished task (one cell, or a batch: :func:`run_batch`); a task whose worker died (or that
     could not run) gives a row per cell too."""
     try:
@@ -289,7 +294,7 @@ def run(cells: list[Cell], client: Client, evaluate: Evaluate = simulate, output
     with tqdm(total=len(cells), disable=not progress, unit="run", dynamic_ncols=True) as bar:
         try:
             for future in as_completed(futures):
-                for row in collect(future, futures[future]):
+                for row in collect_rows(future, futures[future]):
                     rows.append(row)
                     failed += row["status"] != "ok"
                     if on_row is not None:
