@@ -37,7 +37,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_cluster_arguments(p)
     p.add_argument("--batch", type=int, default=1, metavar="N",
                    help="step up to N runs of one scenario together per task (vertical model; rows as unbatched but "
-                   "for the times: a run's wall time is its build plus the batch's time / N); default 1")
+                   "for the times: a run's wall time is its build plus the batch's time / N; a batch takes one "
+                   "worker, so keep N <= runs / workers); default 1")
     p.add_argument("--resume", action="store_true", help="run only the cells DIR/results.csv has no row of")
     p.add_argument("--field", help="summary.json field of the report (default: time_to_climb_s on worlds with "
                    "something to climb, average_speed_mps otherwise)")

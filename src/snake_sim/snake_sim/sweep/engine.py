@@ -19,7 +19,8 @@ row is the row of the cell run alone (the logs are equal to rounding, :mod:`snak
 times: a run's ``wall_time_s`` in summary.json (and its ``real_time_factor``) is its own build plus the batch's
 simulation time / B, the row's ``wall_time_s`` that plus its load and summary. If the batch raises as a whole, its
 cells run one by one. A worker that dies takes the rows of its whole batch (``killed``). Only the default
-evaluation (:func:`simulate`) is batched.
+evaluation (:func:`simulate`) is batched. A batch occupies one worker: keep at least as many tasks as workers
+(N ≤ cells / workers), or batching trades the cluster's parallelism for its smaller gain (``snake-sim bench``).
 """
 
 from __future__ import annotations
