@@ -2,14 +2,16 @@
 
 Every model has a subpackage (``vertical/`` 002, ``planar/`` 004, ``pushing/`` 001, ``mujoco/`` 002 in 3-D)
 whose ``runtime`` module satisfies :class:`ModelRuntime`; the command line (``run``, ``compare``,
-``--check-step``) and the embedded simulator's ROS node (through :func:`snake_sim.stepping.stepper`) reach
-a model only through :func:`runtime_for`, so they hold no per-model branches. To add a model, give it a
-subpackage with such a runtime module and register it in :data:`MODELS`.
+``--check-step``, ``sweep``) and the embedded simulator's ROS node (through :func:`snake_sim.stepping.stepper`)
+reach a model only through :func:`runtime_for`, so they hold no per-model branches. Optional members: ``stepper``
+(:class:`SteppedRuntime`) and ``batch_key``/``simulate_batch`` (:class:`BatchedRuntime`, the vertical model).
+To add a model, give it a subpackage with such a runtime module and register it in :data:`MODELS`.
 """
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Hashable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -56,6 +58,17 @@ class SteppedRuntime(ModelRuntime, Protocol):
 
     def stepper(self, scenario: Scenario) -> Stepper:
         """The scenario's model advanced one control period per external command."""
+
+
+class BatchedRuntime(ModelRuntime, Protocol):
+    """A runtime that steps several runs of one scenario together (``snake-sim sweep --batch``)."""
+
+    def batch_key(self, scenario: Scenario) -> Hashable:
+        """Scenarios with equal keys can share a batch (they differ in values, not in shapes)."""
+
+    def simulate_batch(self, setups: Sequence[Any], progress: bool = False) -> list[RunLog]:
+        """``[simulate(s) for s in setups]`` (to rounding), stepped together; refuses set-ups that cannot share a
+        batch with a ConfigError; a run that goes non-finite stops alone."""
 
 
 def runtime_for(model: str, source: str | None = None) -> ModelRuntime:

@@ -191,3 +191,34 @@ def test_report_on_an_obstacle_world_is_time_to_climb_and_the_success_rate_over_
     table = [line for line in report.splitlines() if line.startswith("| 4 |") or line.startswith("| 12 |")]
     assert table == ["| 4 | 2 | 1 | 50 % | 20 | 20 | 20 |", "| 12 | 2 | 0 | 50 % | 30 | 30 | 30 |"]
     assert "| d | 1 | error | x / y |" in report
+
+
+def test_batched_rows_equal_the_rows_of_the_runs_alone_and_a_bad_cell_is_its_own_row(client):
+    cells = plan(SweepSpec("tsc-obstacle", (parse_grid("controller.torque_gain=0,6"),), seeds=2,
+                           sets=("sim.duration=0.4",)))
+    huge = "1" + "0" * 300 + ".0"  # overflows within a few control periods: a non-finite run
+    cells += [Cell("tsc-obstacle", ("sim.duration=0.4", "controller.stiffness=-1")),  # fails to build
+              Cell("tsc-obstacle", ("sim.duration=0.4", f"robot.sea_stiffness={huge}")),
+              Cell("tsc-obstacle", ("sim.duration=0.4", "controller.damping=7")),
+              Cell("pedal-wave", ("sim.duration=0.4",)),  # another batch key
+              Cell("head-tracking-pfl", ("sim.duration=0.4",))]  # a model without batches
+    assert [len(t) for t in engine.batches(cells, 3)] == [3, 3, 1, 1, 1]  # the bad cells share a batch with a good one
+    rows = engine.run(cells, client, batch=3)
+    assert sorted(r["cell"] for r in rows) == sorted(c.id for c in cells)
+    workers = {r["cell"]: r["worker"] for r in rows}
+    assert len({workers[c.id] for c in cells[:3]}) == 1  # one task
+    statuses = {r["cell"]: r["status"] for r in rows}
+    assert [statuses[c.id] for c in cells[4:7]] == ["error", "non-finite", "ok"]
+    for row in rows:
+        alone = engine.run_cell(next(c for c in cells if c.id == row["cell"]))
+        assert {k: v for k, v in row.items() if k not in NOT_RESULTS} == \
+            {k: v for k, v in alone.items() if k not in NOT_RESULTS}
+        assert row["status"] == "error" or row["wall_time_s"] > 0
+
+
+def test_batch_must_be_a_whole_number_of_runs_and_the_default_evaluation(tmp_path, capsys):
+    assert main(["sweep", "tsc-obstacle", "--grid", "controller.stiffness=12,14", "--batch", "0",
+                 "--out", str(tmp_path / "s")]) == 2
+    assert "--batch = 0 is invalid: must be a whole number of runs >= 1" in capsys.readouterr().err
+    with pytest.raises(ConfigError, match=r"--batch = 4 .*the default evaluation only"):
+        engine.check_batch(4, toy)

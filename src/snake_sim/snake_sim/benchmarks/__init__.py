@@ -20,4 +20,4 @@ class BenchRow:
 
 
 #: Benchmark modules, in the order they are printed.
-BENCHMARKS: tuple[str, ...] = ("realtime", "engines", "obstacle", "rectilinear", "head_tracking", "sweep")
+BENCHMARKS: tuple[str, ...] = ("realtime", "engines", "obstacle", "rectilinear", "head_tracking", "sweep", "batch")

@@ -1,9 +1,10 @@
 """``snake-sim sweep SCENARIO --grid KEY=V1,V2,... [--random KEY=LO:HI --samples N] [--seeds K] [--set KEY=V]...
-[--workers N | --scheduler ADDRESS] [--resume] [--field FIELD] [--outputs] --out DIR``.
+[--workers N | --scheduler ADDRESS] [--batch N] [--resume] [--field FIELD] [--outputs] --out DIR``.
 
 Every combination (× seeds) is one run, a Dask task (:mod:`snake_sim.sweep`); its row goes into DIR/results.csv
 as it finishes; DIR/report.md and DIR/sweep.png follow. Ctrl-C keeps the finished rows; ``--resume`` runs
-only the missing ones.
+only the missing ones. ``--batch N`` steps up to N runs of the vertical model together in one task (same rows
+but for the times; :mod:`snake_sim.sweep.engine`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help="fix a scenario field in every run (repeatable)")
     add_cluster_arguments(p)
+    p.add_argument("--batch", type=int, default=1, metavar="N",
+                   help="step up to N runs of one scenario together per task (vertical model; rows as unbatched but "
+                   "for the times: a run's wall time is its build plus the batch's time / N; a batch takes one "
+                   "worker, so keep N <= runs / workers); default 1")
     p.add_argument("--resume", action="store_true", help="run only the cells DIR/results.csv has no row of")
     p.add_argument("--field", help="summary.json field of the report (default: time_to_climb_s on worlds with "
                    "something to climb, average_speed_mps otherwise)")
@@ -51,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
                      tuple(parse_range(r, "--random") for r in args.random), args.samples, args.seeds,
                      tuple(args.overrides))
     outcome = sweep(spec, args.out, args.workers, args.scheduler, args.resume, args.field, args.outputs,
-                    progress=not args.quiet)
+                    progress=not args.quiet, batch=args.batch)
     failed = sum(r["status"] != "ok" for r in outcome.rows)
     print(f"{outcome.ran} run now, {len(outcome.rows)} of {outcome.planned} cells have a row ({failed} failed)")
     if outcome.interrupted:

@@ -6,6 +6,7 @@ into ``results.csv``, :mod:`.report` writes ``report.md`` and the figure. Other 
 
     cells = [Cell("tsc-obstacle", ("controller.stiffness=12",)), Cell("tsc-obstacle", ("controller.stiffness=14",))]
     rows = run(cells, workers=2)   # one row per cell, in the order of cells
+    rows = run(cells, workers=2, batch=8)   # the same rows (but times), up to 8 runs stepped together per task
 """
 
 from __future__ import annotations
@@ -28,11 +29,12 @@ __all__ = ["Cell", "Range", "SweepOutcome", "SweepSpec", "parse_grid", "parse_ra
 
 
 def run(cells: list[Cell], workers: int | None = None, scheduler: str | None = None, evaluate: Evaluate = simulate,
-        progress: bool = False) -> list[dict[str, Any]]:
+        progress: bool = False, batch: int = 1) -> list[dict[str, Any]]:
     """The row of every cell (:mod:`.engine`), run on a new LocalCluster of ``workers`` processes or on
-    ``scheduler``; in the order of ``cells``."""
+    ``scheduler``, up to ``batch`` runs of a scenario stepped together per task; in the order of ``cells``."""
+    engine.check_batch(batch, evaluate)
     with connect(workers, scheduler) as client:
-        rows = engine.run(cells, client, evaluate, progress=progress)
+        rows = engine.run(cells, client, evaluate, progress=progress, batch=batch)
     order = {c.id: i for i, c in enumerate(cells)}
     return sorted(rows, key=lambda r: order[r["cell"]])
 
@@ -48,10 +50,12 @@ class SweepOutcome:
 
 def sweep(spec: SweepSpec, out: Path, workers: int | None = None, scheduler: str | None = None,
           resume: bool = False, field: str | None = None, outputs: bool = False, progress: bool = True,
-          evaluate: Evaluate = simulate) -> SweepOutcome:
-    """Plan and validate the sweep, run the cells ``out/results.csv`` lacks (all of them unless ``resume``), stream
-    their rows into it, write the report. Each run's own outputs go to ``out/runs/<cell>/`` if ``outputs``.
-    Every input error is a ConfigError before the first run; Ctrl-C stops the sweep with its rows kept."""
+          evaluate: Evaluate = simulate, batch: int = 1) -> SweepOutcome:
+    """Plan and validate the sweep, run the cells ``out/results.csv`` lacks (all of them unless ``resume``; up to
+    ``batch`` of them stepped together per task, :mod:`.engine`), stream their rows into it, write the report. Each
+    run's own outputs go to ``out/runs/<cell>/`` if ``outputs``. Every input error is a ConfigError before the
+    first run; Ctrl-C stops the sweep with its rows kept."""
+    engine.check_batch(batch, evaluate)
     cells = plan(spec)
     if field is not None:
         check_field(probe(cells[0], evaluate), field, "--field")
@@ -69,7 +73,7 @@ def sweep(spec: SweepSpec, out: Path, workers: int | None = None, scheduler: str
                                         encoding="utf-8")
         try:
             if client is not None:
-                engine.run(todo, client, evaluate, out / "runs" if outputs else None, table.append, progress)
+                engine.run(todo, client, evaluate, out / "runs" if outputs else None, table.append, progress, batch)
         except KeyboardInterrupt:
             interrupted = True
     ids = {c.id for c in cells}

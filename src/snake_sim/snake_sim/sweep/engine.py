@@ -10,6 +10,17 @@ its row: the cell's columns, ``status``, ``message``, ``wall_time_s`` (the task'
 ``status`` is ``ok``, ``non-finite`` (the run stopped on a non-finite state; ``message`` says when and where),
 ``error`` (the run raised; ``message`` is the exception) or ``killed`` (the worker process died running it, and
 again when the scheduler tried it once more: :data:`SCHEDULER_CONFIG`). None of them ends the sweep.
+
+Batches (``batch`` > 1, ``snake-sim sweep --batch N``): cells of a model whose runtime steps runs together
+(:class:`snake_sim.models.BatchedRuntime`, the vertical model) and whose scenarios have equal ``batch_key`` go to
+the workers as tasks of up to N cells (:func:`batches`); the task (:func:`run_batch`) builds each cell's set-up
+(a cell that fails to build is its own ``error`` row), steps the set-ups together and summarises each run. Every
+row is the row of the cell run alone (the logs are equal to rounding, :mod:`snake_sim.vertical.batch`) except the
+times: a run's ``wall_time_s`` in summary.json (and its ``real_time_factor``) is its own build plus the batch's
+simulation time / B, the row's ``wall_time_s`` that plus its load and summary. If the batch raises as a whole, its
+cells run one by one. A worker that dies takes the rows of its whole batch (``killed``). Only the default
+evaluation (:func:`simulate`) is batched. A batch occupies one worker: keep at least as many tasks as workers
+(N ≤ cells / workers), or batching trades the cluster's parallelism for its smaller gain (``snake-sim bench``).
 """
 
 from __future__ import annotations
@@ -20,7 +31,8 @@ import logging
 import os
 import time
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,11 +43,12 @@ from distributed.scheduler import KilledWorker
 from tqdm import tqdm
 
 from snake_core.validation import ConfigError
-from snake_sim.models import runtime_for
+from snake_sim.models import BatchedRuntime, ModelRuntime, runtime_for
 from snake_sim.recording import write_rosbag
-from snake_sim.scenario import load_scenario
+from snake_sim.runlog import RunLog
+from snake_sim.scenario import Scenario, load_scenario
 from snake_sim.summary import summarize
-from snake_sim.world import load_world
+from snake_sim.world import World, load_world
 
 from .cells import Cell
 
@@ -81,8 +94,13 @@ def simulate(cell: Cell, out: Path | None = None) -> dict[str, Any]:
     world = load_world(scenario.world_file)
     start = time.perf_counter()
     log = runtime.run_scenario(scenario)
-    summary = summarize(log, time.perf_counter() - start, scenario.name, world,
-                        extra=runtime.summary_extra(log, scenario))
+    return _summary(runtime, scenario, world, log, time.perf_counter() - start, out)
+
+
+def _summary(runtime: ModelRuntime, scenario: Scenario, world: World, log: RunLog, wall_time_s: float,
+             out: Path | None) -> dict[str, Any]:
+    """The run's summary.json mapping; with ``out``: summary.json, the plots and rosbag/ there (no animation)."""
+    summary = summarize(log, wall_time_s, scenario.name, world, extra=runtime.summary_extra(log, scenario))
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
@@ -130,19 +148,106 @@ def run_cell(cell: Cell, evaluate: Evaluate | bytes = simulate, outputs: Path | 
     start = time.perf_counter()
     if isinstance(evaluate, bytes):
         evaluate = cloudpickle.loads(evaluate)
-    row = cell.columns()
     try:
         summary = evaluate(cell, None if outputs is None else outputs / cell.id)
     except Exception as exc:  # a failed run is a row, not the end of the sweep
-        last = traceback.extract_tb(exc.__traceback__)[-1]
-        return {**row, "status": "error", "wall_time_s": time.perf_counter() - start, "worker": _worker(),
-                "message": f"{type(exc).__name__}: {exc} ({Path(last.filename).name}:{last.lineno})"}
+        return _error_row(cell, exc, time.perf_counter() - start)
+    return _row(cell, summary, time.perf_counter() - start)
+
+
+def _error_row(cell: Cell, exc: Exception, wall_time_s: float) -> dict[str, Any]:
+    """The row of a cell whose evaluation raised ``exc``."""
+    last = traceback.extract_tb(exc.__traceback__)[-1]
+    return {**cell.columns(), "status": "error", "wall_time_s": wall_time_s, "worker": _worker(),
+            "message": f"{type(exc).__name__}: {exc} ({Path(last.filename).name}:{last.lineno})"}
+
+
+def _row(cell: Cell, summary: dict[str, Any], wall_time_s: float) -> dict[str, Any]:
+    """The row of a cell evaluated to ``summary``."""
     fields = flatten(summary)
     run_status = fields.pop("status", "ok")
     fields.pop("wall_time_s", None)
-    return {**row, "status": "ok" if run_status == "ok" else "non-finite",
-            "message": "" if run_status == "ok" else run_status, "wall_time_s": time.perf_counter() - start,
-            "worker": _worker(), **fields}
+    return {**cell.columns(), "status": "ok" if run_status == "ok" else "non-finite",
+            "message": "" if run_status == "ok" else run_status, "wall_time_s": wall_time_s, "worker": _worker(),
+            **fields}
+
+
+@dataclass
+class _Prepared:
+    """A cell of a batch task, built: what its summary needs and the seconds spent so far."""
+
+    cell: Cell
+    scenario: Scenario
+    runtime: BatchedRuntime
+    world: World
+    setup: Any
+    load_s: float  # load and validation
+    build_s: float  # the runtime's build (part of the run's own wall time)
+
+
+def run_batch(cells: list[Cell], outputs: Path | None = None) -> list[dict[str, Any]]:
+    """The task of a batch (module docstring): the rows of ``cells``, in their order."""
+    rows: dict[str, dict[str, Any]] = {}
+    groups: dict[Hashable, list[_Prepared]] = {}
+    for cell in cells:
+        start = time.perf_counter()
+        try:
+            scenario = load_scenario(cell.scenario, cell.overrides)
+            runtime = runtime_for(scenario.model, scenario.source)
+            world = load_world(scenario.world_file)
+            if not hasattr(runtime, "simulate_batch"):  # a model without batches: alone
+                rows[cell.id] = run_cell(cell, simulate, outputs)
+                continue
+            built = time.perf_counter()
+            setup = runtime.build(scenario)
+            key = (scenario.model, runtime.batch_key(scenario))
+        except Exception as exc:  # this cell's row; the batch goes on without it
+            rows[cell.id] = _error_row(cell, exc, time.perf_counter() - start)
+            continue
+        groups.setdefault(key, []).append(_Prepared(cell, scenario, runtime, world, setup, built - start,
+                                                    time.perf_counter() - built))
+    for group in groups.values():
+        start = time.perf_counter()
+        try:
+            logs = group[0].runtime.simulate_batch([p.setup for p in group])
+        except Exception:  # the batch as a whole: each cell alone, for its own row
+            rows.update((p.cell.id, run_cell(p.cell, simulate, outputs)) for p in group)
+            continue
+        share = (time.perf_counter() - start) / len(group)
+        for p, log in zip(group, logs, strict=True):
+            start = time.perf_counter()
+            try:
+                summary = _summary(p.runtime, p.scenario, p.world, log, p.build_s + share,
+                                   None if outputs is None else outputs / p.cell.id)
+            except Exception as exc:
+                rows[p.cell.id] = _error_row(p.cell, exc, p.load_s + p.build_s + share)
+                continue
+            rows[p.cell.id] = _row(p.cell, summary, p.load_s + p.build_s + share + time.perf_counter() - start)
+    return [rows[c.id] for c in cells]
+
+
+def batches(cells: list[Cell], size: int) -> list[list[Cell]]:
+    """``cells`` as tasks: runs of a :class:`~snake_sim.models.BatchedRuntime` with equal ``batch_key`` in groups of
+    up to ``size`` (in the order of ``cells``), every other cell alone (also one whose scenario does not load: its
+    task reports the error)."""
+    groups: dict[Hashable, list[list[Cell]]] = {}
+    tasks: list[list[Cell]] = []
+    for cell in cells:
+        try:
+            scenario = load_scenario(cell.scenario, cell.overrides)
+            runtime = runtime_for(scenario.model, scenario.source)
+        except Exception:  # its task, run_cell, reports it as the cell's row
+            tasks.append([cell])
+            continue
+        if size < 2 or not hasattr(runtime, "simulate_batch"):
+            tasks.append([cell])
+            continue
+        chunks = groups.setdefault((scenario.model, runtime.batch_key(scenario)), [])
+        if not chunks or len(chunks[-1]) == size:
+            chunks.append([])
+            tasks.append(chunks[-1])
+        chunks[-1].append(cell)
+    return tasks
 
 
 def submit(client: Client, cell: Cell, evaluate: Evaluate = simulate, outputs: Path | None = None) -> Future:
@@ -155,33 +260,57 @@ def submit(client: Client, cell: Cell, evaluate: Evaluate = simulate, outputs: P
 
 
 def collect(future: Future, cell: Cell) -> dict[str, Any]:
-    """The row of a finished task; a task whose worker died (or that could not run) is a row too."""
+    """The row of a finished task of one cell; a task whose worker died (or that could not run) is a row too."""
+    return collect_rows(future, [cell])[0]
+
+
+def collect_rows(future: Future, cells: list[Cell]) -> list[dict[str, Any]]:
+    """The rows of a finished task (one cell, or a batch: :func:`run_batch`); a task whose worker died (or that
+    could not run) gives a row per cell too."""
     try:
-        return future.result()
+        result = future.result()
+        return result if isinstance(result, list) else [result]
     except KilledWorker as exc:
         status, message = "killed", f"the worker process died running it ({exc})"
     except Exception as exc:  # the task did not run (e.g. an evaluate the workers cannot import)
         status, message = "error", f"{type(exc).__name__}: {exc}"
-    return {**cell.columns(), "status": status, "message": message, "wall_time_s": None, "worker": None}
+    return [{**cell.columns(), "status": status, "message": message, "wall_time_s": None, "worker": None}
+            for cell in cells]
 
 
 def run(cells: list[Cell], client: Client, evaluate: Evaluate = simulate, outputs: Path | None = None,
-        on_row: Callable[[dict[str, Any]], None] | None = None, progress: bool = False) -> list[dict[str, Any]]:
-    """Every cell as a task on ``client``; the rows in the order the runs finish (``on_row`` is called with each
-    as it arrives). Ctrl-C cancels what has not finished and re-raises: the rows passed to ``on_row`` stay."""
-    futures = {submit(client, cell, evaluate, outputs): cell for cell in cells}
+        on_row: Callable[[dict[str, Any]], None] | None = None, progress: bool = False,
+        batch: int = 1) -> list[dict[str, Any]]:
+    """Every cell as a task on ``client`` (up to ``batch`` cells stepped together, module docstring); the rows in
+    the order the runs finish (``on_row`` is called with each as it arrives). Ctrl-C cancels what has not finished
+    and re-raises: the rows passed to ``on_row`` stay."""
+    check_batch(batch, evaluate)
+    futures = {}
+    for task in batches(cells, batch):
+        future = (submit(client, task[0], evaluate, outputs) if len(task) == 1
+                  else client.submit(run_batch, task, outputs, pure=False))
+        futures[future] = task
     rows: list[dict[str, Any]] = []
     failed = 0
     with tqdm(total=len(cells), disable=not progress, unit="run", dynamic_ncols=True) as bar:
         try:
             for future in as_completed(futures):
-                row = collect(future, futures[future])
-                rows.append(row)
-                failed += row["status"] != "ok"
-                if on_row is not None:
-                    on_row(row)
-                bar.set_postfix(failed=failed, refresh=False)
-                bar.update()
+                for row in collect_rows(future, futures[future]):
+                    rows.append(row)
+                    failed += row["status"] != "ok"
+                    if on_row is not None:
+                        on_row(row)
+                    bar.set_postfix(failed=failed, refresh=False)
+                    bar.update()
         finally:
             client.cancel([f for f in futures if not f.done()])
     return rows
+
+
+def check_batch(batch: int, evaluate: Evaluate = simulate) -> None:
+    """ConfigError unless ``batch`` ≥ 1, and 1 with an evaluation other than :func:`simulate`."""
+    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+        raise ConfigError("--batch", batch, "must be a whole number of runs >= 1 (1: every run alone)")
+    if batch > 1 and evaluate is not simulate:
+        raise ConfigError("--batch", batch, "batches the default evaluation only (a scenario's run and summary); "
+                          "with another evaluate, leave it at 1")

@@ -7,10 +7,15 @@ linearisation D = ∂F/∂q̇, K = ∂F/∂q over the stiff terms (see :mod:`sna
 A step (evaluation, solve and the secant re-solves of the friction law) runs as one compiled
 (numba) function, :func:`plant_step`, over the model's arrays and the data workspace: at the
 model's size (2N + 1 = 13) numpy's per-call overhead, not arithmetic, was the cost of a step.
+
+:class:`BatchedPlant` steps B plants of one shape together (:mod:`snake_sim.vertical.batch`): every argument of
+:func:`plant_step` stacked over runs, and one compiled call, :func:`plant_step_batch`, that runs
+:func:`plant_step` for each run in turn; a run's arithmetic is the one it has alone.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -82,6 +87,29 @@ def plant_step(T, Phi, g_r, link_inertia, rotor_mass, gravity, total_mass, stiff
     return q1, v1, n_active
 
 
+@njit(cache=True)
+def plant_step_batch(T, Phi, g_r, link_inertia, rotor_mass, gravity, total_mass, stiffness, G, has_ground, ground,
+                     boxes, faces_mu, r, mu_c, k_c, d_c, eps, q, v, u, kp, kd, M, f, c, s, h, secant_iterations,
+                     active, n_contact):
+    """:func:`plant_step` of every run b with ``active[b]``: each argument but h and the iteration count stacked
+    over runs (leading axis); q, v and n_contact are updated in place, inactive runs left as they are."""
+    for b in range(q.shape[0]):
+        if active[b]:
+            q[b], v[b], n_contact[b] = plant_step(
+                T[b], Phi[b], g_r[b], link_inertia[b], rotor_mass[b], gravity[b], total_mass[b], stiffness[b], G[b],
+                has_ground[b], ground[b], boxes[b], faces_mu[b], r[b], mu_c[b], k_c[b], d_c[b], eps[b], q[b], v[b],
+                u[b], kp[b], kd[b], M[b], f[b], c[b], s[b], h, secant_iterations)
+
+
+def pd_terms(pd: MotorPD, beta: np.ndarray, beta_dot: np.ndarray, beta_d: np.ndarray, beta_d_dot: np.ndarray,
+             ones: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """U of (4.39) and its per-joint gains ∂U/∂β, ∂U/∂β̇ (zero where U is saturated), for arrays of any leading
+    shape; ``ones`` is ``np.ones_like(beta)``."""
+    u, linear = pd.torque(beta, beta_dot, beta_d, beta_d_dot)
+    gain = ones if linear is None else linear * 1.0
+    return u, pd.kp * gain, pd.kd * gain
+
+
 @dataclass(eq=False)
 class VerticalPlant:
     model: VerticalModel
@@ -108,9 +136,7 @@ class VerticalPlant:
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """U of (4.39) at (q, q̇) and its per-joint gains ∂U/∂β, ∂U/∂β̇ (zero where U is saturated)."""
         ib = self.model.i_beta
-        u, linear = self.pd.torque(q[ib], v[ib], beta_d, beta_d_dot)
-        gain = self._ones if linear is None else linear * 1.0
-        return u, self.pd.kp * gain, self.pd.kd * gain
+        return pd_terms(self.pd, q[ib], v[ib], beta_d, beta_d_dot, self._ones)
 
     def evaluate(self, q: np.ndarray, v: np.ndarray, beta_d: np.ndarray, beta_d_dot: np.ndarray
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
@@ -132,3 +158,36 @@ class VerticalPlant:
         q1, v1, n_c = plant_step(*self._args, q, v, u, kp, kd, d.M, d.f, d.cos, d.sin, h, SECANT_ITERATIONS)
         ib = self.model.i_beta
         return q1, v1, self.pd.torque(q1[ib], v1[ib], beta_d, beta_d_dot)[0], n_c
+
+
+@dataclass(eq=False)
+class BatchedPlant:
+    """B plants of one shape (joints, contact candidates, boxes) and one actuator PD stepped together; states are
+    (B, 2N + 1) arrays, commands (B, N − 1)."""
+
+    plants: Sequence[VerticalPlant]
+    _args: tuple = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        first = self.plants[0]
+        if any(p.pd != first.pd for p in self.plants):
+            raise ValueError("the plants of a batch share one actuator PD (4.39)")
+        # VerticalPlant's arguments of the compiled functions, each stacked over runs (np.stack refuses other shapes)
+        self._args = tuple(np.stack([np.asarray(p._args[i]) for p in self.plants]) for i in range(len(first._args)))
+        self._M = np.stack([p.model.M_const for p in self.plants])
+        m = first.model
+        b = len(self.plants)
+        self._f, self._c, self._s = np.zeros((b, m.n_q)), np.zeros((b, m.n_links)), np.zeros((b, m.n_links))
+        self._ones = np.ones((b, m.n_joints))
+        self.pd, self._ib = first.pd, m.i_beta
+
+    def step(self, q: np.ndarray, v: np.ndarray, h: float, beta_d: np.ndarray, beta_d_dot: np.ndarray,
+             active: np.ndarray, n_contact: np.ndarray) -> None:
+        """:meth:`VerticalPlant.step` of every active run, in place on q, v and n_contact (U⁺: :meth:`torque`)."""
+        u, kp, kd = pd_terms(self.pd, q[:, self._ib], v[:, self._ib], beta_d, beta_d_dot, self._ones)
+        plant_step_batch(*self._args, q, v, u, kp, kd, self._M, self._f, self._c, self._s, h, SECANT_ITERATIONS,
+                         active, n_contact)
+
+    def torque(self, q: np.ndarray, v: np.ndarray, beta_d: np.ndarray, beta_d_dot: np.ndarray) -> np.ndarray:
+        """U of (4.39) at the states q, q̇ under the commands β_d, β̇_d, (B, N − 1)."""
+        return self.pd.torque(q[:, self._ib], v[:, self._ib], beta_d, beta_d_dot)[0]

@@ -11,14 +11,15 @@ with ``status`` saying when and where.
 
 Other runtimes and controllers build on :func:`build` (validated set-up from a scenario) and
 :func:`simulate`; ``tick_hook(t, q, v, refs) -> refs`` lets a caller change the per-joint
-references (α_d, α̇_d, τ_d arrays) each control period (head tracking, torque mode).
+references (α_d, α̇_d, τ_d arrays) each control period (head tracking, torque mode). :func:`simulate_batch`
+steps several set-ups of one shape together (:mod:`snake_sim.vertical.batch`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -186,20 +187,35 @@ def _references(setup: VerticalSetup, t: float, q: np.ndarray, v: np.ndarray, ti
     return refs if tick_hook is None else tick_hook(t, q, v, refs)
 
 
+def extrapolated_command(s: float, beta_d: np.ndarray, beta_d_dot: np.ndarray, beta_d_acc: np.ndarray
+                         ) -> tuple[np.ndarray, np.ndarray]:
+    """The actuator's command (β_d, β̇_d) at s after a control instant: the command extrapolated to second order with
+    the rate change of the last period (β̈_d ≈ Δβ̇_d / T_c), so that β̇_d has no steps and the motor-side PD of
+    002 (4.39) sees a smooth reference, as with 002's continuous α̇_d."""
+    return beta_d + s * beta_d_dot + 0.5 * s * s * beta_d_acc, beta_d_dot + s * beta_d_acc
+
+
 def _control_period(setup: VerticalSetup, q: np.ndarray, v: np.ndarray, beta_d: np.ndarray,
                     beta_d_dot: np.ndarray, beta_d_acc: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """Integrate one control period; returns (q, q̇, U, points in contact) at its end.
-
-    Between control instants the actuator follows the command extrapolated to second order with
-    the rate change of the last period (β̈_d ≈ Δβ̇_d / T_c), so that β̇_d has no steps: the
-    motor-side PD of 002 (4.39) sees a smooth reference, as with 002's continuous α̇_d.
-    """
+    """Integrate one control period under :func:`extrapolated_command`; returns (q, q̇, U, points in contact) at
+    its end."""
     h = setup.time_step
     for i in range(1, setup.substeps + 1):  # backward Euler: the command at the end of each sub-step
-        s = i * h
-        q, v, u, n_contact = setup.plant.step(q, v, h, beta_d + s * beta_d_dot + 0.5 * s * s * beta_d_acc,
-                                              beta_d_dot + s * beta_d_acc)
+        q, v, u, n_contact = setup.plant.step(q, v, h, *extrapolated_command(i * h, beta_d, beta_d_dot, beta_d_acc))
     return q, v, u, n_contact
+
+
+def non_finite_status(setup: VerticalSetup, t: float, q: np.ndarray, v: np.ndarray, kept_until: float) -> str:
+    """The ``status`` of a run whose state (q, q̇) at ``t`` is non-finite, its log kept up to ``kept_until``."""
+    return (f"non-finite state at t = {t:.4f} s ({_first_bad(setup.model, q, v)}); "
+            f"outputs up to t = {kept_until:.4f} s kept; with sim.time_step = "
+            f"{setup.time_step:g} s, try a smaller step (e.g. 0.001)")
+
+
+def progress_bar(duration: float, progress: bool) -> tqdm:
+    """The bar of simulated seconds (shown if ``progress``)."""
+    return tqdm(total=round(duration, 6), unit="s", disable=not progress, leave=False,
+                bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} s sim [{elapsed}<{remaining}]")
 
 
 def simulate(setup: VerticalSetup, duration: float | None = None, progress: bool = False,
@@ -217,8 +233,7 @@ def simulate(setup: VerticalSetup, duration: float | None = None, progress: bool
     u = np.zeros(model.n_joints)  # U of (4.39) consistent with the state (end of the last sub-step)
     n_contact = 0
     status = "ok"
-    bar = tqdm(total=round(duration, 6), unit="s", disable=not progress, leave=False,
-               bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} s sim [{elapsed}<{remaining}]")
+    bar = progress_bar(duration, progress)
     bar_every = max(1, n_ticks // 100)
     for k in range(n_ticks + 1):
         t = k * Tc
@@ -237,9 +252,7 @@ def simulate(setup: VerticalSetup, duration: float | None = None, progress: bool
         prev_rate = beta_d_dot
         q, v, u, n_contact = _control_period(setup, q, v, beta_d, beta_d_dot, beta_d_acc)
         if not math.isfinite(float(q @ q + v @ v)):  # NaN, inf or overflowing
-            status = (f"non-finite state at t = {t + Tc:.4f} s ({_first_bad(model, q, v)}); "
-                      f"outputs up to t = {samples.t[samples.count - 1]:.4f} s kept; with sim.time_step = "
-                      f"{setup.time_step:g} s, try a smaller step (e.g. 0.001)")
+            status = non_finite_status(setup, t + Tc, q, v, samples.t[samples.count - 1])
             break
         if k % bar_every == 0:
             bar.n = round(t + Tc, 6)
@@ -265,6 +278,20 @@ def write_figures(log: RunLog, out: Path, world: World, animation: bool, plots: 
 
     return [*(write_plots(log, out) if plots else []),
             *([write_animation(log, out / "animation.gif", world)] if animation else [])]
+
+
+def batch_key(scenario: Scenario) -> Hashable:
+    """:func:`snake_sim.vertical.batch.batch_key` (:class:`snake_sim.models.BatchedRuntime`)."""
+    from .batch import batch_key as key  # the batch module builds on this one
+
+    return key(scenario)
+
+
+def simulate_batch(setups: Sequence[VerticalSetup], progress: bool = False) -> list[RunLog]:
+    """Set-ups of one shape stepped together: :func:`snake_sim.vertical.batch.simulate_batch`."""
+    from .batch import simulate_batch as run  # the batch module builds on this one
+
+    return run(setups, progress)
 
 
 def stepper(scenario: Scenario) -> VerticalStepper:
