@@ -102,7 +102,7 @@ _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, as
         ast.Pow: operator.pow, ast.USub: operator.neg, ast.UAdd: operator.pos}
 
 
-def _expr(text: str) -> float:
+def expression(text: str) -> float:
     """Evaluate a numeric expression of numbers, ``pi`` and + − * / ** ( ); ValueError otherwise."""
 
     def ev(node: ast.AST) -> float:
@@ -130,7 +130,7 @@ def _numbers(value: Any) -> Any:
         return [_numbers(v) for v in value]
     if isinstance(value, str) and "pi" in value:
         try:
-            return _expr(value)
+            return expression(value)
         except (ValueError, SyntaxError, ZeroDivisionError):
             return value
     return value

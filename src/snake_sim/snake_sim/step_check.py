@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .summary import flatten
+
 #: Largest relative change of a time or speed between the step and its half (issue 13: 5 %).
 TOLERANCE = 0.05
 #: Fields that must not change at all.
@@ -32,22 +34,11 @@ def relative_change(value: float | None, reference: float | None) -> float | Non
     return (value - reference) / abs(reference)
 
 
-def _leaves(node: Any, prefix: str = "") -> dict[str, Any]:
-    """Verdicts and numbers of a summary by dotted path (lists by 1-based index)."""
-    if isinstance(node, dict):
-        items = node.items()
-    elif isinstance(node, list):
-        items = ((str(i + 1), v) for i, v in enumerate(node))
-    else:
-        return {prefix: node}
-    out: dict[str, Any] = {}
-    for key, value in items:
-        path = f"{prefix}.{key}" if prefix else str(key)
-        if path in WALL_CLOCK or key == "step_check":
-            continue
-        if not isinstance(value, str) or path == "status":  # names (scenario, robot, plane) are not results
-            out.update(_leaves(value, path))
-    return out
+def _leaves(summary: dict[str, Any]) -> dict[str, Any]:
+    """Verdicts and numbers of a summary by dotted path: not the wall-clock fields, a step check, or names."""
+    return {path: value for path, value in flatten(summary).items()
+            if path not in WALL_CLOCK and "step_check" not in path.split(".")
+            and (not isinstance(value, str) or path == "status")}  # names (scenario, robot, plane) are not results
 
 
 def step_check(summary: dict[str, Any], half: dict[str, Any], time_step: float) -> dict[str, Any]:

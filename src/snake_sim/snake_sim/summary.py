@@ -68,6 +68,15 @@ def _clean(value: Any) -> Any:
     return value
 
 
+def flatten(node: Any, prefix: str = "") -> dict[str, Any]:
+    """Scalars of a summary by dotted path (lists by 1-based index: ``torque_Nm.2.rms``)."""
+    if not isinstance(node, (dict, list)):
+        return {prefix: node}
+    pairs = node.items() if isinstance(node, dict) else enumerate(node, 1)
+    return {path: value for key, child in pairs
+            for path, value in flatten(child, f"{prefix}.{key}" if prefix else str(key)).items()}
+
+
 def format_summary(summary: dict[str, Any]) -> str:
     """A few human-readable lines for the terminal."""
     lines = [f"status            {summary['status']}",

@@ -30,7 +30,7 @@ import numpy as np
 
 from snake_core.validation import ConfigError, integer
 from snake_sim.models import runtime_for
-from snake_sim.scenario import Scenario, _expr, load_scenario
+from snake_sim.scenario import Scenario, expression, load_scenario
 
 #: Tail-tip start offset between consecutive start seeds [m].
 START_OFFSET_M = 0.01
@@ -119,7 +119,7 @@ def parse_range(text: str, option: str, allow_log: bool = False) -> Range:
     if len(parts) != 2 + log:
         raise ConfigError(option, text, "must be KEY=LO:HI" + ("[:log]" if allow_log else ""))
     try:
-        low, high = (_expr(p) for p in parts[:2])
+        low, high = (expression(p) for p in parts[:2])
     except (ValueError, SyntaxError, ZeroDivisionError):
         raise ConfigError(option, text, "LO and HI must be numbers or expressions of pi") from None
     if not (math.isfinite(low) and math.isfinite(high)) or low >= high:

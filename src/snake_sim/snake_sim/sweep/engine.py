@@ -47,7 +47,7 @@ from snake_sim.models import BatchedRuntime, ModelRuntime, runtime_for
 from snake_sim.recording import write_rosbag
 from snake_sim.runlog import RunLog
 from snake_sim.scenario import Scenario, load_scenario
-from snake_sim.summary import summarize
+from snake_sim.summary import flatten, summarize
 from snake_sim.world import World, load_world
 
 from .cells import Cell
@@ -124,15 +124,6 @@ def check_field(fields: dict[str, Any], name: str, option: str) -> None:
                           + ", ".join(numbers) + " and per-joint ones such as torque_Nm.1.rms")
     if isinstance(fields[name], str):
         raise ConfigError(option, name, f"is text ({fields[name]!r}), not a number")
-
-
-def flatten(node: Any, prefix: str = "") -> dict[str, Any]:
-    """Scalars of a summary by dotted path (lists by 1-based index)."""
-    if not isinstance(node, (dict, list)):
-        return {prefix: node}
-    pairs = node.items() if isinstance(node, dict) else enumerate(node, 1)
-    return {path: value for key, child in pairs
-            for path, value in flatten(child, f"{prefix}.{key}" if prefix else str(key)).items()}
 
 
 def _worker() -> str:
