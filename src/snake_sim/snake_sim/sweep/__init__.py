@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from distributed import Client
+
 from snake_core.validation import ConfigError
 
 from . import engine
@@ -28,11 +30,11 @@ __all__ = ["Cell", "Range", "SweepOutcome", "SweepSpec", "parse_grid", "parse_ra
 
 
 def run(cells: list[Cell], workers: int | None = None, scheduler: str | None = None, evaluate: Evaluate = simulate,
-        progress: bool = False) -> list[dict[str, Any]]:
-    """The row of every cell (:mod:`.engine`), run on a new LocalCluster of ``workers`` processes or on
-    ``scheduler``; in the order of ``cells``."""
-    with connect(workers, scheduler) as client:
-        rows = engine.run(cells, client, evaluate, progress=progress)
+        progress: bool = False, client: Client | None = None) -> list[dict[str, Any]]:
+    """The row of every cell (:mod:`.engine`), run on ``client`` (a cluster the caller holds, e.g. one for several
+    grids) or else on a new LocalCluster of ``workers`` processes or on ``scheduler``; in the order of ``cells``."""
+    with connect(workers, scheduler) if client is None else contextlib.nullcontext(client) as held:
+        rows = engine.run(cells, held, evaluate, progress=progress)
     order = {c.id: i for i, c in enumerate(cells)}
     return sorted(rows, key=lambda r: order[r["cell"]])
 
