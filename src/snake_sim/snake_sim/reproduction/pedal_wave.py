@@ -1,4 +1,8 @@
-"""002 ch. 5: pedal wave on flat ground — Table 5.2, direction, friction (§5.5), torques (Figs. 5.4, 5.6)."""
+"""002 ch. 5: pedal wave on flat ground — Table 5.2, direction, friction (§5.5), torques (Figs. 5.4, 5.6).
+
+The 27 runs of the speed grids and the 5 others are tasks of the sweep engine (:mod:`snake_sim.studies.grid`); each
+returns its speed and torque statistics (:func:`measure`, on the worker).
+"""
 
 from __future__ import annotations
 

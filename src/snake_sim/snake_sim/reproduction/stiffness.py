@@ -5,7 +5,9 @@ and TSC ((7.1)–(7.2)) with K_τ = 0 and 6: on flat ground (speed, the wave TSC
 002's single obstacle with Table 7.1's parameters and with the parameters the shipped scenarios use,
 on two obstacles and on stairs, and on the single obstacle with less friction on the box's vertical faces.
 Every row on an obstacle or stairs runs twice, at the scenario's step (1 ms) and at half of it, and the
-table shows both (issue 13: a verdict counts only if halving the step leaves it standing).
+table shows both (issue 13: a verdict counts only if halving the step leaves it standing). Every run (and its
+half-step run) is a task of the sweep engine (:mod:`snake_sim.studies.grid`) whose evaluate, :func:`measure`,
+returns the row's numbers, computed from the RunLog on the worker.
 """
 
 from __future__ import annotations
