@@ -8,6 +8,7 @@ from dataclasses import replace
 import cloudpickle
 import pytest
 
+from snake_sim.cli import main
 from snake_sim.reproduction import pedal_wave, stiffness
 from snake_sim.reproduction.results import plain
 from snake_sim.studies.climb_3d import ClimbCase, case_cells, climb_run, run_cases
@@ -115,3 +116,14 @@ def test_a_3d_case_is_the_step_check_of_its_two_runs_and_a_failed_one_is_its_rea
     assert run.time_step_s == 0.002 and run.verdicts_unchanged is True
     assert isinstance(reason, str) and "gait.frequency=-3: error (ConfigError" in reason
     assert climb_run(broken, {c.id: engine.run_cell(c) for c in case_cells(broken)}) == reason  # as run here
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--workers", "0"], "--workers = 0 is invalid: must be at least 1"),
+    (["--scheduler", "tcp://127.0.0.1:9"], "no Dask scheduler answered"),
+])
+def test_reproduce_refuses_a_bad_cluster_before_any_section_runs(tmp_path, capsys, argv, message):
+    assert main(["reproduce", "--only", "pedal_wave", "--fast", *argv, "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0], err
+    assert not (tmp_path / "reproduction").exists()
