@@ -139,14 +139,6 @@ def test_scenario_gains_validated_before_anything_runs(tmp_path, capsys, overrid
     assert not (tmp_path / "summary.json").exists()
 
 
-def test_reproduction_section_smoke():
-    from snake_sim.reproduction import stiffness
-
-    text = stiffness.render(stiffness.run(fast=True))
-    assert text.startswith(f"## {stiffness.TITLE}") and "not results" in text
-    assert text.count("| TSC, Table 7.1, K_τ = 0 |") == 1 and "### Single obstacle" in text
-
-
 def test_parameter_grid_table_has_one_cell_per_run_in_order():
     """The grid section lays runs out as rows (D_d, K_d) × columns (A, K_τ), in the order the jobs are made, with
     the verdict at half the step in each cell."""

@@ -1,5 +1,5 @@
 """The 3-D climbing study (issue 15 item 8) on a short run: each case is the *-3d scenario with the controller's
-overrides and the perturbation seed, step-checked at half its step."""
+overrides and the perturbation seed, step-checked at half its step, its runs on the sweep engine."""
 
 from __future__ import annotations
 
@@ -8,6 +8,9 @@ import pytest
 from snake_sim.mujoco import runtime as rt
 from snake_sim.scenario import load_scenario
 from snake_sim.studies.climb_3d import climb_3d_study
+
+#: Its runs go to a LocalCluster of its own (one worker per core): with the ROS graph tests, one after the other.
+pytestmark = pytest.mark.xdist_group("ros_graph")
 
 
 def test_a_case_is_its_scenario_with_the_seed_and_the_controllers_overrides_step_checked():

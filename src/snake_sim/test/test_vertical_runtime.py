@@ -151,15 +151,6 @@ def test_high_friction_large_amplitude_stays_finite_at_the_default_step():
     assert 0.0 < log.com[:, 2].min() and log.com[:, 2].max() < 0.1  # on the ground, not launched
 
 
-def test_pedal_wave_reproduction_section_runs_in_fast_mode():
-    from snake_sim.reproduction import SECTIONS, pedal_wave
-
-    assert "pedal_wave" in SECTIONS
-    text = pedal_wave.render(pedal_wave.run(fast=True))
-    for needle in ("### Table 5.2", "ours/S", "rigid no-slip", "### Friction (§5.5)", "R = ", "fast mode"):
-        assert needle in text
-
-
 def test_explicit_stepping_at_002s_step_diverges_with_the_own_rotor_reading():
     """Why the integrator is implicit: K_D/J_r ≈ 1e8 1/s ≫ 2/h at h = 1e-4 s (snake_sim.vertical.integrator)."""
     from snake_sim.benchmarks.realtime import explicit_steps_to_divergence

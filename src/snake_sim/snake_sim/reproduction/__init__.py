@@ -3,7 +3,11 @@
 Each section is a module here exposing ``TITLE: str``, ``Results`` (a frozen dataclass of numbers and verdicts),
 ``run(fast: bool) -> Results`` that runs the experiments, and ``render(results: Results) -> str`` that writes its
 Markdown (our numbers beside the seed's, with the settings) from those numbers alone. ``fast`` shortens the runs
-for smoke tests; the committed results are made with ``fast=False``. :mod:`.results` stores a section's results
+for smoke tests; the committed results are made with ``fast=False``. A section with independent simulation runs
+(grids, step checks, seeds) runs them on the sweep engine (:mod:`snake_sim.studies.grid`, dask.distributed) and
+takes the client to run them on: ``run(fast, client=None)``; ``snake-sim reproduce`` connects once (``--workers N``
+or ``--scheduler ADDRESS``) and hands that client to every such section, and a section called without one starts
+a LocalCluster of its own. :mod:`.results` stores a section's results
 as JSON and :mod:`.document` renders the whole document from the stored results.
 """
 

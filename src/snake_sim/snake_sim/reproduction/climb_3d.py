@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from distributed import Client
+
 from snake_core import locator
 from snake_sim.reproduction import stiffness
 from snake_sim.reproduction.results import load, results_path
@@ -27,22 +29,20 @@ from snake_sim.studies.climb_3d import (
     Climb3dStudy,
     ClimbCase,
     ReferenceCheck,
+    case_cells,
     climb_3d_cases,
+    climb_run,
+    reference_cells,
     reference_check,
-    run_cases,
     scenario_duration,
 )
 from snake_sim.studies.engines import DART_DURATIONS, ENGINES, SEED, engine_case, engine_cases
+from snake_sim.studies.grid import run_cells
 
 ENGINE_NAMES = {"vertical": "vertical plane", "mujoco": "MuJoCo", "dart": "DART"}
 
 TITLE = "Climbing in 3-D, and one table across three engines (002 ch. 6–7)"
 
-#: Runs simulated at the same time (processes).
-WORKERS = 2
-#: Wall-clock budget of the runs [s] (2 cores shared with other work): runs not finished by then are left out,
-#: and the section says which.
-BUDGET_S = 2400.0
 #: Simulated time of every run of a ``fast`` smoke run [s].
 FAST_DURATION = 2.0
 #: The vertical model's rows in the stiffness section (its group and label → ours).
@@ -58,9 +58,8 @@ class Results:
     engines: tuple[Climb3dRun, ...]  # vertical and DART (MuJoCo's are the study's seed-SEED runs)
     dart_durations: dict[str, float]  # DART's simulated time per world [s]
     roll_over_deg: float  # the roll-over threshold of the 3-D models
-    budget_s: float  # wall-clock budget of the runs [s]
     planned: int  # step-checked runs planned (besides the stored vertical ones)
-    not_run: tuple[str, ...]  # the planned runs the budget left out
+    failed: tuple[str, ...]  # the planned runs without a result: which, and why (raised, worker died)
 
 
 def _vertical_from_stiffness(outcome: stiffness.Outcome, world: str) -> Climb3dRun:
@@ -90,22 +89,25 @@ def _label(case: ClimbCase) -> str:
     return f"{ENGINE_NAMES[case.model]}, {case.controller}, {case.world}{seed}"
 
 
-def run(fast: bool = False) -> Results:
+def run(fast: bool = False, client: Client | None = None) -> Results:
     """The MuJoCo study (three seeds), the vertical model on flat ground, DART everywhere, the reference check;
-    started in the order MuJoCo seed SEED, DART, the other seeds, the vertical model, within :data:`BUDGET_S`."""
+    every run a task of the sweep engine (on ``client``, else a LocalCluster of its own), submitted in the order
+    MuJoCo seed SEED, DART, the other seeds, the vertical model. A case whose run raised or whose worker died is
+    left out of the tables and listed (``failed``); RunsFailed if a run of the reference check has no result."""
     duration = FAST_DURATION if fast else None
     seeds = SEEDS[:1] if fast else SEEDS
     mujoco = climb_3d_cases(seeds=seeds, duration=duration)
     first = [c for c in mujoco if c.seed == SEED]
     cases = [*first, *engine_cases(("dart",), duration=duration), *(c for c in mujoco if c.seed != SEED),
              *(engine_case("vertical", c, "flat", duration) for c in CONTROLLERS)]
-    runs = run_cases(cases, WORKERS, progress=True, budget_s=BUDGET_S)
-    done = [r for r in runs if r is not None]
+    rows = run_cells([*(c for case in cases for c in case_cells(case)), *reference_cells(duration)], client)
+    runs = [climb_run(case, rows) for case in cases]
+    done = [r for r in runs if not isinstance(r, str)]
     study = Climb3dStudy(load_scenario(mujoco[0].scenario).time_step, tuple(r for r in done if r.model == "mujoco"))
     engines = (*(r for r in done if r.model != "mujoco"), *_stored_vertical())
-    return Results(fast, reference_check(duration), study, engines,
-                   {w: (duration or d) for w, d in DART_DURATIONS.items()}, ROLL_OVER_DEG, BUDGET_S, len(cases),
-                   tuple(_label(c) for c, r in zip(cases, runs, strict=True) if r is None))
+    return Results(fast, reference_check(rows, duration), study, engines,
+                   {w: (duration or d) for w, d in DART_DURATIONS.items()}, ROLL_OVER_DEG, len(cases),
+                   tuple(f"{_label(c)}: {r}" for c, r in zip(cases, runs, strict=True) if isinstance(r, str)))
 
 
 #: 002's results to compare with (seed002 reference): §6.4 local stiffness (K_d = K/6, A = π/4) climbed the 36 mm
@@ -447,15 +449,13 @@ def _engine_verdicts(engines: dict[str, list[Climb3dRun]], results: Results) -> 
     return lines
 
 
-def _budget(results: Results) -> list[str]:
-    """What the run budget left out (nothing when every planned run finished)."""
-    if not results.not_run:
-        return [f"All {results.planned} planned step-checked runs finished within the {results.budget_s / 60:g} min "
-                "budget.", ""]
-    return [f"**Run budget not met:** {results.planned - len(results.not_run)} of {results.planned} planned "
-            f"step-checked runs finished within {results.budget_s / 60:g} min on the shared 2 cores (in the order "
-            f"MuJoCo seed {SEED}, DART, the other seeds, the vertical model on flat ground); not run: "
-            + "; ".join(results.not_run) + ". The tables show the runs that finished.", ""]
+def _failed(results: Results) -> list[str]:
+    """The planned runs without a result (none when every run finished)."""
+    if not results.failed:
+        return [f"All {results.planned} planned step-checked runs finished.", ""]
+    return [f"**Runs without a result:** {results.planned - len(results.failed)} of {results.planned} planned "
+            "step-checked runs finished; these raised or lost their worker, and the tables leave them out: "
+            + "; ".join(results.failed) + ".", ""]
 
 
 def render(results: Results) -> str:
@@ -463,6 +463,6 @@ def render(results: Results) -> str:
     out = [f"## {TITLE}", ""]
     if results.fast:
         out += [f"*Fast smoke run ({FAST_DURATION:g} s per run, one seed): the numbers below are not results.*", ""]
-    out += _budget(results)
+    out += _failed(results)
     out += [*_reference(results.reference), *_mujoco_table(results), *_against_002(results), *_engines_table(results)]
     return "\n".join(out)

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 from pathlib import Path
 from types import ModuleType
+
+from distributed import Client
 
 from snake_sim.reproduction import SECTIONS
 from snake_sim.reproduction.results import dump, load, results_path
@@ -26,10 +29,14 @@ def section(name: str) -> ModuleType:
     return importlib.import_module(f"snake_sim.reproduction.{name}")
 
 
-def run_section(name: str, out: Path, fast: bool = False) -> Path:
-    """Run section ``name`` and store its results under ``out``; returns the file written."""
+def run_section(name: str, out: Path, fast: bool = False, client: Client | None = None) -> Path:
+    """Run section ``name`` and store its results under ``out``; returns the file written. A section whose runs go
+    through the sweep engine (its ``run`` takes ``client``) runs them on ``client``, or on a LocalCluster of its
+    own without one."""
+    module = section(name)
+    cluster = {"client": client} if "client" in inspect.signature(module.run).parameters else {}
     path = results_path(out, name)
-    dump(section(name).run(fast=fast), path)
+    dump(module.run(fast=fast, **cluster), path)
     return path
 
 

@@ -10,15 +10,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from tqdm import tqdm
+from distributed import Client
 
 from snake_core.gaits.serpenoid import Serpenoid
 from snake_core.planar.manipulability import manipulability
 from snake_core.planar.model import build_model
 from snake_core.robot import load_robot
-from snake_sim.planar.report import head_errors, head_tracking_summary
+from snake_sim.planar.report import head_errors
 from snake_sim.planar.runtime import RTOL, run_scenario
 from snake_sim.scenario import load_scenario
+from snake_sim.studies.grid import fields, require, run_cells
+from snake_sim.sweep import Cell
 
 TITLE = "004 — dynamic manipulability D/R and head-trajectory tracking"
 
@@ -196,41 +198,48 @@ def _lyapunov_setting() -> LyapunovSetting:
                            load_robot(scenario.robot_name).total_length)
 
 
-def _lyapunov(duration: float, window_start: float) -> tuple[LyapunovRow, ...]:
-    rows = []
-    runs = [(free, speed) for speed in (0.05, 0.1) for free in ([], [5])]
-    for free, speed in tqdm(runs, desc="004 §6.2 runs", leave=False):
-        scenario = load_scenario("head-tracking-lyapunov", [
-            f"robot.free_joints={free}", f"controller.reference.speed={speed}", f"sim.duration={duration}",
-            f"controller.evaluation_window=[{window_start}, {duration}]"])
-        s = head_tracking_summary(run_scenario(scenario), scenario)
-        rows.append(LyapunovRow(bool(free), speed, float(s["head_path_distance_max_m"]), float(s["head_error_rms_m"]),
-                                float(s["head_error_max_m"]), float(s["manipulability_min_R"]),
-                                float(s["torque_norm_max_Nm"])))
-    return tuple(rows)
+def _lyapunov_cells(duration: float, window_start: float) -> list[tuple[bool, float, Cell]]:
+    """(free joint?, reference speed, run) of the §6.2 runs."""
+    return [(bool(free), speed, Cell("head-tracking-lyapunov", (
+        f"robot.free_joints={free}", f"controller.reference.speed={speed}", f"sim.duration={duration}",
+        f"controller.evaluation_window=[{window_start}, {duration}]")))
+        for speed in (0.05, 0.1) for free in ([], [5])]
 
 
-def _wheeled(fast: bool) -> WheeledResults:
+def _wheeled_cell(duration: float) -> Cell:
     """The same controller on wheeled links (regularised anisotropic Coulomb friction, cf. 004 §6.3)."""
-    duration = 5.0 if fast else 20.0
-    scenario = load_scenario("head-tracking-lyapunov", [
+    return Cell("head-tracking-lyapunov", (
         "contact.c_t=0.0", "contact.c_n=0.0", f"contact.mu_t={WHEELED[0]}", f"contact.mu_n={WHEELED[1]}",
-        f"sim.duration={duration}", f"controller.evaluation_window=[0.0, {duration}]"])
-    log = run_scenario(scenario)
-    s = head_tracking_summary(log, scenario)
-    return WheeledResults(duration, float(scenario.section("controller")["reference"]["speed"]),
-                          float(s["head_path_distance_max_m"]), float(s["head_error_rms_m"]),
-                          float(log.com[-1, 0] - log.com[0, 0]), float(s["manipulability_min_R"]), log.status)
+        f"sim.duration={duration}", f"controller.evaluation_window=[0.0, {duration}]"))
 
 
-def run(fast: bool = False) -> ManipulabilityResults:
-    """D and R on arcs and serpenoid shapes, the §6.1.3 PFL run, the §6.2 runs and the wheeled variant."""
+def run(fast: bool = False, client: Client | None = None) -> ManipulabilityResults:
+    """D and R on arcs and serpenoid shapes, the §6.1.3 PFL run, and the §6.2 runs and the wheeled variant as tasks
+    of the sweep engine (summary.json each; on ``client``, else a LocalCluster of its own). RunsFailed if one of
+    those raised or lost its worker."""
     model = build_model(load_robot("ariizumi10"))
     phases = np.append(np.linspace(0.0, 2 * np.pi, 12 if fast else 48, endpoint=False), PHASE)
     setting = _lyapunov_setting()
     duration = 15.0 if fast else 60.0
-    return ManipulabilityResults(fast, _arcs(model), int(phases.size), _shapes(model, phases), _pfl(), duration,
-                                 setting, _lyapunov(duration, setting.window_start), _wheeled(fast))
+    lyapunov = _lyapunov_cells(duration, setting.window_start)
+    wheeled_duration = 5.0 if fast else 20.0
+    wheeled = _wheeled_cell(wheeled_duration)
+    cells = [*(c for _, _, c in lyapunov), wheeled]
+    rows = run_cells(cells, client)
+    require(cells, rows)
+    lyapunov_rows = []
+    for free, speed, cell in lyapunov:
+        s = fields(rows[cell.id])
+        lyapunov_rows.append(LyapunovRow(free, speed, float(s["head_path_distance_max_m"]),
+                                         float(s["head_error_rms_m"]), float(s["head_error_max_m"]),
+                                         float(s["manipulability_min_R"]), float(s["torque_norm_max_Nm"])))
+    w = fields(rows[wheeled.id])
+    reference = load_scenario(wheeled.scenario, wheeled.overrides).section("controller")["reference"]
+    return ManipulabilityResults(
+        fast, _arcs(model), int(phases.size), _shapes(model, phases), _pfl(), duration, setting, tuple(lyapunov_rows),
+        WheeledResults(wheeled_duration, float(reference["speed"]), float(w["head_path_distance_max_m"]),
+                       float(w["head_error_rms_m"]), float(w["distance_m"]), float(w["manipulability_min_R"]),
+                       w["status"]))
 
 
 def render(r: ManipulabilityResults) -> str:

@@ -1,16 +1,24 @@
-"""002 ch. 5: pedal wave on flat ground — Table 5.2, direction, friction (§5.5), torques (Figs. 5.4, 5.6)."""
+"""002 ch. 5: pedal wave on flat ground — Table 5.2, direction, friction (§5.5), torques (Figs. 5.4, 5.6).
+
+The 27 runs of the speed grids and the 5 others are tasks of the sweep engine (:mod:`snake_sim.studies.grid`); each
+returns its speed and torque statistics (:func:`measure`, on the worker).
+"""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
-from tqdm import tqdm
+from distributed import Client
 
 from snake_core.vertical.model import GRAVITY
 from snake_sim.runlog import RunLog
 from snake_sim.scenario import load_scenario
+from snake_sim.studies.grid import fields, require, run_cells
+from snake_sim.sweep import Cell
 from snake_sim.vertical.runtime import build, run_scenario
 
 #: 002's reference gait on flat ground (config/scenarios/pedal-wave.yaml).
@@ -106,10 +114,25 @@ def speed(log: RunLog) -> float:
     return float((log.com[-1, 0] - log.com[0, 0]) / (log.t[-1] - log.t[0]))
 
 
-def _run(overrides: list[str], duration: float) -> RunLog:
-    step = STEP if duration > FAST_DURATION else 0.005  # fast mode: the scenario's step
-    return run_scenario(load_scenario(REFERENCE_SCENARIO, [*overrides, f"sim.duration={duration}", "sim.log_rate=100",
-                                                         f"sim.time_step={step}"]))
+def _step(duration: float) -> float:
+    return STEP if duration > FAST_DURATION else 0.005  # fast mode: the scenario's step
+
+
+def _cell(overrides: list[str], duration: float) -> Cell:
+    return Cell(REFERENCE_SCENARIO, (*overrides, f"sim.duration={duration}", "sim.log_rate=100",
+                                     f"sim.time_step={_step(duration)}"))
+
+
+def measure(cell: Cell, out: Path | None = None) -> dict[str, Any]:
+    """The sweep engine's evaluate of a run (on the worker): its speed and the torque statistics after the start-up
+    transient (t ≥ min(2 s, half the run)); ``out`` unused."""
+    scenario = load_scenario(cell.scenario, cell.overrides)
+    log = run_scenario(scenario)
+    skip = log.t >= min(2.0, scenario.duration / 2)
+    return {"speed": speed(log), "torque_from": float(log.t[skip][0]),
+            "torque_rms": [float(v) for v in np.sqrt(np.mean(log.tau[skip] ** 2, axis=0))],
+            "torque_peak": [float(v) for v in np.max(np.abs(log.tau[skip]), axis=0)],
+            "correlation": correlation(log.motor_torque[skip], -log.tau[skip]), "misfit": _misfit(log, skip)}
 
 
 def _setting() -> Setting:
@@ -125,17 +148,12 @@ def _setting() -> Setting:
                    reflected_inertia=robot.actuator.gear_ratio ** 2 * robot.actuator.rotor_inertia)
 
 
-def _speed_grids(duration: float, bar: tqdm) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(φ, A) grids of the speed with the SEA, near-rigid, and near-rigid without slip [m/s]."""
-    grids = np.zeros((3, len(PHASES), len(AMPLITUDES)))
+def _grid_cells(duration: float) -> list[list[list[Cell]]]:
+    """[SEA, near-rigid, near-rigid without slip][φ][A]: the runs of the speed grids."""
     rigid = f"robot.sea_stiffness={RIGID_STIFFNESS}"
-    for i, (_, phase) in enumerate(PHASES):
-        for j, (_, amplitude) in enumerate(AMPLITUDES):
-            o = [f"gait.amplitude={amplitude}", f"gait.phase_shift={phase}"]
-            for k, extra in enumerate(([], [rigid], [rigid, f"contact.friction={NO_SLIP_FRICTION}"])):
-                grids[k, i, j] = speed(_run([*o, *extra], duration))
-                bar.update()
-    return grids[0], grids[1], grids[2]
+    return [[[_cell([f"gait.amplitude={amplitude}", f"gait.phase_shift={phase}", *extra], duration)
+              for _, amplitude in AMPLITUDES] for _, phase in PHASES]
+            for extra in ([], [rigid], [rigid, f"contact.friction={NO_SLIP_FRICTION}"])]
 
 
 def _misfit(log: RunLog, skip: np.ndarray) -> float:
@@ -143,34 +161,28 @@ def _misfit(log: RunLog, skip: np.ndarray) -> float:
     return float(np.sqrt(np.mean((log.motor_torque[skip] + log.tau[skip]) ** 2) / np.mean(log.tau[skip] ** 2)))
 
 
-def _grid(a: np.ndarray) -> tuple[tuple[float, ...], ...]:
-    return tuple(tuple(float(v) for v in row) for row in a)
-
-
-def run(fast: bool = False) -> PedalWaveResults:
-    """Table 5.2's nine gaits (SEA, near-rigid, no slip), direction, friction and the torques of the reference gait."""
+def run(fast: bool = False, client: Client | None = None) -> PedalWaveResults:
+    """Table 5.2's nine gaits (SEA, near-rigid, no slip), direction, friction and the torques of the reference gait,
+    every run a task of the sweep engine (on ``client``, else a LocalCluster of its own). RunsFailed if a run
+    raised or its worker died."""
     duration = FAST_DURATION if fast else 10.0
-    bar = tqdm(total=3 * len(PHASES) * len(AMPLITUDES) + 5, desc="pedal wave", leave=False)
-    ours, rigid, noslip = _speed_grids(duration, bar)
-    logs = {}
-    for key, overrides in (("ref", []), ("reversed", ["gait.phase_shift=2*pi/5"]),
-                           ("reflected", ["robot.rotor_inertia_model=reflected"]),
-                           *((f"mu{mu}", [*FRICTION_CASE, f"contact.friction={mu:.2f}"]) for mu in FRICTIONS_002)):
-        logs[key] = _run(overrides, duration)
-        bar.update()
-    bar.close()
-    ref, refl = logs["ref"], logs["reflected"]
-    skip = ref.t >= min(2.0, duration / 2)  # after the start-up transient
+    grids = _grid_cells(duration)
+    single = {key: _cell(overrides, duration) for key, overrides in (
+        ("ref", []), ("reversed", ["gait.phase_shift=2*pi/5"]), ("reflected", ["robot.rotor_inertia_model=reflected"]),
+        *((f"mu{mu}", [*FRICTION_CASE, f"contact.friction={mu:.2f}"]) for mu in FRICTIONS_002))}
+    cells = [*(c for grid in grids for row in grid for c in row), *single.values()]
+    rows = run_cells(cells, client, measure)
+    require(cells, rows)
+    ours, rigid, noslip = (tuple(tuple(fields(rows[c.id])["speed"] for c in row) for row in grid) for grid in grids)
+    ref, refl = (fields(rows[single[key].id]) for key in ("ref", "reflected"))
     return PedalWaveResults(
-        fast=fast, duration=duration, time_step=STEP if duration > FAST_DURATION else 0.005, setting=_setting(),
-        speed=_grid(ours), rigid=_grid(rigid), no_slip=_grid(noslip), reference_speed=speed(ref),
-        reversed_speed=speed(logs["reversed"]), reflected_speed=speed(refl),
-        friction_speeds=tuple(speed(logs[f"mu{mu}"]) for mu in FRICTIONS_002), torque_from=float(ref.t[skip][0]),
-        torque_rms=tuple(float(v) for v in np.sqrt(np.mean(ref.tau[skip] ** 2, axis=0))),
-        torque_peak=tuple(float(v) for v in np.max(np.abs(ref.tau[skip]), axis=0)),
-        correlation_own=correlation(ref.motor_torque[skip], -ref.tau[skip]),
-        correlation_reflected=correlation(refl.motor_torque[skip], -refl.tau[skip]),
-        misfit_own=_misfit(ref, skip), misfit_reflected=_misfit(refl, skip))
+        fast=fast, duration=duration, time_step=_step(duration), setting=_setting(), speed=ours, rigid=rigid,
+        no_slip=noslip, reference_speed=ref["speed"], reversed_speed=fields(rows[single["reversed"].id])["speed"],
+        reflected_speed=refl["speed"],
+        friction_speeds=tuple(fields(rows[single[f"mu{mu}"].id])["speed"] for mu in FRICTIONS_002),
+        torque_from=ref["torque_from"], torque_rms=tuple(ref["torque_rms"]), torque_peak=tuple(ref["torque_peak"]),
+        correlation_own=ref["correlation"], correlation_reflected=refl["correlation"], misfit_own=ref["misfit"],
+        misfit_reflected=refl["misfit"])
 
 
 def render(r: PedalWaveResults) -> str:

@@ -28,14 +28,14 @@ def results_path(out: Path, section: str) -> Path:
     return out / RESULTS_FOLDER / f"{section}.json"
 
 
-def _plain(value: Any) -> Any:
+def plain(value: Any) -> Any:
     """``value`` as JSON types (dataclasses as mappings, tuples as lists, numpy scalars as Python ones)."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple | np.ndarray):
-        return [_plain(v) for v in value]
+        return [plain(v) for v in value]
     if isinstance(value, np.generic):
         return value.item()
     return value
@@ -43,28 +43,28 @@ def _plain(value: Any) -> Any:
 
 def to_json(results: Any) -> str:
     """The JSON text of a results dataclass (indented, keys in field order)."""
-    return json.dumps(_plain(results), indent=1, ensure_ascii=False) + "\n"
+    return json.dumps(plain(results), indent=1, ensure_ascii=False) + "\n"
 
 
-def _build(kind: Any, value: Any) -> Any:
-    """``value`` (JSON types) as the annotated type ``kind``."""
+def build(kind: Any, value: Any) -> Any:
+    """``value`` (JSON types) as the annotated type ``kind`` (keys a dataclass does not have are ignored)."""
     origin, args = typing.get_origin(kind), typing.get_args(kind)
     if origin in (typing.Union, types.UnionType):
         if value is None:
             return None
         (kind,) = [a for a in args if a is not type(None)]
-        return _build(kind, value)
+        return build(kind, value)
     if origin is tuple:
         if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(_build(args[0], v) for v in value)
-        return tuple(_build(a, v) for a, v in zip(args, value, strict=True))
+            return tuple(build(args[0], v) for v in value)
+        return tuple(build(a, v) for a, v in zip(args, value, strict=True))
     if origin is list:
-        return [_build(args[0], v) for v in value]
+        return [build(args[0], v) for v in value]
     if origin is dict:
-        return {k: _build(args[1], v) for k, v in value.items()}
+        return {k: build(args[1], v) for k, v in value.items()}
     if dataclasses.is_dataclass(kind):
         hints = typing.get_type_hints(kind)
-        return kind(**{f.name: _build(hints[f.name], value[f.name]) for f in dataclasses.fields(kind) if f.init})
+        return kind(**{f.name: build(hints[f.name], value[f.name]) for f in dataclasses.fields(kind) if f.init})
     if kind is float and isinstance(value, int):
         return float(value)
     return value
@@ -72,7 +72,7 @@ def _build(kind: Any, value: Any) -> Any:
 
 def from_json(kind: type[T], text: str) -> T:
     """The results dataclass ``kind`` from the JSON text :func:`to_json` wrote."""
-    return _build(kind, json.loads(text))
+    return build(kind, json.loads(text))
 
 
 def dump(results: Any, path: Path) -> None:

@@ -5,22 +5,28 @@ and TSC ((7.1)–(7.2)) with K_τ = 0 and 6: on flat ground (speed, the wave TSC
 002's single obstacle with Table 7.1's parameters and with the parameters the shipped scenarios use,
 on two obstacles and on stairs, and on the single obstacle with less friction on the box's vertical faces.
 Every row on an obstacle or stairs runs twice, at the scenario's step (1 ms) and at half of it, and the
-table shows both (issue 13: a verdict counts only if halving the step leaves it standing).
+table shows both (issue 13: a verdict counts only if halving the step leaves it standing). Every run (and its
+half-step run) is a task of the sweep engine (:mod:`snake_sim.studies.grid`) whose evaluate, :func:`measure`,
+returns the row's numbers, computed from the RunLog on the worker.
 """
 
 from __future__ import annotations
 
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
 
 import numpy as np
-from tqdm import tqdm
+from distributed import Client
 
 from snake_core.controllers.tsc import TSCGains
 from snake_core.vertical.model import GRAVITY
 from snake_sim.climb import ClimbResult, climb_result
+from snake_sim.reproduction.results import build, plain
 from snake_sim.scenario import load_scenario
 from snake_sim.step_check import TOLERANCE, relative_change
+from snake_sim.studies.grid import fields, require, run_cells
+from snake_sim.sweep import Cell
 from snake_sim.vertical import runtime
 from snake_sim.wave_analysis import cycle_waves
 from snake_sim.world import load_world
@@ -76,8 +82,6 @@ GRID_TORQUE_GAINS = (0.0, 6.0)
 #: (label, scenario suffix, world file) of the shipped obstacle worlds.
 WORLDS = (("single obstacle", "obstacle", "single_obstacle"), ("two obstacles", "two-obstacles", "two_obstacles"),
           ("stairs", "stairs", "stairs"))
-#: Runs simulated at the same time (processes).
-WORKERS = 2
 #: Groups of rows on flat ground: run at the scenario's step (5 ms) only, with the bench's evidence (``make bench``).
 FLAT_GROUPS = ("flat",)
 #: A row "barely moves" when its CoM speed is below this fraction of the reference row's.
@@ -131,26 +135,33 @@ def head_at_face(log, setup) -> tuple[float, float]:
     return float(on_face.sum() * dt), float(z[on_face].max()) if on_face.any() else float("nan")
 
 
-def _simulate(label: str, scenario: str, overrides: tuple[str, ...]) -> Outcome:
-    sc = load_scenario(scenario, overrides)
+def measure(cell: Cell, out: Path | None = None) -> dict[str, Any]:
+    """The sweep engine's evaluate of a row's run (on the worker): the fields of :class:`Outcome` except its
+    label and half (``out`` unused: the section keeps no per-run outputs)."""
+    sc = load_scenario(cell.scenario, cell.overrides)
     setup = runtime.build(sc)
     log = runtime.simulate(setup)
-    speed = log.average_speed
     waves = cycle_waves(log.t, log.beta, float(sc.section("gait")["frequency"]))
     amp = float(np.degrees(waves.amplitude[-1, -1])) if len(waves.amplitude) else float("nan")
     phase = float(np.degrees(waves.phase[-1, -1])) if len(waves.phase) else float("nan")
-    return Outcome(label, speed, climb_result(log, setup.world), amp, phase, log.status, *head_at_face(log, setup),
-                   sc.time_step)
+    face_time, face_height = head_at_face(log, setup)
+    return {"speed_mps": log.average_speed, "climb": plain(climb_result(log, setup.world)),
+            "head_amplitude_deg": amp, "head_phase_deg": phase, "status": log.status, "face_time_s": face_time,
+            "face_height_max_m": face_height, "time_step_s": sc.time_step}
 
 
-def _run(label: str, scenario: str, overrides: tuple[str, ...], fast: bool, check_step: bool) -> Outcome:
-    """The run, and with ``check_step`` the same run at half the step in ``half``."""
+def _cells(scenario: str, overrides: tuple[str, ...], fast: bool, check_step: bool) -> tuple[Cell, ...]:
+    """The row's run, and with ``check_step`` the same run at half the step."""
     overrides = (*overrides, *(("sim.duration=3",) if fast else ()))
-    outcome = _simulate(label, scenario, overrides)
+    run = Cell(scenario, overrides)
     if not check_step:
-        return outcome
-    half = _simulate(label, scenario, (*overrides, f"sim.time_step={0.5 * outcome.time_step_s!r}"))
-    return replace(outcome, half=half)
+        return (run,)
+    h = load_scenario(scenario, overrides).time_step
+    return run, Cell(scenario, (*overrides, f"sim.time_step={0.5 * h!r}"))
+
+
+def _outcome(label: str, row: dict[str, Any]) -> Outcome:
+    return build(Outcome, {**fields(row), "label": label, "half": None})
 
 
 def _climb_text(c: ClimbResult) -> str:
@@ -265,19 +276,19 @@ def _jobs(setting: Setting, fast: bool) -> list[tuple[str, str, str, tuple[str, 
     return jobs
 
 
-def run(fast: bool = False) -> StiffnessResults:
-    """Run every row (WORKERS processes at a time); ``fast``: four rows of 3 s (smoke test)."""
+def run(fast: bool = False, client: Client | None = None) -> StiffnessResults:
+    """Run every row on the sweep engine (on ``client``, else a LocalCluster of its own); ``fast``: four rows of
+    3 s (smoke test). RunsFailed if a run raised or its worker died."""
     setting = _setting()
     jobs = _jobs(setting, fast)
-    outcomes: list[Outcome | None] = [None] * len(jobs)
-    with ProcessPoolExecutor(max_workers=WORKERS) as pool:  # independent runs: WORKERS at a time
-        futures = {pool.submit(_run, label, scenario, over, fast, group not in FLAT_GROUPS): i
-                   for i, (group, label, scenario, over) in enumerate(jobs)}
-        for future in tqdm(as_completed(futures), total=len(jobs), desc="stiffness/TSC runs", unit="run", leave=False):
-            outcomes[futures[future]] = future.result()
+    plans = [_cells(scenario, over, fast, group not in FLAT_GROUPS) for group, _, scenario, over in jobs]
+    cells = [c for plan in plans for c in plan]
+    rows = run_cells(cells, client, measure)
+    require(cells, rows)
     groups: dict[str, list[Outcome]] = {}
-    for (group, *_), outcome in zip(jobs, outcomes, strict=True):
-        groups.setdefault(group, []).append(outcome)
+    for (group, label, _, _), plan in zip(jobs, plans, strict=True):
+        run, *half = (_outcome(label, rows[c.id]) for c in plan)
+        groups.setdefault(group, []).append(replace(run, half=half[0]) if half else run)
     return StiffnessResults(fast, setting, groups)
 
 

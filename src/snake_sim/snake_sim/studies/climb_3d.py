@@ -3,9 +3,10 @@ ground, the single obstacle, two obstacles and the stairs, each with several per
 model (the ``*-3d`` scenarios). Every run is repeated at half its step (:mod:`snake_sim.step_check`), so each
 verdict comes with whether it is converged. Numbers only: the reproduction section renders them.
 
-A run is a :class:`ClimbCase` (a scenario and its overrides, picklable) turned into a :class:`Climb3dRun` by
-:func:`run_case`; :func:`run_cases` runs many, in several processes if asked. :mod:`.engines` builds the same
-cases for the vertical model and DART.
+A run is a :class:`ClimbCase` (a scenario and its overrides) turned into a :class:`Climb3dRun`: its two runs (the
+scenario's step and half of it, :func:`case_cells`) are tasks of the sweep engine (:mod:`.grid`: summary.json
+each, on a Dask client or a LocalCluster), :func:`climb_run` compares them; :func:`run_cases` runs many.
+:mod:`.engines` builds the same cases for the vertical model and DART.
 
 002 to compare with: in simulation TSC climbs the 36 mm obstacle 25.6 % faster than the open loop (§7.3); on
 the robot only TSC with K_τ = 6 climbed the two obstacles, local stiffness and TSC with K_τ = 0 rolled over
@@ -14,19 +15,16 @@ the robot only TSC with K_τ = 6 climbed the two obstacles, local stiffness and 
 
 from __future__ import annotations
 
-import multiprocessing
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tqdm import tqdm
+from distributed import Client
 
-from ..models import runtime_for
 from ..scenario import load_scenario
 from ..step_check import step_check
-from ..summary import summarize
-from ..world import load_world
+from ..sweep import Cell
+from .grid import RunsFailed, failure, fields, require, run_cells
 
 #: Controller label → (scenario prefix, overrides): the scenarios' own gains (A = π/3, TSC M_d = 1, D_d = 4,
 #: K_d = 14; local stiffness K_d = K/6).
@@ -91,19 +89,21 @@ class Climb3dStudy:
     runs: tuple[Climb3dRun, ...]
 
 
-def _summary(name: str, overrides: Sequence[str]) -> tuple[dict[str, Any], float]:
-    scenario = load_scenario(name, list(overrides))
-    runtime = runtime_for(scenario.model, scenario.source)
-    log = runtime.run_scenario(scenario)
-    summary = summarize(log, 0.0, scenario.name, load_world(scenario.world_file),
-                        extra=runtime.summary_extra(log, scenario))
-    return summary, scenario.time_step
+def case_cells(case: ClimbCase) -> tuple[Cell, Cell]:
+    """The case's run and the same run at half its step, as cells of the sweep engine (summary.json each)."""
+    h = load_scenario(case.scenario, list(case.overrides)).time_step
+    return Cell(case.scenario, case.overrides), Cell(case.scenario, (*case.overrides, f"sim.time_step={0.5 * h!r}"))
 
 
-def run_case(case: ClimbCase) -> Climb3dRun:
-    """Run ``case`` and again at half its step."""
-    summary, h = _summary(case.scenario, case.overrides)
-    half, _ = _summary(case.scenario, [*case.overrides, f"sim.time_step={0.5 * h!r}"])
+def climb_run(case: ClimbCase, rows: dict[str, dict[str, Any]]) -> Climb3dRun | str:
+    """The case's run and its step check from the rows of :func:`case_cells`, or why it has none
+    (:func:`.grid.failure`)."""
+    cells = case_cells(case)
+    failed = [text for c in cells if (text := failure(c, rows[c.id])) is not None]
+    if failed:
+        return "; ".join(failed)
+    summary, half = (fields(rows[c.id]) for c in cells)
+    h = load_scenario(case.scenario, list(case.overrides)).time_step
     check = step_check(summary, half, h)
     return Climb3dRun(case.controller, case.world, case.seed, summary["status"], summary["climbed"],
                       summary["time_to_climb_s"], summary.get("rolled_over"), summary.get("time_of_roll_over_s"),
@@ -112,24 +112,12 @@ def run_case(case: ClimbCase) -> Climb3dRun:
                       half["climbed"], half.get("rolled_over"), half["average_speed_mps"])
 
 
-def run_cases(cases: Sequence[ClimbCase], workers: int = 1, progress: bool = False,
-              budget_s: float | None = None) -> tuple[Climb3dRun | None, ...]:
-    """:func:`run_case` for every case, in ``workers`` processes, started in the order of ``cases``; after
-    ``budget_s`` seconds of wall clock the runs still going are stopped and those not started are skipped (None
-    in their place)."""
-    deadline = None if budget_s is None else time.monotonic() + budget_s
-    bar = tqdm(total=len(cases), desc="step-checked runs", disable=not progress)
-    with multiprocessing.Pool(max(1, workers)) as pool:
-        pending = [pool.apply_async(run_case, (case,), callback=lambda _: bar.update()) for case in cases]
-        for job in pending:
-            left = None if deadline is None else deadline - time.monotonic()
-            if left is not None and left <= 0:
-                break
-            job.wait(left)
-        runs = tuple(job.get() if job.ready() else None for job in pending)
-        pool.terminate()
-    bar.close()
-    return runs
+def run_cases(cases: Sequence[ClimbCase], client: Client | None = None,
+              progress: bool = False) -> list[Climb3dRun | str]:
+    """:func:`climb_run` of every case, each run and its half-step run a task of the sweep engine (on ``client``,
+    else a LocalCluster of its own), submitted in the order of ``cases``."""
+    rows = run_cells([c for case in cases for c in case_cells(case)], client, progress=progress)
+    return [climb_run(case, rows) for case in cases]
 
 
 def climb_3d_case(controller: str, world: str, seed: int, duration: float | None = None) -> ClimbCase:
@@ -138,12 +126,6 @@ def climb_3d_case(controller: str, world: str, seed: int, duration: float | None
     flat = FLAT_OVERRIDES if world == "flat" else ()
     overrides = (*extra, *flat, f"sim.perturbation.seed={seed}", *([f"sim.duration={duration!r}"] if duration else []))
     return ClimbCase("mujoco", controller, world, seed, f"{prefix}-{WORLDS[world]}-3d", overrides)
-
-
-def climb_3d_run(controller: str, world: str, seed: int, duration: float | None = None) -> Climb3dRun:
-    """Run ``<prefix>-<world>-3d`` with ``controller``'s overrides and perturbation ``seed``, and again at half
-    its step."""
-    return run_case(climb_3d_case(controller, world, seed, duration))
 
 
 def climb_3d_cases(controllers: tuple[str, ...] = tuple(CONTROLLERS), worlds: tuple[str, ...] = tuple(WORLDS),
@@ -159,13 +141,17 @@ def scenario_duration(case: ClimbCase) -> float:
 
 def climb_3d_study(controllers: tuple[str, ...] = tuple(CONTROLLERS), worlds: tuple[str, ...] = tuple(WORLDS),
                    seeds: tuple[int, ...] = SEEDS, duration: float | None = None,
-                   progress: bool = False, workers: int = 1) -> Climb3dStudy:
+                   progress: bool = False, client: Client | None = None) -> Climb3dStudy:
     """Every controller on every world with every seed (see the module docstring); ``duration`` [s] replaces
-    the scenarios' own (30 s on flat ground, 90–150 s on the obstacles)."""
+    the scenarios' own (30 s on flat ground, 90–150 s on the obstacles). RunsFailed if a run has no result."""
     cases = climb_3d_cases(controllers, worlds, seeds, duration)
-    runs = run_cases(cases, workers, progress)
+    runs = run_cases(cases, client, progress)
+    failed = [f"{c.controller}, {c.world}, seed {c.seed}: {r}" for c, r in zip(cases, runs, strict=True)
+              if isinstance(r, str)]
+    if failed:
+        raise RunsFailed("; ".join(failed))
     h = load_scenario(cases[0].scenario).time_step
-    return Climb3dStudy(h, tuple(r for r in runs if r is not None))
+    return Climb3dStudy(h, tuple(runs))
 
 
 #: The reference gait of the step and contact-softness check (issue 15 item 3): A = π/6, ω = π, φ = −2π/5,
@@ -186,16 +172,22 @@ class ReferenceCheck:
     stiff_contact_speed_mps: float
 
 
-def reference_check(duration: float | None = None) -> ReferenceCheck:
-    """The three runs of :class:`ReferenceCheck`; ``duration`` [s] replaces the scenario's."""
-    fixed = [f"sim.duration={duration!r}"] if duration else []
-    scenario = load_scenario(REFERENCE_SCENARIO, fixed)
-    runtime = runtime_for(scenario.model, scenario.source)
+def reference_cells(duration: float | None = None) -> tuple[Cell, Cell, Cell]:
+    """The three runs of :class:`ReferenceCheck` (scenario's step and contact, half the step, contact twice as
+    stiff) as cells of the sweep engine; ``duration`` [s] replaces the scenario's."""
+    fixed = (f"sim.duration={duration!r}",) if duration else ()
+    scenario = load_scenario(REFERENCE_SCENARIO, list(fixed))
     tc, zeta = (float(v) for v in scenario.section("contact")["solref"])
     h = scenario.time_step
+    return tuple(Cell(REFERENCE_SCENARIO, (*fixed, *extra)) for extra in (
+        (), (f"sim.time_step={0.5 * h!r}",), (f"contact.solref=[{tc / 2 ** 0.5!r},{zeta!r}]",)))
 
-    def speed(*overrides: str) -> float:
-        return runtime.run_scenario(load_scenario(REFERENCE_SCENARIO, [*fixed, *overrides])).average_speed
 
-    return ReferenceCheck(scenario.duration, h, (tc, zeta), speed(), speed(f"sim.time_step={0.5 * h!r}"),
-                          speed(f"contact.solref=[{tc / 2 ** 0.5!r},{zeta!r}]"))
+def reference_check(rows: dict[str, dict[str, Any]], duration: float | None = None) -> ReferenceCheck:
+    """:class:`ReferenceCheck` from the rows of :func:`reference_cells` (RunsFailed if one has no result)."""
+    cells = reference_cells(duration)
+    require(cells, rows)
+    scenario = load_scenario(REFERENCE_SCENARIO, list(cells[0].overrides))
+    tc, zeta = (float(v) for v in scenario.section("contact")["solref"])
+    speeds = (fields(rows[c.id])["average_speed_mps"] for c in cells)
+    return ReferenceCheck(scenario.duration, scenario.time_step, (tc, zeta), *speeds)

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from distributed import Client
+
 from snake_core.validation import ConfigError
 
 from . import engine
@@ -29,12 +31,13 @@ __all__ = ["Cell", "Range", "SweepOutcome", "SweepSpec", "parse_grid", "parse_ra
 
 
 def run(cells: list[Cell], workers: int | None = None, scheduler: str | None = None, evaluate: Evaluate = simulate,
-        progress: bool = False, batch: int = 1) -> list[dict[str, Any]]:
-    """The row of every cell (:mod:`.engine`), run on a new LocalCluster of ``workers`` processes or on
-    ``scheduler``, up to ``batch`` runs of a scenario stepped together per task; in the order of ``cells``."""
+        progress: bool = False, batch: int = 1, client: Client | None = None) -> list[dict[str, Any]]:
+    """The row of every cell (:mod:`.engine`), run on ``client`` (a cluster the caller holds, e.g. one for several
+    grids) or else on a new LocalCluster of ``workers`` processes or on ``scheduler``, up to ``batch`` runs of a
+    scenario stepped together per task; in the order of ``cells``."""
     engine.check_batch(batch, evaluate)
-    with connect(workers, scheduler) as client:
-        rows = engine.run(cells, client, evaluate, progress=progress, batch=batch)
+    with connect(workers, scheduler) if client is None else contextlib.nullcontext(client) as held:
+        rows = engine.run(cells, held, evaluate, progress=progress, batch=batch)
     order = {c.id: i for i, c in enumerate(cells)}
     return sorted(rows, key=lambda r: order[r["cell"]])
 
