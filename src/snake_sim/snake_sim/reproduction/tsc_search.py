@@ -11,7 +11,9 @@ world file's μ (002's). Each search is an Optuna study whose trials run as Dask
    over the run for a non-climber, so that it is led to the box first and to faster climbs after).
 
 Trials are asked and told in rounds of :data:`BATCH` in trial order, so the study, and with it every number here, is
-the same whatever the number of workers or the order in which runs finish. Every trial that climbed is run again
+the same whatever the number of workers or the order in which runs finish (``snake-sim optimise`` asks a new trial
+as each one ends, which keeps every worker busy but lets the order of finishing steer the study; it reuses its
+Problem and tell here). Every trial that climbed is run again
 at half the step (:mod:`snake_sim.step_check`): only a climb whose verdict, times, speeds and climbing mode
 (:mod:`snake_sim.climb_mode`: crawl or tumble) stand at h/2 counts. The open loop (the scenarios' A = π/3,
 φ = −2π/5) runs beside, step-checked: at 002's face μ and, in the vertical model, with the faces' μ lowered in steps
@@ -432,9 +434,10 @@ def _search_text(search: Search, results: Results) -> list[str]:
                   ""]
         if three_d:
             rolled = [r for r in checked if r.rolled_over]
+            roll = max((r.max_roll_deg for r in checked if r.max_roll_deg is not None), default=float("nan"))
             lines += [f"Roll-over: {len(rolled)} of the {len(checked)} step-checked climbers rolled over (a module "
                       f"past {ROLL_OVER_DEG:g}°); their largest roll: "
-                      f"{max(r.max_roll_deg for r in checked if r.max_roll_deg is not None):.1f}°.", ""]
+                      f"{roll:.1f}°.", ""]
         lines += [f"The fastest {min(LISTED, len(checked))} step-checked climbs:", "",
                   *_listing(search, checked, three_d), ""]
         if search.seeded:
@@ -449,6 +452,21 @@ def _search_text(search: Search, results: Results) -> list[str]:
                                   for r in search.seeded) + ").", ""]
     lines += [" ".join(_open_loop_text(search, results, checked[0] if checked else None)), ""]
     return lines
+
+
+def _answer(search: Search) -> str:
+    """One line: does TSC climb in this model, how, and how fast against the open loop at 002's face μ."""
+    checked = sorted((r for r in search.trials if r.checked_climb), key=lambda r: r.time_to_climb_s)
+    name = MODEL_NAMES.get(search.model, search.model)
+    if not checked:
+        return f"- *{name}*: no TSC setting climbs (step-checked) in {len(search.trials)} trials."
+    modes = {m: sum(r.mode == m for r in checked) for m in ("crawl", "tumble")}
+    shipped = search.open_loop[0]
+    open_loop = (f"the open loop {shipped.time_to_climb_s:.1f} s" if shipped.checked_climb
+                 else "the open loop does not climb (step-checked) at this μ")
+    return (f"- *{name}*: {len(checked)} of {len(search.trials)} trials climb (step-checked; {modes['crawl']} "
+            f"crawl, {modes['tumble']} tumble); the fastest in {checked[0].time_to_climb_s:.1f} s "
+            f"({checked[0].mode}), {open_loop}.")
 
 
 def render(results: Results) -> str:
@@ -470,6 +488,7 @@ def render(results: Results) -> str:
              "ahead of the tail), it *tumbles* once the chord turns past the vertical (head over tail).", ""]
     if results.fast:
         lines += ["*(fast smoke run: a few short trials; these numbers are not the answer.)*", ""]
+    lines += ["In short:", "", *(_answer(search) for search in results.searches), ""]
     for search in results.searches:
         lines += _search_text(search, results)
     return "\n".join(lines)
