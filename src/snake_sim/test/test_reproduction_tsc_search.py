@@ -78,7 +78,7 @@ def test_no_step_checked_climber_says_no_setting_climbed():
     # a climb that does not stand at half the step is no answer either
     unchecked = replace(CRAWLER, half=replace(CRAWLER.half, converged=False))
     text = ts.render(results(search([unchecked, run()], OPEN_LOOP)))
-    assert "1 climbed at h, 0 of them also at h/2" in text and "**No setting climbed**" in text
+    assert "1 climbed at h (1 crawling, 0 tumbling), 0 of them also at h/2" in text and "**No setting climbed**" in text
     assert "There is no pair of step-checked climbs" in text
 
 
@@ -92,12 +92,16 @@ def test_climbers_give_the_region_the_mode_and_the_comparison_with_the_open_loop
     assert "The fastest: 22.5 s (A = 0.500" in text and "the fastest crawl: 30.0 s" in text
     # the open loop does not climb at 002's μ: the comparison is with the highest face μ at which it climbs
     assert "step-checked climbs at μ = 0.4, 0.35; at the highest, μ = 0.4, in 35.5 s" in text
-    assert "against the open loop at face μ = 0.4 (35.5 s): faster, time -37 %" in text
+    assert ("Against the open loop at face μ = 0.4 (35.5 s), TSC's fastest step-checked climb at 002's face μ "
+            "(22.5 s) is faster, time -37 %; its fastest step-checked crawl (30.0 s) is faster, time -15 %") in text
+    assert "2 of 3 trials climb (step-checked; 1 crawl, 1 tumble); the fastest in 22.5 s (tumble), the fastest " \
+           "crawl in 30.0 s" in text
     # the open loop climbing at 002's μ, faster than TSC: the comparison follows
     fast_open = (run({}, True, 20.0), *OPEN_LOOP[1:])
     text = ts.render(results(search([CRAWLER, TUMBLER], fast_open)))
     assert "at 002's face μ = 0.6: climbs in 20.0 s (step-checked)" in text
-    assert "against the open loop at 002's face μ (20.0 s): slower, time +12 %" in text
+    assert "Against the open loop at 002's face μ (20.0 s), TSC's fastest step-checked climb at 002's face μ " \
+           "(22.5 s) is slower, time +12 %" in text
 
 
 def test_the_3d_search_reports_roll_over_and_the_other_seeds():
@@ -111,7 +115,23 @@ def test_the_3d_search_reports_roll_over_and_the_other_seeds():
     assert "Roll-over: 1 of the 2 step-checked climbers rolled over" in text and "largest roll: 75.0°" in text
     assert "at perturbation seeds 1, 2 (the search ran at seed 0): 1 of 2 runs are step-checked climbs" in text
     assert "At perturbation seeds 0, 1, 2: 11.5 s, 10.7 s, no (2 of 3 step-checked climbs" in text
-    assert "TSC's fastest step-checked climb at 002's face μ (11.0 s) against the open loop at 002's face μ" in text
+    assert "Against the open loop at 002's face μ (11.5 s), TSC's fastest step-checked climb at 002's face μ " \
+           "(11.0 s) is faster" in text
+    assert "no climb at h/2" not in text and "the fastest crawl without rolling over in 11.0 s" in text
+    # a rolled-over crawl is no clean crawl: the fastest clean crawl is the slower one
+    text = ts.render(results(search([replace(steady, rolled_over=True), rolled], open_loop, "mujoco", seeded)))
+    assert "none crawls without rolling over" in text
+
+
+def test_climbs_that_do_not_stand_at_half_the_step_are_sorted_by_why():
+    lost = replace(CRAWLER, half=replace(CRAWLER.half, climbed=False, time_to_climb_s=None, converged=False))
+    other = replace(CRAWLER, half=replace(CRAWLER.half, mode="tumble", converged=False))
+    speed = replace(CRAWLER, half=replace(CRAWLER.half, converged=False))  # time kept, a speed moved
+    slower = replace(CRAWLER, half=replace(CRAWLER.half, time_to_climb_s=40.0, converged=False))
+    text = ts.render(results(search([lost, other, speed, slower, TUMBLER], OPEN_LOOP)))
+    assert ("5 climbed at h (4 crawling, 1 tumbling), 1 of them also at h/2" in text
+            and "Of the 4 climbs that do not stand at h/2: 1 do not climb at h/2, 1 climb another way, 2 climb the "
+            "same way but their times or speeds move by more than 5 % (1 of them keep the time to climb" in text)
 
 
 def test_fast_mode_runs_end_to_end_on_a_local_cluster():

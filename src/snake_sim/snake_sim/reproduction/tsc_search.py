@@ -263,11 +263,11 @@ def _search(client, spec: SearchSpec, box: tuple[Range, ...], face_mu: float, fa
     open_loop = [(Cell(spec.open_loop, sets), {})]
     seeded: list[Run] = []
     if "perturbation" in scenario.data["sim"]:
-        open_loop += [(Cell(spec.open_loop, (*sets, f"sim.perturbation.seed={k}")), {"sim.perturbation.seed": k})
+        open_loop += [(Cell(spec.open_loop, (*sets, f"sim.perturbation.seed={k}")), {"sim.perturbation.seed": float(k)})
                       for k in SEEDS[1:]]
         best = sorted((i for i in climbers if runs[i].checked_climb), key=lambda i: runs[i].time_to_climb_s)
         seeded = _checked(client, [(Cell(spec.scenario, (*done[i][0].overrides, f"sim.perturbation.seed={k}")),
-                                    {**done[i][1], "sim.perturbation.seed": k})
+                                    {**done[i][1], "sim.perturbation.seed": float(k)})
                                    for i in best[:SEEDED_BEST] for k in SEEDS[1:]], h)
     else:
         mus = np.arange(0.0, face_mu - 0.5 * FACE_FRICTION_STEP, FACE_FRICTION_STEP)[::-1]
@@ -351,7 +351,7 @@ def _listing(search: Search, climbers: list[Run], three_d: bool) -> list[str]:
     return lines
 
 
-def _open_loop_text(search: Search, results: Results, best: Run | None) -> list[str]:
+def _open_loop_text(search: Search, results: Results, best: list[tuple[str, Run]]) -> list[str]:
     """The open loop at 002's face μ (and lowered μ or other seeds), against TSC's best step-checked climb."""
     a, phi = search.open_loop_gait
     shipped = search.open_loop[0]
@@ -382,15 +382,53 @@ def _open_loop_text(search: Search, results: Results, best: Run | None) -> list[
                      + ", ".join(_seconds(r.time_to_climb_s) if r.climbed else "no" for r in runs)
                      + f" ({ok} of {len(runs)} step-checked climbs; rolled over: "
                      + ", ".join("yes" if r.rolled_over else "no" for r in runs) + ").")
-    if best is None or reference is None:
+    if reference is None or not best:
         lines.append("There is no pair of step-checked climbs (TSC at 002's face μ, the open loop) to compare.")
     else:
         where, ol = reference
-        t_tsc, t_ol = best.time_to_climb_s, ol.time_to_climb_s
-        lines.append(f"TSC's fastest step-checked climb at 002's face μ ({t_tsc:.1f} s) against the open loop {where} "
-                     f"({t_ol:.1f} s): {'faster' if t_tsc < t_ol else 'slower' if t_tsc > t_ol else 'as fast'}, "
-                     f"time {_relative(t_tsc, t_ol)}.")
+        t_ol = ol.time_to_climb_s
+        lines.append(f"Against the open loop {where} ({t_ol:.1f} s), TSC's " + "; its ".join(
+            f"{label} ({r.time_to_climb_s:.1f} s) is {_faster(r.time_to_climb_s, t_ol)}, time "
+            f"{_relative(r.time_to_climb_s, t_ol)}" for label, r in best) + ".")
     return lines
+
+
+def _faster(value: float, reference: float) -> str:
+    return "faster" if value < reference else "slower" if value > reference else "as fast"
+
+
+def clean(run: Run) -> bool:
+    """A step-checked crawl that did not roll over: the robot climbed as a gait climbs."""
+    return run.checked_climb and run.mode == "crawl" and not run.rolled_over
+
+
+def _compared(checked: list[Run]) -> list[tuple[str, Run]]:
+    """What is compared with the open loop: the fastest step-checked climb and, if another, the fastest clean crawl."""
+    if not checked:
+        return []
+    out = [("fastest step-checked climb at 002's face μ", checked[0])]
+    crawls = [r for r in checked if clean(r)]
+    if crawls and crawls[0] is not checked[0]:
+        rolling = " without rolling over" if crawls[0].rolled_over is not None else ""
+        out.append((f"fastest step-checked crawl{rolling}", crawls[0]))
+    return out
+
+
+def _not_checked(climbed: list[Run]) -> str:
+    """Why climbs at h do not count: no climb at h/2, another mode, or times and speeds moving by more than
+    TOLERANCE (and of those, how many keep the time to climb within it: only the speeds move)."""
+    failed = [r for r in climbed if not r.checked_climb]
+    if not failed:
+        return ""
+    lost = [r for r in failed if not r.half.climbed]
+    mode = [r for r in failed if r.half.climbed and r.half.mode != r.mode]
+    moved = [r for r in failed if r.half.climbed and r.half.mode == r.mode]
+    time_kept = [r for r in moved if r.half.time_to_climb_s is not None
+                 and abs(r.time_to_climb_s / r.half.time_to_climb_s - 1.0) <= TOLERANCE]
+    return (f" Of the {len(failed)} climbs that do not stand at h/2: {len(lost)} do not climb at h/2, {len(mode)} "
+            f"climb another way, {len(moved)} climb the same way but their times or speeds move by more than "
+            f"{100 * TOLERANCE:g} % ({len(time_kept)} of them keep the time to climb within it: the CoM or climb "
+            "speed moves).")
 
 
 def _search_text(search: Search, results: Results) -> list[str]:
@@ -409,10 +447,13 @@ def _search_text(search: Search, results: Results) -> list[str]:
              f"{search.trial_wall_time_s:.1f} s of a worker on average): the first {search.sobol_trials} the Sobol "
              f"cover, the other {len(runs) - search.sobol_trials} TPE's"
              + (f"; {failed} runs failed (non-finite state or error)" if failed else "; no run failed") + ". "
-             f"{len(climbed)} climbed at h, {len(checked)} of them also at h/2 with times and speeds within "
+             f"{len(climbed)} climbed at h ({sum(r.mode == 'crawl' for r in climbed)} crawling, "
+             f"{sum(r.mode == 'tumble' for r in climbed)} tumbling"
+             + (f"; {sum(bool(r.rolled_over) for r in climbed)} rolled over" if three_d else "") + "), "
+             f"{len(checked)} of them also at h/2 with times and speeds within "
              f"{100 * TOLERANCE:g} % and the same mode (step-checked); {sobol_checked} of the "
              f"{search.sobol_trials} Sobol points ({100 * sobol_checked / max(search.sobol_trials, 1):.0f} % of the "
-             "box) are step-checked climbs.", ""]
+             "box) are step-checked climbs." + _not_checked(climbed), ""]
     if not checked:
         best_progress = max((r.progress_speed_mps for r in runs if r.progress_speed_mps is not None), default=None)
         lines += [f"**No setting climbed** at steps that pass the step check, in {len(runs)} trials over the box"
@@ -448,9 +489,11 @@ def _search_text(search: Search, results: Results) -> list[str]:
                       "runs are step-checked climbs ("
                       + "; ".join(f"{_settings(r, keys)}, seed {int(r.params['sim.perturbation.seed'])}: "
                                   + (_seconds(r.time_to_climb_s) if r.climbed else "no")
-                                  + ("" if r.checked_climb or not r.climbed else " (not step-checked)")
+                                  + ("" if r.checked_climb or not r.climbed else
+                                     " (no climb at h/2)" if not r.half.climbed else
+                                     f" (not step-checked: {100 * r.half.max_rate_change:.1f} % at h/2)")
                                   for r in search.seeded) + ").", ""]
-    lines += [" ".join(_open_loop_text(search, results, checked[0] if checked else None)), ""]
+    lines += [" ".join(_open_loop_text(search, results, _compared(checked))), ""]
     return lines
 
 
@@ -464,9 +507,13 @@ def _answer(search: Search) -> str:
     shipped = search.open_loop[0]
     open_loop = (f"the open loop {shipped.time_to_climb_s:.1f} s" if shipped.checked_climb
                  else "the open loop does not climb (step-checked) at this μ")
+    crawls = [r for r in checked if clean(r)]
+    rolling = " without rolling over" if search.model != "vertical" else ""
+    crawl = (f"the fastest crawl{rolling} in {crawls[0].time_to_climb_s:.1f} s" if crawls
+             else f"none crawls{rolling}")
     return (f"- *{name}*: {len(checked)} of {len(search.trials)} trials climb (step-checked; {modes['crawl']} "
             f"crawl, {modes['tumble']} tumble); the fastest in {checked[0].time_to_climb_s:.1f} s "
-            f"({checked[0].mode}), {open_loop}.")
+            f"({checked[0].mode}), {crawl}; {open_loop}.")
 
 
 def render(results: Results) -> str:
