@@ -35,9 +35,12 @@ def point(**values):
     return params
 
 
-def search(trials, open_loop, model="vertical", seeded=()):
+OWN = run(point(A=np.pi / 3, M_d=1.0, D_d=4.0, K_d=14.0, K_τ=0.0))
+
+
+def search(trials, open_loop, model="vertical", seeded=(), own=OWN):
     return ts.Search(model, "tsc-obstacle", "open-loop-obstacle", 0.001, 90.0, (np.pi / 3, -2 * np.pi / 5), BOX, 2,
-                     tuple(trials), tuple(seeded), tuple(open_loop), 3.0)
+                     tuple(trials), tuple(seeded), tuple(open_loop), own, 3.0)
 
 
 def results(*searches):
@@ -80,6 +83,16 @@ def test_no_step_checked_climber_says_no_setting_climbed():
     text = ts.render(results(search([unchecked, run()], OPEN_LOOP)))
     assert "1 climbed at h (1 crawling, 0 tumbling), 0 of them also at h/2" in text and "**No setting climbed**" in text
     assert "There is no pair of step-checked climbs" in text
+    assert ("*The scenario's own setting* (A = 1.047, M_d = 1, D_d = 4, K_d = 14, K_τ = 0; inside 002's ranges) "
+            "does not climb.") in text
+    assert "the scenario's own setting does not climb." in text
+    own = replace(OWN, climbed=True, time_to_climb_s=11.0, half=replace(CRAWLER.half, time_to_climb_s=11.0))
+    text = ts.render(results(search([run()], OPEN_LOOP, own=own)))
+    assert "inside 002's ranges) climbs in 11.0 s (crawl; step-checked)." in text
+    assert "TSC's own setting (the scenario's) (11.0 s) is faster, time -69 %" in text  # open loop at μ = 0.4: 35.5 s
+    not_checked = replace(own, half=replace(own.half, converged=False, max_rate_change=0.194))
+    text = ts.render(results(search([run()], OPEN_LOOP, own=not_checked)))
+    assert "climbs in 11.0 s (crawl) but is not step-checked (19.4 % at h/2)" in text
 
 
 def test_climbers_give_the_region_the_mode_and_the_comparison_with_the_open_loop():
@@ -146,6 +159,7 @@ def test_fast_mode_runs_end_to_end_on_a_local_cluster():
                    for t in s.trials)
         assert all(r.half is not None and r.half.status == "ok" for r in s.open_loop)  # every open-loop run checked
         assert s.duration_s == ts.FAST_DURATION
+        assert s.own.half is not None and s.own.params["controller.stiffness"] == 14.0  # the scenario's K_d
     vertical, mujoco = results.searches
     assert {r.params.get("world.side_friction") for r in vertical.open_loop[1:]} >= {0.0, 0.55}
     assert [r.params.get("sim.perturbation.seed") for r in mujoco.open_loop] == [None, 1, 2]

@@ -140,6 +140,7 @@ class Search:
     trials: tuple[Run, ...]  # in trial order
     seeded: tuple[Run, ...]  # the best step-checked climbers at the other perturbation seeds (3-D)
     open_loop: tuple[Run, ...]  # at 002's face μ (params {}), lowered μ (world.side_friction), other seeds
+    own: Run  # the TSC scenario's own setting (inside 002's ranges), step-checked
     trial_wall_time_s: float  # a trial's mean wall time on its worker (load, simulate, summarise) [s]
 
 
@@ -273,12 +274,13 @@ def _search(client, spec: SearchSpec, box: tuple[Range, ...], face_mu: float, fa
         mus = np.arange(0.0, face_mu - 0.5 * FACE_FRICTION_STEP, FACE_FRICTION_STEP)[::-1]
         open_loop += [(Cell(spec.open_loop, (*sets, f"world.side_friction={float(mu)!r}")),
                        {"world.side_friction": round(float(mu), 10)}) for mu in mus]
-    opened = _checked(client, open_loop, h)
+    own = {r.key: float(scenario.section(r.key.split(".")[0])[r.key.split(".")[1]]) for r in box}
+    *opened, own_run = _checked(client, [*open_loop, (problem.cell(own), own)], h)
     gait = load_scenario(spec.open_loop).section("gait")
     walls = [row["wall_time_s"] for _, _, row in done if row.get("wall_time_s") is not None]
     return Search(model, spec.scenario, spec.open_loop, h, float(scenario.data["sim"]["duration"]),
                   (float(gait["amplitude"]), float(gait["phase_shift"])), box, sobol, tuple(runs), tuple(seeded),
-                  tuple(opened), float(np.mean(walls)) if walls else float("nan"))
+                  tuple(opened), own_run, float(np.mean(walls)) if walls else float("nan"))
 
 
 def run(fast: bool = False) -> Results:
@@ -402,15 +404,16 @@ def clean(run: Run) -> bool:
     return run.checked_climb and run.mode == "crawl" and not run.rolled_over
 
 
-def _compared(checked: list[Run]) -> list[tuple[str, Run]]:
-    """What is compared with the open loop: the fastest step-checked climb and, if another, the fastest clean crawl."""
-    if not checked:
-        return []
-    out = [("fastest step-checked climb at 002's face μ", checked[0])]
+def _compared(checked: list[Run], own: Run) -> list[tuple[str, Run]]:
+    """What is compared with the open loop: the fastest step-checked climb of the search, if another its fastest
+    clean crawl, and the scenario's own setting if it is a step-checked climb."""
+    out = [("fastest step-checked climb at 002's face μ", checked[0])] if checked else []
     crawls = [r for r in checked if clean(r)]
     if crawls and crawls[0] is not checked[0]:
         rolling = " without rolling over" if crawls[0].rolled_over is not None else ""
         out.append((f"fastest step-checked crawl{rolling}", crawls[0]))
+    if own.checked_climb:
+        out.append(("own setting (the scenario's)", own))
     return out
 
 
@@ -429,6 +432,27 @@ def _not_checked(climbed: list[Run]) -> str:
             f"climb another way, {len(moved)} climb the same way but their times or speeds move by more than "
             f"{100 * TOLERANCE:g} % ({len(time_kept)} of them keep the time to climb within it: the CoM or climb "
             "speed moves).")
+
+
+def _own_verdict(run: Run) -> str:
+    if not run.climbed:
+        return "does not climb"
+    how = f"{run.mode}" + (", rolled over" if run.rolled_over else "")
+    if run.checked_climb:
+        return f"climbs in {run.time_to_climb_s:.1f} s ({how}; step-checked)"
+    return (f"climbs in {run.time_to_climb_s:.1f} s ({how}) but not at h/2" if not run.half.climbed else
+            f"climbs in {run.time_to_climb_s:.1f} s ({how}) but is not step-checked "
+            f"({100 * run.half.max_rate_change:.1f} % at h/2)")
+
+
+def _own_text(search: Search, results: Results) -> str:
+    """The scenario's own setting, inside 002's ranges: a point the box's cover may not come near."""
+    own = search.own
+    keys = tuple(r.key for r in search.space)
+    inside = "inside" if _inside(own, results.ranges_002) else "outside"
+    return (f"*The scenario's own setting* ({_settings(own, keys)}; {inside} 002's ranges) {_own_verdict(own)}"
+            + ("." if search.model == "vertical" or own.max_roll_deg is None else
+               f", largest roll {own.max_roll_deg:.1f}°."))
 
 
 def _search_text(search: Search, results: Results) -> list[str]:
@@ -493,7 +517,8 @@ def _search_text(search: Search, results: Results) -> list[str]:
                                      " (no climb at h/2)" if not r.half.climbed else
                                      f" (not step-checked: {100 * r.half.max_rate_change:.1f} % at h/2)")
                                   for r in search.seeded) + ").", ""]
-    lines += [" ".join(_open_loop_text(search, results, _compared(checked))), ""]
+    lines += [_own_text(search, results), ""]
+    lines += [" ".join(_open_loop_text(search, results, _compared(checked, search.own))), ""]
     return lines
 
 
@@ -502,7 +527,8 @@ def _answer(search: Search) -> str:
     checked = sorted((r for r in search.trials if r.checked_climb), key=lambda r: r.time_to_climb_s)
     name = MODEL_NAMES.get(search.model, search.model)
     if not checked:
-        return f"- *{name}*: no TSC setting climbs (step-checked) in {len(search.trials)} trials."
+        return (f"- *{name}*: no TSC setting climbs (step-checked) in {len(search.trials)} trials; the scenario's "
+                f"own setting {_own_verdict(search.own)}.")
     modes = {m: sum(r.mode == m for r in checked) for m in ("crawl", "tumble")}
     shipped = search.open_loop[0]
     open_loop = (f"the open loop {shipped.time_to_climb_s:.1f} s" if shipped.checked_climb
@@ -513,7 +539,7 @@ def _answer(search: Search) -> str:
              else f"none crawls{rolling}")
     return (f"- *{name}*: {len(checked)} of {len(search.trials)} trials climb (step-checked; {modes['crawl']} "
             f"crawl, {modes['tumble']} tumble); the fastest in {checked[0].time_to_climb_s:.1f} s "
-            f"({checked[0].mode}), {crawl}; {open_loop}.")
+            f"({checked[0].mode}), {crawl}; {open_loop}; the scenario's own setting {_own_verdict(search.own)}.")
 
 
 def render(results: Results) -> str:
