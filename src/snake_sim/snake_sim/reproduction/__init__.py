@@ -12,5 +12,5 @@ as JSON and :mod:`.document` renders the whole document from the stored results.
 """
 
 #: Section modules, in document order.
-SECTIONS: tuple[str, ...] = ("pedal_wave", "rectilinear", "pushing", "stiffness", "climb_3d",
+SECTIONS: tuple[str, ...] = ("pedal_wave", "rectilinear", "pushing", "stiffness", "tsc_search", "climb_3d",
                              "manipulability_head_tracking")

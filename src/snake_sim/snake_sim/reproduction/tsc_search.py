@@ -1,0 +1,567 @@
+"""docs/reproduction.md section: does any TSC setting climb the single obstacle with 002's face friction?
+
+Issue 3 left it open, issue 19 item 5 answers it with a search. Over a box of TSC's parameters much wider than 002's
+ranges (A up to the ±60° joint limit, M_d, D_d, K_d over two decades, K_τ from 0 to five times 002's 6), on the
+vertical-plane model (``tsc-obstacle``) and the 3-D MuJoCo model (``tsc-obstacle-3d``), the box's faces keeping the
+world file's μ (002's). Each search is an Optuna study whose trials run as Dask tasks (:mod:`snake_sim.sweep`):
+
+1. a scrambled Sobol sequence over the box (seeded), an unbiased cover that maps where the robot climbs;
+2. then TPE (seeded, multivariate) that maximises the climb's *progress speed*
+   (:func:`snake_sim.climb_mode.progress_speed`: the climb's average speed for a climber, the tail tip's advance
+   over the run for a non-climber, so that it is led to the box first and to faster climbs after).
+
+Trials are asked and told in rounds of :data:`BATCH` in trial order, so the study, and with it every number here, is
+the same whatever the number of workers or the order in which runs finish (``snake-sim optimise`` asks a new trial
+as each one ends, which keeps every worker busy but lets the order of finishing steer the study; it reuses its
+Problem and tell here). Every trial that climbed is run again
+at half the step (:mod:`snake_sim.step_check`): only a climb whose verdict, times, speeds and climbing mode
+(:mod:`snake_sim.climb_mode`: crawl or tumble) stand at h/2 counts. The open loop (the scenarios' A = π/3,
+φ = −2π/5) runs beside, step-checked: at 002's face μ and, in the vertical model, with the faces' μ lowered in steps
+of :data:`FACE_FRICTION_STEP`, to find the highest μ at which it climbs. In 3-D the best step-checked climbers and
+the open loop also run at other perturbation seeds (roll and joint noise).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import optuna
+from scipy.stats import qmc
+from tqdm import tqdm
+
+from snake_core.robot import load_robot
+from snake_sim.climb_mode import evaluate
+from snake_sim.optimise import Problem, tell
+from snake_sim.reproduction import stiffness
+from snake_sim.rollover import ROLL_OVER_DEG
+from snake_sim.scenario import load_scenario
+from snake_sim.step_check import TOLERANCE, step_check
+from snake_sim.studies.climb_3d import SEEDS
+from snake_sim.sweep import Cell, Range, engine
+from snake_sim.world import load_world
+
+TITLE = "Does any TSC setting climb the single obstacle? A search over a wide box (issue 3's open question)"
+
+#: Seed of the Sobol sequence and of TPE.
+SAMPLER_SEED = 0
+#: Trials asked, run and told together (the study does not depend on the workers).
+BATCH = 8
+#: Worker processes of the LocalCluster.
+WORKERS = 2
+#: The search's objective (a field :func:`snake_sim.climb_mode.evaluate` adds to summary.json), maximised.
+OBJECTIVE = "climb_progress_speed_mps"
+#: The open loop's face friction is lowered from 002's in steps of this much, down to 0.
+FACE_FRICTION_STEP = 0.05
+#: Step-checked climbers of the 3-D search run again at the other perturbation seeds: this many, fastest first.
+SEEDED_BEST = 4
+#: Climbers listed in the section's tables, fastest first.
+LISTED = 6
+#: Simulated seconds of every run of a ``fast`` smoke run, and its trials (Sobol, total).
+FAST_DURATION = 2.0
+FAST_TRIALS = (2, 4)
+#: What the box spans beyond 002's ranges: M_d, D_d, K_d from 1/10 to 10 × (log), K_τ from 0 to this × 002's largest.
+DECADE = 10.0
+TORQUE_GAIN_FACTOR = 5.0
+#: The amplitude's lower bound: a quarter of the joint limit (π/12 for ±60°).
+AMPLITUDE_LOW_FRACTION = 0.25
+#: Names of the searched keys in the text.
+SYMBOLS = {"gait.amplitude": "A", "controller.inertia": "M_d", "controller.damping": "D_d",
+           "controller.stiffness": "K_d", "controller.torque_gain": "K_τ"}
+#: Units of the searched keys in the text.
+UNITS = {"gait.amplitude": "rad", "controller.inertia": "N·m·s²/rad", "controller.damping": "N·m·s/rad",
+         "controller.stiffness": "N·m/rad", "controller.torque_gain": ""}
+
+
+@dataclass(frozen=True)
+class SearchSpec:
+    """One model's search: its TSC and open-loop scenarios and its trial counts (Sobol, total)."""
+
+    model: str
+    scenario: str
+    open_loop: str
+    sobol: int
+    trials: int
+
+
+#: The two searches: 3-D runs cost about the same as the vertical ones (MuJoCo at 2 ms), their climbs are more
+#: common, so a smaller study suffices there.
+SEARCHES = (SearchSpec("vertical", "tsc-obstacle", "open-loop-obstacle", 128, 256),
+            SearchSpec("mujoco", "tsc-obstacle-3d", "open-loop-obstacle-3d", 64, 128))
+
+
+@dataclass(frozen=True)
+class HalfStep:
+    """The same run at half the step and the step check's verdict."""
+
+    status: str
+    climbed: bool | None
+    time_to_climb_s: float | None
+    mode: str | None
+    rolled_over: bool | None
+    converged: bool  # step_check converged (verdicts the same, times and speeds within TOLERANCE) and the same mode
+    max_rate_change: float
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run: its settings beyond the scenario (searched keys, face μ, perturbation seed) and its outcome."""
+
+    params: dict[str, float]
+    status: str
+    climbed: bool | None
+    time_to_climb_s: float | None
+    progress_speed_mps: float | None
+    com_speed_mps: float | None
+    mode: str | None
+    max_chord_angle_deg: float | None
+    max_body_rotation_deg: float | None
+    rolled_over: bool | None  # None: the model cannot roll (vertical plane)
+    max_roll_deg: float | None
+    half: HalfStep | None = None  # climbers and the open loop only
+
+    @property
+    def checked_climb(self) -> bool:
+        """Climbed at h and the climb stands at h/2 (step check converged, same mode)."""
+        return bool(self.climbed) and self.half is not None and self.half.converged
+
+
+@dataclass(frozen=True)
+class Search:
+    model: str
+    scenario: str
+    open_loop_scenario: str
+    time_step_s: float
+    duration_s: float
+    open_loop_gait: tuple[float, float]  # the open loop's A, φ [rad]
+    space: tuple[Range, ...]
+    sobol_trials: int  # the first trials: the Sobol cover; the rest TPE
+    trials: tuple[Run, ...]  # in trial order
+    seeded: tuple[Run, ...]  # the best step-checked climbers at the other perturbation seeds (3-D)
+    open_loop: tuple[Run, ...]  # at 002's face μ (params {}), lowered μ (world.side_friction), other seeds
+    own: Run  # the TSC scenario's own setting (inside 002's ranges), step-checked
+    trial_wall_time_s: float  # a trial's mean wall time on its worker (load, simulate, summarise) [s]
+
+
+@dataclass(frozen=True)
+class Results:
+    fast: bool
+    sampler_seed: int
+    face_friction: float  # μ of the box's faces in the world file (002's)
+    joint_limit_deg: float
+    ranges_002: dict[str, tuple[float, float]]  # searched key → 002's (low, high); M_d is a point
+    searches: tuple[Search, ...]
+
+
+def ranges_002(joint_limit: float) -> dict[str, tuple[float, float]]:
+    """002's values of each searched key: A from Table 7.1's π/6 to the limit, M_d = 1 (Table 7.1), D_d and K_d from
+    Table 7.1 to the experiments, K_τ 0 and 6 (stiffness section's grid)."""
+    m_d = stiffness.TABLE_7_1_GAINS[0]
+    return {"gait.amplitude": (stiffness.TABLE_7_1_AMPLITUDE, joint_limit), "controller.inertia": (m_d, m_d),
+            "controller.damping": (min(stiffness.GRID_DAMPING), max(stiffness.GRID_DAMPING)),
+            "controller.stiffness": (min(stiffness.GRID_STIFFNESS), max(stiffness.GRID_STIFFNESS)),
+            "controller.torque_gain": (min(stiffness.GRID_TORQUE_GAINS), max(stiffness.GRID_TORQUE_GAINS))}
+
+
+def wide_box(ranges: dict[str, tuple[float, float]]) -> tuple[Range, ...]:
+    """The searched box around 002's ranges (module constants): A up to the joint limit; M_d, D_d, K_d a decade
+    below 002's smallest to a decade above its largest (log); K_τ from 0 to TORQUE_GAIN_FACTOR × 002's largest."""
+    a_hi = ranges["gait.amplitude"][1]
+    box = [Range("gait.amplitude", AMPLITUDE_LOW_FRACTION * a_hi, a_hi)]
+    box += [Range(k, ranges[k][0] / DECADE, ranges[k][1] * DECADE, log=True)
+            for k in ("controller.inertia", "controller.damping", "controller.stiffness")]
+    box.append(Range("controller.torque_gain", 0.0, TORQUE_GAIN_FACTOR * ranges["controller.torque_gain"][1]))
+    return tuple(box)
+
+
+def _run(row: dict[str, Any], params: dict[str, float]) -> Run:
+    """A Run from a sweep row (:mod:`snake_sim.sweep.engine`)."""
+    return Run(params, row["status"], row.get("climbed"), row.get("time_to_climb_s"), row.get(OBJECTIVE),
+               row.get("average_speed_mps"), row.get("climb_mode"), row.get("max_chord_angle_deg"),
+               row.get("max_body_rotation_deg"), row.get("rolled_over"), row.get("max_roll_deg"))
+
+
+def _half(row: dict[str, Any], half: dict[str, Any], time_step: float) -> HalfStep:
+    check = step_check(row, half, time_step)
+    same_mode = row.get("climb_mode") == half.get("climb_mode")
+    return HalfStep(half["status"], half.get("climbed"), half.get("time_to_climb_s"), half.get("climb_mode"),
+                    half.get("rolled_over"), bool(check["converged"]) and same_mode, float(check["max_rate_change"]))
+
+
+def _halved(cell: Cell, time_step: float) -> Cell:
+    return Cell(cell.scenario, (*cell.overrides, f"sim.time_step={0.5 * time_step!r}"), cell.values, cell.seed)
+
+
+def _rows(client, cells: list[Cell], progress: bool = False) -> list[dict[str, Any]]:
+    """The rows of ``cells``, in their order."""
+    if not cells:
+        return []
+    by_id = {r["cell"]: r for r in engine.run(cells, client, evaluate, progress=progress)}
+    return [by_id[c.id] for c in cells]
+
+
+def _with_half(run: Run, row: dict[str, Any], half: dict[str, Any], time_step: float) -> Run:
+    return replace(run, half=_half(row, half, time_step))
+
+
+def _checked(client, cells: list[tuple[Cell, dict[str, float]]], time_step: float) -> list[Run]:
+    """Runs of ``cells`` (with their params), each at h and at h/2."""
+    plain = [c for c, _ in cells]
+    rows = _rows(client, [*plain, *(_halved(c, time_step) for c in plain)], progress=True)
+    n = len(plain)
+    return [_with_half(_run(rows[i], p), rows[i], rows[n + i], time_step) for i, (_, p) in enumerate(cells)]
+
+
+def sobol_points(space: tuple[Range, ...], n: int) -> list[dict[str, float]]:
+    """``n`` points of a scrambled Sobol sequence (seed SAMPLER_SEED) over the box, log ranges uniform in log."""
+    unit = qmc.Sobol(len(space), scramble=True, seed=SAMPLER_SEED).random(n)
+    points = []
+    for u in unit:
+        point = {}
+        for r, x in zip(space, u, strict=True):
+            lo, hi = (np.log(r.low), np.log(r.high)) if r.log else (r.low, r.high)
+            value = lo + x * (hi - lo)
+            point[r.key] = float(np.clip(np.exp(value) if r.log else value, r.low, r.high))
+        points.append(point)
+    return points
+
+
+def _study(client, problem: Problem, sobol: int, trials: int, desc: str
+           ) -> list[tuple[Cell, dict[str, float], dict[str, Any]]]:
+    """The search's trials in order: (cell, params, row); the Sobol points first (enqueued), then TPE's, asked, run
+    and told in rounds of BATCH."""
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    study = optuna.create_study(direction="maximize",
+                                sampler=optuna.samplers.TPESampler(seed=SAMPLER_SEED, multivariate=True))
+    for point in sobol_points(problem.space, sobol):
+        study.enqueue_trial(point)
+    done: list[tuple[Cell, dict[str, float], dict[str, Any]]] = []
+    with tqdm(total=trials, desc=desc, unit="trial", leave=False, dynamic_ncols=True) as bar:
+        while len(done) < trials:
+            end = sobol if len(done) < sobol else trials
+            asked = [study.ask(problem.distributions()) for _ in range(min(BATCH, end - len(done)))]
+            cells = [problem.cell(t.params) for t in asked]
+            for trial, cell, row in zip(asked, cells, _rows(client, cells), strict=True):
+                tell(study, problem, trial, row)
+                done.append((cell, dict(trial.params), row))
+            bar.update(len(asked))
+    return done
+
+
+def _search(client, spec: SearchSpec, box: tuple[Range, ...], face_mu: float, fast: bool) -> Search:
+    sets = (f"sim.duration={FAST_DURATION!r}",) if fast else ()
+    sobol, trials = FAST_TRIALS if fast else (spec.sobol, spec.trials)
+    scenario = load_scenario(spec.scenario, sets)
+    h, model = scenario.time_step, spec.model
+    problem = Problem(spec.scenario, box, OBJECTIVE, maximise=True, sets=sets)
+    done = _study(client, problem, sobol, trials, f"{model} TSC search")
+    climbers = [i for i, (_, _, row) in enumerate(done) if row.get("climbed")]
+    halves = _rows(client, [_halved(done[i][0], h) for i in climbers], progress=True)
+    runs = [_run(row, params) for _, params, row in done]
+    for i, half in zip(climbers, halves, strict=True):
+        runs[i] = _with_half(runs[i], done[i][2], half, h)
+    open_loop = [(Cell(spec.open_loop, sets), {})]
+    seeded: list[Run] = []
+    if "perturbation" in scenario.data["sim"]:
+        open_loop += [(Cell(spec.open_loop, (*sets, f"sim.perturbation.seed={k}")), {"sim.perturbation.seed": float(k)})
+                      for k in SEEDS[1:]]
+        best = sorted((i for i in climbers if runs[i].checked_climb), key=lambda i: runs[i].time_to_climb_s)
+        seeded = _checked(client, [(Cell(spec.scenario, (*done[i][0].overrides, f"sim.perturbation.seed={k}")),
+                                    {**done[i][1], "sim.perturbation.seed": float(k)})
+                                   for i in best[:SEEDED_BEST] for k in SEEDS[1:]], h)
+    else:
+        mus = np.arange(0.0, face_mu - 0.5 * FACE_FRICTION_STEP, FACE_FRICTION_STEP)[::-1]
+        open_loop += [(Cell(spec.open_loop, (*sets, f"world.side_friction={float(mu)!r}")),
+                       {"world.side_friction": round(float(mu), 10)}) for mu in mus]
+    own = {r.key: float(scenario.section(r.key.split(".")[0])[r.key.split(".")[1]]) for r in box}
+    *opened, own_run = _checked(client, [*open_loop, (problem.cell(own), own)], h)
+    gait = load_scenario(spec.open_loop).section("gait")
+    walls = [row["wall_time_s"] for _, _, row in done if row.get("wall_time_s") is not None]
+    return Search(model, spec.scenario, spec.open_loop, h, float(scenario.data["sim"]["duration"]),
+                  (float(gait["amplitude"]), float(gait["phase_shift"])), box, sobol, tuple(runs), tuple(seeded),
+                  tuple(opened), own_run, float(np.mean(walls)) if walls else float("nan"))
+
+
+def run(fast: bool = False) -> Results:
+    """Both searches on a LocalCluster of WORKERS processes; ``fast``: FAST_TRIALS trials of FAST_DURATION s."""
+    scenario = load_scenario(SEARCHES[0].scenario)
+    limit = load_robot(scenario.section("robot")["name"]).joint_limit
+    faces = {b.friction for b in load_world(scenario.world_file).static_boxes}
+    (face_mu,) = faces  # the single obstacle: one μ on every face
+    ranges = ranges_002(limit)
+    box = wide_box(ranges)
+    with engine.connect(WORKERS) as client:
+        searches = tuple(_search(client, spec, box, face_mu, fast) for spec in SEARCHES)
+    return Results(fast, SAMPLER_SEED, face_mu, float(np.degrees(limit)), ranges, searches)
+
+
+# --- rendering ---------------------------------------------------------------------------------------------------
+
+MODEL_NAMES = {"vertical": "Vertical-plane model", "mujoco": "3-D model (MuJoCo)"}
+
+
+def _value(key: str, value: float) -> str:
+    return f"{value:.3f}" if key == "gait.amplitude" else f"{value:.3g}"
+
+
+def _span(key: str, low: float, high: float) -> str:
+    return _value(key, low) if low == high else f"{_value(key, low)}–{_value(key, high)}"
+
+
+def _settings(run: Run, keys: tuple[str, ...]) -> str:
+    return ", ".join(f"{SYMBOLS[k]} = {_value(k, run.params[k])}" for k in keys)
+
+
+def _inside(run: Run, ranges: dict[str, tuple[float, float]]) -> bool:
+    """Inside 002's ranges of every searched key that 002 varies (not M_d, a single value)."""
+    return all(lo <= run.params[k] <= hi for k, (lo, hi) in ranges.items() if lo < hi)
+
+
+def _seconds(value: float | None) -> str:
+    return "–" if value is None else f"{value:.1f} s"
+
+
+def _relative(value: float, reference: float) -> str:
+    return f"{100.0 * (value / reference - 1.0):+.0f} %"
+
+
+def _region_table(search: Search, results: Results, climbers: list[Run]) -> list[str]:
+    keys = tuple(r.key for r in search.space)
+    lines = ["| | " + " | ".join(f"{SYMBOLS[k]} [{UNITS[k]}]" if UNITS[k] else SYMBOLS[k] for k in keys) + " |",
+             "|---|" + "---|" * len(keys),
+             "| searched box | " + " | ".join(_span(r.key, r.low, r.high) + (" (log)" if r.log else "")
+                                             for r in search.space) + " |",
+             "| 002 | " + " | ".join(_span(k, *results.ranges_002[k]) for k in keys) + " |"]
+    for label, runs in (("step-checked climbers", climbers), ("of which crawl", [r for r in climbers
+                                                                                  if r.mode == "crawl"])):
+        if runs:
+            lines.append(f"| {label} ({len(runs)}) | " + " | ".join(
+                _span(k, min(r.params[k] for r in runs), max(r.params[k] for r in runs)) for k in keys) + " |")
+    return lines
+
+
+def _listing(search: Search, climbers: list[Run], three_d: bool) -> list[str]:
+    keys = tuple(r.key for r in search.space)
+    roll = " max roll [°] |" if three_d else ""
+    lines = ["| " + " | ".join(SYMBOLS[k] for k in keys) + " | climbed | at h/2 | mode | max chord angle [°] |"
+             + roll, "|" + "---|" * (len(keys) + 4 + three_d)]
+    for r in climbers[:LISTED]:
+        lines.append("| " + " | ".join(_value(k, r.params[k]) for k in keys)
+                     + f" | {_seconds(r.time_to_climb_s)} | {_seconds(r.half.time_to_climb_s)} | {r.mode} | "
+                     + f"{r.max_chord_angle_deg:.0f} |" + (f" {r.max_roll_deg:.1f} |" if three_d else ""))
+    return lines
+
+
+def _open_loop_text(search: Search, results: Results, best: list[tuple[str, Run]]) -> list[str]:
+    """The open loop at 002's face μ (and lowered μ or other seeds), against TSC's best step-checked climb."""
+    a, phi = search.open_loop_gait
+    shipped = search.open_loop[0]
+    faces = [r for r in search.open_loop if "world.side_friction" in r.params]
+    seeds = [r for r in search.open_loop if "sim.perturbation.seed" in r.params]
+    text = (f"*Open loop* (`{search.open_loop_scenario}`, A = {a:.3f} rad, φ = {phi:.3f} rad) at 002's face "
+            f"μ = {results.face_friction:g}: " + (f"climbs in {_seconds(shipped.time_to_climb_s)}" if shipped.climbed
+                                                  else "does not climb")
+            + ("" if not shipped.climbed else
+               " (step-checked)" if shipped.checked_climb else " (**not step-checked**: it changes at h/2)"))
+    lines = [text + "."]
+    reference: tuple[str, Run] | None = ("at 002's face μ", shipped) if shipped.checked_climb else None
+    if faces:
+        climbs = [r for r in faces if r.checked_climb]
+        mus = ", ".join(f"{r.params['world.side_friction']:g}" for r in climbs)
+        top = max(climbs, key=lambda r: r.params["world.side_friction"]) if climbs else None
+        lines.append(f"With the box's vertical faces' μ lowered (`world.side_friction`, steps of "
+                     f"{FACE_FRICTION_STEP:g}): step-checked climbs at μ = {mus or 'none'}"
+                     + ("" if top is None else f"; at the highest, μ = {top.params['world.side_friction']:g}, "
+                        f"in {_seconds(top.time_to_climb_s)}") + ".")
+        if reference is None and top is not None:
+            reference = (f"at face μ = {top.params['world.side_friction']:g}", top)
+    if seeds:
+        runs = [shipped, *seeds]
+        ok = sum(r.checked_climb for r in runs)
+        numbers = [0, *(int(r.params["sim.perturbation.seed"]) for r in seeds)]
+        lines.append(f"At perturbation seeds {', '.join(map(str, numbers))}: "
+                     + ", ".join(_seconds(r.time_to_climb_s) if r.climbed else "no" for r in runs)
+                     + f" ({ok} of {len(runs)} step-checked climbs; rolled over: "
+                     + ", ".join("yes" if r.rolled_over else "no" for r in runs) + ").")
+    if reference is None or not best:
+        lines.append("There is no pair of step-checked climbs (TSC at 002's face μ, the open loop) to compare.")
+    else:
+        where, ol = reference
+        t_ol = ol.time_to_climb_s
+        lines.append(f"Against the open loop {where} ({t_ol:.1f} s), TSC's " + "; its ".join(
+            f"{label} ({r.time_to_climb_s:.1f} s) is {_faster(r.time_to_climb_s, t_ol)}, time "
+            f"{_relative(r.time_to_climb_s, t_ol)}" for label, r in best) + ".")
+    return lines
+
+
+def _faster(value: float, reference: float) -> str:
+    return "faster" if value < reference else "slower" if value > reference else "as fast"
+
+
+def clean(run: Run) -> bool:
+    """A step-checked crawl that did not roll over: the robot climbed as a gait climbs."""
+    return run.checked_climb and run.mode == "crawl" and not run.rolled_over
+
+
+def _compared(checked: list[Run], own: Run) -> list[tuple[str, Run]]:
+    """What is compared with the open loop: the fastest step-checked climb of the search, if another its fastest
+    clean crawl, and the scenario's own setting if it is a step-checked climb."""
+    out = [("fastest step-checked climb at 002's face μ", checked[0])] if checked else []
+    crawls = [r for r in checked if clean(r)]
+    if crawls and crawls[0] is not checked[0]:
+        rolling = " without rolling over" if crawls[0].rolled_over is not None else ""
+        out.append((f"fastest step-checked crawl{rolling}", crawls[0]))
+    if own.checked_climb:
+        out.append(("own setting (the scenario's)", own))
+    return out
+
+
+def _not_checked(climbed: list[Run]) -> str:
+    """Why climbs at h do not count: no climb at h/2, another mode, or times and speeds moving by more than
+    TOLERANCE (and of those, how many keep the time to climb within it: only the speeds move)."""
+    failed = [r for r in climbed if not r.checked_climb]
+    if not failed:
+        return ""
+    lost = [r for r in failed if not r.half.climbed]
+    mode = [r for r in failed if r.half.climbed and r.half.mode != r.mode]
+    moved = [r for r in failed if r.half.climbed and r.half.mode == r.mode]
+    time_kept = [r for r in moved if r.half.time_to_climb_s is not None
+                 and abs(r.time_to_climb_s / r.half.time_to_climb_s - 1.0) <= TOLERANCE]
+    return (f" Of the {len(failed)} climbs that do not stand at h/2: {len(lost)} do not climb at h/2, {len(mode)} "
+            f"climb another way, {len(moved)} climb the same way but their times or speeds move by more than "
+            f"{100 * TOLERANCE:g} % ({len(time_kept)} of them keep the time to climb within it: the CoM or climb "
+            "speed moves).")
+
+
+def _own_verdict(run: Run) -> str:
+    if not run.climbed:
+        return "does not climb"
+    how = f"{run.mode}" + (", rolled over" if run.rolled_over else "")
+    if run.checked_climb:
+        return f"climbs in {run.time_to_climb_s:.1f} s ({how}; step-checked)"
+    return (f"climbs in {run.time_to_climb_s:.1f} s ({how}) but not at h/2" if not run.half.climbed else
+            f"climbs in {run.time_to_climb_s:.1f} s ({how}) but is not step-checked "
+            f"({100 * run.half.max_rate_change:.1f} % at h/2)")
+
+
+def _own_text(search: Search, results: Results) -> str:
+    """The scenario's own setting, inside 002's ranges: a point the box's cover may not come near."""
+    own = search.own
+    keys = tuple(r.key for r in search.space)
+    inside = "inside" if _inside(own, results.ranges_002) else "outside"
+    return (f"*The scenario's own setting* ({_settings(own, keys)}; {inside} 002's ranges) {_own_verdict(own)}"
+            + ("." if search.model == "vertical" or own.max_roll_deg is None else
+               f", largest roll {own.max_roll_deg:.1f}°."))
+
+
+def _search_text(search: Search, results: Results) -> list[str]:
+    three_d = search.model != "vertical"
+    keys = tuple(r.key for r in search.space)
+    runs = search.trials
+    failed = sum(r.status != "ok" for r in runs)
+    climbed = [r for r in runs if r.climbed]
+    checked = sorted((r for r in runs if r.checked_climb), key=lambda r: r.time_to_climb_s)
+    sobol_checked = sum(r.checked_climb for r in runs[:search.sobol_trials])
+    crawl = [r for r in checked if r.mode == "crawl"]
+    tumble = [r for r in checked if r.mode == "tumble"]
+    inside = [r for r in checked if _inside(r, results.ranges_002)]
+    lines = [f"### {MODEL_NAMES.get(search.model, search.model)}: `{search.scenario}`", "",
+             f"{len(runs)} trials of {search.duration_s:g} s at h = {1e3 * search.time_step_s:g} ms (a trial took "
+             f"{search.trial_wall_time_s:.1f} s of a worker on average): the first {search.sobol_trials} the Sobol "
+             f"cover, the other {len(runs) - search.sobol_trials} TPE's"
+             + (f"; {failed} runs failed (non-finite state or error)" if failed else "; no run failed") + ". "
+             f"{len(climbed)} climbed at h ({sum(r.mode == 'crawl' for r in climbed)} crawling, "
+             f"{sum(r.mode == 'tumble' for r in climbed)} tumbling"
+             + (f"; {sum(bool(r.rolled_over) for r in climbed)} rolled over" if three_d else "") + "), "
+             f"{len(checked)} of them also at h/2 with times and speeds within "
+             f"{100 * TOLERANCE:g} % and the same mode (step-checked); {sobol_checked} of the "
+             f"{search.sobol_trials} Sobol points ({100 * sobol_checked / max(search.sobol_trials, 1):.0f} % of the "
+             "box) are step-checked climbs." + _not_checked(climbed), ""]
+    if not checked:
+        best_progress = max((r.progress_speed_mps for r in runs if r.progress_speed_mps is not None), default=None)
+        lines += [f"**No setting climbed** at steps that pass the step check, in {len(runs)} trials over the box"
+                  + ("" if best_progress is None else
+                     f" (the best progress speed: {1e3 * best_progress:.1f} mm/s)") + ".", ""]
+    else:
+        best = checked[0]
+        lines += [f"**Step-checked climbs: {len(checked)}.** Their region, per parameter (smallest–largest), "
+                  "against the box and 002's values:", "", *_region_table(search, results, checked), "",
+                  f"{len(inside)} of the {len(checked)} lie inside 002's ranges of "
+                  + ", ".join(SYMBOLS[k] for k, (lo, hi) in results.ranges_002.items() if lo < hi)
+                  + " (002 fixes M_d = 1). "
+                  f"*How they climb*: {len(crawl)} crawl over the box, {len(tumble)} tumble (head over tail"
+                  + (f", the body turning by up to {max(r.max_body_rotation_deg for r in tumble):.0f}°" if tumble
+                     else "") + "). "
+                  f"The fastest: {best.time_to_climb_s:.1f} s ({_settings(best, keys)}; {best.mode})"
+                  + ("" if best.mode == "crawl" or not crawl else
+                     f"; the fastest crawl: {crawl[0].time_to_climb_s:.1f} s ({_settings(crawl[0], keys)})") + ".",
+                  ""]
+        if three_d:
+            rolled = [r for r in checked if r.rolled_over]
+            roll = max((r.max_roll_deg for r in checked if r.max_roll_deg is not None), default=float("nan"))
+            lines += [f"Roll-over: {len(rolled)} of the {len(checked)} step-checked climbers rolled over (a module "
+                      f"past {ROLL_OVER_DEG:g}°); their largest roll: "
+                      f"{roll:.1f}°.", ""]
+        lines += [f"The fastest {min(LISTED, len(checked))} step-checked climbs:", "",
+                  *_listing(search, checked, three_d), ""]
+        if search.seeded:
+            ok = [r for r in search.seeded if r.checked_climb]
+            seeds = sorted({int(r.params["sim.perturbation.seed"]) for r in search.seeded})
+            lines += [f"The {len(search.seeded) // max(len(seeds), 1)} fastest at perturbation seeds "
+                      f"{', '.join(map(str, seeds))} (the search ran at seed 0): {len(ok)} of {len(search.seeded)} "
+                      "runs are step-checked climbs ("
+                      + "; ".join(f"{_settings(r, keys)}, seed {int(r.params['sim.perturbation.seed'])}: "
+                                  + (_seconds(r.time_to_climb_s) if r.climbed else "no")
+                                  + ("" if r.checked_climb or not r.climbed else
+                                     " (no climb at h/2)" if not r.half.climbed else
+                                     f" (not step-checked: {100 * r.half.max_rate_change:.1f} % at h/2)")
+                                  for r in search.seeded) + ").", ""]
+    lines += [_own_text(search, results), ""]
+    lines += [" ".join(_open_loop_text(search, results, _compared(checked, search.own))), ""]
+    return lines
+
+
+def _answer(search: Search) -> str:
+    """One line: does TSC climb in this model, how, and how fast against the open loop at 002's face μ."""
+    checked = sorted((r for r in search.trials if r.checked_climb), key=lambda r: r.time_to_climb_s)
+    name = MODEL_NAMES.get(search.model, search.model)
+    if not checked:
+        return (f"- *{name}*: no TSC setting climbs (step-checked) in {len(search.trials)} trials; the scenario's "
+                f"own setting {_own_verdict(search.own)}.")
+    modes = {m: sum(r.mode == m for r in checked) for m in ("crawl", "tumble")}
+    shipped = search.open_loop[0]
+    open_loop = (f"the open loop {shipped.time_to_climb_s:.1f} s" if shipped.checked_climb
+                 else "the open loop does not climb (step-checked) at this μ")
+    crawls = [r for r in checked if clean(r)]
+    rolling = " without rolling over" if search.model != "vertical" else ""
+    crawl = (f"the fastest crawl{rolling} in {crawls[0].time_to_climb_s:.1f} s" if crawls
+             else f"none crawls{rolling}")
+    return (f"- *{name}*: {len(checked)} of {len(search.trials)} trials climb (step-checked; {modes['crawl']} "
+            f"crawl, {modes['tumble']} tumble); the fastest in {checked[0].time_to_climb_s:.1f} s "
+            f"({checked[0].mode}), {crawl}; {open_loop}; the scenario's own setting {_own_verdict(search.own)}.")
+
+
+def render(results: Results) -> str:
+    box = results.searches[0].space if results.searches else ()
+    lines = [f"## {TITLE}", "",
+             "Issue 3 asked whether any TSC setting climbs the single obstacle (world `single_obstacle`) with 002's "
+             f"face friction (μ = {results.face_friction:g} on every face of the box, the world file's), the joint "
+             "limits kept "
+             f"(±{results.joint_limit_deg:.0f}°: A ≤ {box[0].high:.3f} rad, and (7.2)'s output saturates there). "
+             "Each model's search is an Optuna study whose trials run as Dask tasks (`snake_sim.sweep`), "
+             f"asked and told in rounds of {BATCH} (seed {results.sampler_seed}, so the same whatever the workers): "
+             "first a scrambled Sobol sequence over the box (an unbiased cover: the share of it that climbs), then "
+             "TPE (multivariate) maximising the climb's *progress speed* (the climb's average speed for a climber, "
+             "the tail tip's advance over the run for a non-climber: every non-climber ranks below every climber, "
+             "so the search is led to the box first and to faster climbs after). Every trial that climbed runs again "
+             "at half the step; its climb counts only if the verdicts stand, its times and speeds move by at most "
+             f"{100 * TOLERANCE:g} % and it climbs the same way. *How it climbs* (`snake_sim.climb_mode`): it "
+             "*crawls* while the chord from the tail tip to the head tip stays within ±90° of the x axis (the head "
+             "ahead of the tail), it *tumbles* once the chord turns past the vertical (head over tail).", ""]
+    if results.fast:
+        lines += ["*(fast smoke run: a few short trials; these numbers are not the answer.)*", ""]
+    lines += ["In short:", "", *(_answer(search) for search in results.searches), ""]
+    for search in results.searches:
+        lines += _search_text(search, results)
+    return "\n".join(lines)
