@@ -23,11 +23,13 @@ the open loop also run at other perturbation seeds (roll and joint noise).
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import optuna
+from distributed import Client
 from scipy.stats import qmc
 from tqdm import tqdm
 
@@ -48,8 +50,6 @@ TITLE = "Does any TSC setting climb the single obstacle? A search over a wide bo
 SAMPLER_SEED = 0
 #: Trials asked, run and told together (the study does not depend on the workers).
 BATCH = 8
-#: Worker processes of the LocalCluster.
-WORKERS = 2
 #: The search's objective (a field :func:`snake_sim.climb_mode.evaluate` adds to summary.json), maximised.
 OBJECTIVE = "climb_progress_speed_mps"
 #: The open loop's face friction is lowered from 002's in steps of this much, down to 0.
@@ -283,16 +283,17 @@ def _search(client, spec: SearchSpec, box: tuple[Range, ...], face_mu: float, fa
                   tuple(opened), own_run, float(np.mean(walls)) if walls else float("nan"))
 
 
-def run(fast: bool = False) -> Results:
-    """Both searches on a LocalCluster of WORKERS processes; ``fast``: FAST_TRIALS trials of FAST_DURATION s."""
+def run(fast: bool = False, client: Client | None = None) -> Results:
+    """Both searches on ``client`` (``snake-sim reproduce``'s cluster), or on a LocalCluster of one worker per core;
+    ``fast``: FAST_TRIALS trials of FAST_DURATION s."""
     scenario = load_scenario(SEARCHES[0].scenario)
     limit = load_robot(scenario.section("robot")["name"]).joint_limit
     faces = {b.friction for b in load_world(scenario.world_file).static_boxes}
     (face_mu,) = faces  # the single obstacle: one μ on every face
     ranges = ranges_002(limit)
     box = wide_box(ranges)
-    with engine.connect(WORKERS) as client:
-        searches = tuple(_search(client, spec, box, face_mu, fast) for spec in SEARCHES)
+    with engine.connect() if client is None else contextlib.nullcontext(client) as held:
+        searches = tuple(_search(held, spec, box, face_mu, fast) for spec in SEARCHES)
     return Results(fast, SAMPLER_SEED, face_mu, float(np.degrees(limit)), ranges, searches)
 
 
