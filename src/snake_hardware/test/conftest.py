@@ -92,14 +92,15 @@ class Rig:
 
 
 def sent_references(nodes, frame: p.Frame) -> list[tuple[int, float]]:
-    """(module id, β_d) of every joint a command frame gives a reference to, on either profile."""
+    """(module id, β_d) of every joint a command frame gives a reference to, on any profile."""
     if frame.kind == "COMMAND":
         return [(frame.node, frame.values["beta_ref"])]
-    if frame.kind != "COMMAND_GROUP":
+    grouped = {prof.command.name: prof for prof in p.PROFILES.values() if prof.command is not p.COMMAND}
+    if frame.kind not in grouped:
         return []
     out = []
     for j, node in enumerate(nodes, start=1):
-        group, signal = p.group_slot(j)
+        group, signal = grouped[frame.kind].command_slot(j)
         beta = frame.values.get(signal, math.nan)
         if group == frame.node and not math.isnan(beta):
             out.append((node, beta))

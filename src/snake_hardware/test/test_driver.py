@@ -164,7 +164,7 @@ def test_garbage_frames_are_counted_reported_and_ignored(rig):
         elif kind == 1:  # extended ids
             msg = can.Message(arbitration_id=int(rng.integers(0, 1 << 29)), data=rng.bytes(4), is_extended_id=True)
         else:  # the profile's state id with a wrong length
-            msg = can.Message(arbitration_id=state.frame_id(int(rng.integers(1, 6))),
+            msg = can.Message(arbitration_id=state.frame_id(int(rng.integers(1, 6))), is_fd=state.fd,
                               data=rng.bytes(int(rng.choice(wrong_lengths))), is_extended_id=False)
         junk.send(msg)
 
@@ -269,8 +269,8 @@ def test_hardware_in_the_loop_on_the_simulated_body_moves_like_the_simulator_alo
     assert hil == pytest.approx(alone, rel=0.3)
 
 
-@pytest.mark.parametrize("profile", ["compact"])
-def test_compact_profile_recomputes_tau_with_the_zero_offset_each_module_reports(rig):
+@pytest.mark.parametrize("profile", ["compact", "fd"])
+def test_host_torque_profiles_recompute_tau_with_the_zero_offset_each_module_reports(rig):
     offsets = (0.02, -0.03, 0.0, 0.01, 0.04)
     r = rig()
     for module, offset in zip(r.emu.modules, offsets, strict=True):
@@ -285,7 +285,7 @@ def test_compact_profile_recomputes_tau_with_the_zero_offset_each_module_reports
     assert not r.driver.faults
 
 
-@pytest.mark.parametrize("profile", ["compact"])
+@pytest.mark.parametrize("profile", ["compact", "fd"])
 def test_modules_on_another_profile_are_reported_and_never_commanded(rig):
     from dataclasses import replace
 
