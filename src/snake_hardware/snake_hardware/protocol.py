@@ -387,6 +387,14 @@ def fd_frame_bits(length: int, *, worst_case_stuffing: bool = True) -> tuple[int
     return nominal, data
 
 
+def phase_bits(ft: FrameType, length: int, *, worst_case_stuffing: bool = True) -> tuple[int, int]:
+    """(nominal-rate, data-rate) bits on the wire of one ``ft`` frame of ``length`` bytes: a classic
+    frame is all nominal; a CAN FD frame has its arbitration phase at the nominal rate."""
+    if ft.fd:
+        return fd_frame_bits(length, worst_case_stuffing=worst_case_stuffing)
+    return frame_bits(length, worst_case_stuffing=worst_case_stuffing), 0
+
+
 HEARTBEAT_RATE = 10.0  # Hz, every module and the master
 
 
@@ -496,10 +504,8 @@ class BusProfile:
         and one state frame per joint, plus the heartbeats (the master's; on classic also every
         module's). CAN FD frames count their arbitration phase at the nominal rate, the rest at the
         data rate; classic frames are all nominal."""
-        def bits(ft: FrameType, length: int) -> np.ndarray:  # (nominal-rate, data-rate) bits of one frame
-            if ft.fd:
-                return np.array(fd_frame_bits(length, worst_case_stuffing=worst_case_stuffing))
-            return np.array((frame_bits(length, worst_case_stuffing=worst_case_stuffing), 0))
+        def bits(ft: FrameType, length: int) -> np.ndarray:
+            return np.array(phase_bits(ft, length, worst_case_stuffing=worst_case_stuffing))
 
         zeros = [0.0] * n_joints
         commands = sum(bits(self.command, len(data))
