@@ -39,6 +39,8 @@ BITRATE = 1_000_000  # 002 Table 3.2: CAN bus at 1 Mbit/s
 #: CAN FD data phase of the "fd" profile (ISO 11898-1:2015 bit-rate switching; 5 Mbit/s is the usual
 #: ceiling of FD transceivers with a 1 Mbit/s arbitration phase)
 DATA_BITRATE = 5_000_000
+#: the fastest data phase a profile may set: CAN SIC transceivers (CiA 601-4) are specified to 8 Mbit/s
+MAX_DATA_BITRATE = 8_000_000
 #: the data lengths a CAN FD frame can have: DLC 0..8 are 0..8 bytes, DLC 9..15 are 12..64 bytes
 FD_LENGTHS = (0, 1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 20, 24, 32, 48, 64)
 
@@ -380,7 +382,8 @@ def fd_frame_bits(length: int, *, worst_case_stuffing: bool = True) -> tuple[int
         raise ProtocolError("length", length, "must be a CAN FD length: " + ", ".join(map(str, FD_LENGTHS)))
     crc = 17 if length <= 16 else 21
     fixed_stuff = -(-(4 + crc) // 4)
-    stuff = (ARBITRATION_BITS + 5 + 8 * length - 1) // 4 if worst_case_stuffing else 0
+    stuffed = ARBITRATION_BITS + 1 + 4 + 8 * length  # SOF .. end of the data field: + ESI, DLC, data
+    stuff = (stuffed - 1) // 4 if worst_case_stuffing else 0
     arbitration_stuff = min(stuff, (ARBITRATION_BITS - 1) // 4)
     nominal = ARBITRATION_BITS + arbitration_stuff + 1 + 1 + 1 + 7 + 3
     data = 1 + 4 + 8 * length + (stuff - arbitration_stuff) + 4 + crc + fixed_stuff
@@ -453,9 +456,10 @@ class BusProfile:
     data_bitrate: float | None = None  # bit/s of the CAN FD data phase; None: no FD frames
 
     def __post_init__(self) -> None:
-        if self.fd and (self.data_bitrate is None or not BITRATE <= self.data_bitrate <= 8 * BITRATE):
+        if self.fd and (self.data_bitrate is None or not BITRATE <= self.data_bitrate <= MAX_DATA_BITRATE):
             raise ProtocolError(f"{self.name}.data_bitrate", self.data_bitrate,
-                                f"must be in [{BITRATE:g}, {8 * BITRATE:g}] bit/s for a profile with CAN FD frames")
+                                f"must be in [{BITRATE:g}, {MAX_DATA_BITRATE:g}] bit/s for a profile with CAN FD "
+                                "frames")
 
     @property
     def fd(self) -> bool:
