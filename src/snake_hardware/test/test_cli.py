@@ -108,16 +108,23 @@ def test_monitor_decodes_frames_and_flags_malformed_ones(bus_pair):
     assert cli.describe(can.Message(arbitration_id=0x0C3, data=bytes(3), is_extended_id=False)).startswith("malformed")
 
 
-def test_emulate_runs_modules_that_answer_on_the_bus():
+@pytest.mark.parametrize("profile", tuple(p.PROFILES))
+def test_emulate_runs_modules_that_answer_on_the_bus(profile):
     channel = f"snake_cli_{next(_channels)}"
     listener = can.Bus(interface="virtual", channel=channel)
     ticks = itertools.count()
     try:
-        rc = cli.emulate(load_robot("koopaee6"), lambda: can.Bus(interface="virtual", channel=channel), 0.25, 0.0,
-                         io.StringIO(), clock=lambda: next(ticks) * 0.01, sleep=lambda s: None)
-        assert rc == 0
-        frames = [p.decode(m.arbitration_id, bytes(m.data)) for m in iter(lambda: listener.recv(timeout=0), None)]
-        assert {f.node for f in frames if f.kind == "HEARTBEAT"} == {1, 2, 3, 4, 5}
+        out = io.StringIO()
+        rc = cli.emulate(replace(load_robot("koopaee6"), can_profile=profile),
+                         lambda: can.Bus(interface="virtual", channel=channel), 0.25, 0.0, out,
+                         clock=lambda: next(ticks) * 0.01, sleep=lambda s: None)
+        assert rc == 0 and f"{profile} profile" in out.getvalue()
+        # each frame in its CAN format (fd: STATE_FD as CAN FD with bit-rate switching), decoded strictly
+        messages = list(iter(lambda: listener.recv(timeout=0), None))
+        frames = [p.decode(m.arbitration_id, bytes(m.data), fd=m.is_fd) for m in messages]
+        assert all(m.bitrate_switch == m.is_fd for m in messages)
+        heartbeat = "HEARTBEAT" if p.PROFILES[profile].module_heartbeat else p.PROFILES[profile].state.name
+        assert {f.node for f in frames if f.kind == heartbeat} == {1, 2, 3, 4, 5}
     finally:
         listener.shutdown()
 
