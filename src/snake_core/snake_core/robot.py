@@ -22,8 +22,8 @@ from .validation import ConfigError, choice, get, integer, non_negative, number,
 ROTOR_INERTIA_MODELS = ("own", "reflected")
 
 #: Frame sets of the joint-module bus (docs/can_protocol.md; ``snake_hardware.protocol.PROFILES``):
-#: "classic" one COMMAND and one STATE per joint, "compact" grouped commands and 4-byte states.
-CAN_PROFILES = ("classic", "compact")
+#: "classic" one COMMAND and one STATE per joint, "compact" grouped commands and 4-byte states, "fd" CAN FD.
+CAN_PROFILES = ("classic", "compact", "fd")
 
 
 @dataclass(frozen=True)

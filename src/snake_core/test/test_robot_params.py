@@ -62,7 +62,9 @@ def test_can_profile_defaults_to_classic_and_lists_the_known_ones_when_unknown()
     data["can"]["profile"] = "compact"
     assert robot_from_dict(data).can_profile == "compact"
     data["can"]["profile"] = "fd"
-    with pytest.raises(ConfigError, match=r"can\.profile = 'fd' is invalid: must be one of classic, compact"):
+    assert robot_from_dict(data).can_profile == "fd"
+    data["can"]["profile"] = "canfd"
+    with pytest.raises(ConfigError, match=r"can\.profile = 'canfd' is invalid: must be one of classic, compact, fd"):
         robot_from_dict(data)
 
 

@@ -36,6 +36,7 @@ from snake_core.validation import ConfigError
 
 from .bridge import CanBridge
 from .driver import CanDriver, DriverConfig, open_bus
+from .protocol import PROFILES
 
 DIAGNOSTICS_PERIOD = 1.0  # s, plus at once on any change
 
@@ -66,11 +67,13 @@ class CanBridgeNode(Node):
                                  "JointState β_d input topic (motor_<j>)", read_only=True)
         array_topic = declare(self, "array_commands_topic", "", "optional Float64MultiArray β_d input "
                               "(tail → head); empty: none", read_only=True)
+        bus_profile = PROFILES[robot.can_profile]
         try:
-            driver = CanDriver(robot, lambda: open_bus(interface, channel), config)
+            driver = CanDriver(robot, lambda: open_bus(interface, channel, fd=bus_profile.fd), config)
         except (OSError, can.CanError) as exc:
+            fd_up = f"dbitrate {bus_profile.data_bitrate:.0f} fd on " if bus_profile.fd else ""
             raise ConfigError("can_interface", channel, f"cannot open the {interface} bus ({exc}); bring it up "
-                              "first: ip link set can0 up type can bitrate 1000000 restart-ms 100") from exc
+                              f"first: ip link set can0 up type can bitrate 1000000 {fd_up}restart-ms 100") from exc
         self.bridge = CanBridge(driver)
         self._states = self.create_publisher(JointState, states_topic, SENSOR_QOS)
         self._diag = self.create_publisher(DiagnosticArray, DIAGNOSTICS, COMMAND_QOS)

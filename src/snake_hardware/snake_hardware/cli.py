@@ -8,7 +8,9 @@
     snake-can bench      bus load of every bus profile (worst-case bit stuffing) against 1 Mbit/s
 
 The bus is any python-can interface (``--interface``, SocketCAN by default, ``--channel can0``); it must
-be up at 1 Mbit/s already (``ip link set can0 up type can bitrate 1000000 restart-ms 100``).
+be up at 1 Mbit/s already (``ip link set can0 up type can bitrate 1000000 restart-ms 100``; for the fd
+profile with its data phase too: ``... bitrate 1000000 dbitrate 5000000 fd on restart-ms 100``); the
+tools open it for CAN FD when the robot's profile (``can.profile``, or ``emulate --profile``) is fd.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from snake_core.robot import RobotParams, load_robot
 from snake_core.validation import ConfigError, number
 
 from . import protocol as p
-from .driver import open_bus
+from .driver import can_message, open_bus
 from .emulator import BodyPlant, EmulatedRobot
 from .faults import FaultSwitches, FaultyBus
 
@@ -45,7 +47,9 @@ class LoadTarget:
 
 
 TARGETS = (LoadTarget("classic", 5, 500.0, 0.60, "issue 7"), LoadTarget("compact", 5, 1000.0, 0.70, "issue 20"),
-           LoadTarget("compact", 10, 500.0, 0.70, "issue 20"))
+           LoadTarget("compact", 10, 500.0, 0.70, "issue 20"), LoadTarget("fd", 10, 1000.0, 0.50, "issue 20"))
+#: the state frames that stand for a module's heartbeat (compact, fd)
+_HEARTBEAT_STATES = {prof.state.name for prof in p.PROFILES.values() if not prof.module_heartbeat}
 
 
 def _float(field: str, low: float | None = None, high: float | None = None, low_open: bool = False):
@@ -72,7 +76,7 @@ def describe(msg: can.Message) -> str:
     if msg.is_error_frame:
         return f"error frame 0x{msg.arbitration_id:08X}"
     try:
-        frame = p.decode(msg.arbitration_id, bytes(msg.data), extended=msg.is_extended_id)
+        frame = p.decode(msg.arbitration_id, bytes(msg.data), extended=msg.is_extended_id, fd=msg.is_fd)
     except p.ProtocolError as exc:
         return f"malformed 0x{msg.arbitration_id:03X} [{bytes(msg.data).hex()}]: {exc}"
     values = " ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in frame.values.items())
@@ -104,7 +108,7 @@ def scan(bus: can.BusABC, robot: RobotParams, duration: float, out: TextIO) -> i
             continue
         if frame.kind == "HEARTBEAT" and frame.node != p.MASTER_NODE:
             seen[frame.node] = p.MODULE_STATES[frame.values["state"]]
-        elif frame.kind == "STATE_COMPACT":  # the compact profile's heartbeat
+        elif frame.kind in _HEARTBEAT_STATES:  # the compact and fd profiles' heartbeat
             seen[frame.node] = p.MODULE_STATES[p.module_state(frame.values)]
     expected = _robot_modules(robot)
     print(f"{'joint':>5}  {'module':>6}  state", file=out)
@@ -128,8 +132,7 @@ def monitor(bus: can.BusABC, duration: float, out: TextIO) -> int:
 
 
 def send(bus: can.BusABC, kind: str, node: int, values: dict) -> None:
-    fid, data = p.encode(kind, node, values)
-    bus.send(can.Message(arbitration_id=fid, data=data, is_extended_id=False))
+    bus.send(can_message(*p.encode(kind, node, values)))
 
 
 def estop(bus: can.BusABC, release: bool, out: TextIO) -> int:
@@ -206,6 +209,12 @@ _FRAMES_PER_CYCLE = {
                + ", ".join(str(p.frame_bits(n)) for n in p.COMMAND_GROUP.lengths[:-1])
                + f" bits) + STATE_COMPACT {p.frame_bits(p.STATE_COMPACT.dlc)} bits per joint; HEARTBEAT from the "
                "master only",
+    "fd": f"CAN FD, data phase at {p.FD.data_bitrate / 1e6:g} Mbit/s, bits as (nominal + data rate): one COMMAND_FD "
+          "for all joints, " + ", ".join("{} joints {} bytes {}+{}".format(n, len(data), *p.fd_frame_bits(len(data)))
+                                         for n in BENCH_JOINTS for _, data in p.FD.command_frames(
+                                             range(1, n + 1), [0.0] * n, [0.0] * n, 0))
+          + " + STATE_FD {}+{} bits per joint; HEARTBEAT (classic) from the master only".format(
+              *p.fd_frame_bits(p.STATE_FD.dlc)),
 }
 
 
@@ -228,8 +237,22 @@ def bench(out: TextIO) -> int:
         met &= load <= t.limit
         print(f"target ({t.source}): {t.profile}, {t.joints} joints at {t.rate:.0f} Hz <= {t.limit:.0%}: "
               f"{'met' if load <= t.limit else 'NOT met'} ({load:.1%})", file=out)
+        if load > t.limit and p.PROFILES[t.profile].fd:
+            print("  " + _fd_note(p.PROFILES[t.profile], t), file=out)
     print("all targets met" if met else "targets NOT met", file=out)
     return 0
+
+
+def _fd_note(profile: p.BusProfile, t: LoadTarget) -> str:
+    """Why a CAN FD target is missed: the arbitration phases at the nominal rate, and the data rate that
+    would meet it."""
+    nominal, data = profile.bits_per_second(t.joints, t.rate)
+    floor = nominal / p.BITRATE
+    if floor >= t.limit:
+        return f"the arbitration phases at {p.BITRATE / 1e6:g} Mbit/s alone take {floor:.1%}: no data rate meets it"
+    return (f"the arbitration phases at {p.BITRATE / 1e6:g} Mbit/s alone take {floor:.1%}; {t.limit:.0%} needs a "
+            f"data phase of at least {data / (t.limit - floor) / 1e6:.2f} Mbit/s (this profile: "
+            f"{profile.data_bitrate / 1e6:g} Mbit/s)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -273,12 +296,13 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
         return bench(out)
     try:
         robot = load_robot(args.robot)
+        if args.command == "emulate" and args.profile is not None:
+            robot = replace(robot, can_profile=args.profile)
+        fd = p.PROFILES[robot.can_profile].fd
         if args.command == "emulate":
-            if args.profile is not None:
-                robot = replace(robot, can_profile=args.profile)
-            return emulate(robot, lambda: open_bus(args.interface, args.channel), args.duration, args.drop, out,
-                           world=args.body)
-        bus = open_bus(args.interface, args.channel)
+            return emulate(robot, lambda: open_bus(args.interface, args.channel, fd=fd), args.duration, args.drop,
+                           out, world=args.body)
+        bus = open_bus(args.interface, args.channel, fd=fd)
     except (ConfigError, OSError, can.CanError) as exc:
         print(f"snake-can {args.command}: error: {exc}", file=sys.stderr)
         return 2

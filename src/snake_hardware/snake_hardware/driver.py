@@ -5,9 +5,10 @@ runs the same against SocketCAN in real time and against python-can's virtual bu
 with the module emulator. Per cycle it drains the receive queue (the profile's state frames,
 HEARTBEAT, CALIBRATE_REPLY; anything malformed is counted and reported, never raised), supervises,
 and sends the commands of the robot file's bus profile (``can.profile``: one COMMAND per module, or
-one COMMAND_GROUP per four joints) plus the master heartbeat at 10 Hz. On the compact profile the
-state frame carries α and the spring deflection: β and τ are recomputed here
-(:func:`protocol.state_reading`) with the zero offset δ_0 each module reports on CALIBRATE read.
+one COMMAND_GROUP per four joints, or one CAN FD COMMAND_FD for all joints) plus the master heartbeat
+at 10 Hz. On the compact and fd profiles the state frame carries α and the spring deflection: β and τ
+are recomputed here (:func:`protocol.state_reading`) with the zero offset δ_0 each module reports on
+CALIBRATE read.
 
 Safety (issue 7, DESIGN.md "Bad input"):
 
@@ -95,8 +96,8 @@ class CanDriver:
             raise ConfigError("robot.actuator", None, "the CAN driver needs the actuator section (gains, max speed)",
                               robot.name)
         self.profile = p.PROFILES[robot.can_profile]
-        if self.profile is p.COMPACT:
-            _check_compact(robot)
+        if self.profile.host_torque:
+            _check_host_torque(robot, self.profile)
         self.robot = robot
         self.config = config or DriverConfig()
         self.limits: list[SEALimits] = [sea_limits(robot, j + 1, robot.name) for j in range(robot.n_joints)]
@@ -110,7 +111,7 @@ class CanDriver:
         self.last_seen = np.full(n, -math.inf)
         self.module_status: list[dict[str, float]] = [{} for _ in range(n)]
         self._state_time = np.full(n, -math.inf)  # time of the last state frame of each module
-        self.zero_offset = np.zeros(n)  # δ_0 of each module (CALIBRATE_REPLY); the compact profile needs it
+        self.zero_offset = np.zeros(n)  # δ_0 of each module (CALIBRATE_REPLY); compact and fd need it
         self._offset_asked = np.full(n, -math.inf)
         self._offset_known = np.zeros(n, dtype=bool)
         self._state_counter = [-1] * n
@@ -217,7 +218,7 @@ class CanDriver:
                     self._set_fault("bus_fault", "controller reports bus-off", now)
                 continue
             try:
-                frame = p.decode(msg.arbitration_id, bytes(msg.data), extended=msg.is_extended_id)
+                frame = p.decode(msg.arbitration_id, bytes(msg.data), extended=msg.is_extended_id, fd=msg.is_fd)
             except p.ProtocolError as exc:
                 self._malformed += 1
                 self._last_malformed = str(exc)
@@ -304,7 +305,7 @@ class CanDriver:
                 self._clear("malformed_frames", now)
             self._received[:], self._missed[:], self._malformed = 0, 0, 0
             self._window_start = now
-        # the compact profile's τ needs each module's zero offset δ_0: ask until it answers
+        # τ recomputed on the host (compact, fd) needs each module's zero offset δ_0: ask until it answers
         if self.profile.host_torque:
             due = now - self._offset_asked >= RECONFIGURE_PERIOD
             for j in np.flatnonzero(self.heard & ~self._offset_known & due):
@@ -349,7 +350,7 @@ class CanDriver:
         if self.bus is None:
             return False
         try:
-            self.bus.send(can.Message(arbitration_id=fid, data=data, is_extended_id=False))
+            self.bus.send(can_message(fid, data))
         except can.CanError as exc:
             self.send_errors += 1
             self._set_fault("bus_fault", f"send failed: {exc}", self.now)
@@ -436,25 +437,36 @@ def _filtered_rate(rate: float, change: float, elapsed: float) -> float:
     return rate + gain * (change / elapsed - rate)
 
 
-def _check_compact(robot: RobotParams) -> None:
-    """The compact profile's ranges: joints 1..31 in command groups, α and the deflection in fewer bits."""
+def _check_host_torque(robot: RobotParams, profile: p.BusProfile) -> None:
+    """The ranges of a profile whose state frame carries α and the deflection (compact, fd): joints 1..31
+    by joint index in the command frames, α and the deflection in fewer bits than STATE."""
     if robot.sea is None:
-        raise ConfigError("can.profile", "compact", "needs the sea section (τ is recomputed from the deflection)",
+        raise ConfigError("can.profile", profile.name, "needs the sea section (τ is recomputed from the deflection)",
                           robot.name)
     if robot.n_joints > p.MAX_JOINT_INDEX:
-        raise ConfigError("can.profile", "compact", f"addresses at most {p.MAX_JOINT_INDEX} joints; the robot has "
-                          f"{robot.n_joints}", robot.name)
-    alpha, deflection = (s.maximum for s in p.STATE_COMPACT.signals[:2])
+        raise ConfigError("can.profile", profile.name, f"addresses at most {p.MAX_JOINT_INDEX} joints; the robot "
+                          f"has {robot.n_joints}", robot.name)
+    alpha, deflection = (s.maximum for s in profile.state.signals[:2])
     reach = robot.joint_limit + robot.sea.deflection_limit
     if reach > alpha or robot.sea.deflection_limit > deflection:
-        raise ConfigError("can.profile", "compact", f"carries |α| ≤ {math.degrees(alpha):.1f}° and |α − β| ≤ "
+        raise ConfigError("can.profile", profile.name, f"carries |α| ≤ {math.degrees(alpha):.1f}° and |α − β| ≤ "
                           f"{math.degrees(deflection):.1f}°; the robot reaches {math.degrees(reach):.1f}° with a "
                           f"deflection limit of {math.degrees(robot.sea.deflection_limit):.1f}°", robot.name)
 
 
-def open_bus(interface: str = "socketcan", channel: str = "can0", **kwargs) -> can.BusABC:
-    """A python-can bus (SocketCAN by default). The interface must already be up at 1 Mbit/s
-    (``ip link set can0 up type can bitrate 1000000 restart-ms 100``, docs/can_protocol.md)."""
+def open_bus(interface: str = "socketcan", channel: str = "can0", *, fd: bool = False, **kwargs) -> can.BusABC:
+    """A python-can bus (SocketCAN by default); ``fd``: send and receive CAN FD frames too. The interface
+    must already be up at 1 Mbit/s (``ip link set can0 up type can bitrate 1000000 restart-ms 100``; for
+    the fd profile add ``dbitrate 5000000 fd on``, docs/can_protocol.md)."""
     if interface == "socketcan":
         kwargs.setdefault("receive_own_messages", False)
+    if fd:
+        kwargs["fd"] = True
     return can.Bus(interface=interface, channel=channel, **kwargs)
+
+
+def can_message(fid: int, data: bytes) -> can.Message:
+    """The python-can message of an encoded frame: classic, or CAN FD with bit-rate switching when its
+    frame type is an FD one (protocol.FrameType.fd)."""
+    fd = p.is_fd(fid)
+    return can.Message(arbitration_id=fid, data=data, is_extended_id=False, is_fd=fd, bitrate_switch=fd)

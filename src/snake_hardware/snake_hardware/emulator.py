@@ -7,9 +7,9 @@ K_D (β̇_d − β̇) (002 (4.39) plus an optional integral term), saturated at 
 whose torque sensor saturates at the deflection limit; the ±60° reference limit; a command watchdog;
 a 10 Hz heartbeat; emergency stop latch; SEA zero-offset calibration; and the gait mode in which the
 module generates 002's pedal wave (4.38) itself from the master's broadcast of A, ω, φ. It speaks the
-robot file's bus profile (``can.profile``); on the compact one, COMMAND_GROUP carries no β̇_d and the
-module takes it from successive references (β_d[k] − β_d[k−1]) / Δt, as a CANopen drive in
-interpolated position mode does.
+robot file's bus profile (``can.profile``); on the compact and fd ones, COMMAND_GROUP and COMMAND_FD
+carry no β̇_d and the module takes it from successive references (β_d[k] − β_d[k−1]) / Δt, as a
+CANopen drive in interpolated position mode does.
 
 The mechanics are a stand-in, one degree of freedom per module: the motor (reflected inertia
 n² J_r) drives through the spring a link of inertia J_l + m l² rotating about the joint (the rest of
@@ -32,6 +32,7 @@ from snake_core.robot import RobotParams
 from snake_core.validation import ConfigError
 
 from . import protocol as p
+from .driver import can_message
 
 TICK = 1e-3  # s, the firmware loop: 1 kHz (issue 7)
 HEARTBEAT_PERIOD = 1.0 / p.HEARTBEAT_RATE
@@ -39,7 +40,7 @@ MASTER_TIMEOUT = 0.5  # s without a master heartbeat → the enabled module hold
 VELOCITY_FILTER = 2 * math.pi * 50.0  # rad/s, first-order low-pass on the differentiated α (firmware)
 LINK_DAMPING = 2e-3  # N·m·s/rad, joint friction of the stand-in link (not given in 002)
 MOTOR_DAMPING = 1e-2  # N·m·s/rad, servo gear friction reflected to the link side (not given in 002)
-#: compact profile: successive references further apart than this give no β̇_d (a restart, not a motion)
+#: grouped commands: successive references further apart than this give no β̇_d (a restart, not a motion)
 INTERPOLATION_WINDOW = 0.05  # s
 
 
@@ -138,14 +139,14 @@ class EmulatedModule:
         self.gait: Callable[[float], tuple[float, float]] | None = None
         self.gait_start = 0.0
         self.rejected_frames = 0
-        self.command_sequence: int | None = None  # last COMMAND_GROUP sequence (compact profile)
-        self.sequence_gaps = 0  # COMMAND_GROUP cycles missed (sequence jumps), counted as the firmware would
+        self.command_sequence: int | None = None  # last sequence of a grouped command (compact, fd)
+        self.sequence_gaps = 0  # grouped-command cycles missed (sequence jumps), counted as the firmware would
         self.last_state_true = (0.0, 0.0)
         self.reference: tuple[float, float] | None = None  # (β_d, β̇_d) of the last tick while enabled
         node = model.node
         #: ids this module listens to (the acceptance filter of its CAN controller)
         commands = [p.COMMAND.frame_id(node)] if profile.command is p.COMMAND else \
-            [p.COMMAND_GROUP.frame_id(g) for g in p.COMMAND_GROUP.nodes]
+            [profile.command.frame_id(g) for g in profile.command.nodes]
         self.accepted = {p.ESTOP.frame_id(0), p.GAIT.frame_id(0), p.HEARTBEAT.frame_id(0), p.CONFIG.frame_id(node),
                          p.CALIBRATE.frame_id(node), *commands}
 
@@ -171,7 +172,7 @@ class EmulatedModule:
             return
         fid, data = p.encode(kind, self.model.node, values, saturate=True)
         try:
-            self.bus.send(can.Message(arbitration_id=fid, data=data, is_extended_id=False))
+            self.bus.send(can_message(fid, data))
         except can.CanError:
             pass  # bus off: the transceiver drops it; the master sees the silence
 
@@ -201,7 +202,7 @@ class EmulatedModule:
         if msg.is_error_frame or msg.is_remote_frame or msg.arbitration_id not in self.accepted:
             return False
         try:
-            frame = p.decode(msg.arbitration_id, msg.data, extended=msg.is_extended_id)
+            frame = p.decode(msg.arbitration_id, msg.data, extended=msg.is_extended_id, fd=msg.is_fd)
         except p.ProtocolError:
             self.rejected_frames += 1
             return False
@@ -219,7 +220,7 @@ class EmulatedModule:
         elif frame.kind == "COMMAND" and mine:
             self._command(v["beta_ref"], v["beta_rate_ref"])
             return True
-        elif frame.kind == "COMMAND_GROUP":
+        elif frame.kind == self.profile.command.name:  # COMMAND_GROUP, COMMAND_FD
             return self._group_command(frame)
         elif frame.kind == "CONFIG" and mine:
             self._config(v)
@@ -234,9 +235,9 @@ class EmulatedModule:
             self.hold = False  # fresh commands after a watchdog hold resume position control
 
     def _group_command(self, frame: p.Frame) -> bool:
-        """COMMAND_GROUP: this module's slot (by its joint index), β̇_d from the previous reference; a
-        repeated sequence is not a fresh command, a jump is counted as missed cycles."""
-        group, signal = p.group_slot(self.joint_index)
+        """COMMAND_GROUP, COMMAND_FD: this module's slot (by its joint index), β̇_d from the previous
+        reference; a repeated sequence is not a fresh command, a jump is counted as missed cycles."""
+        group, signal = self.profile.command_slot(self.joint_index)
         beta = frame.values.get(signal, math.nan)
         if frame.node != group or math.isnan(beta):
             return False
@@ -244,7 +245,7 @@ class EmulatedModule:
         if sequence == self.command_sequence:
             return False
         if self.command_sequence is not None:
-            self.sequence_gaps += (sequence - self.command_sequence - 1) % p.COMPACT.counter_modulus
+            self.sequence_gaps += (sequence - self.command_sequence - 1) % self.profile.counter_modulus
         self.command_sequence = sequence
         elapsed = self.time - self.last_command
         self._command(beta, (beta - self.beta_ref) / elapsed if 0 < elapsed <= INTERPOLATION_WINDOW else 0.0)

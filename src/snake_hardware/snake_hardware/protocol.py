@@ -12,11 +12,12 @@ module id of the joint in the robot file (``can.module_ids``, 1..63) or 0 for th
 broadcasts (a command group 0..7 for COMMAND_GROUP); a lower function code wins arbitration. Signals
 are little-endian (Intel), LSB first.
 
-Two bus profiles (:data:`PROFILES`, chosen by the robot file's ``can.profile``) share the frames
+Three bus profiles (:data:`PROFILES`, chosen by the robot file's ``can.profile``) share the frames
 ESTOP, GAIT, CONFIG, CALIBRATE(_REPLY) and the master's HEARTBEAT: "classic" sends one COMMAND and one
 STATE per joint and a HEARTBEAT per module; "compact" sends β_d of four joints per COMMAND_GROUP and a
-4-byte STATE_COMPACT per module that stands for its heartbeat too. Every id is unique across the
-profiles, so one decoder (and one DBC) reads either.
+4-byte STATE_COMPACT per module that stands for its heartbeat too; "fd" sends β_d of every joint in one
+CAN FD frame (COMMAND_FD) and a STATE_FD per module, both with bit-rate switching. Every id is unique
+across the profiles, so one decoder (and one DBC) reads any of them.
 
 This is the hot path of the driver and the emulator: plain integer bit packing, no cantools.
 """
@@ -25,7 +26,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+
+import numpy as np
 
 from snake_core.validation import ConfigError
 
@@ -33,11 +36,22 @@ NODE_BITS = 6
 MAX_NODE = (1 << NODE_BITS) - 1  # 63, the range RobotParams.can_ids is validated against
 MASTER_NODE = 0
 BITRATE = 1_000_000  # 002 Table 3.2: CAN bus at 1 Mbit/s
+#: CAN FD data phase of the "fd" profile (ISO 11898-1:2015 bit-rate switching; 5 Mbit/s is the usual
+#: ceiling of FD transceivers with a 1 Mbit/s arbitration phase)
+DATA_BITRATE = 5_000_000
+#: the fastest data phase a profile may set: CAN SIC transceivers (CiA 601-4) are specified to 8 Mbit/s
+MAX_DATA_BITRATE = 8_000_000
+#: the data lengths a CAN FD frame can have: DLC 0..8 are 0..8 bytes, DLC 9..15 are 12..64 bytes
+FD_LENGTHS = (0, 1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 20, 24, 32, 48, 64)
 
 #: One count of the 12-bit AS5145 encoder (002 Table 3.2) over a full turn: 0.088°, finer than the
 #: 0.32° joint-angle resolution 002 quotes, so the wire never coarsens a reading.
 ENCODER_COUNT = 2.0 * math.pi / 4096
 TORQUE_LSB = 0.01  # N·m, 002 Table 3.2
+
+
+class ProtocolError(ConfigError):
+    """A frame that cannot be encoded or decoded (bad id, length, or a value out of range)."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +86,8 @@ class FrameType:
     comment: str
     #: a truncated frame carries the leading signals that fit its length (COMMAND_GROUP: fewer joints)
     truncatable: bool = False
+    #: a CAN FD frame (with bit-rate switching); its lengths are the FD_LENGTHS
+    fd: bool = False
 
     def frame_id(self, node: int) -> int:
         return (self.function << NODE_BITS) | node
@@ -79,10 +95,18 @@ class FrameType:
     @property
     def lengths(self) -> tuple[int, ...]:
         """Valid data lengths: the dlc, or for a truncatable frame each length that ends with a whole
-        signal (after the first, which every such frame carries)."""
+        signal (after the first, which every such frame carries), on CAN FD padded to an FD length."""
         if not self.truncatable:
             return (self.dlc,)
-        return tuple(sorted({-(-(sig.start + sig.length) // 8) for sig in self.signals[1:]}))
+        ends = {-(-(sig.start + sig.length) // 8) for sig in self.signals[1:]}
+        return tuple(sorted({fd_length(e) for e in ends} if self.fd else ends))
+
+
+def fd_length(size: int) -> int:
+    """The smallest CAN FD data length (FD_LENGTHS) that holds ``size`` bytes."""
+    if not 0 <= size <= FD_LENGTHS[-1]:
+        raise ProtocolError("length", size, f"must be in [0, {FD_LENGTHS[-1]}] bytes on CAN FD")
+    return next(n for n in FD_LENGTHS if n >= size)
 
 
 MODES = {0: "disabled", 1: "position", 2: "gait", 3: "hold"}
@@ -182,10 +206,15 @@ def _counts(name: str, start: int, length: int, **kw) -> Signal:
                   **_ENCODER_RANGE, **kw)
 
 
-COMMAND_GROUP = FrameType("COMMAND_GROUP", 12, 7, range(MAX_JOINT_INDEX // GROUP_SIZE + 1), "master", (
-    Signal("sequence", 0, 8, False, 1.0, 0, 255),
-    *(_counts(f"beta_ref_{k}", 8 + 12 * (k - 1), 12, none_raw=-2048) for k in range(1, GROUP_SIZE + 1)),
-), "Compact profile: motor position references β_d of joints 4g+1..4g+4 (g = node field, joint index of "
+def _references(joints: int) -> tuple[Signal, ...]:
+    """A grouped command: the cycle's sequence counter, then β_d of ``joints`` joints in encoder counts."""
+    return (Signal("sequence", 0, 8, False, 1.0, 0, 255),
+            *(_counts(f"beta_ref_{k}", 8 + 12 * (k - 1), 12, none_raw=-2048) for k in range(1, joints + 1)))
+
+
+COMMAND_GROUP = FrameType("COMMAND_GROUP", 12, 7, range(MAX_JOINT_INDEX // GROUP_SIZE + 1), "master",
+                          _references(GROUP_SIZE),
+   "Compact profile: motor position references β_d of joints 4g+1..4g+4 (g = node field, joint index of "
    "CONFIG) in encoder counts, every control cycle; -2048 (NaN) = no reference for that joint; truncated "
    "after the robot's last joint. sequence: +1 per control cycle, the same in every group of a cycle.",
     truncatable=True)
@@ -199,14 +228,22 @@ STATE_COMPACT = FrameType("STATE_COMPACT", 13, 4, _MODULES, "module", (
    "counter; in reply to each COMMAND_GROUP that carries this module's joint, and at 10 Hz in place of "
    "HEARTBEAT. The host recomputes β = α − deflection and τ = K (deflection − δ_0), 002 (4.36).")
 
+COMMAND_FD = FrameType("COMMAND_FD", 14, fd_length(-(-(8 + 12 * MAX_JOINT_INDEX) // 8)), _BROADCAST,
+                       "master", _references(MAX_JOINT_INDEX),
+                       "FD profile: motor position references β_d of joints 1..31 (joint index of CONFIG) in encoder "
+                       "counts in one CAN FD frame, every control cycle; -2048 (NaN) = no reference for that joint; "
+                       "cut after the robot's last joint and padded with -2048 to the next CAN FD length. sequence: "
+                       "+1 per control cycle.", truncatable=True, fd=True)
+
+STATE_FD = replace(STATE_COMPACT, name="STATE_FD", function=15, fd=True, comment=(
+    "FD profile: STATE_COMPACT's layout in a CAN FD frame (α and the spring deflection α − β in encoder counts, "
+    "status flags, rolling counter); in reply to each COMMAND_FD that carries this module's joint, and at 10 Hz "
+    "in place of HEARTBEAT. The host recomputes β = α − deflection and τ = K (deflection − δ_0), 002 (4.36)."))
+
 FRAME_TYPES: tuple[FrameType, ...] = (ESTOP, GAIT, COMMAND, STATE, CONFIG, CALIBRATE, CALIBRATE_REPLY, HEARTBEAT,
-                                      COMMAND_GROUP, STATE_COMPACT)
+                                      COMMAND_GROUP, STATE_COMPACT, COMMAND_FD, STATE_FD)
 _BY_FUNCTION = {f.function: f for f in FRAME_TYPES}
 _BY_NAME = {f.name: f for f in FRAME_TYPES}
-
-
-class ProtocolError(ConfigError):
-    """A frame that cannot be encoded or decoded (bad id, length, or a value out of range)."""
 
 
 @dataclass(frozen=True)
@@ -220,6 +257,12 @@ def frame_type(name: str) -> FrameType:
     if name not in _BY_NAME:
         raise ProtocolError("frame", name, "unknown frame type; known: " + ", ".join(_BY_NAME))
     return _BY_NAME[name]
+
+
+def is_fd(arbitration_id: int) -> bool:
+    """Whether the frame with this id of the protocol goes out as a CAN FD frame."""
+    ft = _BY_FUNCTION.get(arbitration_id >> NODE_BITS)
+    return ft is not None and ft.fd
 
 
 def _check_node(ft: FrameType, node: int, field: str, value: object) -> None:
@@ -240,6 +283,8 @@ def encode(kind: str, node: int, values: Mapping[str, float], *, saturate: bool 
     payload, end = 0, 8 * ft.dlc
     if ft.truncatable:
         end = max((s.start + s.length for s in ft.signals if s.name in values), default=0)
+        if ft.fd:  # padded to a CAN FD length; the padding's whole slots carry "no value"
+            end = 8 * fd_length(-(-end // 8))
     for s in ft.signals:
         if s.start + s.length > end:
             continue
@@ -264,8 +309,9 @@ def encode(kind: str, node: int, values: Mapping[str, float], *, saturate: bool 
     return ft.frame_id(node), payload.to_bytes(-(-end // 8), "little")
 
 
-def decode(arbitration_id: int, data: bytes, *, extended: bool = False) -> Frame:
-    """Decode and validate one received frame; anything malformed raises :class:`ProtocolError`."""
+def decode(arbitration_id: int, data: bytes, *, extended: bool = False, fd: bool | None = None) -> Frame:
+    """Decode and validate one received frame; anything malformed raises :class:`ProtocolError`.
+    ``fd``: whether it came as a CAN FD frame (None: not known, as from a log of payloads)."""
     field = f"can frame 0x{arbitration_id:03X}"
     if extended or not 0 <= arbitration_id < (1 << 11):
         raise ProtocolError(field, arbitration_id, "must be a standard 11-bit id of this protocol")
@@ -275,6 +321,9 @@ def decode(arbitration_id: int, data: bytes, *, extended: bool = False) -> Frame
                             + ", ".join(str(f) for f in _BY_FUNCTION) + ")")
     node = arbitration_id & MAX_NODE
     _check_node(ft, node, field, arbitration_id)
+    if fd is not None and fd != ft.fd:
+        raise ProtocolError(f"{field} ({ft.name}) format", "CAN FD" if fd else "classic CAN",
+                            "must be " + ("a CAN FD frame" if ft.fd else "a classic CAN frame"))
     if len(data) not in ft.lengths:
         raise ProtocolError(f"{field} ({ft.name}) length", len(data),
                             "must be " + " or ".join(map(str, ft.lengths)) + " bytes")
@@ -310,6 +359,43 @@ def frame_bits(dlc: int, *, worst_case_stuffing: bool = True) -> int:
         raise ProtocolError("dlc", dlc, "must be in [0, 8]")
     stuffed = 34 + 8 * dlc
     return stuffed + 13 + ((stuffed - 1) // 4 if worst_case_stuffing else 0)
+
+
+ARBITRATION_BITS = 17  # CAN FD base format at the nominal rate: SOF, 11-bit id, RRS, IDE, FDF, res, BRS
+
+
+def fd_frame_bits(length: int, *, worst_case_stuffing: bool = True) -> tuple[int, int]:
+    """(nominal-rate bits, data-rate bits) of a CAN FD base-format frame with bit-rate switching and
+    ``length`` data bytes, including the 3-bit interframe space. Frame format of ISO 11898-1:2015
+    §10.4.2 (Bosch CAN FD specification v1.0 plus the stuff count of the ISO version):
+
+    - arbitration phase (nominal rate): SOF, 11-bit id, RRS, IDE, FDF, res, BRS: 17 bits;
+    - data phase (data rate): ESI, DLC (4), data (8 s), stuff count (3-bit Gray code + parity), CRC-17
+      (s ≤ 16) or CRC-21 (s > 16), and the fixed stuff bits of stuff count and CRC: one before the
+      stuff count and one after every fourth bit, 6 with CRC-17 and 7 with CRC-21;
+    - back at the nominal rate: CRC delimiter, ACK slot, ACK delimiter, EOF (7), interframe space (3).
+
+    Dynamic stuffing covers SOF to the end of the data field, 22 + 8 s bits: at worst ⌊(22 + 8 s − 1)/4⌋
+    stuff bits (the bound of Davis et al. 2007 over the stuffed bits), of which at most
+    ⌊(17 − 1)/4⌋ = 4 fall in the arbitration phase; they are counted there, at the slower rate."""
+    if length not in FD_LENGTHS:
+        raise ProtocolError("length", length, "must be a CAN FD length: " + ", ".join(map(str, FD_LENGTHS)))
+    crc = 17 if length <= 16 else 21
+    fixed_stuff = -(-(4 + crc) // 4)
+    stuffed = ARBITRATION_BITS + 1 + 4 + 8 * length  # SOF .. end of the data field: + ESI, DLC, data
+    stuff = (stuffed - 1) // 4 if worst_case_stuffing else 0
+    arbitration_stuff = min(stuff, (ARBITRATION_BITS - 1) // 4)
+    nominal = ARBITRATION_BITS + arbitration_stuff + 1 + 1 + 1 + 7 + 3
+    data = 1 + 4 + 8 * length + (stuff - arbitration_stuff) + 4 + crc + fixed_stuff
+    return nominal, data
+
+
+def phase_bits(ft: FrameType, length: int, *, worst_case_stuffing: bool = True) -> tuple[int, int]:
+    """(nominal-rate, data-rate) bits on the wire of one ``ft`` frame of ``length`` bytes: a classic
+    frame is all nominal; a CAN FD frame has its arbitration phase at the nominal rate."""
+    if ft.fd:
+        return fd_frame_bits(length, worst_case_stuffing=worst_case_stuffing)
+    return frame_bits(length, worst_case_stuffing=worst_case_stuffing), 0
 
 
 HEARTBEAT_RATE = 10.0  # Hz, every module and the master
@@ -358,13 +444,6 @@ def state_reading(frame: Frame, stiffness: float, deflection_limit: float, zero_
     return StateReading(v["alpha"], v["alpha"] - v["deflection"], tau, None, status, v["counter"])
 
 
-def group_slot(joint_index: int) -> tuple[int, str]:
-    """(group, signal) of joint ``joint_index`` (1-based, tail → head) in COMMAND_GROUP."""
-    if not 1 <= joint_index <= MAX_JOINT_INDEX:
-        raise ProtocolError("joint_index", joint_index, f"must be in [1, {MAX_JOINT_INDEX}] on the compact profile")
-    return (joint_index - 1) // GROUP_SIZE, f"beta_ref_{(joint_index - 1) % GROUP_SIZE + 1}"
-
-
 @dataclass(frozen=True)
 class BusProfile:
     """The frames of one bus profile: how commands go out and which state frame comes back."""
@@ -372,13 +451,38 @@ class BusProfile:
     name: str
     command: FrameType
     state: FrameType
-    counter_modulus: int  # of the command counter (COMMAND.counter, COMMAND_GROUP.sequence)
+    counter_modulus: int  # of the command counter (COMMAND.counter, the grouped frames' sequence)
     module_heartbeat: bool  # modules send HEARTBEAT (classic) or let their state frame stand for it
+    data_bitrate: float | None = None  # bit/s of the CAN FD data phase; None: no FD frames
+
+    def __post_init__(self) -> None:
+        if self.fd and (self.data_bitrate is None or not BITRATE <= self.data_bitrate <= MAX_DATA_BITRATE):
+            raise ProtocolError(f"{self.name}.data_bitrate", self.data_bitrate,
+                                f"must be in [{BITRATE:g}, {MAX_DATA_BITRATE:g}] bit/s for a profile with CAN FD "
+                                "frames")
+
+    @property
+    def fd(self) -> bool:
+        """The profile sends CAN FD frames: the bus (and every controller on it) must be FD-capable."""
+        return self.command.fd or self.state.fd
 
     @property
     def host_torque(self) -> bool:
         """The state frame carries the deflection, not τ: the host needs K and each module's δ_0."""
         return all(sig.name != "tau" for sig in self.state.signals)
+
+    @property
+    def group_size(self) -> int:
+        """Joints per command frame: 1 (COMMAND) or the references of a grouped frame."""
+        return 1 if self.command is COMMAND else len(self.command.signals) - 1
+
+    def command_slot(self, joint_index: int) -> tuple[int, str]:
+        """(node field, signal) of joint ``joint_index`` (1-based, tail → head) in a grouped command frame."""
+        if not 1 <= joint_index <= MAX_JOINT_INDEX:
+            raise ProtocolError("joint_index", joint_index, f"must be in [1, {MAX_JOINT_INDEX}] on the {self.name} "
+                                "profile")
+        group, slot = divmod(joint_index - 1, self.group_size)
+        return group, f"beta_ref_{slot + 1}"
 
     def command_frames(self, nodes: Sequence[int], beta_d: Sequence[float], beta_rate_d: Sequence[float],
                        counter: int) -> list[tuple[int, bytes]]:
@@ -389,30 +493,45 @@ class BusProfile:
             return [encode("COMMAND", node, {"beta_ref": b, "beta_rate_ref": r, "counter": count})
                     for node, b, r in zip(nodes, beta_d, beta_rate_d, strict=True) if not math.isnan(b)]
         frames = []
-        for start in range(0, len(nodes), GROUP_SIZE):
-            group = [float(b) for b in beta_d[start:start + GROUP_SIZE]]
+        for start in range(0, len(nodes), self.group_size):
+            group = [float(b) for b in beta_d[start:start + self.group_size]]
             if all(math.isnan(b) for b in group):
                 continue
-            group_index, _ = group_slot(start + 1)
-            frames.append(encode("COMMAND_GROUP", group_index, {
+            group_index, _ = self.command_slot(start + 1)
+            frames.append(encode(self.command.name, group_index, {
                 "sequence": count, **{f"beta_ref_{k}": b for k, b in enumerate(group, start=1)}}))
         return frames
 
+    def bits_per_second(self, n_joints: int, loop_rate: float, *,
+                        worst_case_stuffing: bool = True) -> tuple[float, float]:
+        """(nominal-rate, data-rate) bits per second of the control loop: per cycle the command frames
+        and one state frame per joint, plus the heartbeats (the master's; on classic also every
+        module's). CAN FD frames count their arbitration phase at the nominal rate, the rest at the
+        data rate; classic frames are all nominal."""
+        def bits(ft: FrameType, length: int) -> np.ndarray:
+            return np.array(phase_bits(ft, length, worst_case_stuffing=worst_case_stuffing))
+
+        zeros = [0.0] * n_joints
+        commands = sum(bits(self.command, len(data))
+                       for _, data in self.command_frames(range(1, n_joints + 1), zeros, zeros, 0))
+        per_cycle = commands + n_joints * bits(self.state, self.state.dlc)
+        senders = n_joints + 1 if self.module_heartbeat else 1
+        nominal, data = per_cycle * loop_rate + senders * HEARTBEAT_RATE * bits(HEARTBEAT, HEARTBEAT.dlc)
+        return float(nominal), float(data)
+
     def bus_load(self, n_joints: int, loop_rate: float, bitrate: float = BITRATE, *,
                  worst_case_stuffing: bool = True) -> float:
-        """Fraction of the bus used by the control loop: per cycle the command frames and one state
-        frame per joint, plus the heartbeats (the master's; on classic also every module's)."""
-        zeros = [0.0] * n_joints
-        commands = sum(frame_bits(len(data), worst_case_stuffing=worst_case_stuffing)
-                       for _, data in self.command_frames(range(1, n_joints + 1), zeros, zeros, 0))
-        per_cycle = commands + n_joints * frame_bits(self.state.dlc, worst_case_stuffing=worst_case_stuffing)
-        senders = n_joints + 1 if self.module_heartbeat else 1
-        heartbeats = senders * HEARTBEAT_RATE * frame_bits(HEARTBEAT.dlc, worst_case_stuffing=worst_case_stuffing)
-        return (per_cycle * loop_rate + heartbeats) / bitrate
+        """Fraction of the bus used by the control loop (:meth:`bits_per_second`), with the nominal
+        rate ``bitrate`` and the profile's data rate."""
+        nominal, data = self.bits_per_second(n_joints, loop_rate, worst_case_stuffing=worst_case_stuffing)
+        return nominal / bitrate + (data / self.data_bitrate if self.fd else 0.0)
 
 
 CLASSIC = BusProfile("classic", COMMAND, STATE, 16, True)
 COMPACT = BusProfile("compact", COMMAND_GROUP, STATE_COMPACT, 256, False)
+#: CAN FD (ISO 11898-1:2015) for a future module revision: 002's Teensy 3.2 has a classic-only FlexCAN
+#: controller, so every module (and the master's interface) needs an FD-capable controller (e.g.
+#: Teensy 4.x FlexCAN-FD, MCP2518FD) and a transceiver rated for the data rate (≥ 5 Mbit/s).
+FD = BusProfile("fd", COMMAND_FD, STATE_FD, 256, False, data_bitrate=DATA_BITRATE)
 #: by name, as the robot file's ``can.profile`` (snake_core.robot.CAN_PROFILES) and ``--profile`` give it
-PROFILES: dict[str, BusProfile] = {b.name: b for b in (CLASSIC, COMPACT)}
-
+PROFILES: dict[str, BusProfile] = {b.name: b for b in (CLASSIC, COMPACT, FD)}

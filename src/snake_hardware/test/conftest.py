@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections import Counter
 from dataclasses import replace
 
 import can
@@ -13,7 +14,7 @@ import numpy as np
 import pytest
 
 from snake_core.gaits import make_gait
-from snake_core.robot import load_robot
+from snake_core.robot import RobotParams, load_robot
 from snake_hardware import protocol as p
 from snake_hardware.driver import CanDriver, DriverConfig
 from snake_hardware.emulator import BodyPlant, EmulatedRobot
@@ -27,8 +28,9 @@ REFERENCE_GAIT = {"amplitude": math.pi / 6, "frequency": math.pi, "phase_shift":
 
 class Rig:
     def __init__(self, robot_name: str = "koopaee6", rate: float = 250.0, config: DriverConfig | None = None,
-                 true_zero_offsets=None, body: BodyPlant | None = None, profile: str = "classic"):
-        self.robot = replace(load_robot(robot_name), can_profile=profile)
+                 true_zero_offsets=None, body: BodyPlant | None = None, profile: str = "classic",
+                 robot: RobotParams | None = None):
+        self.robot = replace(robot or load_robot(robot_name), can_profile=profile)
         self.channel = f"snake_test_{next(_channels)}"
         self.switches = FaultSwitches()
         self.emu = EmulatedRobot(self.robot, self.bus, true_zero_offsets=true_zero_offsets, body=body)
@@ -40,6 +42,8 @@ class Rig:
         self.t = 0.0
         self.commands: list[tuple[float, int, float]] = []  # (time, node, β_ref) of every COMMAND on the bus
         self.alpha_at_command: list[float] = []  # the module's true α when it received that command
+        self.sent = Counter()  # frames on the bus by kind
+        self.wire_bits = np.zeros(2)  # (nominal-rate, data-rate) bits of those frames, worst-case stuffing
 
     def bus(self) -> can.BusABC:
         return can.Bus(interface="virtual", channel=self.channel, receive_own_messages=False)
@@ -65,6 +69,8 @@ class Rig:
                 frame = p.decode(msg.arbitration_id, bytes(msg.data), extended=msg.is_extended_id)
             except p.ProtocolError:
                 continue  # injected garbage
+            self.sent[frame.kind] += 1
+            self.wire_bits += p.phase_bits(p.frame_type(frame.kind), len(msg.data))
             for node, beta in sent_references(self.robot.can_ids, frame):
                 self.commands.append((self.t, node, beta))
                 self.alpha_at_command.append(float(index[node].x[0]))
@@ -92,14 +98,15 @@ class Rig:
 
 
 def sent_references(nodes, frame: p.Frame) -> list[tuple[int, float]]:
-    """(module id, β_d) of every joint a command frame gives a reference to, on either profile."""
+    """(module id, β_d) of every joint a command frame gives a reference to, on any profile."""
     if frame.kind == "COMMAND":
         return [(frame.node, frame.values["beta_ref"])]
-    if frame.kind != "COMMAND_GROUP":
+    grouped = {prof.command.name: prof for prof in p.PROFILES.values() if prof.command is not p.COMMAND}
+    if frame.kind not in grouped:
         return []
     out = []
     for j, node in enumerate(nodes, start=1):
-        group, signal = p.group_slot(j)
+        group, signal = grouped[frame.kind].command_slot(j)
         beta = frame.values.get(signal, math.nan)
         if group == frame.node and not math.isnan(beta):
             out.append((node, beta))

@@ -43,10 +43,16 @@ def test_bench_reports_every_profile_and_combination_and_the_targets():
         for row in rows:
             n, rate, worst = int(row[0]), float(row[1]), float(row[2].rstrip("%")) / 100
             assert worst == pytest.approx(profile.bus_load(n, rate), abs=5e-4 + 1e-9)  # printed to 0.1 %
-    targets = [line for line in lines if line.startswith("target")]
-    assert len(targets) == len(cli.TARGETS) and all(": met (" in line for line in targets)
+    targets = [line for line in lines if line.startswith("target (")]
+    assert len(targets) == len(cli.TARGETS)
+    for line, t in zip(targets, cli.TARGETS, strict=True):
+        load = p.PROFILES[t.profile].bus_load(t.joints, t.rate)
+        assert line.endswith(f": {'met' if load <= t.limit else 'NOT met'} ({load:.1%})")
     assert "compact, 5 joints at 1000 Hz <= 70%: met (68.6%)" in targets[1]
-    assert lines[-1] == "all targets met"
+    # issue 20's CAN FD target, at the fd profile's 5 Mbit/s data phase: missed, and the note says by how much
+    assert "fd, 10 joints at 1000 Hz <= 50%: NOT met (55.9%)" in targets[3]
+    assert "alone take 37.5%; 50% needs a data phase of at least 7.37 Mbit/s (this profile: 5 Mbit/s)" in lines[-2]
+    assert lines[-1] == "targets NOT met"
 
 
 @pytest.mark.parametrize("bus_pair", tuple(p.PROFILES), indirect=True)
@@ -102,16 +108,23 @@ def test_monitor_decodes_frames_and_flags_malformed_ones(bus_pair):
     assert cli.describe(can.Message(arbitration_id=0x0C3, data=bytes(3), is_extended_id=False)).startswith("malformed")
 
 
-def test_emulate_runs_modules_that_answer_on_the_bus():
+@pytest.mark.parametrize("profile", tuple(p.PROFILES))
+def test_emulate_runs_modules_that_answer_on_the_bus(profile):
     channel = f"snake_cli_{next(_channels)}"
     listener = can.Bus(interface="virtual", channel=channel)
     ticks = itertools.count()
     try:
-        rc = cli.emulate(load_robot("koopaee6"), lambda: can.Bus(interface="virtual", channel=channel), 0.25, 0.0,
-                         io.StringIO(), clock=lambda: next(ticks) * 0.01, sleep=lambda s: None)
-        assert rc == 0
-        frames = [p.decode(m.arbitration_id, bytes(m.data)) for m in iter(lambda: listener.recv(timeout=0), None)]
-        assert {f.node for f in frames if f.kind == "HEARTBEAT"} == {1, 2, 3, 4, 5}
+        out = io.StringIO()
+        rc = cli.emulate(replace(load_robot("koopaee6"), can_profile=profile),
+                         lambda: can.Bus(interface="virtual", channel=channel), 0.25, 0.0, out,
+                         clock=lambda: next(ticks) * 0.01, sleep=lambda s: None)
+        assert rc == 0 and f"{profile} profile" in out.getvalue()
+        # each frame in its CAN format (fd: STATE_FD as CAN FD with bit-rate switching), decoded strictly
+        messages = list(iter(lambda: listener.recv(timeout=0), None))
+        frames = [p.decode(m.arbitration_id, bytes(m.data), fd=m.is_fd) for m in messages]
+        assert all(m.bitrate_switch == m.is_fd for m in messages)
+        heartbeat = "HEARTBEAT" if p.PROFILES[profile].module_heartbeat else p.PROFILES[profile].state.name
+        assert {f.node for f in frames if f.kind == heartbeat} == {1, 2, 3, 4, 5}
     finally:
         listener.shutdown()
 
@@ -137,6 +150,6 @@ def test_bad_flags_name_the_field_and_range(capsys):
     assert "--drop = 1.5 is invalid" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         cli.main(["emulate", "--profile", "canfd"])
-    assert "--profile: invalid choice: 'canfd' (choose from 'classic', 'compact')" in capsys.readouterr().err
+    assert "--profile: invalid choice: 'canfd' (choose from 'classic', 'compact', 'fd')" in capsys.readouterr().err
     assert cli.main(["scan", "--robot", "nosuchsnake", "--interface", "virtual", "--channel", "x"]) == 2
     assert "robot.name" in capsys.readouterr().err

@@ -9,7 +9,10 @@ import math
 import can
 import numpy as np
 import pytest
+import yaml
 
+from snake_core import locator
+from snake_core.robot import robot_from_dict
 from snake_hardware import protocol as p
 from snake_hardware.diagnostics import ERROR, OK, STALE, WARN
 from snake_hardware.driver import HOLDING, DriverConfig
@@ -164,7 +167,7 @@ def test_garbage_frames_are_counted_reported_and_ignored(rig):
         elif kind == 1:  # extended ids
             msg = can.Message(arbitration_id=int(rng.integers(0, 1 << 29)), data=rng.bytes(4), is_extended_id=True)
         else:  # the profile's state id with a wrong length
-            msg = can.Message(arbitration_id=state.frame_id(int(rng.integers(1, 6))),
+            msg = can.Message(arbitration_id=state.frame_id(int(rng.integers(1, 6))), is_fd=state.fd,
                               data=rng.bytes(int(rng.choice(wrong_lengths))), is_extended_id=False)
         junk.send(msg)
 
@@ -269,8 +272,8 @@ def test_hardware_in_the_loop_on_the_simulated_body_moves_like_the_simulator_alo
     assert hil == pytest.approx(alone, rel=0.3)
 
 
-@pytest.mark.parametrize("profile", ["compact"])
-def test_compact_profile_recomputes_tau_with_the_zero_offset_each_module_reports(rig):
+@pytest.mark.parametrize("profile", ["compact", "fd"])
+def test_host_torque_profiles_recompute_tau_with_the_zero_offset_each_module_reports(rig):
     offsets = (0.02, -0.03, 0.0, 0.01, 0.04)
     r = rig()
     for module, offset in zip(r.emu.modules, offsets, strict=True):
@@ -285,7 +288,7 @@ def test_compact_profile_recomputes_tau_with_the_zero_offset_each_module_reports
     assert not r.driver.faults
 
 
-@pytest.mark.parametrize("profile", ["compact"])
+@pytest.mark.parametrize("profile", ["compact", "fd"])
 def test_modules_on_another_profile_are_reported_and_never_commanded(rig):
     from dataclasses import replace
 
@@ -298,3 +301,30 @@ def test_modules_on_another_profile_are_reported_and_never_commanded(rig):
     assert "another bus profile" in r.driver.faults["malformed_frames"]
     assert "module_lost" in r.driver.faults and r.driver.holding
     assert r.commands == []
+
+
+@pytest.mark.parametrize("profile", ["fd"])
+def test_fd_runs_ten_joints_at_1khz_with_one_command_frame_per_cycle_at_the_bench_load(rig):
+    with open(locator.robot_file("koopaee6"), encoding="utf-8") as fh:
+        data = yaml.safe_load(fh)
+    data["links"]["count"], data["can"]["module_ids"] = 11, list(range(1, 11))
+    r = rig(robot=robot_from_dict(data, "test"), rate=1000.0)
+    r.start()
+    sent, bits, duration = r.sent.copy(), r.wire_bits.copy(), 1.0
+    worst = [0.0, 0.0]
+
+    def check(rig):
+        states, true = rig.driver.joint_states(), rig.true_at_step
+        assert states.valid.all()
+        worst[0] = max(worst[0], np.max(np.abs(states.alpha - true[:, 0])))
+        worst[1] = max(worst[1], np.max(np.abs(states.beta - true[:, 1])))
+
+    r.run_gait(duration, on_cycle=check)
+    assert max(worst) <= p.ENCODER_COUNT / 2 + 1e-12  # α and β (recomputed from the deflection) to the encoder
+    cycles = round(duration / r.dt)
+    on_bus = r.sent - sent
+    assert on_bus["COMMAND_FD"] == cycles and on_bus["STATE_FD"] == 10 * cycles  # one command, ten replies a cycle
+    assert on_bus["HEARTBEAT"] == 10 and set(on_bus) == {"COMMAND_FD", "STATE_FD", "HEARTBEAT"}  # the master's
+    nominal, data_bits = (r.wire_bits - bits) / duration
+    assert nominal / p.BITRATE + data_bits / p.FD.data_bitrate == pytest.approx(p.FD.bus_load(10, 1000), rel=1e-9)
+    assert not any(k in r.driver.faults for k in HOLDING)

@@ -1,6 +1,6 @@
 """The module emulator behaves like the firmware on every bus profile: SEA sign and saturation, 12-bit
 encoders, watchdog, emergency-stop latch, zero-offset calibration, the gait mode fed by the master's
-broadcast, and on the compact profile β̇_d from successive references and sequence gaps."""
+broadcast, and on the grouped-command profiles (compact, fd) β̇_d from successive references and sequence gaps."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import pytest
 
 from snake_core.robot import load_robot
 from snake_hardware import protocol as p
+from snake_hardware.driver import can_message
 from snake_hardware.emulator import TICK, EmulatedModule, module_models
 
 _channels = itertools.count()
@@ -38,11 +39,10 @@ class Bench:
         self.cycle += 1
         beta_d = [beta if j == self.model.joint_index else np.nan for j in range(1, self.robot.n_joints + 1)]
         for fid, data in self.profile.command_frames(self.robot.can_ids, beta_d, [0.0] * len(beta_d), self.cycle):
-            self.master.send(can.Message(arbitration_id=fid, data=data, is_extended_id=False))
+            self.master.send(can_message(fid, data))
 
     def send(self, kind: str, values: dict, node: int | None = None) -> None:
-        fid, data = p.encode(kind, self.node if node is None else node, values)
-        self.master.send(can.Message(arbitration_id=fid, data=data, is_extended_id=False))
+        self.master.send(can_message(*p.encode(kind, self.node if node is None else node, values)))
 
     def enable(self, mode: int = 1, watchdog: float = 0.05) -> None:
         self.send("CONFIG", {"mode": mode, "enable": 1, "joint_index": self.model.joint_index,
@@ -57,7 +57,7 @@ class Bench:
                 self.command(command)
             self.module.tick()
             while (msg := self.master.recv(timeout=0)) is not None:
-                self.frames.append(p.decode(msg.arbitration_id, bytes(msg.data)))
+                self.frames.append(p.decode(msg.arbitration_id, bytes(msg.data), fd=msg.is_fd))
 
     def last(self, kind: str) -> dict:
         """The last frame of ``kind``; "STATE": the profile's state frame as the host reads it (α, β, τ,
@@ -70,7 +70,7 @@ class Bench:
         return {"alpha": r.alpha, "beta": r.beta, "tau": r.tau, **r.status}
 
     def heartbeats(self) -> list[int]:
-        """The module state (MODULE_STATES) of every heartbeat: HEARTBEAT, or the compact state frame."""
+        """The module state (MODULE_STATES) of every heartbeat: HEARTBEAT, or the compact or fd state frame."""
         if self.profile.module_heartbeat:
             return [f.values["state"] for f in self.frames if f.kind == "HEARTBEAT"]
         return [p.module_state(f.values) for f in self.frames if f.kind == self.profile.state.name]
@@ -208,12 +208,12 @@ def test_gait_mode_generates_the_pedal_wave_from_the_broadcast(bench):
     assert np.max(np.abs(errors[100:])) < 0.03
 
 
-def test_compact_commands_give_the_rate_from_successive_references_and_count_sequence_gaps():
-    b = Bench(joint=3, profile="compact")  # joint 3: group 0, slot beta_ref_3
+@pytest.mark.parametrize("profile", ["compact", "fd"])
+def test_grouped_commands_give_the_rate_from_successive_references_and_count_sequence_gaps(profile):
+    b = Bench(joint=3, profile=profile)  # joint 3: node field 0, slot beta_ref_3 (COMMAND_GROUP and COMMAND_FD)
 
     def group(sequence: int, beta: float) -> None:
-        fid, data = p.encode("COMMAND_GROUP", 0, {"sequence": sequence, "beta_ref_3": beta})
-        b.master.send(can.Message(arbitration_id=fid, data=data, is_extended_id=False))
+        b.master.send(can_message(*p.encode(b.profile.command.name, 0, {"sequence": sequence, "beta_ref_3": beta})))
         b.module.advance(b.module.time + 0.004)
 
     try:
@@ -229,5 +229,21 @@ def test_compact_commands_give_the_rate_from_successive_references_and_count_seq
         group(5, 0.096)  # cycles 3 and 4 lost; the rate spans the time since the last one it got
         assert b.module.sequence_gaps == 2
         assert b.module.beta_rate_ref == pytest.approx(-0.012 / 0.008, abs=p.ENCODER_COUNT / 0.008)
+    finally:
+        b.close()
+
+
+def test_an_fd_command_sent_as_a_classic_frame_is_refused_by_the_module():
+    b = Bench(joint=3, profile="fd")
+    try:
+        b.enable()
+        b.run(0.01)
+        fid, data = p.encode("COMMAND_FD", 0, {"sequence": 1, "beta_ref_3": 0.2})
+        b.master.send(can.Message(arbitration_id=fid, data=data, is_extended_id=False))  # no FDF bit
+        b.module.advance(b.module.time + 0.004)
+        assert b.module.rejected_frames == 1 and b.module.beta_ref == pytest.approx(b.module.beta_measured)
+        b.master.send(can_message(fid, data))
+        b.module.advance(b.module.time + 0.004)
+        assert b.module.beta_ref == pytest.approx(0.2, abs=p.ENCODER_COUNT / 2)
     finally:
         b.close()

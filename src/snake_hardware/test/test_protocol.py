@@ -1,11 +1,13 @@
 """Protocol: every frame type of every bus profile through our encoder and cantools' decoder of the DBC
 (and back), the DBC and the encoder describe the same layout, ids follow the robot file, bad frames are
-refused, the compact profile's truncated groups and recomputed β and τ, and the bus loads."""
+refused, the compact profile's truncated groups and recomputed β and τ, the fd profile's padded CAN FD
+frames and their length on the wire, and the bus loads."""
 
 from __future__ import annotations
 
 import copy
 import math
+from dataclasses import replace
 from importlib import resources
 
 import cantools
@@ -71,7 +73,7 @@ def test_the_dbc_and_the_encoder_describe_the_same_signals(db):
         for node in _nodes(ft):
             msg = db.get_message_by_name(_message_name(ft, node))
             assert msg.frame_id == (ft.function << 6 | node)
-            assert msg.length == ft.dlc
+            assert msg.length == ft.dlc and msg.is_fd == ft.fd  # VFrameFormat StandardCAN_FD
             assert [s.name for s in msg.signals] == [s.name for s in ft.signals]
             for theirs, ours in zip(msg.signals, ft.signals, strict=True):
                 assert theirs.byte_order == "little_endian"
@@ -256,3 +258,73 @@ def test_compact_profile_meets_the_1khz_targets_on_a_1_mbit_bus():
     bits = p.frame_bits(7) + p.frame_bits(3) + 5 * p.frame_bits(4)
     assert p.COMPACT.bus_load(5, 1000) == pytest.approx((1000 * bits + 10 * p.frame_bits(2)) / p.BITRATE)
     assert p.CLASSIC.bus_load(5, 1000) > 1.0  # one frame per joint and direction does not fit
+
+
+def test_every_function_code_is_used_by_one_frame_type_only():
+    # one decoder (and one DBC) reads a bus of any profile
+    assert len({ft.function for ft in p.FRAME_TYPES}) == len(p.FRAME_TYPES)
+    assert [ft.name for ft in p.FRAME_TYPES if ft.fd] == ["COMMAND_FD", "STATE_FD"]
+
+
+def test_fd_frame_lengths_match_a_hand_count_of_the_iso_11898_1_2015_fields():
+    # 16 data bytes: nominal SOF 1 + id 11 + RRS, IDE, FDF, res, BRS 5 + ≤ 4 stuff bits, then CRC delimiter,
+    # ACK, ACK delimiter 3 + EOF 7 + IFS 3 = 34; data ESI 1 + DLC 4 + 128 + stuff ⌊(22 + 128 − 1)/4⌋ − 4 = 33
+    # + stuff count 4 + CRC-17 + 6 fixed stuff bits = 193
+    assert p.fd_frame_bits(16) == (34, 193)
+    assert p.fd_frame_bits(16, worst_case_stuffing=False) == (30, 160)
+    # 20 bytes: CRC-21 and a seventh fixed stuff bit: 32 data bits, 8 stuff bits, 4 CRC bits, 1 fixed stuff bit more
+    assert p.fd_frame_bits(20)[1] - p.fd_frame_bits(16)[1] == 32 + 8 + 4 + 1
+    # no data: ⌊(22 − 1)/4⌋ = 5 stuff bits, 4 of them in the arbitration phase, 1 in the data phase
+    assert p.fd_frame_bits(0) == (34, 1 + 4 + 1 + 4 + 17 + 6)
+    with pytest.raises(p.ProtocolError, match="CAN FD length"):
+        p.fd_frame_bits(9)
+
+
+def test_fd_command_is_one_frame_cut_after_the_last_joint_and_padded_with_no_reference(db):
+    c = p.ENCODER_COUNT
+    beta = [k * c for k in range(1, 6)]
+    frames = p.FD.command_frames([21, 22, 23, 24, 25], beta, [0.0] * 5, 258)
+    assert [(fid, len(data)) for fid, data in frames] == [(0x380, 12)]  # 8 + 5 × 12 bits → 9 bytes → FD length 12
+    ours = p.decode(*frames[0], fd=True).values
+    assert ours["sequence"] == 2 and [ours[f"beta_ref_{k}"] for k in range(1, 6)] == pytest.approx(beta)
+    assert math.isnan(ours["beta_ref_6"]) and math.isnan(ours["beta_ref_7"]) and "beta_ref_8" not in ours
+    theirs = db.decode_message(0x380, frames[0][1], decode_choices=False, allow_truncated=True)
+    assert theirs["beta_ref_5"] == pytest.approx(5 * c) and theirs["beta_ref_6"] == pytest.approx(-2048 * c)
+    ten = p.FD.command_frames(range(1, 11), [0.0] * 10, [0.0] * 10, 0)
+    assert [len(data) for _, data in ten] == [16]  # exactly 8 + 10 × 12 bits
+    assert p.FD.command_frames(range(1, 11), [math.nan] * 10, [0.0] * 10, 0) == []
+    assert p.COMMAND_FD.dlc == 48 and p.COMMAND_FD.lengths == (3, 4, 6, 7, 12, 16, 20, 24, 32, 48)
+    assert p.FD.command_slot(31) == (0, "beta_ref_31")
+    with pytest.raises(p.ProtocolError, match="joint_index"):
+        p.FD.command_slot(32)
+
+
+def test_frames_in_the_wrong_can_format_are_refused():
+    fid, data = p.encode("STATE_FD", 3, {"alpha": 0.1})
+    assert p.decode(fid, data, fd=True).values["alpha"] == pytest.approx(0.1, abs=p.ENCODER_COUNT / 2)
+    with pytest.raises(p.ProtocolError, match=r"0x3C3 \(STATE_FD\) format = 'classic CAN' is invalid: must be a CAN"):
+        p.decode(fid, data, fd=False)
+    with pytest.raises(p.ProtocolError, match="must be a classic CAN frame"):
+        p.decode(*p.encode("STATE_COMPACT", 3, {"alpha": 0.1}), fd=True)
+    assert p.is_fd(0x380) and p.is_fd(fid) and not p.is_fd(0x343) and not p.is_fd(0x7FF)
+
+
+def test_fd_bus_load_is_arbitration_at_the_nominal_rate_plus_data_phases_at_the_data_rate():
+    # per cycle one 16-byte COMMAND_FD and ten 4-byte STATE_FD; the master's classic heartbeat at 10 Hz
+    nominal = 1000 * (34 + 10 * 34) + 10 * p.frame_bits(2)
+    data = 1000 * (193 + 10 * p.fd_frame_bits(4)[1])
+    assert p.FD.bus_load(10, 1000) == pytest.approx(nominal / p.BITRATE + data / 5e6, rel=1e-12)
+    assert p.FD.bits_per_second(10, 1000) == (nominal, data)
+    # issue 20's "10 joints at 1 kHz <= 50 %" needs ≥ 7.37 Mbit/s in the data phase: the eleven arbitration
+    # phases per cycle alone take 37.5 % at 1 Mbit/s
+    assert p.FD.bus_load(10, 1000) > 0.50
+    assert replace(p.FD, data_bitrate=7.37e6).bus_load(10, 1000) <= 0.50 < replace(p.FD, data_bitrate=7.3e6).bus_load(
+        10, 1000)
+    assert p.FD.bus_load(10, 1000) < p.COMPACT.bus_load(10, 500) and p.FD.bus_load(5, 1000) < 0.5
+
+
+def test_an_fd_profile_needs_a_data_rate():
+    with pytest.raises(p.ProtocolError, match=r"fd.data_bitrate .*must be in \[1e\+06, 8e\+06\]"):
+        replace(p.FD, data_bitrate=None)
+    with pytest.raises(p.ProtocolError, match="data_bitrate"):
+        replace(p.FD, data_bitrate=20e6)
