@@ -56,8 +56,11 @@ from .cells import Cell
 Evaluate = Callable[[Cell, "Path | None"], dict[str, Any]]
 #: The local scheduler's settings: a worker holds only the run it is running (a dying worker takes no other run
 #: with it; runs are seconds to minutes long, nothing to gain from prefetching), and a run whose worker died is
-#: tried once more, then it is a ``killed`` row. A remote scheduler is started with the same settings (README).
-SCHEDULER_CONFIG = {"distributed.scheduler.worker-saturation": 1.0, "distributed.scheduler.allowed-failures": 1}
+#: tried once more, then it is a ``killed`` row. The workers' statistical profiler (a sample of the running thread
+#: every 10 ms, for the dashboard, which a local cluster does not serve) is off: the cores are the runs'. A remote
+#: scheduler is started with the same settings (README).
+SCHEDULER_CONFIG = {"distributed.scheduler.worker-saturation": 1.0, "distributed.scheduler.allowed-failures": 1,
+                    "distributed.worker.profile.enabled": False}
 #: Seconds to wait for ``--scheduler`` to answer.
 CONNECT_TIMEOUT_S = 10.0
 #: Simulated seconds of the run that finds which fields a scenario's summary.json has (≥ pushing's fit window).
