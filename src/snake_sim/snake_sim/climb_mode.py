@@ -19,7 +19,6 @@ search that maximises it is led towards the box and then to faster climbs.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,12 +26,10 @@ from typing import Any
 import numpy as np
 
 from .climb import ClimbResult, climb_result, tail_tip_x
-from .models import runtime_for
 from .runlog import RunLog
-from .scenario import load_scenario
-from .summary import summarize
 from .sweep.cells import Cell
-from .world import World, load_world
+from .sweep.engine import simulate
+from .world import World
 
 #: The modes, in the order of :func:`climb_mode`'s verdict.
 MODES = ("crawl", "tumble")
@@ -86,12 +83,12 @@ def climb_mode(log: RunLog, world: World | None) -> ClimbMode:
                      progress, progress_speed(climb_result(log, world), progress, log.duration))
 
 
+def climb_fields(log: RunLog, world: World | None) -> dict[str, Any]:
+    """The climbing mode's fields for summary.json (:data:`snake_sim.sweep.engine.ExtraFields`)."""
+    return climb_mode(log, world).as_summary()
+
+
 def evaluate(cell: Cell, out: Path | None = None) -> dict[str, Any]:
     """A sweep/search evaluation (:data:`snake_sim.sweep.engine.Evaluate`): the cell's run and its summary.json
-    mapping with the climbing mode's fields added. Writes nothing (``out`` is ignored: no per-run outputs)."""
-    scenario = load_scenario(cell.scenario, cell.overrides)
-    runtime, world = runtime_for(scenario.model, scenario.source), load_world(scenario.world_file)
-    start = time.perf_counter()
-    log = runtime.run_scenario(scenario)
-    extra = {**runtime.summary_extra(log, scenario), **climb_mode(log, world).as_summary()}
-    return summarize(log, time.perf_counter() - start, scenario.name, world, extra=extra)
+    mapping with the climbing mode's fields added."""
+    return simulate(cell, out, extra=climb_fields)

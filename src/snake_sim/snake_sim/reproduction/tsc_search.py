@@ -34,6 +34,7 @@ from scipy.stats import qmc
 from tqdm import tqdm
 
 from snake_core.robot import load_robot
+from snake_sim import sweep
 from snake_sim.climb_mode import evaluate
 from snake_sim.optimise import Problem, tell
 from snake_sim.reproduction import stiffness
@@ -195,10 +196,7 @@ def _halved(cell: Cell, time_step: float) -> Cell:
 
 def _rows(client, cells: list[Cell], progress: bool = False) -> list[dict[str, Any]]:
     """The rows of ``cells``, in their order."""
-    if not cells:
-        return []
-    by_id = {r["cell"]: r for r in engine.run(cells, client, evaluate, progress=progress)}
-    return [by_id[c.id] for c in cells]
+    return sweep.run(cells, evaluate=evaluate, progress=progress, client=client) if cells else []
 
 
 def _with_half(run: Run, row: dict[str, Any], half: dict[str, Any], time_step: float) -> Run:

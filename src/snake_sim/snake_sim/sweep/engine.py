@@ -89,21 +89,26 @@ def connect(workers: int | None = None, scheduler: str | None = None) -> Iterato
         yield client
 
 
-def simulate(cell: Cell, out: Path | None = None) -> dict[str, Any]:
-    """Run the cell's scenario; its summary.json mapping. With ``out``: summary.json, the plots and rosbag/
-    there (no animation)."""
+#: Fields a study adds to a run's summary.json, from its log and world (e.g. snake_sim.climb_mode's).
+ExtraFields = Callable[[RunLog, "World | None"], dict[str, Any]]
+
+
+def simulate(cell: Cell, out: Path | None = None, extra: ExtraFields | None = None) -> dict[str, Any]:
+    """Run the cell's scenario; its summary.json mapping, with ``extra``'s fields if given. With ``out``:
+    summary.json, the plots and rosbag/ there (no animation)."""
     scenario = load_scenario(cell.scenario, cell.overrides)
     runtime = runtime_for(scenario.model, scenario.source)
     world = load_world(scenario.world_file)
     start = time.perf_counter()
     log = runtime.run_scenario(scenario)
-    return _summary(runtime, scenario, world, log, time.perf_counter() - start, out)
+    return _summary(runtime, scenario, world, log, time.perf_counter() - start, out, extra)
 
 
 def _summary(runtime: ModelRuntime, scenario: Scenario, world: World, log: RunLog, wall_time_s: float,
-             out: Path | None) -> dict[str, Any]:
+             out: Path | None, extra: ExtraFields | None = None) -> dict[str, Any]:
     """The run's summary.json mapping; with ``out``: summary.json, the plots and rosbag/ there (no animation)."""
-    summary = summarize(log, wall_time_s, scenario.name, world, extra=runtime.summary_extra(log, scenario))
+    fields = {**runtime.summary_extra(log, scenario), **({} if extra is None else extra(log, world))}
+    summary = summarize(log, wall_time_s, scenario.name, world, extra=fields)
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
