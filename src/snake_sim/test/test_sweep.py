@@ -163,6 +163,20 @@ def test_resume_runs_only_the_missing_cells(client, tmp_path):
     assert "| 0.5 | 1 | 1 | 0 | 100 % | 0.05 |" in report
 
 
+def test_resume_drops_a_partial_last_row_with_a_warning_and_runs_its_cell_again(client, tmp_path, capsys):
+    spec = SweepSpec("pedal-wave", (parse_grid("gait.amplitude=0.5,0.6,0.7"),))
+    out = tmp_path / "s"
+    sweep(spec, out, scheduler=client.scheduler.address, progress=False, evaluate=toy)
+    whole = (out / "results.csv").read_bytes()
+    (out / "results.csv").write_bytes(whole[:-6])  # the last row's write cut short
+    lost = whole.splitlines()[-1].split(b",")[0].decode()
+    again = sweep(spec, out, scheduler=client.scheduler.address, resume=True, progress=False, evaluate=toy)
+    assert "results.csv line 4 was a partial row (a write cut short): dropped" in capsys.readouterr().err
+    assert again.ran == 1 and {r["cell"] for r in again.rows} == {c.id for c in plan(spec)}
+    rows = ResultsTable(out / "results.csv").rows
+    assert len(rows) == 3 and rows[-1]["cell"] == lost and rows[-1]["status"] == "ok"
+
+
 def test_ctrl_c_cancels_the_rest_and_keeps_the_rows_passed_on(client):
     seen = []
 

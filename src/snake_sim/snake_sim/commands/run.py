@@ -17,6 +17,7 @@ from pathlib import Path
 
 from snake_core.validation import positive
 from snake_sim.models import runtime_for
+from snake_sim.output_folder import writable_folder
 from snake_sim.scenario import load_scenario
 from snake_sim.step_check import format_step_check, step_check
 from snake_sim.summary import format_summary, summarize
@@ -43,14 +44,13 @@ def run(args: argparse.Namespace) -> int:
         positive(args.duration, "--duration")
         overrides.append(f"sim.duration={args.duration!r}")
     scenario = load_scenario(args.scenario, overrides)
-    out = args.out or Path("out") / scenario.name
+    out = writable_folder(args.out or Path("out") / scenario.name)
     runtime = runtime_for(scenario.model, scenario.source)
     world = load_world(scenario.world_file)
     print(f"running {scenario.name} ({scenario.model} model, {scenario.duration:g} s simulated) ...", flush=True)
     start = time.perf_counter()
     log = runtime.run_scenario(scenario, progress=not args.quiet)
     wall = time.perf_counter() - start
-    out.mkdir(parents=True, exist_ok=True)
     summary = summarize(log, wall, scenario.name, world, extra=runtime.summary_extra(log, scenario))
     if args.check_step:
         half_step = f"sim.time_step={0.5 * scenario.time_step!r}"
