@@ -7,6 +7,7 @@ conversion lives here; every number a node computes comes from snake_core.
 
 from __future__ import annotations
 
+import array
 import math
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -69,6 +70,31 @@ def declare(node: Node, name: str, default: Any, description: str, *, low: float
     if choices is not None:  # rclpy does not enforce additional_constraints
         choice(value, name, tuple(choices), f"{node.get_name()} parameters")
     return value
+
+
+def declare_numbers(node: Node, name: str, description: str, *, integers: bool = False,
+                    read_only: bool = True) -> float | int | list[float] | list[int] | None:
+    """Declare a parameter that is unset (None), a number or a list of numbers (of integers if ``integers``) and
+    return its value; any other type (a string, a bool, a list of strings) is a ConfigError naming it."""
+    value = node.declare_parameter(name, None, ParameterDescriptor(
+        description=description, dynamic_typing=True, read_only=read_only)).value
+    return numbers(value, name, f"{node.get_name()} parameters", integers=integers)
+
+
+def numbers(value: Any, name: str, source: str, *, integers: bool = False
+            ) -> float | int | list[float] | list[int] | None:
+    """``value`` of a parameter that takes a number or a list of numbers (None if unset); ConfigError otherwise."""
+    kinds = (int,) if integers else (int, float)
+    wanted = "an integer or a list of integers" if integers else "a number or a list of numbers"
+
+    def ok(v: Any) -> bool:
+        return isinstance(v, kinds) and not isinstance(v, bool)
+
+    if value is None or ok(value):
+        return value
+    if isinstance(value, Sequence | array.array) and not isinstance(value, str) and all(ok(v) for v in value):
+        return list(value)
+    raise ConfigError(name, value, f"must be {wanted}", source)
 
 
 def rejected(exc: Exception) -> SetParametersResult:
