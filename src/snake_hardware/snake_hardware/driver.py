@@ -43,11 +43,13 @@ from snake_core.validation import ConfigError, number, positive
 from . import protocol as p
 from .diagnostics import ERROR, OK, STALE, WARN, DiagnosticRecord, FaultEvent
 from .faults import CAN_ERR_BUSOFF
+from .plausibility import FrameChecks
 
 BusFactory = Callable[[], can.BusABC]
 
 #: Faults after which the robot is held (the others are warnings: the loop keeps running).
-HOLDING = ("command_watchdog", "command_invalid", "module_lost", "bus_fault", "heavy_frame_loss", "estop")
+HOLDING = ("command_watchdog", "command_invalid", "module_lost", "bus_fault", "heavy_frame_loss", "estop",
+           "implausible_state", "foreign_command")
 RECONFIGURE_PERIOD = 0.2  # s between CONFIG frames to a module that reports itself disabled
 EVENT_HISTORY = 1000  # fault events kept for inspection
 RATE_FILTER = 2 * math.pi * 20.0  # rad/s, low-pass on the differentiated β (and α on the compact profile)
@@ -115,6 +117,9 @@ class CanDriver:
         self._offset_asked = np.full(n, -math.inf)
         self._offset_known = np.zeros(n, dtype=bool)
         self._state_counter = [-1] * n
+        self._checks = FrameChecks(robot.actuator.max_speed)
+        self._state_sent_after = np.full(n, -math.inf)  # a module's last accepted state frame was sent after this
+        self._suspect: dict[str, str] = {}  # fault → the last frame of this step that raised it
         self._received = np.zeros(n, dtype=int)  # STATE frames in the current statistics window
         self._missed = np.zeros(n, dtype=int)  # counter gaps in the current window
         self._malformed = 0
@@ -139,6 +144,7 @@ class CanDriver:
         self._hb_counter = 0
         self._cmd_counter = 0
         self._last_step = None
+        self._previous_step = 0.0
         self.now = 0.0
 
     # ------------------------------------------------------------------------------------ input
@@ -182,6 +188,7 @@ class CanDriver:
     def step(self, now: float) -> None:
         """One control cycle at time ``now`` [s]: receive, supervise, send."""
         dt = 0.0 if self._last_step is None else max(now - self._last_step, 0.0)
+        self._previous_step = now if self._last_step is None else self._last_step
         self._last_step, self.now = now, now
         self._receive(now)
         self._supervise(now)
@@ -223,7 +230,13 @@ class CanDriver:
                 self._malformed += 1
                 self._last_malformed = str(exc)
                 continue
-            if frame.kind in _FOREIGN[self.profile.name]:
+            foreign = self._checks.foreign(frame, msg.arbitration_id, bytes(msg.data))
+            if foreign is not None:
+                self._suspect["foreign_command"] = foreign
+            elif frame.kind == self.profile.state.name and frame.node not in self._index:
+                self._suspect["implausible_state"] = (f"{frame.kind} from module {frame.node}, which the robot file "
+                                                      "does not list")
+            elif frame.kind in _FOREIGN[self.profile.name]:
                 self._malformed += 1
                 self._last_malformed = (f"{frame.kind} from node {frame.node} belongs to another bus profile; this "
                                         f"driver runs {self.profile.name} (robot file can.profile)")
@@ -250,6 +263,13 @@ class CanDriver:
             self.alpha[j], self.beta[j], self._state_time[j] = reading.alpha, reading.beta, now
             self._state_counter[j] = -1  # its counter restarts: not a loss
             self._offset_known[j] = False  # a returning module may have been recalibrated or rebooted
+        else:
+            doubt = self._checks.state(frame.node, reading.beta, reading.counter, float(self.beta[j]),
+                                       self._state_counter[j], now - self._state_sent_after[j])
+            if doubt is not None:  # not this module's (a spoofed or replayed frame): refused
+                self._suspect["implausible_state"] = doubt
+                return
+        self._state_sent_after[j] = self._previous_step
         self.last_seen[j] = now
         self.heard[j] = True
         if self._state_counter[j] >= 0:
@@ -266,6 +286,12 @@ class CanDriver:
 
     def _supervise(self, now: float) -> None:
         cfg = self.config
+        # frames the bus should not carry (plausibility): hold while they keep coming
+        for key in ("implausible_state", "foreign_command"):
+            if key in self._suspect:
+                self._set_fault(key, self._suspect.pop(key), now)
+            else:
+                self._cause_cleared(key, now)
         # command watchdog (only once something has been commanded or the robot was started)
         stale = now - self.command_time > cfg.command_timeout
         if stale:
@@ -351,6 +377,7 @@ class CanDriver:
             return False
         try:
             self.bus.send(can_message(fid, data))
+            self._checks.sent(fid, data)
         except can.CanError as exc:
             self.send_errors += 1
             self._set_fault("bus_fault", f"send failed: {exc}", self.now)
