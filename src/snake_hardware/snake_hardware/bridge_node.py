@@ -9,6 +9,10 @@ sensor_msgs/JointState β_d on ``joint_commands_topic`` (default /can_bridge/joi
 topic_based_ros2_control) and, if ``array_commands_topic`` is set (e.g. to
 /motor_position_controller/commands when running without ros2_control), to a Float64MultiArray.
 The interface must be up already (docs/can_protocol.md); the node never configures it.
+
+Service ``~/estop`` (std_srvs/SetBool): ``data: true`` engages the emergency stop of every module, ``data: false``
+releases it through the driver (:meth:`snake_hardware.driver.CanDriver.release`): the robot moves again once every
+module has confirmed, which ``can_bridge: safety`` on /diagnostics shows.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
+from std_srvs.srv import SetBool
 
 from snake_control.ros_interface import (
     COMMAND_QOS,
@@ -83,12 +88,26 @@ class CanBridgeNode(Node):
         self._last_diag: list[tuple[str, int, str]] | None = None
         self._last_diag_time = -1e9
         self.create_timer(1.0 / rate, self._tick)
+        self.create_service(SetBool, "~/estop", self._on_estop)
 
     def _on_joint_command(self, msg: JointState) -> None:
         self.bridge.on_named_command(list(msg.name), list(msg.position), list(msg.velocity), now_seconds(self))
 
     def _on_array_command(self, msg: Float64MultiArray) -> None:
         self.bridge.on_array_command(list(msg.data), now_seconds(self))
+
+    def _on_estop(self, request: SetBool.Request, response: SetBool.Response) -> SetBool.Response:
+        now = now_seconds(self)
+        if request.data:
+            self.bridge.driver.estop(now)
+            response.message = "emergency stop engaged: every module holds until released"
+        else:
+            self.bridge.driver.release(now)
+            response.message = ("release sent: the robot moves again once every module confirms (can_bridge: safety "
+                                "on /diagnostics)")
+        self.get_logger().warning(response.message)
+        response.success = True
+        return response
 
     def _tick(self) -> None:
         now = now_seconds(self)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import can
@@ -50,7 +50,9 @@ BusFactory = Callable[[], can.BusABC]
 #: Faults after which the robot is held (the others are warnings: the loop keeps running).
 HOLDING = ("command_watchdog", "command_invalid", "module_lost", "bus_fault", "heavy_frame_loss", "estop",
            "implausible_state", "foreign_command")
-RECONFIGURE_PERIOD = 0.2  # s between CONFIG frames to a module that reports itself disabled
+RECONFIGURE_PERIOD = 0.2  # s between CONFIG frames to a module that reports itself disabled (and between releases)
+RELEASE_TIMEOUT = 1.0  # s the modules have to confirm the release of an emergency stop
+RELEASE_HOW = "release it with the can_bridge's ~/estop service (data: false) or snake-can estop --release"
 EVENT_HISTORY = 1000  # fault events kept for inspection
 RATE_FILTER = 2 * math.pi * 20.0  # rad/s, low-pass on the differentiated β (and α on the compact profile)
 
@@ -145,6 +147,7 @@ class CanDriver:
         self._cmd_counter = 0
         self._last_step = None
         self._previous_step = 0.0
+        self._release: tuple[float, float] | None = None  # (started, last sent) of a release awaiting confirmation
         self.now = 0.0
 
     # ------------------------------------------------------------------------------------ input
@@ -167,22 +170,30 @@ class CanDriver:
         self._set_fault("command_invalid", reason, now)
 
     def estop(self, now: float, engage: bool = True) -> None:
-        """Broadcast an emergency stop (engage) or its release; the driver holds while engaged."""
-        self._send("ESTOP", p.MASTER_NODE, {"engage": engage, "reason": 0, "source": p.MASTER_NODE})
-        if engage:
-            self._set_fault("estop", "emergency stop engaged by the operator", now)
-        else:
-            self._clear("estop", now)
-            self.configure(True, now)  # the modules stay latched until enabled again
+        """Broadcast an emergency stop (engage; the driver holds) or release it (:meth:`release`)."""
+        if not engage:
+            self.release(now)
+            return
+        self._release = None
+        self._send("ESTOP", p.MASTER_NODE, {"engage": True, "reason": 0, "source": p.MASTER_NODE})
+        self._set_fault("estop", "emergency stop engaged by the operator", now)
+
+    def release(self, now: float) -> None:
+        """Release an emergency stop: ESTOP release and CONFIG enable to every module, sent again every
+        RECONFIGURE_PERIOD until each module confirms (a state frame with ``estop`` clear and ``enabled``); the
+        driver holds until then, and reports the modules that did not confirm within RELEASE_TIMEOUT."""
+        self._release = (now, now)
+        self._set_fault("estop", "release sent: waiting for every module to confirm", now)
+        for fid, data in release_frames(self.robot, self.config.module_watchdog, self.nodes):
+            self._transmit(fid, data)
+        self._last_config[:] = now
 
     def configure(self, enable: bool, now: float, nodes: Sequence[int] | None = None) -> None:
         """CONFIG: position mode with the robot file's gains, enabled or disabled."""
-        a = self.robot.actuator
         for node in nodes or self.nodes:
-            j = self._index[node]
-            self._send("CONFIG", node, {"mode": 1 if enable else 0, "enable": enable, "joint_index": j + 1,
-                                        "kp": a.kp, "ki": 0.0, "kd": a.kd, "watchdog": self.config.module_watchdog})
-            self._last_config[j] = now
+            self._send("CONFIG", node, config_values(self.robot, self._index[node], enable,
+                                                     self.config.module_watchdog))
+            self._last_config[self._index[node]] = now
 
     # ------------------------------------------------------------------------------------- loop
     def step(self, now: float) -> None:
@@ -242,8 +253,11 @@ class CanDriver:
                                         f"driver runs {self.profile.name} (robot file can.profile)")
             elif frame.kind in (self.profile.state.name, "HEARTBEAT", "CALIBRATE_REPLY") and frame.node in self._index:
                 self._module_frame(frame, now)
-            elif frame.kind == "ESTOP" and frame.node == p.MASTER_NODE and frame.values["source"] != p.MASTER_NODE:
-                if frame.values["engage"]:
+            elif frame.kind == "ESTOP" and frame.node == p.MASTER_NODE:
+                if not frame.values["engage"] and not self._checks.ours(msg.arbitration_id, bytes(msg.data)):
+                    # released by another tool (snake-can estop --release): this driver's own release path
+                    self.release(now)
+                elif frame.values["source"] != p.MASTER_NODE:
                     self._set_fault("estop", f"emergency stop raised by module {frame.values['source']}", now)
 
     def _module_frame(self, frame: p.Frame, now: float) -> None:
@@ -337,6 +351,7 @@ class CanDriver:
             for j in np.flatnonzero(self.heard & ~self._offset_known & due):
                 self._send("CALIBRATE", self.nodes[j], {"op": 0, "offset": 0.0})
                 self._offset_asked[j] = now
+        self._supervise_estop(now)
         # modules that came back disabled (rebooted, or after an estop release) are enabled again
         if "estop" not in self.faults:
             for j, status in enumerate(self.module_status):
@@ -348,6 +363,30 @@ class CanDriver:
             # hold where the motors are; never-heard modules hold at the last reference sent
             self.hold_beta = np.where(self.heard, self.beta, self.sent)
         self.holding = holding
+
+    def _supervise_estop(self, now: float) -> None:
+        """A module latched in an emergency stop holds the robot (a bridge started after the stop included); a
+        release clears the hold once every module confirms it."""
+        alive = self.heard & (now - self.last_seen <= self.config.heartbeat_timeout)
+        if self._release is not None:
+            started, sent = self._release
+            confirmed = alive & (self._state_time > sent) & np.array([release_confirmed(s) for s in self.module_status])
+            waiting = [self.nodes[j] for j in np.flatnonzero(~confirmed)]
+            if not waiting:
+                self._release = None
+                self._clear("estop", now)
+            elif now - started >= RELEASE_TIMEOUT:
+                self._release = None
+                self._set_fault("estop", "module(s) " + ", ".join(map(str, waiting)) + " did not confirm the "
+                                f"release within {RELEASE_TIMEOUT:g} s: still held; {RELEASE_HOW}", now)
+            elif now - sent >= RECONFIGURE_PERIOD:
+                self.release(now)
+                self._release = (started, now)
+            return
+        latched = [self.nodes[j] for j in np.flatnonzero(alive) if self.module_status[j].get("estop")]
+        if latched and "estop" not in self.faults:
+            self._set_fault("estop", "module(s) " + ", ".join(map(str, latched)) + " latched in an emergency stop; "
+                            + RELEASE_HOW, now)
 
     def _send_commands(self, now: float, dt: float) -> None:
         if self.bus is None:
@@ -490,6 +529,26 @@ def open_bus(interface: str = "socketcan", channel: str = "can0", *, fd: bool = 
     if fd:
         kwargs["fd"] = True
     return can.Bus(interface=interface, channel=channel, **kwargs)
+
+
+def config_values(robot: RobotParams, joint: int, enable: bool, watchdog: float) -> dict[str, float]:
+    """CONFIG of joint ``joint`` (0-based): position mode with the robot file's gains, enabled or disabled."""
+    a = robot.actuator
+    return {"mode": 1 if enable else 0, "enable": enable, "joint_index": joint + 1, "kp": a.kp, "ki": 0.0,
+            "kd": a.kd, "watchdog": watchdog}
+
+
+def release_frames(robot: RobotParams, watchdog: float, nodes: Sequence[int]) -> list[tuple[int, bytes]]:
+    """The frames that release an emergency stop: ESTOP release, then CONFIG enable of every module (a module
+    stays latched in hold until enabled again)."""
+    index = {node: j for j, node in enumerate(robot.can_ids)}
+    return [p.encode("ESTOP", p.MASTER_NODE, {"engage": False, "reason": 0, "source": p.MASTER_NODE}),
+            *(p.encode("CONFIG", node, config_values(robot, index[node], True, watchdog)) for node in nodes)]
+
+
+def release_confirmed(status: Mapping[str, float]) -> bool:
+    """A module's status (the flags of its state frame) that confirms a release: emergency stop clear, enabled."""
+    return bool(status) and not status["estop"] and bool(status["enabled"])
 
 
 def can_message(fid: int, data: bytes) -> can.Message:

@@ -50,9 +50,13 @@ class FrameChecks:
         self._sent.append(key)
         self._sent_set[key] = self._sent_set.get(key, 0) + 1
 
+    def ours(self, frame_id: int, data: bytes) -> bool:
+        """The frame is one this driver sent lately (an echo)."""
+        return (frame_id, bytes(data)) in self._sent_set
+
     def foreign(self, frame: p.Frame, frame_id: int, data: bytes) -> str | None:
         """Why a received master frame is not this driver's (None: not a master frame, or an echo of ours)."""
-        if frame.kind not in MASTER_KINDS or (frame_id, bytes(data)) in self._sent_set:
+        if frame.kind not in MASTER_KINDS or self.ours(frame_id, data):
             return None
         return (f"{frame.kind} 0x{frame_id:03X} on the bus that this driver did not send (another master or a "
                 "spoofed frame)")

@@ -138,3 +138,44 @@ def test_executable_exits_2_with_one_line_on_a_missing_bus_or_a_bad_parameter(ro
     assert run.returncode == 2, run.stderr
     (line,) = run.stderr.strip().splitlines()
     assert line.startswith("CanBridgeNode: error:") and named in line
+
+
+def test_estop_service_engages_and_releases_through_the_driver_once_the_modules_confirm(ros):
+    from std_srvs.srv import SetBool
+
+    from snake_hardware.bridge_node import CanBridgeNode
+
+    robot = load_robot("koopaee6")
+    channel = f"snake_estop_{id(ros)}"
+    emu = EmulatedRobot(robot, lambda: can.Bus(interface="virtual", channel=channel), start_time=ros.now())
+    names = [f"motor_{j}" for j in range(1, 6)]
+
+    def run(seconds):
+        for _ in range(round(seconds / 0.01)):
+            ros.publish("/can_bridge/joint_commands", _joint_command(names, np.zeros(5), np.zeros(5)))
+            ros.advance(0.01)
+            emu.advance(ros.now())
+        return {s.name: s for s in ros.messages("/diagnostics")[-1].status}["can_bridge: safety"]
+
+    def call(data):
+        client = ros.helper.create_client(SetBool, "/can_bridge/estop")
+        assert client.wait_for_service(timeout_sec=10.0)
+        future = client.call_async(SetBool.Request(data=data))
+        while not future.done():
+            ros.spin(0.01)
+        return future.result()
+
+    try:
+        ros.make(CanBridgeNode, robot="koopaee6", can_bus_type="virtual", can_interface=channel, rate=100.0)
+        assert run(1.0).message == "running"
+        assert call(True).success
+        held = run(0.3)
+        assert _level(held) == ERROR and "emergency stop engaged" in held.message
+        assert all(m.estop and m.latched for m in emu.modules)
+        answer = call(False)
+        assert answer.success and "once every module confirms" in answer.message
+        released = run(0.5)
+        assert _level(released) == OK and released.message == "running"
+        assert not any(m.estop or m.latched for m in emu.modules)
+    finally:
+        emu.shutdown()

@@ -66,14 +66,25 @@ def test_scan_lists_the_answering_modules_and_flags_a_missing_one(bus_pair):
     assert "4/5 modules answered; missing: 4" in text and "disabled" in text
 
 
-def test_estop_reaches_every_module(bus_pair):
-    _robot, tool, emu, _ = bus_pair
-    cli.estop(tool, False, io.StringIO())
+@pytest.mark.parametrize("bus_pair", tuple(p.PROFILES), indirect=True)
+def test_estop_reaches_every_module_and_release_waits_for_each_to_confirm(bus_pair):
+    robot, tool, emu, _ = bus_pair
+    assert cli.estop(tool, robot, False, io.StringIO()) == 0
     emu.advance(emu.time + 0.01)
-    assert all(m.estop for m in emu.modules)
-    cli.estop(tool, True, io.StringIO())
-    emu.advance(emu.time + 0.01)
-    assert not any(m.estop for m in emu.modules)
+    assert all(m.estop and m.hold for m in emu.modules)
+    emu.modules[2].silent = True  # module 3 hears nothing: it stays latched
+    cli.request_release(tool, robot)
+    emu.advance(emu.time + 0.25)  # state frames at the modules' 10 Hz heartbeat
+    out = io.StringIO()
+    assert cli.collect_release(tool, robot, 0.01, out) == 1
+    assert "NOT released: module(s) 3 did not confirm" in out.getvalue()
+    assert not any(m.estop or m.latched for i, m in enumerate(emu.modules) if i != 2)  # released, enabled
+    emu.modules[2].silent = False
+    cli.request_release(tool, robot)
+    emu.advance(emu.time + 0.25)
+    out = io.StringIO()
+    assert cli.collect_release(tool, robot, 0.01, out) == 0 and "all 5 modules confirmed" in out.getvalue()
+    assert not any(m.estop or m.latched for m in emu.modules)
 
 
 def test_calibrate_zeroes_the_offsets_of_disabled_modules(bus_pair):
