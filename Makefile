@@ -14,6 +14,8 @@ SYSSTAMP := $(VENV)/.system-deps
 DEBIAN_PACKAGES := liburdfdom-tools libsdformat-dev can-utils g++ pkg-config
 DEMO_OUT ?= out/demo
 PYTEST_ARGS ?=
+#: sros2 (SROS2 keystores) has no wheel: it is installed from the Jazzy source bundle when present.
+SROS2_SOURCE ?= ../shared/ros/src/jazzy-stack-src.tar.xz
 
 .PHONY: all install ros system-deps build demo test bench lint clean
 
@@ -38,6 +40,13 @@ $(ROSSTAMP): requirements-ros.txt | $(STAMP)
 		echo "using the sourced ROS 2 $$ROS_DISTRO (rclpy from $$($(PY) -c 'import rclpy, os; print(os.path.dirname(rclpy.__file__))'))"; \
 	elif [ "$$(uname -s)-$$(uname -m)" = Linux-x86_64 ]; then \
 		$(PY) -m pip install --quiet -r requirements-ros.txt; \
+		if [ -f "$(SROS2_SOURCE)" ]; then \
+			tmp=$$(mktemp -d) && tar -xJf "$(SROS2_SOURCE)" -C "$$tmp" src/sros2/sros2 && \
+			$(PY) -m pip install --quiet --no-deps "$$tmp/src/sros2/sros2"; status=$$?; rm -rf "$$tmp"; \
+			[ $$status = 0 ] || exit $$status; \
+		else \
+			echo "note: no $(SROS2_SOURCE): sros2 not installed, the SROS2 keystore tests are skipped"; \
+		fi; \
 	else \
 		echo "note: no ROS 2 Jazzy wheels for $$(uname -s)-$$(uname -m); source a ROS 2 Jazzy install for the node tests"; \
 	fi
