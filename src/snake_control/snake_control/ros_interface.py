@@ -97,6 +97,23 @@ def numbers(value: Any, name: str, source: str, *, integers: bool = False
     raise ConfigError(name, value, f"must be {wanted}", source)
 
 
+#: Parameters that shape a node's graph and clock: fixed once it runs (a remote set of use_sim_time froze nodes).
+STRUCTURAL_PARAMETERS = ("use_sim_time",)
+
+
+def fix_parameters(node: Node, names: Sequence[str] = STRUCTURAL_PARAMETERS) -> None:
+    """Refuse, with a reason, any change of ``names`` after start (set at start-up by launch or -p only)."""
+
+    def check(params: Sequence[Any]) -> SetParametersResult:
+        for p in params:
+            if p.name in names:
+                return SetParametersResult(successful=False, reason=f"{p.name} is fixed while {node.get_name()} "
+                                           "runs: set it when starting the node")
+        return accepted()
+
+    node.add_on_set_parameters_callback(check)
+
+
 def rejected(exc: Exception) -> SetParametersResult:
     """A parameter update refused with the one-line message of a ConfigError."""
     return SetParametersResult(successful=False, reason=str(exc))

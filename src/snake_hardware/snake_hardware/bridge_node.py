@@ -31,6 +31,7 @@ from snake_control.ros_interface import (
     COMMAND_QOS,
     SENSOR_QOS,
     declare,
+    fix_parameters,
     joint_state,
     now_seconds,
     run,
@@ -49,6 +50,7 @@ DIAGNOSTICS_PERIOD = 1.0  # s, plus at once on any change
 class CanBridgeNode(Node):
     def __init__(self, **kwargs) -> None:
         super().__init__("can_bridge", **kwargs)
+        fix_parameters(self)  # use_sim_time: set at start only
         robot = load_robot(declare(self, "robot", "koopaee6", "robot file config/robots/<robot>.yaml",
                                    read_only=True))
         profile = declare(self, "can_profile", "", "bus profile; empty: the robot file's can.profile",

@@ -54,6 +54,8 @@ RECONFIGURE_PERIOD = 0.2  # s between CONFIG frames to a module that reports its
 RELEASE_TIMEOUT = 1.0  # s the modules have to confirm the release of an emergency stop
 RELEASE_HOW = "release it with the can_bridge's ~/estop service (data: false) or snake-can estop --release"
 EVENT_HISTORY = 1000  # fault events kept for inspection
+#: |β_d| beyond this is no joint angle of a snake module (half a turn): such a command is refused and holds
+ABSURD_COMMAND = math.pi
 RATE_FILTER = 2 * math.pi * 20.0  # rad/s, low-pass on the differentiated β (and α on the compact profile)
 
 
@@ -105,6 +107,8 @@ class CanDriver:
         self.robot = robot
         self.config = config or DriverConfig()
         self.limits: list[SEALimits] = [sea_limits(robot, j + 1, robot.name) for j in range(robot.n_joints)]
+        self._reference_limit = np.array([lim.reference_limit for lim in self.limits])
+        self.commands_clamped = 0  # command values beyond the joint limits, since start
         self.nodes = robot.can_ids
         self._index = {node: j for j, node in enumerate(self.nodes)}
         self._factory = bus_factory
@@ -162,8 +166,24 @@ class CanDriver:
         if not (np.all(np.isfinite(b)) and np.all(np.isfinite(r))):
             self.reject_command("command contains NaN or Inf", now)
             return
+        if np.any(np.abs(b) > ABSURD_COMMAND):
+            j = int(np.argmax(np.abs(b)))
+            self.reject_command(f"command β_d of joint {j + 1} = {b[j]:.4g} rad is no joint angle (|β_d| > π)", now)
+            return
         self._cause_cleared("command_invalid", now)
+        self._count_clamped(b, now)
         self.command, self.command_rate, self.command_time = b, r, now
+
+    def _count_clamped(self, beta_d: np.ndarray, now: float) -> None:
+        """Command values beyond a joint's reference limit (the sent reference is clipped to it): counted and
+        reported as a warning (``command_clamped``) while they keep coming."""
+        outside = np.abs(beta_d) > self._reference_limit
+        if outside.any():
+            self.commands_clamped += int(outside.sum())
+            self._set_fault("command_clamped", "command values outside the joint limits (±"
+                            f"{np.degrees(self._reference_limit.min()):.0f}°) clamped", now)
+        else:
+            self._cause_cleared("command_clamped", now)
 
     def reject_command(self, reason: str, now: float) -> None:
         """A command that cannot be used: hold the robot and report ``reason``."""
@@ -471,10 +491,12 @@ class CanDriver:
             ("malformed_per_s", f"{self.malformed_rate:.1f}"),
             ("state_loss_max", f"{float(self.loss.max()) if self.loss.size else 0.0:.3f}")))]
         held = [k for k in HOLDING if k in self.faults]
+        clamped = "command_clamped" in self.faults
         records.append(DiagnosticRecord(
-            "can_bridge: safety", ERROR if held else OK,
-            ("robot held: " + "; ".join(self.faults[k] for k in held)) if held else "running", "can",
-            tuple((k, self.faults[k]) for k in held)))
+            "can_bridge: safety", ERROR if held else WARN if clamped else OK,
+            ("robot held: " + "; ".join(self.faults[k] for k in held)) if held else
+            self.faults["command_clamped"] if clamped else "running", "can",
+            (*((k, self.faults[k]) for k in held), ("commands_clamped", str(self.commands_clamped)))))
         for j, node in enumerate(self.nodes):
             s = self.module_status[j]
             lost = not self.heard[j] or self.now - self.last_seen[j] > self.config.heartbeat_timeout

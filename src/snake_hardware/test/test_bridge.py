@@ -179,3 +179,35 @@ def test_estop_service_engages_and_releases_through_the_driver_once_the_modules_
         assert not any(m.estop or m.latched for m in emu.modules)
     finally:
         emu.shutdown()
+
+
+def test_use_sim_time_is_refused_at_runtime_and_commands_beyond_the_limits_are_clamped_and_counted(ros):
+    from snake_hardware.bridge_node import CanBridgeNode
+
+    robot = load_robot("koopaee6")
+    channel = f"snake_limits_{id(ros)}"
+    emu = EmulatedRobot(robot, lambda: can.Bus(interface="virtual", channel=channel), start_time=ros.now())
+    names = [f"motor_{j}" for j in range(1, 6)]
+
+    def run(seconds, beta):
+        for _ in range(round(seconds / 0.01)):
+            ros.publish("/can_bridge/joint_commands", _joint_command(names, beta, np.zeros(5)))
+            ros.advance(0.01)
+            emu.advance(ros.now())
+        return {s.name: s for s in ros.messages("/diagnostics")[-1].status}["can_bridge: safety"]
+
+    try:
+        node = ros.make(CanBridgeNode, robot="koopaee6", can_bus_type="virtual", can_interface=channel, rate=100.0)
+        (result,) = ros.set_parameters(node, use_sim_time=False)
+        assert not result.successful and "use_sim_time is fixed while can_bridge runs" in result.reason
+        assert node.get_parameter("use_sim_time").value is True
+        assert run(0.5, np.zeros(5)).message == "running"  # not frozen
+        clamped = run(1.0, [0.3, 1.5, 0.0, 0.0, 0.0])  # joint 2 beyond ±60°
+        values = dict((kv.key, kv.value) for kv in clamped.values)
+        assert _level(clamped) == 1 and "outside the joint limits (±60°) clamped" in clamped.message
+        assert 50 <= int(values["commands_clamped"]) <= node.bridge.driver.commands_clamped <= 100  # one a command
+        assert max(abs(m.x[2]) for m in emu.modules) <= math.radians(60) + 0.01
+        absurd = run(0.2, [0.0, 1e6, 0.0, 0.0, 0.0])
+        assert _level(absurd) == ERROR and "is no joint angle" in absurd.message
+    finally:
+        emu.shutdown()
