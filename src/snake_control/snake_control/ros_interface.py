@@ -10,7 +10,7 @@ from __future__ import annotations
 import array
 import math
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import rclpy
@@ -18,6 +18,7 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import Quaternion, Transform
 from nav_msgs.msg import Odometry
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor, SetParametersResult
+from rclpy.clock import Clock, ClockType
 from rclpy.exceptions import ParameterException
 from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
@@ -274,6 +275,62 @@ def planar_odometry(stamp: Any, frame_id: str, child_frame_id: str, pose: HeadPo
 
 
 # ------------------------------------------------------------------------- freshness, diagnostics
+
+
+class ClockWatchdog:
+    """A node's ROS time watched against the wall (a timer on the steady clock, which runs when /clock does not).
+
+    ``reason`` is "clock stopped" once ROS time has not advanced for ``timeout`` seconds of wall time (a simulator
+    that died, or no /clock yet) and "clock jumped back" when it went back (a restarted simulator), None while it
+    runs; ``on_change(reason)`` is called on each change and ``while_stalled()`` every ``period`` of wall time while
+    it is not None (the node's own timers on ROS time have stopped). :meth:`monotonic` follows ROS time while it
+    runs and the wall while it does not, and never goes back: the time base for a node's own watchdogs.
+    """
+
+    def __init__(self, node: Node, on_change: Callable[[str | None], None],
+                 while_stalled: Callable[[], None] | None = None, timeout: float = 0.5, period: float = 0.1) -> None:
+        self._node = node
+        self._on_change = on_change
+        self._while_stalled = while_stalled
+        self.timeout = timeout
+        self._steady = Clock(clock_type=ClockType.STEADY_TIME)
+        self._last_ros = now_seconds(node)
+        self._last_wall = self._wall()
+        self._advanced_wall = self._last_wall
+        self._time = self._last_ros
+        self._jumped = False
+        self.reason: str | None = None
+        node.create_timer(period, self._check, clock=self._steady)
+
+    def _wall(self) -> float:
+        return self._steady.now().nanoseconds * 1e-9
+
+    def monotonic(self) -> float:
+        self._update()
+        return self._time
+
+    def _update(self) -> None:
+        ros, wall = now_seconds(self._node), self._wall()
+        advance = ros - self._last_ros
+        if advance > 0:
+            self._time += advance
+            self._advanced_wall = wall
+        else:
+            self._jumped |= advance < 0
+            if self.reason is not None:
+                self._time += wall - self._last_wall
+        self._last_ros, self._last_wall = ros, wall
+
+    def _check(self) -> None:
+        self._update()
+        reason = "clock jumped back" if self._jumped else \
+            "clock stopped" if self._last_wall - self._advanced_wall >= self.timeout else None
+        self._jumped = False
+        if reason != self.reason:
+            self.reason = reason
+            self._on_change(reason)
+        if self.reason is not None and self._while_stalled is not None:
+            self._while_stalled()
 
 
 class InputFreshness:

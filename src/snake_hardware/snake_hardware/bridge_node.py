@@ -30,10 +30,10 @@ from std_srvs.srv import SetBool
 from snake_control.ros_interface import (
     COMMAND_QOS,
     SENSOR_QOS,
+    ClockWatchdog,
     declare,
     fix_parameters,
     joint_state,
-    now_seconds,
     run,
 )
 from snake_core.interface import CAN_BRIDGE_JOINT_COMMANDS, CAN_BRIDGE_JOINT_STATES, DIAGNOSTICS
@@ -90,16 +90,21 @@ class CanBridgeNode(Node):
         self._last_diag: list[tuple[str, int, str]] | None = None
         self._last_diag_time = -1e9
         self.create_timer(1.0 / rate, self._tick)
+        # sim time that stops or jumps back holds the robot (and the loop goes on, on the wall clock)
+        self._ros_time = ClockWatchdog(self, self._on_clock, self._tick)
         self.create_service(SetBool, "~/estop", self._on_estop)
 
     def _on_joint_command(self, msg: JointState) -> None:
-        self.bridge.on_named_command(list(msg.name), list(msg.position), list(msg.velocity), now_seconds(self))
+        self.bridge.on_named_command(list(msg.name), list(msg.position), list(msg.velocity), self._ros_time.monotonic())
 
     def _on_array_command(self, msg: Float64MultiArray) -> None:
-        self.bridge.on_array_command(list(msg.data), now_seconds(self))
+        self.bridge.on_array_command(list(msg.data), self._ros_time.monotonic())
+
+    def _on_clock(self, reason: str | None) -> None:
+        self.bridge.driver.clock_fault(reason, self._ros_time.monotonic())
 
     def _on_estop(self, request: SetBool.Request, response: SetBool.Response) -> SetBool.Response:
-        now = now_seconds(self)
+        now = self._ros_time.monotonic()
         if request.data:
             self.bridge.driver.estop(now)
             response.message = "emergency stop engaged: every module holds until released"
@@ -112,7 +117,7 @@ class CanBridgeNode(Node):
         return response
 
     def _tick(self) -> None:
-        now = now_seconds(self)
+        now = self._ros_time.monotonic()
         s = self.bridge.step(now)
         self._states.publish(joint_state(self, s.name, s.position, s.velocity, s.effort))
         records = self.bridge.diagnostics()

@@ -49,7 +49,7 @@ BusFactory = Callable[[], can.BusABC]
 
 #: Faults after which the robot is held (the others are warnings: the loop keeps running).
 HOLDING = ("command_watchdog", "command_invalid", "module_lost", "bus_fault", "heavy_frame_loss", "estop",
-           "implausible_state", "foreign_command")
+           "implausible_state", "foreign_command", "clock")
 RECONFIGURE_PERIOD = 0.2  # s between CONFIG frames to a module that reports itself disabled (and between releases)
 RELEASE_TIMEOUT = 1.0  # s the modules have to confirm the release of an emergency stop
 RELEASE_HOW = "release it with the can_bridge's ~/estop service (data: false) or snake-can estop --release"
@@ -184,6 +184,13 @@ class CanDriver:
                             f"{np.degrees(self._reference_limit.min()):.0f}°) clamped", now)
         else:
             self._cause_cleared("command_clamped", now)
+
+    def clock_fault(self, reason: str | None, now: float) -> None:
+        """The node's ROS clock stopped or jumped back (``reason``; None: it runs again): hold meanwhile."""
+        if reason is None:
+            self._clear("clock", now)
+        else:
+            self._set_fault("clock", f"ROS {reason}", now)
 
     def reject_command(self, reason: str, now: float) -> None:
         """A command that cannot be used: hold the robot and report ``reason``."""

@@ -211,3 +211,42 @@ def test_use_sim_time_is_refused_at_runtime_and_commands_beyond_the_limits_are_c
         assert _level(absurd) == ERROR and "is no joint angle" in absurd.message
     finally:
         emu.shutdown()
+
+
+def test_a_stopped_or_restarted_sim_clock_holds_the_bridge_with_an_error_and_it_resumes(ros):
+    from snake_control.testing import wait_for
+    from snake_hardware.bridge_node import CanBridgeNode
+
+    robot = load_robot("koopaee6")
+    channel = f"snake_clock_{id(ros)}"
+    emu = EmulatedRobot(robot, lambda: can.Bus(interface="virtual", channel=channel), start_time=ros.now())
+    names = [f"motor_{j}" for j in range(1, 6)]
+
+    def run(seconds):
+        for _ in range(round(seconds / 0.01)):
+            ros.publish("/can_bridge/joint_commands", _joint_command(names, np.zeros(5), np.zeros(5)))
+            ros.advance(0.01)
+            emu.advance(emu.time + 0.01)
+        return {s.name: s for s in ros.messages("/diagnostics")[-1].status}["can_bridge: safety"]
+
+    try:
+        node = ros.make(CanBridgeNode, robot="koopaee6", can_bus_type="virtual", can_interface=channel, rate=100.0)
+        driver = node.bridge.driver
+        assert run(1.0).message == "running"
+        sent = driver.frames_sent
+        wait_for(lambda: "clock" in driver.faults, ros.spin, "the bridge to see the clock stop")  # /clock stopped
+        assert driver.faults["clock"] == "ROS clock stopped" and driver.holding
+        ros.spin(0.3)
+        assert driver.frames_sent > sent  # the loop goes on (on the wall clock): hold frames, heartbeat
+        status = {s.name: s for s in ros.messages("/diagnostics")[-1].status}["can_bridge: safety"]
+        assert _level(status) == ERROR and "ROS clock stopped" in status.message
+        assert run(1.5).message == "running"  # the clock runs again: released
+        ros._t_ns -= 500_000_000  # the simulator restarted: its clock half a second back
+        held = []
+        for _ in range(100):
+            run(0.01)
+            held.append(driver.faults.get("clock"))
+        assert "ROS clock jumped back" in held
+        assert run(1.0).message == "running"
+    finally:
+        emu.shutdown()
