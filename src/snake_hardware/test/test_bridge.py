@@ -3,6 +3,7 @@ against emulated modules on a virtual bus, and the installed executable's exit s
 
 from __future__ import annotations
 
+import contextlib
 import math
 import subprocess
 import sys
@@ -140,22 +141,33 @@ def test_executable_exits_2_with_one_line_on_a_missing_bus_or_a_bad_parameter(ro
     assert line.startswith("CanBridgeNode: error:") and named in line
 
 
-def test_estop_service_engages_and_releases_through_the_driver_once_the_modules_confirm(ros):
-    from std_srvs.srv import SetBool
-
+@contextlib.contextmanager
+def bridge_on_emulated_modules(ros, name):
+    """A can_bridge node (100 Hz) on emulated koopaee6 modules, and ``run(seconds, beta_d)``: commands every 10 ms
+    of ROS time (the modules follow), returns the last ``can_bridge: safety`` status on /diagnostics."""
     from snake_hardware.bridge_node import CanBridgeNode
 
-    robot = load_robot("koopaee6")
-    channel = f"snake_estop_{id(ros)}"
-    emu = EmulatedRobot(robot, lambda: can.Bus(interface="virtual", channel=channel), start_time=ros.now())
+    channel = f"snake_{name}_{id(ros)}"
+    emu = EmulatedRobot(load_robot("koopaee6"), lambda: can.Bus(interface="virtual", channel=channel),
+                        start_time=ros.now())
     names = [f"motor_{j}" for j in range(1, 6)]
 
-    def run(seconds):
+    def run(seconds, beta=(0.0,) * 5):
         for _ in range(round(seconds / 0.01)):
-            ros.publish("/can_bridge/joint_commands", _joint_command(names, np.zeros(5), np.zeros(5)))
+            ros.publish("/can_bridge/joint_commands", _joint_command(names, beta, np.zeros(5)))
             ros.advance(0.01)
-            emu.advance(ros.now())
+            emu.advance(emu.time + 0.01)
         return {s.name: s for s in ros.messages("/diagnostics")[-1].status}["can_bridge: safety"]
+
+    try:
+        yield ros.make(CanBridgeNode, robot="koopaee6", can_bus_type="virtual", can_interface=channel,
+                       rate=100.0), emu, run
+    finally:
+        emu.shutdown()
+
+
+def test_estop_service_engages_and_releases_through_the_driver_once_the_modules_confirm(ros):
+    from std_srvs.srv import SetBool
 
     def call(data):
         client = ros.helper.create_client(SetBool, "/can_bridge/estop")
@@ -165,8 +177,7 @@ def test_estop_service_engages_and_releases_through_the_driver_once_the_modules_
             ros.spin(0.01)
         return future.result()
 
-    try:
-        ros.make(CanBridgeNode, robot="koopaee6", can_bus_type="virtual", can_interface=channel, rate=100.0)
+    with bridge_on_emulated_modules(ros, "estop") as (_node, emu, run):
         assert run(1.0).message == "running"
         assert call(True).success
         held = run(0.3)
@@ -177,31 +188,14 @@ def test_estop_service_engages_and_releases_through_the_driver_once_the_modules_
         released = run(0.5)
         assert _level(released) == OK and released.message == "running"
         assert not any(m.estop or m.latched for m in emu.modules)
-    finally:
-        emu.shutdown()
 
 
 def test_use_sim_time_is_refused_at_runtime_and_commands_beyond_the_limits_are_clamped_and_counted(ros):
-    from snake_hardware.bridge_node import CanBridgeNode
-
-    robot = load_robot("koopaee6")
-    channel = f"snake_limits_{id(ros)}"
-    emu = EmulatedRobot(robot, lambda: can.Bus(interface="virtual", channel=channel), start_time=ros.now())
-    names = [f"motor_{j}" for j in range(1, 6)]
-
-    def run(seconds, beta):
-        for _ in range(round(seconds / 0.01)):
-            ros.publish("/can_bridge/joint_commands", _joint_command(names, beta, np.zeros(5)))
-            ros.advance(0.01)
-            emu.advance(ros.now())
-        return {s.name: s for s in ros.messages("/diagnostics")[-1].status}["can_bridge: safety"]
-
-    try:
-        node = ros.make(CanBridgeNode, robot="koopaee6", can_bus_type="virtual", can_interface=channel, rate=100.0)
+    with bridge_on_emulated_modules(ros, "limits") as (node, emu, run):
         (result,) = ros.set_parameters(node, use_sim_time=False)
         assert not result.successful and "use_sim_time is fixed while can_bridge runs" in result.reason
         assert node.get_parameter("use_sim_time").value is True
-        assert run(0.5, np.zeros(5)).message == "running"  # not frozen
+        assert run(0.5).message == "running"  # not frozen
         clamped = run(1.0, [0.3, 1.5, 0.0, 0.0, 0.0])  # joint 2 beyond ±60°
         values = dict((kv.key, kv.value) for kv in clamped.values)
         assert _level(clamped) == 1 and "outside the joint limits (±60°) clamped" in clamped.message
@@ -209,28 +203,12 @@ def test_use_sim_time_is_refused_at_runtime_and_commands_beyond_the_limits_are_c
         assert max(abs(m.x[2]) for m in emu.modules) <= math.radians(60) + 0.01
         absurd = run(0.2, [0.0, 1e6, 0.0, 0.0, 0.0])
         assert _level(absurd) == ERROR and "is no joint angle" in absurd.message
-    finally:
-        emu.shutdown()
 
 
 def test_a_stopped_or_restarted_sim_clock_holds_the_bridge_with_an_error_and_it_resumes(ros):
     from snake_control.testing import wait_for
-    from snake_hardware.bridge_node import CanBridgeNode
 
-    robot = load_robot("koopaee6")
-    channel = f"snake_clock_{id(ros)}"
-    emu = EmulatedRobot(robot, lambda: can.Bus(interface="virtual", channel=channel), start_time=ros.now())
-    names = [f"motor_{j}" for j in range(1, 6)]
-
-    def run(seconds):
-        for _ in range(round(seconds / 0.01)):
-            ros.publish("/can_bridge/joint_commands", _joint_command(names, np.zeros(5), np.zeros(5)))
-            ros.advance(0.01)
-            emu.advance(emu.time + 0.01)
-        return {s.name: s for s in ros.messages("/diagnostics")[-1].status}["can_bridge: safety"]
-
-    try:
-        node = ros.make(CanBridgeNode, robot="koopaee6", can_bus_type="virtual", can_interface=channel, rate=100.0)
+    with bridge_on_emulated_modules(ros, "clock") as (node, _emu, run):
         driver = node.bridge.driver
         assert run(1.0).message == "running"
         sent = driver.frames_sent
@@ -248,5 +226,3 @@ def test_a_stopped_or_restarted_sim_clock_holds_the_bridge_with_an_error_and_it_
             held.append(driver.faults.get("clock"))
         assert "ROS clock jumped back" in held
         assert run(1.0).message == "running"
-    finally:
-        emu.shutdown()

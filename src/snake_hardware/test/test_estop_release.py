@@ -18,8 +18,7 @@ def safety(driver):
 
 def stopped(rig):
     r = rig()
-    r.start()
-    r.run_gait(0.5)
+    r.start(settle=1.0)  # enabled, holding still
     r.driver.estop(r.t)
     r.run_gait(0.3)
     assert r.driver.holding and all(m.estop and m.latched for m in r.emu.modules)
