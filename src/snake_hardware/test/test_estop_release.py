@@ -6,6 +6,7 @@ sent by another tool (snake-can estop --release) goes through the driver's own r
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from snake_hardware import cli
 from snake_hardware.diagnostics import ERROR, OK
@@ -36,6 +37,7 @@ def test_release_holds_until_every_module_confirms_then_the_gait_resumes(rig):
     assert safety(r.driver).level == OK and safety(r.driver).message == "running"
 
 
+@pytest.mark.parametrize("profile", ["classic"])
 def test_a_module_that_keeps_its_stop_keeps_the_robot_held_and_is_named(rig):
     r = stopped(rig)
     stuck = r.emu.modules[2]
@@ -65,6 +67,7 @@ def test_a_driver_started_on_latched_modules_reports_them_and_holds_never_runnin
     assert not r.driver.holding and safety(r.driver).message == "running"
 
 
+@pytest.mark.parametrize("profile", ["compact"])
 def test_a_release_from_another_tool_goes_through_the_drivers_release(rig):
     r = stopped(rig)
     tool = r.bus()
