@@ -15,6 +15,7 @@ import numpy as np
 
 from .climb import climb_result
 from .runlog import RunLog
+from .signals import INTERRUPTED
 from .world import World
 
 
@@ -51,6 +52,8 @@ def summarize(log: RunLog, wall_time_s: float, scenario_name: str, world: World 
     if log.contact_count is not None and len(log.contact_count):
         out["contacts"] = {"mean": float(np.mean(log.contact_count)), "max": int(np.max(log.contact_count)),
                            "min": int(np.min(log.contact_count))}
+    if log.status == INTERRUPTED:
+        out["time_reached_s"] = float(log.t[-1]) if len(log.t) else 0.0
     out.update(log.summary_fields)
     if extra:
         out.update(extra)
