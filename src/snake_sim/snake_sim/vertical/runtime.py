@@ -280,7 +280,7 @@ def write_figures(log: RunLog, out: Path, world: World, animation: bool, plots: 
     from ..animation import write_animation  # matplotlib only where figures are drawn
     from ..plots import write_plots
 
-    return [*(write_plots(log, out) if plots else []),
+    return [*(write_plots(log, out, world) if plots else []),
             *([write_animation(log, out / "animation.gif", world)] if animation else [])]
 
 
