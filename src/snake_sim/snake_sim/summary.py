@@ -90,6 +90,10 @@ def format_summary(summary: dict[str, Any]) -> str:
     if summary.get("climbed") is not None:
         t = summary.get("time_to_climb_s")
         lines.append(f"climbed           {summary['climbed']}" + (f" after {t:.1f} s" if t is not None else ""))
+        if not summary["climbed"] and summary.get("com_end_m"):  # say how far it got, and what climbing means
+            lines[-1] += (f" (in {summary['duration_s']:.1f} s the centre of mass reached x = "
+                          f"{summary['com_end_m'][0]:.2f} m; climbing means the tail tip passing "
+                          f"x = {summary['goal_x_m']:.2f} m, the far edge of the last box)")
     if summary.get("torque_Nm"):
         lines.append("SEA torque rms    " + "  ".join(f"j{s['joint']} {s['rms']:.3f}" for s in summary["torque_Nm"])
                      + "  N·m (tail → head)")

@@ -70,16 +70,21 @@ def run(args: argparse.Namespace) -> int:
                 summary["step_check"] = step_check(summary, half_summary, scenario.time_step)
     if stop.requested and summary["status"] != INTERRUPTED:  # the run was complete, its step check was not
         summary.update(status=INTERRUPTED, time_reached_s=summary["duration_s"])
+    expected = scenario.expected(log.status)
+    if expected:
+        summary["expected"] = expected
     written = _write(runtime, scenario, log, summary, out, world, args)
     print(format_summary(summary))
     if "step_check" in summary:
         print(format_step_check(summary["step_check"]))
     print("wrote " + ", ".join(str(p) for p in written))
+    if expected:
+        print(f"expected          {expected}")
     if stop.requested:
         print(f"snake-sim: {stop.name}: stopped at t = {summary['duration_s']:.2f} s of {scenario.duration:g} s "
               f"simulated; the outputs up to then are in {out}", file=sys.stderr)
         return stop.exit_code
-    return 0 if log.status == "ok" else 1
+    return 0 if log.status == "ok" or expected else 1
 
 
 def _write(runtime: ModelRuntime, scenario: Scenario, log: RunLog, summary: dict, out: Path, world: World,
