@@ -125,5 +125,5 @@ def test_the_documented_pfl_blow_up_is_reported_as_expected_and_exits_0(tmp_path
 
 
 def test_an_expected_outcome_without_its_reason_is_refused():
-    with pytest.raises(ConfigError, match="expected.why"):
+    with pytest.raises(ConfigError, match=r"expected\.why"):
         load_scenario("head-tracking-pfl", ["expected.why="])
