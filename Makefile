@@ -74,9 +74,10 @@ demo: $(STAMP) build
 		print(s, *(f'--set {v}' for v in o))") --out $(DEMO_OUT)
 	@echo
 	@echo "Look at $(DEMO_OUT)/animation.gif, com.png, joints.png and summary.json. Next, in this shell:"
-	@echo "  source $(VENV)/bin/activate     # puts snake-sim and snake-can on PATH"
-	@echo "  snake-sim list                   # the scenarios"
-	@echo "  snake-sim run pedal-wave         # the vertical-plane crawl of the thesis' robot, writes out/pedal-wave/"
+	@echo "  source $(VENV)/bin/activate   # puts snake-sim and snake-can on PATH"
+	@echo "  snake-sim list              # the scenarios"
+	@echo "  snake-sim run pedal-wave    # the vertical-plane crawl of the thesis' robot, writes out/pedal-wave/"
+	@echo "More in README.md, 'First five things to try'."
 
 test: $(STAMP) $(ROSSTAMP) $(SYSSTAMP) build
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q $(PYTEST_ARGS)
