@@ -123,12 +123,18 @@ def _shortened(argv: list[str]) -> list[str]:
     return argv
 
 
-def _snake_sim(argv: list[str], command: str, whole: bool) -> None:
-    parser = cli.build_parser()
-    if not whole:
+def _whole(parser: argparse.ArgumentParser, argv: list[str], command: str, whole: bool) -> bool:
+    """A whole command must parse (then True: it may be run); a mention's options are checked (False)."""
+    if whole:
+        assert _parses(parser, argv), f"{command!r} does not parse"
+    else:
         _check_options(parser, argv, command)
+    return whole
+
+
+def _snake_sim(argv: list[str], command: str, whole: bool) -> None:
+    if not _whole(cli.build_parser(), argv, command, whole):
         return
-    assert _parses(parser, argv), f"{command!r} does not parse"
     if "--help" in argv or PLACEHOLDER.search(command) or argv[0] in SKIP_SIM or argv[:2] == ["world", "shipped"]:
         return  # the parser has printed the help
     code = cli.main(_shortened(argv))
@@ -136,12 +142,7 @@ def _snake_sim(argv: list[str], command: str, whole: bool) -> None:
 
 
 def _snake_can(argv: list[str], command: str, whole: bool) -> None:
-    parser = can_cli.build_parser()
-    if not whole:
-        _check_options(parser, argv, command)
-        return
-    assert _parses(parser, argv), f"{command!r} does not parse"
-    if argv == ["bench"]:
+    if _whole(can_cli.build_parser(), argv, command, whole) and argv == ["bench"]:
         assert can_cli.main(["bench"], out=io.StringIO()) == 0
 
 
