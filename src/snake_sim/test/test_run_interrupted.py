@@ -15,8 +15,6 @@ import threading
 
 import pytest
 
-from snake_sim.output import prepare_output_dir
-
 #: A tqdm bar's count: "12.0/600.0 s sim" (vertical, planar) or "123/150000" (3-D engines' steps).
 BAR = re.compile(r"(\d+(?:\.\d+)?)/(\d+(?:\.\d+)?)")
 WAIT = 600  # s: the child is stuck, not slow, if nothing happens in this time
@@ -91,8 +89,3 @@ def test_an_unwritable_output_folder_is_refused_before_the_run(tmp_path):
     assert b"running" not in out  # refused before anything was simulated
     lines = err.decode().strip().splitlines()
     assert len(lines) == 1 and "--out" in lines[0] and "cannot write there" in lines[0]
-
-
-def test_the_output_folder_is_made_with_its_parents_and_checked(tmp_path):
-    made = prepare_output_dir(tmp_path / "a" / "b")
-    assert made.is_dir() and not list(made.iterdir())  # the probe file is gone

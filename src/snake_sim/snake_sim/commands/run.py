@@ -21,7 +21,7 @@ from pathlib import Path
 
 from snake_core.validation import positive
 from snake_sim.models import ModelRuntime, runtime_for
-from snake_sim.output import prepare_output_dir
+from snake_sim.output_folder import writable_folder
 from snake_sim.runlog import RunLog
 from snake_sim.scenario import Scenario, load_scenario
 from snake_sim.signals import INTERRUPTED, stop_on_signals
@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
         positive(args.duration, "--duration")
         overrides.append(f"sim.duration={args.duration!r}")
     scenario = load_scenario(args.scenario, overrides)
-    out = prepare_output_dir(args.out or Path("out") / scenario.name)
+    out = writable_folder(args.out or Path("out") / scenario.name)
     runtime = runtime_for(scenario.model, scenario.source)
     world = load_world(scenario.world_file)
     print(f"running {scenario.name} ({scenario.model} model, {scenario.duration:g} s simulated) ...", flush=True)
