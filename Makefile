@@ -54,10 +54,13 @@ $(ROSSTAMP): requirements-ros.txt | $(STAMP)
 
 ros: $(ROSSTAMP)
 
-# Debian tools for tier-4 tests (check_urdf, libsdformat and a compiler for its checker) and can-utils; skipped with a
-# notice where apt-get is missing or we are neither root nor sudo-capable.
+# Debian tools for tier-4 tests (check_urdf, libsdformat and a compiler for its checker) and can-utils, installed with
+# apt-get as root or through sudo; skipped with a notice where apt-get is missing or we are neither root nor
+# sudo-capable, and with APT=no (then not remembered: a later run without it installs them).
 $(SYSSTAMP): | $(PY)
-	@if command -v check_urdf >/dev/null && command -v g++ >/dev/null && command -v pkg-config >/dev/null && [ -d /usr/include/sdformat-12.3 -o -n "$$(ls -d /usr/include/sdformat-* 2>/dev/null)" ]; then \
+	@if [ "$(APT)" = no ]; then \
+		echo "APT=no: not installing $(DEBIAN_PACKAGES); the tests that need them are skipped"; exit 0; \
+	elif command -v check_urdf >/dev/null && command -v g++ >/dev/null && command -v pkg-config >/dev/null && [ -d /usr/include/sdformat-12.3 -o -n "$$(ls -d /usr/include/sdformat-* 2>/dev/null)" ]; then \
 		echo "system packages present"; \
 	elif command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBIAN_PACKAGES) >/dev/null; \
@@ -65,8 +68,7 @@ $(SYSSTAMP): | $(PY)
 		sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBIAN_PACKAGES) >/dev/null; \
 	else \
 		echo "note: cannot install $(DEBIAN_PACKAGES); the tests that need them are skipped"; \
-	fi
-	touch $@
+	fi && touch $@
 
 system-deps: $(SYSSTAMP)
 
@@ -79,6 +81,12 @@ build: $(STAMP)
 demo: $(STAMP) build
 	$(BIN)/snake-sim run $$($(PY) -c "from snake_sim.scenario import DEFAULT_SCENARIO as s, DEFAULT_OVERRIDES as o; \
 		print(s, *(f'--set {v}' for v in o))") --out $(DEMO_OUT)
+	@echo
+	@echo "Look at $(DEMO_OUT)/animation.gif, com.png, joints.png and summary.json. Next, in this shell:"
+	@echo "  source $(VENV)/bin/activate   # puts snake-sim and snake-can on PATH"
+	@echo "  snake-sim list              # the scenarios"
+	@echo "  snake-sim run pedal-wave    # the vertical-plane crawl of the thesis' robot, writes out/pedal-wave/"
+	@echo "More in README.md, 'First five things to try'."
 
 test: $(STAMP) $(ROSSTAMP) $(SYSSTAMP) build
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q $(PYTEST_ARGS)

@@ -43,11 +43,10 @@ class LoadTarget:
     joints: int
     rate: float  # Hz
     limit: float  # fraction of the bus
-    source: str
 
 
-TARGETS = (LoadTarget("classic", 5, 500.0, 0.60, "issue 7"), LoadTarget("compact", 5, 1000.0, 0.70, "issue 20"),
-           LoadTarget("compact", 10, 500.0, 0.70, "issue 20"), LoadTarget("fd", 10, 1000.0, 0.50, "issue 20"))
+TARGETS = (LoadTarget("classic", 5, 500.0, 0.60), LoadTarget("compact", 5, 1000.0, 0.70),
+           LoadTarget("compact", 10, 500.0, 0.70), LoadTarget("fd", 10, 1000.0, 0.50))
 #: the state frames that stand for a module's heartbeat (compact, fd)
 _HEARTBEAT_STATES = {prof.state.name for prof in p.PROFILES.values() if not prof.module_heartbeat}
 
@@ -272,7 +271,7 @@ def bench(out: TextIO) -> int:
     for t in TARGETS:
         load = p.PROFILES[t.profile].bus_load(t.joints, t.rate)
         met &= load <= t.limit
-        print(f"target ({t.source}): {t.profile}, {t.joints} joints at {t.rate:.0f} Hz <= {t.limit:.0%}: "
+        print(f"target: {t.profile}, {t.joints} joints at {t.rate:.0f} Hz <= {t.limit:.0%}: "
               f"{'met' if load <= t.limit else 'NOT met'} ({load:.1%})", file=out)
         if load > t.limit and p.PROFILES[t.profile].fd:
             print("  " + _fd_note(p.PROFILES[t.profile], t), file=out)

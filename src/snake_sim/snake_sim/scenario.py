@@ -47,7 +47,7 @@ DEFAULT_OVERRIDES: tuple[str, ...] = ("controller.torque_gain=6", "sim.duration=
 
 #: Top-level sections a scenario may have.
 SECTIONS: tuple[str, ...] = ("name", "description", "model", "robot", "world", "gait", "controller", "contact",
-                             "sim", "outputs")
+                             "sim", "outputs", "expected")
 
 SIM_FIELDS = ("duration", "time_step", "control_rate", "log_rate", "perturbation")
 SIM_DEFAULTS = {"time_step": 0.005, "control_rate": 100.0, "log_rate": 50.0}
@@ -55,6 +55,9 @@ OUTPUT_FIELDS = ("animation", "plots")
 #: The most samples a run's log may hold (sim.duration × sim.log_rate): the log is allocated before the run, a few
 #: kB per sample on the 3-D models, so this bound keeps it to a few GB (at the default 50 Hz: 20 000 s).
 MAX_LOG_SAMPLES = 1_000_000
+#: ``expected:`` an outcome that looks like a failure but is the documented one (``status``: how the run's status
+#: begins, ``why``: the sentence ``snake-sim run`` prints; such a run exits 0).
+EXPECTED_FIELDS = ("status", "why")
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,11 @@ class Scenario:
     @property
     def duration(self) -> float:
         return self.data["sim"]["duration"]
+
+    def expected(self, status: str) -> str | None:
+        """Why a run that ended with ``status`` ended as documented (``expected:``), None if it is not that end."""
+        expected = self.data.get("expected")
+        return expected["why"] if expected and status.startswith(expected["status"]) else None
 
     @property
     def time_step(self) -> float:
@@ -222,6 +230,14 @@ def scenario_from_dict(data: Any, source: str, overrides: list[str] | tuple[str,
         if not isinstance(outputs[k], bool):
             raise ConfigError(f"outputs.{k}", outputs[k], "must be true or false", source)
     data["outputs"] = outputs
+    expected = data.get("expected")
+    if expected is not None:
+        if not isinstance(expected, dict):
+            raise ConfigError("expected", expected, "must be a mapping with expected.status and expected.why", source)
+        reject_unknown(expected, EXPECTED_FIELDS, "expected", source)
+        for k in EXPECTED_FIELDS:
+            if not isinstance(get(expected, k, "expected", source), str) or not expected[k].strip():
+                raise ConfigError(f"expected.{k}", expected[k], "must be a non-empty text", source)
     return Scenario(name, source, data)
 
 

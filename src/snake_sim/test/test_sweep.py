@@ -207,6 +207,17 @@ def test_report_on_an_obstacle_world_is_time_to_climb_and_the_success_rate_over_
     assert "| d | 1 | error | x / y |" in report
 
 
+def test_a_sweep_where_nothing_climbed_reports_the_speed_and_says_why(tmp_path):
+    spec = SweepSpec("tsc-obstacle", (parse_grid("controller.stiffness=4,12"),))
+    k = "controller.stiffness"
+    rows = [{"cell": "a", k: 4, "status": "ok", "climbed": False, "average_speed_mps": 0.002},
+            {"cell": "b", k: 12, "status": "ok", "climbed": False, "average_speed_mps": 0.003}]
+    assert default_field(rows) == "average_speed_mps"  # time_to_climb_s would leave the figure empty
+    write_report(tmp_path, spec, rows, 2, default_field(rows))
+    report = (tmp_path / "report.md").read_text()
+    assert "No run climbed" in report and "| 12 | 1 | 0 | 0 % | 0.003 |" in report
+
+
 def test_batched_rows_equal_the_rows_of_the_runs_alone_and_a_bad_cell_is_its_own_row(client):
     cells = plan(SweepSpec("tsc-obstacle", (parse_grid("controller.torque_gain=0,6"),), seeds=2,
                            sets=("sim.duration=0.4",)))
