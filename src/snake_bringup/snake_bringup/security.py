@@ -212,14 +212,18 @@ def create_keystore(keystore: Path, grants: Sequence[NodeGrant]) -> Path:
     return policy_file
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m snake_bringup.security", description=__doc__.split("\n\n")[0])
     parser.add_argument("keystore", type=Path, help="keystore folder (created if absent; enclaves are added)")
     parser.add_argument("--robot", default="koopaee6", help="robot file in config/robots/")
     parser.add_argument("--controller", default="position", help="SEA controller mode (robot.launch.py controller)")
     parser.add_argument("--layout", default="composed", choices=graph.LAYOUTS, help="robot.launch.py layout")
     parser.add_argument("--gait", default="pedal_wave", help="robot.launch.py gait")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     try:
         grants = robot_graph(args.robot, args.controller, args.layout, args.gait)
         policy_file = create_keystore(args.keystore, grants)

@@ -180,6 +180,10 @@ def check(command: str, whole: bool) -> None:
         _ros2_launch(argv, command)
     elif tool == "xacro":
         _xacro(argv, command)
+    elif argv[:3] == ["python", "-m", "snake_bringup.security"]:  # makes a keystore: test_security runs it
+        from snake_bringup import security
+
+        assert _parses(security.build_parser(), argv[3:]), f"{command!r} does not parse"
     elif tool == "source":
         assert argv[1].startswith("/opt/ros/") or (ROOT / argv[1]).is_file() or argv[1] == "install/setup.bash", command
     elif tool in NODES:
