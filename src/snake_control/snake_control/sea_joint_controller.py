@@ -6,7 +6,9 @@ Inputs: /joint_states (α_j, α̇_j, τ_j from ``joint_j`` and β_j from ``motor
 them, or, where only the URDF joints are published (joint_state_broadcaster in Gazebo and on the
 robot), from ``motor_j`` (β) and ``spring_j`` (α − β): snake_core.interface.JointStateLayout.read;
 α_{j−1} likewise for TSC), /gait/reference (α_j^d, α̇_j^d at its header stamp), /sea/torque_reference
-(τ_j^d, required in torque mode only). Output: one joint, a JointState with the single name ``motor_j`` (position
+(τ_j^d, required in torque mode only), and on the robot /can_bridge/joint_states (NaN for a lost or faulted
+module: ros2_control's topic hardware freezes that joint in /joint_states; once heard, it is a required input).
+Output: one joint, a JointState with the single name ``motor_j`` (position
 β_d, velocity β̇_d) on /sea/motor_commands, which ``motor_command_mux`` gathers into the
 /motor_position_controller/commands array of the forward command controller; all joints, that
 std_msgs/Float64MultiArray itself (β_d tail → head), one message per control period.
@@ -36,6 +38,7 @@ from std_msgs.msg import Float64MultiArray
 
 from snake_core.controllers import CONTROLLER_MODES, JointMeasurement, JointReference, make_joint_controllers
 from snake_core.interface import (
+    CAN_BRIDGE_JOINT_STATES,
     GAIT_REFERENCE,
     JOINT_STATES,
     MOTOR_COMMANDS,
@@ -120,6 +123,10 @@ class SEAJointControllerNode(Node):
         self.create_subscription(JointState, JOINT_STATES, self._on_joint_states, SENSOR_QOS)
         self.create_subscription(JointState, GAIT_REFERENCE, self._on_reference, COMMAND_QOS)
         self.create_subscription(JointState, TORQUE_REFERENCE, self._on_torque_reference, COMMAND_QOS)
+        # on the robot: the CAN bridge's own states, NaN for a lost or faulted module (ros2_control's topic
+        # hardware keeps a lost joint's last value in /joint_states, so the loss shows only here)
+        self._lost: list[str] | None = None  # None: no CAN bridge heard (simulation)
+        self.create_subscription(JointState, CAN_BRIDGE_JOINT_STATES, self._on_hardware_states, SENSOR_QOS)
         if index:
             self._motors = [motor_name(index)]
             self._pub = self.create_publisher(JointState, MOTOR_COMMANDS, COMMAND_QOS)
@@ -134,6 +141,11 @@ class SEAJointControllerNode(Node):
         if all(reading.has(j, motor=True) for j in self._measured):
             self._states = {j: reading.of(j) for j in self._measured}
             self._fresh.mark("joint_states")
+
+    def _on_hardware_states(self, msg: JointState) -> None:
+        reading = read_joint_states(msg, self._layout, self._stiffness)
+        self._lost = [joint_name(j) for j in self._measured if not all_finite(reading.of(j))]
+        self._fresh.mark("hardware_states")
 
     def _on_reference(self, msg: JointState) -> None:
         fields = joint_state_fields(msg)
@@ -156,9 +168,11 @@ class SEAJointControllerNode(Node):
 
     def _inputs(self, t: float) -> list[tuple[JointMeasurement, JointReference]] | str:
         """Each joint's controller inputs at ``t``, or why there are none (stale or non-finite)."""
-        stale = self._fresh.stale(self._required)
+        stale = self._fresh.stale(self._required + (["hardware_states"] if self._lost is not None else []))
         if stale:
             return "stale input: " + ", ".join(stale)
+        if self._lost:
+            return "module lost or faulted (CAN bridge): " + ", ".join(self._lost)
         lag = self._reference_lag(t)
         inputs = []
         for j in self.joints:
