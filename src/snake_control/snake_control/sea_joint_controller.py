@@ -11,14 +11,15 @@ module: ros2_control's topic hardware freezes that joint in /joint_states; once 
 Output: one joint, a JointState with the single name ``motor_j`` (position
 β_d, velocity β̇_d) on /sea/motor_commands, which ``motor_command_mux`` gathers into the
 /motor_position_controller/commands array of the forward command controller; all joints, that
-std_msgs/Float64MultiArray itself (β_d tail → head), one message per control period.
+std_msgs/Float64MultiArray itself (β_d tail → head), one message per control period, and β̇_d likewise on
+/motor_velocity_controller/commands (Gazebo's motor PD takes it as its velocity reference).
 
 Every ``1/rate`` s the controllers step with the latest inputs. The gait reference is tracked at the
 tick's time t: a reference stamped t_r < t (one that reached the node after its tick of t_r, as happens
 when the machine is busy) is held to first order, α_d + α̇_d (t − t_r) (JointReference.at); an unstamped
 reference, or one stamped in the future or more than ``stale_timeout`` before t (another clock), is
 taken as is. If a required input is older than ``stale_timeout`` or carries NaN/inf, the node holds its
-last command (republishes it; nothing before the first valid step) and reports ERROR on /diagnostics;
+last command (republishes its β_d with β̇_d = 0; nothing before the first valid step) and reports ERROR on /diagnostics;
 an active joint/deflection limit in a controller is reported as WARN.
 
 ``controller.*`` parameters are those of the mode's snake_core module (``controller.stiffness``
@@ -43,6 +44,7 @@ from snake_core.interface import (
     JOINT_STATES,
     MOTOR_COMMANDS,
     MOTOR_POSITION_COMMANDS,
+    MOTOR_VELOCITY_COMMANDS,
     TORQUE_REFERENCE,
     JointStateLayout,
     joint_name,
@@ -133,6 +135,8 @@ class SEAJointControllerNode(Node):
         else:
             self._motors = motor_names(robot.n_joints)
             self._pub = self.create_publisher(Float64MultiArray, MOTOR_POSITION_COMMANDS, COMMAND_QOS)
+            # β̇_d: the velocity reference of Gazebo's motor PD (002 (4.39) feed-forward, controllers/<robot>_gz.yaml)
+            self._rate_pub = self.create_publisher(Float64MultiArray, MOTOR_VELOCITY_COMMANDS, COMMAND_QOS)
         self._diag = Diagnostics(self, joint_name(index) if index else "sea_joints")
         self.create_timer(self.dt, self._tick)
 
@@ -190,6 +194,7 @@ class SEAJointControllerNode(Node):
             self._pub.publish(joint_state(self, self._motors, beta_d, beta_d_dot))
         else:
             self._pub.publish(float_array(beta_d))
+            self._rate_pub.publish(float_array(beta_d_dot))
 
     def _tick(self) -> None:
         t = now_seconds(self)
@@ -197,7 +202,7 @@ class SEAJointControllerNode(Node):
         if isinstance(inputs, str):
             self._diag.report(ERROR, f"hold: {inputs}", {"mode": self.mode})
             if self._last is not None:
-                self._publish(*self._last)
+                self._publish(self._last[0], [0.0 for _ in self._last[1]])  # hold: β_d kept, β̇_d = 0
             return
         commands = [c.step(t, self.dt, *i) for c, i in zip(self.controllers, inputs, strict=True)]
         self._last = ([c.beta_d for c in commands], [c.beta_d_dot for c in commands])

@@ -144,6 +144,24 @@ def test_emulate_on_the_simulated_body_answers_too():
         listener.shutdown()
 
 
+def test_emulate_runs_only_the_modules_named(capsys):
+    """Part of a robot emulated (the rest real, or in another process that can stop answering on its own)."""
+    channel = f"snake_cli_{next(_channels)}"
+    listener = can.Bus(interface="virtual", channel=channel)
+    ticks = itertools.count()
+    try:
+        out = io.StringIO()
+        assert cli.emulate(load_robot("koopaee6"), lambda: can.Bus(interface="virtual", channel=channel), 0.15, 0.0,
+                           out, clock=lambda: next(ticks) * 0.01, sleep=lambda s: None, modules=(2, 5)) == 0
+        assert "modules 2, 5 " in out.getvalue()
+        frames = [p.decode(m.arbitration_id, bytes(m.data)) for m in iter(lambda: listener.recv(timeout=0), None)]
+        assert {f.node for f in frames if f.kind == "HEARTBEAT"} == {2, 5}
+    finally:
+        listener.shutdown()
+    assert cli.main(["emulate", "--modules", "4,9", "--interface", "virtual", "--channel", channel]) == 2
+    assert "modules = [4, 9] is invalid" in capsys.readouterr().err
+
+
 def test_bad_flags_name_the_field_and_range(capsys):
     with pytest.raises(SystemExit):
         cli.main(["emulate", "--drop", "1.5"])
