@@ -119,7 +119,7 @@ demo: $(STAMP) build
 	$(BIN)/snake-sim run $$($(PY) -c "from snake_sim.scenario import DEFAULT_SCENARIO as s, DEFAULT_OVERRIDES as o; \
 		print(s, *(f'--set {v}' for v in o))") --out $(DEMO_OUT)
 
-test: $(STAMP) $(ROSSTAMP) $(SYSSTAMP) build
+test: $(STAMP) $(ROSSTAMP) $(SYSSTAMP) build ros-stack
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q $(PYTEST_ARGS)
 
 bench: $(STAMP) $(ROSSTAMP)

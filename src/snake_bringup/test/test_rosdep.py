@@ -20,7 +20,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[3]
 ROSDISTRO = REPO.parent / "shared" / "ros" / "rosdistro"
 ROSDEP = Path(sys.executable).parent / "rosdep"
-TARGET = ["--os=ubuntu:noble", "--simulate"]
+TARGET = ["--os=ubuntu:noble", "--simulate", "--reinstall"]  # every resolved package, installed here or not
 #: What a Dockerfile installs that no package.xml names, and why.
 EXTRAS = {
     "python3-rosdep": "rosdep itself, which installs everything else",
@@ -48,8 +48,8 @@ def rosdep_env(tmp_path_factory):
 def _docs_command(start: str) -> list[str]:
     """The one command of docs/robot.md's install steps that starts with ``start`` (environment settings before
     it dropped)."""
-    text = (REPO / "docs" / "robot.md").read_text()
-    lines = [line.split("#")[0].strip() for line in text.splitlines()]
+    blocks = re.findall(r"```bash\n(.*?)```", (REPO / "docs" / "robot.md").read_text(), flags=re.S)
+    lines = [line.split("#")[0].strip() for block in blocks for line in block.splitlines()]
     found = [re.sub(r"^(\w+=\S+\s+)+", "", line) for line in lines if start in line]
     assert len(found) == 1, f"docs/robot.md should give `{start} …` once, gives {found}"
     return shlex.split(found[0])
@@ -78,7 +78,7 @@ def _resolve(command: list[str], env: dict[str, str]) -> tuple[set[str], set[str
                          cwd=REPO, timeout=300)
     assert run.returncode == 0, f"{shlex.join(command)}: {run.stderr.strip()}"
     apt = set(re.findall(r"apt-get install -y (\S+)", run.stdout))
-    pip = set(re.findall(r"pip3? install -U (\S+)", run.stdout))
+    pip = set(re.findall(r"pip3? install -U (?:-I )?(\S+)", run.stdout))
     return apt, pip
 
 
