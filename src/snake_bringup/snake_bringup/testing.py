@@ -153,10 +153,11 @@ class JazzyStack:
         """``ros2 launch snake_bringup <launch_file> k:=v …`` as Jazzy's launch runs it: LaunchService with the
         file included from snake_bringup's share, under our Python (our packages and numpy), Jazzy's launch and
         launch_ros appended from the stack's site-packages."""
-        stack_site = subprocess.run([self.python, "-c", "import launch, os; print(os.path.dirname(os.path.dirname("
-                                     "launch.__file__)))"], env=self.env, capture_output=True, text=True,
-                                    check=True).stdout.strip()
-        code = (f"import sys; sys.path.append({stack_site!r})\n"
+        folders = subprocess.run([self.python, "-c", "import os, launch, launch_ros, osrf_pycommon, lark; print(*{"
+                                  "os.path.dirname(os.path.dirname(m.__file__)) for m in (launch, launch_ros, "
+                                  "osrf_pycommon, lark)})"], env=self.env, capture_output=True, text=True,
+                                 check=True).stdout.split()
+        code = (f"import sys; sys.path += {folders!r}\n"
                 "from launch import LaunchService\n"
                 "from launch.actions import IncludeLaunchDescription\n"
                 "from launch.launch_description_sources import PythonLaunchDescriptionSource\n"
