@@ -46,8 +46,8 @@ $(ROSSTAMP): requirements-ros.txt | $(STAMP)
 ros: $(ROSSTAMP)
 
 # Jazzy's C++ control stack (controller_manager, spawner, joint_state_broadcaster, forward_command_controller,
-# pid_controller, joint_state_topic_hardware_interface) and Jazzy's launch/launch_ros, for the tests on the real
-# controller_manager. A sourced ROS 2 Jazzy with ros2_control is used as it is. Otherwise the stack is built once
+# pid_controller, joint_state_topic_hardware_interface) and Jazzy's launch/launch_ros (plus composition_interfaces,
+# which launch_ros imports and no wheel provides), for the tests on the real controller_manager. A sourced ROS 2 Jazzy with ros2_control is used as it is. Otherwise the stack is built once
 # per machine from a source bundle (ROS_STACK_SRC: its tarballs; the build recipe build-stack.sh beside it) into
 # a cache outside the clone keyed by the bundle's hash, with its own venv (the recipe edits files in it); a second
 # `make` finds the stamp and pays nothing. $(ROS_STACK_ENV) tells the tests which environment to source.
@@ -85,6 +85,14 @@ ros-stack: | $(PY)
 	SRC="$$dir/src" REQS=$(CURDIR)/requirements-ros.txt WS="$$dir/ws" bash "$$recipe" $$steps; \
 	touch "$$dir/.built"; \
 	SRC="$$dir/src" WS="$$dir/ws" bash "$$recipe" env > "$$dir/env.sh"; \
+	if [ ! -f "$$dir/ws/install/share/composition_interfaces/package.xml" ]; then \
+		rm -f "$$dir/src/rcl_interfaces/composition_interfaces/COLCON_IGNORE"; \
+		( . "$$dir/env.sh" && cd "$$dir/ws" && nice -n 10 colcon build --packages-select composition_interfaces \
+			--base-paths "$$dir/src/rcl_interfaces" --merge-install --install-base "$$dir/ws/install" \
+			--build-base "$$dir/ws/build" --event-handlers console_direct- --cmake-args -DBUILD_TESTING=OFF \
+			-DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$$dir/ws/venv/bin/python3" \
+			-DCMAKE_SHARED_LINKER_FLAGS=-Wl,--as-needed -DCMAKE_MODULE_LINKER_FLAGS=-Wl,--as-needed ); \
+	fi; \
 	( . "$$dir/env.sh" && cd "$$dir/src" && \
 	  pip install --quiet --no-deps $(ROS_STACK_PIP) filelock && \
 	  pip install --quiet lark osrf-pycommon pyyaml psutil argcomplete packaging ); \

@@ -49,7 +49,7 @@ def stack(tmp_path_factory):
     env = stack_environment()
     if env is None:
         pytest.skip(SKIP_REASON)
-    domain = isolate_ros_domain() + 100  # the node tests of this worker keep theirs
+    domain = (isolate_ros_domain() + 100) % 233  # the node tests of this worker keep theirs (ids 0..232)
     s = JazzyStack(env, tmp_path_factory.mktemp("jazzy_stack"), domain)
     yield s
     s.stop_all()

@@ -31,7 +31,7 @@ EXTRAS = {
 @pytest.fixture(scope="module")
 def rosdep_env(tmp_path_factory):
     if not (ROSDISTRO / "index-v4.yaml").is_file():
-        pytest.skip("no offline Jazzy rosdep database next to the repository (shared/ros/rosdistro)")
+        pytest.skip("no offline Jazzy rosdep database beside the repository")
     home = tmp_path_factory.mktemp("rosdep")
     sources = home / "sources.list.d"
     sources.mkdir()
