@@ -103,6 +103,15 @@ def wait_until(condition: Callable[[], Any], what: str, timeout: float = STARTUP
     return value
 
 
+def _signal_group(pgid: int, sig: int) -> bool:
+    """Send ``sig`` to the process group; False when no process of it is left."""
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 def _ament_package(prefix: Path, package: str, executables: dict[str, str]) -> None:
     (prefix / "share/ament_index/resource_index/packages").mkdir(parents=True, exist_ok=True)
     (prefix / "share/ament_index/resource_index/packages" / package).write_text("")
@@ -127,7 +136,9 @@ class JazzyStack:
         self.env = {**env, "ROS_DOMAIN_ID": str(domain), "ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST",
                     "PYTHONUNBUFFERED": "1", "RCUTILS_LOGGING_BUFFERED_STREAM": "0",
                     "AMENT_PREFIX_PATH": os.pathsep.join([*ours, env.get("AMENT_PREFIX_PATH", ""), str(standins)]),
-                    "PATH": os.pathsep.join([env.get("PATH", ""), str(Path(sys.executable).parent)])}
+                    # our Python first: scripts that start with `#!/usr/bin/env python3` (can_bridge) run there, as on
+                    # a ROS install with one Python; the stack's own executables name their interpreter
+                    "PATH": os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])}
         self.python = shutil.which("python3", path=env.get("PATH")) or "python3"
         self.processes: list[tuple[str, subprocess.Popen]] = []
 
@@ -176,14 +187,16 @@ class JazzyStack:
         return json.loads(run.stdout) if run.returncode == 0 and run.stdout.strip() else {}
 
     def stop(self, process: subprocess.Popen, timeout: float = 20.0) -> int:
-        """SIGINT (as launch and a terminal do), then SIGKILL to the process group; the exit code."""
-        if process.poll() is None:
-            try:
-                os.killpg(process.pid, signal.SIGINT)
-                return process.wait(timeout)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-        return process.wait()
+        """SIGINT to the process's group (as Ctrl-C in a terminal: launch and everything it started), SIGKILL to
+        what is left of the group after ``timeout``; the process's exit code."""
+        _signal_group(process.pid, signal.SIGINT)
+        try:
+            code = process.wait(timeout)
+            wait_until(lambda: not _signal_group(process.pid, 0), "the process group to end", timeout)
+        except (subprocess.TimeoutExpired, AssertionError):
+            _signal_group(process.pid, signal.SIGKILL)
+            code = process.wait()
+        return code
 
     def stop_all(self) -> None:
         for _, process in reversed(self.processes):

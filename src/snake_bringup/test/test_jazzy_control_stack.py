@@ -42,6 +42,8 @@ pytestmark = [pytest.mark.xdist_group("jazzy_stack"), pytest.mark.slow]
 ROBOTS = locator.robot_names()
 #: DiagnosticStatus levels
 OK, WARN, ERROR, STALE = 0, 1, 2, 3
+HIL_ROBOT = "koopaee6"
+WINDOW = 3.0  # s of wall time recorded per verdict (about 1.5 pedal-wave periods)
 
 
 @pytest.fixture(scope="module")
@@ -82,8 +84,13 @@ class Recorder:
             self.messages[topic].append(msg)
 
     def _spin(self) -> None:
-        while self.context.ok():
-            self.executor.spin_once(timeout_sec=0.05)
+        from rclpy.executors import ExternalShutdownException
+
+        try:
+            while self.context.ok():
+                self.executor.spin_once(timeout_sec=0.05)
+        except ExternalShutdownException:  # close()
+            pass
 
     def get(self, topic: str) -> list:
         with self._lock:
@@ -149,14 +156,132 @@ def test_robot_launch_on_mock_hardware_activates_every_controller_of_the_robot(s
 def test_robot_launch_refuses_real_hardware_for_a_robot_without_can_modules(stack):
     robot = next(r for r in ROBOTS if load_robot(r).can_ids is None)
     launch = stack.launch(f"real_{robot}", "robot.launch.py", {"robot": robot, "use_mock_hardware": "false"})
-    assert launch.wait(timeout=120) != 0
+    try:
+        assert launch.wait(timeout=120) != 0
+    finally:
+        stack.stop(launch)  # what it had started before the error (robot_state_publisher) goes too
     assert "names no CAN modules (can.module_ids)" in stack.log(f"real_{robot}")
+
+
+# ------------------------------------------------------------------- Gazebo's motor PD on the real pid_controller
+
+
+class MotorPlant:
+    """The motor joints of koopaee6 in Gazebo, damping-dominated: the motor joint's damping K_D (URDF,
+    hardware:=gazebo) against the effort command U of pid_controller, K_D β̇ = U (the rotor's J_r/K_D is ~1e-8 s),
+    integrated exactly per command message of the topic hardware; its states go back on /loop/joint_states."""
+
+    def __init__(self, recorder: Recorder, damping: float):
+        from sensor_msgs.msg import JointState
+
+        self.damping = damping
+        self.beta: dict[str, float] = {}
+        self.last: float | None = None
+        self.JointState = JointState
+        self._pub = recorder.node.create_publisher(JointState, "/loop/joint_states", 10)
+        recorder.node.create_subscription(JointState, "/loop/joint_commands", self._on_command, 10)
+
+    def _on_command(self, msg) -> None:
+        now = _stamp(msg)
+        motors = [n for n in msg.name if n.startswith("motor_")]
+        efforts = dict(zip(motors, msg.effort, strict=False))
+        dt = 0.0 if self.last is None else min(max(now - self.last, 0.0), 0.05)
+        self.last = now
+        rates = {m: (u / self.damping if math.isfinite(u) else 0.0) for m, u in efforts.items()}
+        for m, rate in rates.items():
+            self.beta[m] = self.beta.get(m, 0.0) + rate * dt
+        state = self.JointState(name=list(rates), position=[self.beta[m] for m in rates],
+                                velocity=list(rates.values()))
+        state.header.stamp = msg.header.stamp
+        self._pub.publish(state)
+
+
+def _sine_fit(t: np.ndarray, y: np.ndarray, omega: float) -> tuple[float, float]:
+    """(amplitude, phase) of the least-squares a sin(ωt) + b cos(ωt) + c."""
+    a, b, _ = np.linalg.lstsq(np.column_stack([np.sin(omega * t), np.cos(omega * t), np.ones_like(t)]), y,
+                              rcond=None)[0]
+    return float(np.hypot(a, b)), float(np.arctan2(b, a))
+
+
+def test_gazebo_motor_pd_follows_beta_d_with_its_rate_and_lags_without(stack, tmp_path, record_property):
+    """koopaee6_gz.yaml's motor_pd_controller (the real pid_controller), chained behind the real forward
+    command controllers, with the topic hardware in place of gz_ros2_control and a damping-dominated motor plant.
+    Without β̇_d (velocity reference at its activation value, the robot at rest) the loop is the first-order low
+    pass K_p/(K_p + K_D s); with β̇_d on /motor_velocity_controller/commands it follows β_d."""
+    import xacro
+    from sensor_msgs.msg import JointState
+    from std_msgs.msg import Float64MultiArray
+
+    actuator = load_robot(HIL_ROBOT).actuator
+    urdf = xacro.process_file(str(locator.data_dir() / "urdf" / "snake.urdf.xacro"),
+                              mappings={"robot": HIL_ROBOT, "hardware": "gazebo"}).toxml()
+    urdf = urdf.replace("<plugin>gz_ros2_control/GazeboSimSystem</plugin>", (
+        "<plugin>joint_state_topic_hardware_interface/JointStateTopicSystem</plugin>"
+        '<param name="joint_commands_topic">/loop/joint_commands</param>'
+        '<param name="joint_states_topic">/loop/joint_states</param>'
+        '<param name="trigger_joint_command_threshold">-1</param>'))
+    (tmp_path / "description.yaml").write_text(yaml.safe_dump(
+        {"robot_state_publisher": {"ros__parameters": {"robot_description": urdf}}}))
+    # the file's controllers and gains; wall clock instead of Gazebo's /clock, 250 Hz instead of one update per step
+    (tmp_path / "manager.yaml").write_text(yaml.safe_dump(
+        {"controller_manager": {"ros__parameters": {"use_sim_time": False, "update_rate": 250}}}))
+    controllers = REPO / controllers_file(HIL_ROBOT, simulator=True)
+    expected = spawned_controllers(controllers)
+    assert "motor_velocity_controller" in expected
+    recorder = Recorder(stack.domain, {"/loop/joint_states": JointState})
+    MotorPlant(recorder, actuator.kd)
+    pub_position = recorder.node.create_publisher(Float64MultiArray, "/motor_position_controller/commands", 10)
+    pub_rate = recorder.node.create_publisher(Float64MultiArray, "/motor_velocity_controller/commands", 10)
+    stack.start("pd_description", [stack.executable("robot_state_publisher", "robot_state_publisher"),
+                                   "--ros-args", "--params-file", str(tmp_path / "description.yaml")])
+    manager = stack.start("pd_manager", [stack.executable("controller_manager", "ros2_control_node"), "--ros-args",
+                                         "--params-file", str(controllers), "--params-file",
+                                         str(tmp_path / "manager.yaml")])
+    spawner = stack.start("pd_spawner", [stack.python, stack.executable("controller_manager", "spawner"), *expected,
+                                         "--controller-manager", "/controller_manager"])
+    try:
+        wait_until(lambda: spawner.poll() is not None, "the spawner")
+        assert spawner.returncode == 0, stack.log("pd_spawner")[-3000:] + stack.log("pd_manager")[-3000:]
+        assert set(active_controllers(stack, manager, "pd_manager", expected)) >= set(expected)
+        omega, amplitude, period = math.pi, 0.3, 0.01  # the pedal wave's ω; the SEA controllers' 100 Hz
+
+        def drive(seconds: float, with_rate: bool) -> tuple[float, float]:
+            """Drive motor_1 with β_d = A sin(ωt) for ``seconds``; (amplitude ratio, lag [s]) of β over the last
+            two periods."""
+            recorder.clear()
+            start, start_wall = time.monotonic(), time.time()
+            while (t := time.monotonic() - start) < seconds:
+                beta_d = [amplitude * math.sin(omega * t)] + [0.0] * 4
+                pub_position.publish(Float64MultiArray(data=beta_d))
+                if with_rate:
+                    pub_rate.publish(Float64MultiArray(data=[amplitude * omega * math.cos(omega * t)] + [0.0] * 4))
+                time.sleep(period)
+            states = [m for m in recorder.get("/loop/joint_states") if "motor_1" in m.name]
+            times = np.array([_stamp(m) for m in states]) - start_wall  # ROS time is the system clock
+            beta = np.array([m.position[list(m.name).index("motor_1")] for m in states])
+            keep = times > seconds - 4.0
+            gain, phase = _sine_fit(times[keep], beta[keep], omega)
+            return gain / amplitude, -phase / omega
+
+        without = drive(8.0, with_rate=False)
+        with_rate = drive(8.0, with_rate=True)
+    finally:
+        for process in (spawner, manager):
+            stack.stop(process)
+        recorder.close()
+    tau = actuator.kd / actuator.kp
+    predicted = (1 / math.hypot(1, omega * tau), math.atan(omega * tau) / omega)
+    record_property("pd_without_rate_gain_lag", without)
+    record_property("pd_with_rate_gain_lag", with_rate)
+    print(f"motor PD on the real pid_controller at ω = π rad/s: without β̇_d amplitude {without[0]:.3f}, lag "
+          f"{without[1]:.3f} s (first-order low pass: {predicted[0]:.3f}, {predicted[1]:.3f} s); with β̇_d "
+          f"amplitude {with_rate[0]:.3f}, lag {with_rate[1]:.3f} s")
+    assert without[0] == pytest.approx(predicted[0], abs=0.1) and without[1] == pytest.approx(predicted[1], abs=0.1)
+    assert with_rate[0] == pytest.approx(1.0, abs=0.1) and abs(with_rate[1]) < 0.5 * predicted[1]
 
 
 # ---------------------------------------------------------------------- CAN hardware in the loop, koopaee6
 
-HIL_ROBOT = "koopaee6"
-WINDOW = 3.0  # s of wall time recorded per verdict (about 1.5 pedal-wave periods)
 
 
 class CanRobot:
@@ -335,120 +460,3 @@ def test_a_released_estop_lets_the_modules_follow_again(can_robot):
     robot = can_robot
     robot.snake_can("estop", "--release")
     wait_until(lambda: _following(robot), "the modules to follow after the release", timeout=30)
-
-
-# ------------------------------------------------------------------- Gazebo's motor PD on the real pid_controller
-
-
-class MotorPlant:
-    """The motor joints of koopaee6 in Gazebo, damping-dominated: the motor joint's damping K_D (URDF,
-    hardware:=gazebo) against the effort command U of pid_controller, K_D β̇ = U (the rotor's J_r/K_D is ~1e-8 s),
-    integrated exactly per command message of the topic hardware; its states go back on /loop/joint_states."""
-
-    def __init__(self, recorder: Recorder, damping: float):
-        from sensor_msgs.msg import JointState
-
-        self.damping = damping
-        self.beta: dict[str, float] = {}
-        self.last: float | None = None
-        self.JointState = JointState
-        self._pub = recorder.node.create_publisher(JointState, "/loop/joint_states", 10)
-        recorder.node.create_subscription(JointState, "/loop/joint_commands", self._on_command, 10)
-
-    def _on_command(self, msg) -> None:
-        now = _stamp(msg)
-        motors = [n for n in msg.name if n.startswith("motor_")]
-        efforts = dict(zip(motors, msg.effort, strict=False))
-        dt = 0.0 if self.last is None else min(max(now - self.last, 0.0), 0.05)
-        self.last = now
-        rates = {m: (u / self.damping if math.isfinite(u) else 0.0) for m, u in efforts.items()}
-        for m, rate in rates.items():
-            self.beta[m] = self.beta.get(m, 0.0) + rate * dt
-        state = self.JointState(name=list(rates), position=[self.beta[m] for m in rates],
-                                velocity=list(rates.values()))
-        state.header.stamp = msg.header.stamp
-        self._pub.publish(state)
-
-
-def _sine_fit(t: np.ndarray, y: np.ndarray, omega: float) -> tuple[float, float]:
-    """(amplitude, phase) of the least-squares a sin(ωt) + b cos(ωt) + c."""
-    a, b, _ = np.linalg.lstsq(np.column_stack([np.sin(omega * t), np.cos(omega * t), np.ones_like(t)]), y,
-                              rcond=None)[0]
-    return float(np.hypot(a, b)), float(np.arctan2(b, a))
-
-
-def test_gazebo_motor_pd_follows_beta_d_with_its_rate_and_lags_without(stack, tmp_path, record_property):
-    """koopaee6_gz.yaml's motor_pd_controller (the real pid_controller), chained behind the real forward
-    command controllers, with the topic hardware in place of gz_ros2_control and a damping-dominated motor plant.
-    Without β̇_d (velocity reference at its activation value, the robot at rest) the loop is the first-order low
-    pass K_p/(K_p + K_D s); with β̇_d on /motor_velocity_controller/commands it follows β_d."""
-    import xacro
-    from sensor_msgs.msg import JointState
-    from std_msgs.msg import Float64MultiArray
-
-    actuator = load_robot(HIL_ROBOT).actuator
-    urdf = xacro.process_file(str(locator.data_dir() / "urdf" / "snake.urdf.xacro"),
-                              mappings={"robot": HIL_ROBOT, "hardware": "gazebo"}).toxml()
-    urdf = urdf.replace("<plugin>gz_ros2_control/GazeboSimSystem</plugin>", (
-        "<plugin>joint_state_topic_hardware_interface/JointStateTopicSystem</plugin>"
-        '<param name="joint_commands_topic">/loop/joint_commands</param>'
-        '<param name="joint_states_topic">/loop/joint_states</param>'
-        '<param name="trigger_joint_command_threshold">-1</param>'))
-    (tmp_path / "description.yaml").write_text(yaml.safe_dump(
-        {"robot_state_publisher": {"ros__parameters": {"robot_description": urdf}}}))
-    # the file's controllers and gains; wall clock instead of Gazebo's /clock, 250 Hz instead of one update per step
-    (tmp_path / "manager.yaml").write_text(yaml.safe_dump(
-        {"controller_manager": {"ros__parameters": {"use_sim_time": False, "update_rate": 250}}}))
-    controllers = REPO / controllers_file(HIL_ROBOT, simulator=True)
-    expected = spawned_controllers(controllers)
-    assert "motor_velocity_controller" in expected
-    recorder = Recorder(stack.domain, {"/loop/joint_states": JointState})
-    MotorPlant(recorder, actuator.kd)
-    pub_position = recorder.node.create_publisher(Float64MultiArray, "/motor_position_controller/commands", 10)
-    pub_rate = recorder.node.create_publisher(Float64MultiArray, "/motor_velocity_controller/commands", 10)
-    stack.start("pd_description", [stack.executable("robot_state_publisher", "robot_state_publisher"),
-                                   "--ros-args", "--params-file", str(tmp_path / "description.yaml")])
-    manager = stack.start("pd_manager", [stack.executable("controller_manager", "ros2_control_node"), "--ros-args",
-                                         "--params-file", str(controllers), "--params-file",
-                                         str(tmp_path / "manager.yaml")])
-    spawner = stack.start("pd_spawner", [stack.python, stack.executable("controller_manager", "spawner"), *expected,
-                                         "--controller-manager", "/controller_manager"])
-    try:
-        wait_until(lambda: spawner.poll() is not None, "the spawner")
-        assert spawner.returncode == 0, stack.log("pd_spawner")[-3000:] + stack.log("pd_manager")[-3000:]
-        assert set(active_controllers(stack, manager, "pd_manager", expected)) >= set(expected)
-        omega, amplitude, period = math.pi, 0.3, 0.01  # the pedal wave's ω; the SEA controllers' 100 Hz
-
-        def drive(seconds: float, with_rate: bool) -> tuple[float, float]:
-            """Drive motor_1 with β_d = A sin(ωt) for ``seconds``; (amplitude ratio, lag [s]) of β over the last
-            two periods."""
-            recorder.clear()
-            start, start_wall = time.monotonic(), time.time()
-            while (t := time.monotonic() - start) < seconds:
-                beta_d = [amplitude * math.sin(omega * t)] + [0.0] * 4
-                pub_position.publish(Float64MultiArray(data=beta_d))
-                if with_rate:
-                    pub_rate.publish(Float64MultiArray(data=[amplitude * omega * math.cos(omega * t)] + [0.0] * 4))
-                time.sleep(period)
-            states = [m for m in recorder.get("/loop/joint_states") if "motor_1" in m.name]
-            times = np.array([_stamp(m) for m in states]) - start_wall  # ROS time is the system clock
-            beta = np.array([m.position[list(m.name).index("motor_1")] for m in states])
-            keep = times > seconds - 4.0
-            gain, phase = _sine_fit(times[keep], beta[keep], omega)
-            return gain / amplitude, -phase / omega
-
-        without = drive(8.0, with_rate=False)
-        with_rate = drive(8.0, with_rate=True)
-    finally:
-        for process in (spawner, manager):
-            stack.stop(process)
-        recorder.close()
-    tau = actuator.kd / actuator.kp
-    predicted = (1 / math.hypot(1, omega * tau), math.atan(omega * tau) / omega)
-    record_property("pd_without_rate_gain_lag", without)
-    record_property("pd_with_rate_gain_lag", with_rate)
-    print(f"motor PD on the real pid_controller at ω = π rad/s: without β̇_d amplitude {without[0]:.3f}, lag "
-          f"{without[1]:.3f} s (first-order low pass: {predicted[0]:.3f}, {predicted[1]:.3f} s); with β̇_d "
-          f"amplitude {with_rate[0]:.3f}, lag {with_rate[1]:.3f} s")
-    assert without[0] == pytest.approx(predicted[0], abs=0.1) and without[1] == pytest.approx(predicted[1], abs=0.1)
-    assert with_rate[0] == pytest.approx(1.0, abs=0.1) and abs(with_rate[1]) < 0.5 * predicted[1]
