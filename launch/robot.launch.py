@@ -4,7 +4,7 @@ another machine, same ROS_DOMAIN_ID).
 
     ros2 launch snake_bringup robot.launch.py can_interface:=can0 robot:=koopaee6 controller:=stiffness
 
-Arguments (docs/robot.md): can_interface, can_bus_type, robot, controller, gait, layout, joint_roll,
+Arguments (docs/robot.md): can_interface, can_bus_type, can_bridge_params, robot, controller, gait, layout, joint_roll,
 use_mock_hardware, rviz. Graph: can_bridge (CAN ⇄ /can_bridge/joint_states, /can_bridge/joint_commands) ⇄
 ros2_control_node (hardware:=real) with every controller of config/controllers/<robot>.yaml, started by one
 spawner (joint_state_broadcaster → /joint_states first; SEA robots: motor_position_controller ←
@@ -64,8 +64,9 @@ def ros2_control_nodes(context, *args, **kwargs):
              arguments=[*spawned_controllers(controllers), "--controller-manager", "/controller_manager"]),
     ]
     if not mock:
+        extra = [arg("can_bridge_params")] if arg("can_bridge_params") else []
         nodes.insert(0, Node(package="snake_hardware", executable="can_bridge", output="screen", parameters=[{
-            "can_interface": arg("can_interface"), "can_bus_type": arg("can_bus_type"), "robot": robot}]))
+            "can_interface": arg("can_interface"), "can_bus_type": arg("can_bus_type"), "robot": robot}, *extra]))
     return nodes
 
 
@@ -85,6 +86,8 @@ def generate_launch_description():
                               description="CAN channel of the module bus (SocketCAN interface at 1 Mbit/s)"),
         DeclareLaunchArgument("can_bus_type", default_value="socketcan",
                               description="python-can interface of the bus (socketcan, pcan, remote, …)"),
+        DeclareLaunchArgument("can_bridge_params", default_value="",
+                              description="extra ROS parameters file for can_bridge (rate, timeouts); empty: none"),
         DeclareLaunchArgument("robot", default_value="koopaee6", description="robot file in config/robots/"),
         DeclareLaunchArgument("controller", default_value="position", choices=list(CONTROLLER_MODES),
                               description="SEA joint controller mode (gains in config/sea_modes/<mode>.yaml)"),

@@ -167,7 +167,9 @@ def test_ros2_control_interfaces_per_back_end(hardware, make_urdf):
     command = "effort" if hardware == "gazebo" else "position"  # gz position commands are kinematic
     for j in range(1, 6):
         motor, spring = joints[f"motor_{j}"], joints[f"spring_{j}"]
-        assert [c.get("name") for c in motor.findall("command_interface")] == [command]
+        # mock/real: β_d and β̇_d, the two references of the modules' PD, 002 (4.39)
+        assert [c.get("name") for c in motor.findall("command_interface")] == \
+            (["effort"] if hardware == "gazebo" else ["position", "velocity"])
         assert [s.get("name") for s in motor.findall("state_interface")] == ["position", "velocity", "effort"]
         assert spring.findall("command_interface") == []  # the spring is passive
     # Gazebo's effort carries K_p (β_d − β) + K_D β̇_d (the D term is the joint damping): bounded within the limits
@@ -224,6 +226,9 @@ def test_controller_files_name_the_descriptions_joints(robot, make_urdf):
         else:
             assert fwd_params["joints"] == commanded
             assert fwd_params["interface_name"] == interface
+            if load_robot(robot).sea is not None:  # β̇_d to the motors' velocity command interface
+                vel = cfg["motor_velocity_controller"]["ros__parameters"]
+                assert (vel["joints"], vel["interface_name"]) == (commanded, "velocity")
 
 
 def _random_sea_state(rng: np.random.Generator, n: int) -> np.ndarray:

@@ -68,11 +68,12 @@ def test_core_refuses_commands_that_lack_a_motor(rig):
 
 def topic_hardware_command(urdf: str, commands: dict[str, float]) -> tuple[list[str], list[float], list[float]]:
     """(name, position, velocity) of the sensor_msgs/JointState that Jazzy's topic hardware publishes for
-    the ros2_control block of ``urdf``, as JointStateTopicSystem::write() builds it
+    the ros2_control block of ``urdf`` (every command interface of a joint at ``commands[joint]``), as
+    JointStateTopicSystem::write() builds it
     (ros-controls/topic_based_hardware_interfaces d115f23, joint_state_topic_hardware_interface/src/
     joint_state_topic_hardware_interface.cpp lines 202-228): one name per joint of the block, in the block's
-    order (hardware_interface's component_parser keeps it), and a position only for each position command
-    interface (NaN until a controller has written it: the command interfaces start as NaN)."""
+    order (hardware_interface's component_parser keeps it), and a position (velocity) only for each position
+    (velocity) command interface (NaN until a controller has written it: the command interfaces start as NaN)."""
     system = ET.fromstring(urdf).find("ros2_control")
     name, position, velocity = [], [], []
     for joint in system.findall("joint"):
@@ -84,8 +85,9 @@ def topic_hardware_command(urdf: str, commands: dict[str, float]) -> tuple[list[
 
 
 def test_core_takes_the_command_as_the_jazzy_topic_hardware_writes_it(rig):
-    """The robot's URDF (hardware:=real) through the topic hardware's write(): 10 names, 5 positions; each
-    module gets its own β_d, and the NaN stream before the first controller command holds without a fault."""
+    """The robot's URDF (hardware:=real) through the topic hardware's write(): 10 names, 5 positions and 5
+    velocities; each module gets its own β_d and β̇_d, and the NaN stream before the first controller command
+    holds without a fault."""
     import xacro
 
     from snake_core import locator
@@ -96,15 +98,18 @@ def test_core_takes_the_command_as_the_jazzy_topic_hardware_writes_it(rig):
     bridge = CanBridge(r.driver)
     r.start()
     name, position, velocity = topic_hardware_command(urdf, {})
-    assert len(name) == 10 and len(position) == 5 and velocity == []
+    assert len(name) == 10 and len(position) == len(velocity) == 5
     before = r.driver.command_time
     bridge.on_named_command(name, position, velocity, r.t + 1.0)
     assert "command_invalid" not in r.driver.faults and r.driver.command_time == before  # not a command
     beta_d = {f"motor_{j}": 0.01 * j for j in range(1, 6)}
-    bridge.on_named_command(*topic_hardware_command(urdf, beta_d), r.t)
+    rate_d = {f"motor_{j}": -0.25 * j for j in range(1, 6)}
+    name, position, _ = topic_hardware_command(urdf, beta_d)
+    _, _, velocity = topic_hardware_command(urdf, rate_d)
+    bridge.on_named_command(name, position, velocity, r.t)
     assert "command_invalid" not in r.driver.faults
     np.testing.assert_array_equal(r.driver.command, [0.01, 0.02, 0.03, 0.04, 0.05])
-    np.testing.assert_array_equal(r.driver.command_rate, 0.0)
+    np.testing.assert_array_equal(r.driver.command_rate, [-0.25, -0.5, -0.75, -1.0, -1.25])
 
 
 def _level(status) -> int:
