@@ -233,8 +233,8 @@ def test_gazebo_motor_pd_follows_beta_d_with_its_rate_and_lags_without(stack, tm
     MotorPlant(recorder, actuator.kd)
     pub_position = recorder.node.create_publisher(Float64MultiArray, "/motor_position_controller/commands", 10)
     pub_rate = recorder.node.create_publisher(Float64MultiArray, "/motor_velocity_controller/commands", 10)
-    stack.start("pd_description", [stack.executable("robot_state_publisher", "robot_state_publisher"),
-                                   "--ros-args", "--params-file", str(tmp_path / "description.yaml")])
+    description = stack.start("pd_description", [stack.executable("robot_state_publisher", "robot_state_publisher"),
+                                                 "--ros-args", "--params-file", str(tmp_path / "description.yaml")])
     manager = stack.start("pd_manager", [stack.executable("controller_manager", "ros2_control_node"), "--ros-args",
                                          "--params-file", str(controllers), "--params-file",
                                          str(tmp_path / "manager.yaml")])
@@ -267,7 +267,7 @@ def test_gazebo_motor_pd_follows_beta_d_with_its_rate_and_lags_without(stack, tm
         without = drive(8.0, with_rate=False)
         with_rate = drive(8.0, with_rate=True)
     finally:
-        for process in (spawner, manager):
+        for process in (spawner, manager, description):  # the next test's controller_manager must not get this URDF
             stack.stop(process)
         recorder.close()
     tau = actuator.kd / actuator.kp
@@ -475,4 +475,4 @@ def test_an_estop_holds_the_modules(can_robot):
 def test_a_released_estop_lets_the_modules_follow_again(can_robot):
     robot = can_robot
     robot.snake_can("estop", "--release")
-    wait_until(lambda: _following(robot), "the modules to follow after the release", timeout=30)
+    wait_until(lambda: _following(robot), "the modules to follow after the release", timeout=10)
