@@ -52,7 +52,7 @@ def stack(tmp_path_factory):
     env = stack_environment()
     if env is None:
         pytest.skip(SKIP_REASON)
-    domain = (isolate_ros_domain() + 100) % 233  # the node tests of this worker keep theirs (ids 0..232)
+    domain = (isolate_ros_domain() + 180) % 233  # away from the node tests' domains (ROS domain ids 0..232)
     s = JazzyStack(env, tmp_path_factory.mktemp("jazzy_stack"), domain)
     yield s
     s.stop_all()
