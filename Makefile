@@ -17,7 +17,7 @@ PYTEST_ARGS ?=
 #: sros2 (SROS2 keystores) has no wheel: it is installed from the Jazzy source bundle when present.
 SROS2_SOURCE ?= ../shared/ros/src/jazzy-stack-src.tar.xz
 
-.PHONY: all install ros system-deps build demo test bench lint clean
+.PHONY: all install ros ros-stack system-deps build demo test bench lint clean
 
 all: demo
 
@@ -54,6 +54,62 @@ $(ROSSTAMP): requirements-ros.txt | $(STAMP)
 
 ros: $(ROSSTAMP)
 
+# Jazzy's C++ control stack (controller_manager, spawner, joint_state_broadcaster, forward_command_controller,
+# pid_controller, joint_state_topic_hardware_interface) and Jazzy's launch/launch_ros (plus composition_interfaces,
+# which launch_ros imports and no wheel provides), for the tests on the real controller_manager. A sourced ROS 2 Jazzy with ros2_control is used as it is. Otherwise the stack is built once
+# per machine from a source bundle (ROS_STACK_SRC: its tarballs; the build recipe build-stack.sh beside it) into
+# a cache outside the clone keyed by the bundle's hash, with its own venv (the recipe edits files in it); a second
+# `make` finds the stamp and pays nothing. $(ROS_STACK_ENV) tells the tests which environment to source.
+ROS_STACK_SRC ?= $(if $(wildcard ../shared/ros/src/*.tar.xz),../shared/ros/src)
+ROS_STACK_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/snake_sea/ros-stack
+ROS_STACK_ENV := $(VENV)/.ros-stack-env
+ROS_STACK_PIP := ros2cli/ros2cli ros2cli/ros2param launch/launch launch_ros/launch_ros
+
+ros-stack: | $(PY)
+	@set -euo pipefail; \
+	ament="$${AMENT_PREFIX_PATH:-}"; for p in $${ament//:/ }; do \
+		if [ "$${ROS_DISTRO:-}" = jazzy ] && [ -f "$$p/share/controller_manager/package.xml" ]; then \
+			echo "using the sourced ROS 2 Jazzy's ros2_control ($$p)"; echo sourced > $(ROS_STACK_ENV); exit 0; fi; \
+	done; \
+	src="$(ROS_STACK_SRC)"; \
+	if [ -z "$$src" ] || [ ! -f "$$src/../build-stack.sh" ]; then \
+		echo "note: no ROS 2 Jazzy ros2_control sourced and no stack source bundle (ROS_STACK_SRC); the tests on the real controller_manager are skipped"; \
+		: > $(ROS_STACK_ENV); exit 0; fi; \
+	src=$$(cd "$$src" && pwd); recipe=$$(cd "$$src/.." && pwd)/build-stack.sh; \
+	key=$$(cat $$(ls "$$src"/* | sort) "$$recipe" | sha256sum | cut -c1-16); \
+	dir="$(ROS_STACK_CACHE)/$$key"; mkdir -p "$$dir"; \
+	exec 9>"$$dir.lock"; flock 9; \
+	reqs=$$(sha256sum requirements-ros.txt | cut -c1-16); \
+	if [ -f "$$dir/.done" ] && [ "$$(cat "$$dir/.done")" = "$$reqs" ]; then \
+		echo "ROS 2 Jazzy control stack: $$dir"; echo "$$dir/env.sh" > $(ROS_STACK_ENV); exit 0; fi; \
+	echo "building ROS 2 Jazzy's control stack into $$dir (once per machine; about 11 min on 2 cores)"; \
+	steps="venv fixup"; \
+	if [ ! -f "$$dir/.built" ]; then \
+		rm -rf "$$dir/src"; for t in "$$src"/*.tar.xz; do tar -xJf "$$t" -C "$$dir"; done; \
+		steps="venv fixup prepare build"; \
+		if [ "$$(id -u)" = 0 ]; then steps="apt $$steps"; \
+		elif sudo -n true 2>/dev/null; then sudo env SRC="$$dir/src" bash "$$recipe" apt; \
+		else echo "note: not root: the build packages of $$recipe (step apt) must be installed"; fi; \
+	fi; \
+	SRC="$$dir/src" REQS=$(CURDIR)/requirements-ros.txt WS="$$dir/ws" bash "$$recipe" $$steps; \
+	touch "$$dir/.built"; \
+	SRC="$$dir/src" WS="$$dir/ws" bash "$$recipe" env > "$$dir/env.sh"; \
+	if [ ! -f "$$dir/ws/install/share/composition_interfaces/package.xml" ]; then \
+		rm -f "$$dir/src/rcl_interfaces/composition_interfaces/COLCON_IGNORE"; \
+		( . "$$dir/env.sh" && cd "$$dir/ws" && nice -n 10 colcon build --packages-select composition_interfaces \
+			--base-paths "$$dir/src/rcl_interfaces" --merge-install --install-base "$$dir/ws/install" \
+			--build-base "$$dir/ws/build" --event-handlers console_direct- --cmake-args -DBUILD_TESTING=OFF \
+			-DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$$dir/ws/venv/bin/python3" \
+			-DCMAKE_SHARED_LINKER_FLAGS=-Wl,--as-needed -DCMAKE_MODULE_LINKER_FLAGS=-Wl,--as-needed ); \
+	fi; \
+	( . "$$dir/env.sh" && cd "$$dir/src" && \
+	  pip install --quiet --no-deps $(ROS_STACK_PIP) filelock && \
+	  pip install --quiet lark osrf-pycommon pyyaml psutil argcomplete packaging ); \
+	SRC="$$dir/src" WS="$$dir/ws" bash "$$recipe" fixup; \
+	echo "$$reqs" > "$$dir/.done"; \
+	echo "ROS 2 Jazzy control stack: $$dir ($$(du -sh "$$dir/ws/install" | cut -f1) install, $$(du -sh "$$dir/ws/venv" | cut -f1) venv)"; \
+	echo "$$dir/env.sh" > $(ROS_STACK_ENV)
+
 # Debian tools for tier-4 tests (check_urdf, libsdformat and a compiler for its checker) and can-utils, installed with
 # apt-get as root or through sudo; skipped with a notice where apt-get is missing or we are neither root nor
 # sudo-capable, and with APT=no (then not remembered: a later run without it installs them).
@@ -88,7 +144,7 @@ demo: $(STAMP) build
 	@echo "  snake-sim run pedal-wave    # the vertical-plane crawl of the thesis' robot, writes out/pedal-wave/"
 	@echo "More in README.md, 'First five things to try'."
 
-test: $(STAMP) $(ROSSTAMP) $(SYSSTAMP) build
+test: $(STAMP) $(ROSSTAMP) $(SYSSTAMP) build ros-stack
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q $(PYTEST_ARGS)
 
 bench: $(STAMP) $(ROSSTAMP)

@@ -1,19 +1,22 @@
 """The real robot: joint modules on a CAN bus through snake_hardware's can_bridge and ros2_control
-(topic_based_ros2_control), with our nodes; RViz optional (or on another machine, same ROS_DOMAIN_ID).
+(Jazzy's topic hardware, joint_state_topic_hardware_interface), with our nodes; RViz optional (or on
+another machine, same ROS_DOMAIN_ID).
 
     ros2 launch snake_bringup robot.launch.py can_interface:=can0 robot:=koopaee6 controller:=stiffness
 
-Arguments (README "ROS 2"): can_interface, robot, controller, gait, layout, joint_roll, use_mock_hardware,
-rviz. Graph: can_bridge (CAN ⇄ /can_bridge/joint_states, /can_bridge/joint_commands) ⇄ ros2_control
-(hardware:=real; joint_state_broadcaster → /joint_states, motor_position_controller ←
-/motor_position_controller/commands) ⇄ our nodes from snake_control.graph (gait_generator → the SEA
-controllers of ``layout``). With use_mock_hardware:=true the modules are replaced by mock_components
-(commands mirrored into states) and no CAN bridge is started.
+Arguments (docs/robot.md): can_interface, can_bus_type, can_bridge_params, robot, controller, gait, layout, joint_roll,
+use_mock_hardware, rviz. Graph: can_bridge (CAN ⇄ /can_bridge/joint_states, /can_bridge/joint_commands) ⇄
+ros2_control_node (hardware:=real) with every controller of config/controllers/<robot>.yaml, started by one
+spawner (joint_state_broadcaster → /joint_states first; SEA robots: motor_position_controller ←
+/motor_position_controller/commands; rigid robots: joint_effort_controller ← /joint_effort_controller/commands)
+⇄ our nodes from snake_control.graph (gait_generator → the SEA controllers of ``layout``). With
+use_mock_hardware:=true the modules are replaced by mock_components (commands mirrored into states) and no CAN
+bridge is started; that is the only hardware of a robot file without CAN modules (can.module_ids).
 """
 
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
-from launch.conditions import IfCondition, UnlessCondition
+from launch.conditions import IfCondition
 from launch.substitutions import (
     Command,
     FindExecutable,
@@ -27,8 +30,10 @@ from launch_ros.substitutions import FindPackageShare
 
 from snake_bringup import security
 from snake_bringup.graph_nodes import launch_nodes
+from snake_bringup.ros2_control import controllers_file, spawned_controllers
 from snake_control import graph
 from snake_core.controllers import CONTROLLER_MODES
+from snake_core.robot import load_robot
 
 PACKAGE = "snake_bringup"
 
@@ -43,6 +48,34 @@ def snake_control_nodes(context, *args, **kwargs):
                         extra=lambda spec: kwargs["secured"](spec.fully_qualified_name))
 
 
+def ros2_control_nodes(context, *args, **kwargs):
+    """ros2_control_node with the robot's controllers file, one spawner of every controller it defines, and on
+    the CAN hardware the bridge; a robot file without CAN modules has no real hardware: a clear error."""
+    def arg(name: str) -> str:
+        return LaunchConfiguration(name).perform(context)
+
+    robot, share = arg("robot"), FindPackageShare(PACKAGE).perform(context)
+    mock = arg("use_mock_hardware") == "true"
+    if not mock and load_robot(robot).can_ids is None:
+        raise RuntimeError(f"robot {robot}: its robot file names no CAN modules (can.module_ids), so it has no real "
+                           "hardware here; start it with use_mock_hardware:=true")
+    controllers = f"{share}/{controllers_file(robot)}"
+    secured = kwargs["secured"]
+    nodes = [
+        Node(package="controller_manager", executable="ros2_control_node", output="screen", parameters=[controllers],
+             **secured("/controller_manager")),
+        Node(package="controller_manager", executable="spawner", output="screen",
+             arguments=[*spawned_controllers(controllers), "--controller-manager", "/controller_manager"],
+             **secured("/spawner")),
+    ]
+    if not mock:
+        extra = [arg("can_bridge_params")] if arg("can_bridge_params") else []
+        nodes.insert(0, Node(package="snake_hardware", executable="can_bridge", output="screen", parameters=[{
+            "can_interface": arg("can_interface"), "can_bus_type": arg("can_bus_type"), "robot": robot}, *extra],
+            **secured("/can_bridge")))
+    return nodes
+
+
 def generate_launch_description():
     robot = LaunchConfiguration("robot")
     mock = LaunchConfiguration("use_mock_hardware")
@@ -53,7 +86,6 @@ def generate_launch_description():
         " robot:=", robot, " joint_roll:=", LaunchConfiguration("joint_roll"),
         " hardware:=", IfElseSubstitution(mock, "mock", "real"),
     ]), value_type=str)}
-    controllers = [PathJoinSubstitution([share, "config", "controllers", robot]), ".yaml"]
     # SROS2 (docs/robot.md "Security"): every node in its enclave of the keystore, enforced with secure:=true
     security_env = {"ROS_SECURITY_ENABLE": IfElseSubstitution(LaunchConfiguration("secure"), "true", "false"),
                     "ROS_SECURITY_STRATEGY": "Enforce", "ROS_SECURITY_KEYSTORE": LaunchConfiguration("keystore")}
@@ -63,7 +95,11 @@ def generate_launch_description():
 
     return LaunchDescription([
         DeclareLaunchArgument("can_interface", default_value="can0",
-                              description="SocketCAN interface of the module bus (1 Mbit/s)"),
+                              description="CAN channel of the module bus (SocketCAN interface at 1 Mbit/s)"),
+        DeclareLaunchArgument("can_bus_type", default_value="socketcan",
+                              description="python-can interface of the bus (socketcan, pcan, remote, …)"),
+        DeclareLaunchArgument("can_bridge_params", default_value="",
+                              description="extra ROS parameters file for can_bridge (rate, timeouts); empty: none"),
         DeclareLaunchArgument("robot", default_value="koopaee6", description="robot file in config/robots/"),
         DeclareLaunchArgument("controller", default_value="position", choices=list(CONTROLLER_MODES),
                               description="SEA joint controller mode (gains in config/sea_modes/<mode>.yaml)"),
@@ -80,16 +116,9 @@ def generate_launch_description():
         DeclareLaunchArgument("keystore", default_value="",
                               description="SROS2 keystore for secure:=true (python -m snake_bringup.security)"),
 
-        Node(package="snake_hardware", executable="can_bridge", output="screen",
-             parameters=[{"can_interface": LaunchConfiguration("can_interface"), "robot": robot}],
-             condition=UnlessCondition(mock), **secured("/can_bridge")),
         Node(package="robot_state_publisher", executable="robot_state_publisher", output="screen",
              parameters=[robot_description], **secured("/robot_state_publisher")),
-        Node(package="controller_manager", executable="ros2_control_node", output="screen",
-             parameters=[controllers], **secured("/controller_manager")),
-        Node(package="controller_manager", executable="spawner",
-             arguments=["joint_state_broadcaster", "motor_position_controller",
-                        "--controller-manager", "/controller_manager"], **secured("/spawner")),
+        OpaqueFunction(function=ros2_control_nodes, kwargs={"secured": secured}),
         Node(package="tf2_ros", executable="static_transform_publisher", output="screen",
              arguments=["--frame-id", "world", "--child-frame-id", "link_1"], **secured("/static_transform_publisher")),
         OpaqueFunction(function=snake_control_nodes, kwargs={"secured": secured}),

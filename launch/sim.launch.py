@@ -54,6 +54,7 @@ from launch_ros.parameter_descriptions import ParameterValue
 from launch_ros.substitutions import FindPackageShare
 
 from snake_bringup.graph_nodes import launch_nodes
+from snake_bringup.ros2_control import controllers_file, spawned_controllers
 from snake_control import graph
 from snake_core.controllers import CONTROLLER_MODES
 from snake_core.interface import GROUND_TRUTH_POSES, GROUND_TRUTH_QOS
@@ -84,16 +85,16 @@ def snake_control_nodes(context, *args, **kwargs):
 def gazebo_robot(context, *args, **kwargs):
     """What Gazebo needs from the robot file: the spawn (belly on the ground, z = module width / 2) and,
     once the spawn has exited, the ros2_control controllers of config/controllers/<robot>_gz.yaml
-    (SEA robots: the motor PD and the forward position command chained in front of it; rigid joints:
-    effort commands)."""
-    params = load_robot(LaunchConfiguration("robot").perform(context))
+    (every controller the file defines: SEA robots, the motor PD and the forward position command chained in
+    front of it; rigid joints, effort commands)."""
+    robot = LaunchConfiguration("robot").perform(context)
+    params = load_robot(robot)
     spawn = Node(package="ros_gz_sim", executable="create", output="screen",
                  parameters=[{"topic": "robot_description", "name": MODEL, "allow_renaming": False,
                               "z": params.module_width / 2}])
-    controllers = ["motor_pd_controller", "motor_position_controller"] if params.sea is not None \
-        else ["joint_effort_controller"]
+    controllers = spawned_controllers(f"{FindPackageShare(PACKAGE).perform(context)}/{controllers_file(robot, True)}")
     spawner = Node(package="controller_manager", executable="spawner",
-                   arguments=["joint_state_broadcaster", *controllers, "--controller-manager", "/controller_manager"])
+                   arguments=[*controllers, "--controller-manager", "/controller_manager"])
     return [spawn, RegisterEventHandler(OnProcessExit(target_action=spawn, on_exit=[spawner]))]
 
 

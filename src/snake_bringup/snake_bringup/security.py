@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
+from snake_bringup import ros2_control
 from snake_control import graph
 from snake_core import locator
 from snake_core.validation import ConfigError
@@ -41,7 +42,8 @@ ENCLAVE_ROOT = "/snake"
 #: - ros2_control_node: ros2_control controller_manager/src/controller_manager.cpp:658 (~/activity) and :755
 #:   (robot_description); ros2_controllers joint_state_broadcaster/src/joint_state_broadcaster.cpp:141,151
 #:   (joint_states, dynamic_joint_states); forward_command_controller/src/forward_controllers_base.cpp:73 (~/commands
-#:   of motor_position_controller); topic_based_hardware_interfaces joint_state_topic_hardware_interface/src/
+#:   of each forward command controller of the robot's controllers file, added by :func:`upstream_grants`);
+#:   topic_based_hardware_interfaces joint_state_topic_hardware_interface/src/
 #:   joint_state_topic_hardware_interface.cpp:73,75 (joint_commands_topic, joint_states_topic of
 #:   urdf/snake.ros2_control.xacro); the controller manager's services are /controller_manager/*;
 #: - spawner: ros2_control controller_manager/controller_manager/spawner.py (the /controller_manager/* services);
@@ -51,7 +53,7 @@ UPSTREAM: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tup
     "robot_state_publisher": (("/robot_description", "/tf", "/tf_static"), ("/joint_states",), (), ()),
     "controller_manager": (
         ("/controller_manager/activity", "/joint_states", "/dynamic_joint_states", "/can_bridge/joint_commands"),
-        ("/robot_description", "/motor_position_controller/commands", "/can_bridge/joint_states"),
+        ("/robot_description", "/can_bridge/joint_states"),
         ("/controller_manager/*",), ()),
     "spawner": ((), (), (), ("/controller_manager/*",)),
     "static_transform_publisher": (("/tf_static",), (), (), ()),
@@ -102,10 +104,12 @@ def our_specs(robot: str, controller: str, layout: str, gait: str) -> list[graph
     return [bridge_spec(robot), *graph.control_nodes(robot, gait=gait, controller=controller, layout=layout)]
 
 
-def upstream_grants(ours: Sequence[NodeGrant]) -> list[NodeGrant]:
-    """The upstream nodes' grants (:data:`UPSTREAM`), rviz2 reading every topic of the graph."""
+def upstream_grants(ours: Sequence[NodeGrant], commands: Sequence[str] = ()) -> list[NodeGrant]:
+    """The upstream nodes' grants (:data:`UPSTREAM`; the controller manager also subscribes to ``commands``, its
+    forward command controllers' topics), rviz2 reading every topic of the graph."""
     grants = []
     for name, (publish, subscribe, reply, request) in UPSTREAM.items():
+        subscribe = (*subscribe, *commands) if name == "controller_manager" else subscribe
         services = tuple(f"/{name}/{s}" for s in NODE_SERVICES)
         grants.append(NodeGrant(f"/{name}", enclave_of(f"/{name}"), (*publish, *NODE_TOPICS), (*subscribe,
                                 "/parameter_events"), (*reply, *services), request))
@@ -172,8 +176,9 @@ def _read_node(probe, spec: graph.NodeSpec, process, timeout: float) -> NodeGran
 def robot_graph(robot: str = "koopaee6", controller: str = "position", layout: str = "composed",
                 gait: str = "pedal_wave", share: Path | None = None) -> list[NodeGrant]:
     """Every node robot.launch.py starts for these arguments (and rviz2), with what it may use."""
-    ours = read_nodes(our_specs(robot, controller, layout, gait), share or locator.data_dir())
-    return [*ours, *upstream_grants(ours)]
+    share = share or locator.data_dir()
+    ours = read_nodes(our_specs(robot, controller, layout, gait), share)
+    return [*ours, *upstream_grants(ours, ros2_control.command_topics(share / ros2_control.controllers_file(robot)))]
 
 
 def policy(grants: Sequence[NodeGrant]) -> ElementTree.ElementTree:

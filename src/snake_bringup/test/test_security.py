@@ -31,8 +31,8 @@ NODE = {"/rosout", "/parameter_events"}
 OURS = {
     "/snake/can_bridge": ({i.CAN_BRIDGE_JOINT_STATES, i.DIAGNOSTICS, *NODE}, {i.CAN_BRIDGE_JOINT_COMMANDS}),
     "/snake/gait_generator": ({i.GAIT_REFERENCE, i.DIAGNOSTICS, *NODE}, set()),
-    "/snake/sea_joint_controller": ({i.MOTOR_POSITION_COMMANDS, i.DIAGNOSTICS, *NODE},
-                                    {i.GAIT_REFERENCE, i.JOINT_STATES, i.TORQUE_REFERENCE}),
+    "/snake/sea_joint_controller": ({i.MOTOR_POSITION_COMMANDS, i.MOTOR_VELOCITY_COMMANDS, i.DIAGNOSTICS, *NODE},
+                                    {i.GAIT_REFERENCE, i.JOINT_STATES, i.TORQUE_REFERENCE, i.CAN_BRIDGE_JOINT_STATES}),
 }
 ENCLAVES = {*OURS, *(f"/snake/{n}" for n in (*security.UPSTREAM, "rviz2"))}
 
@@ -83,6 +83,9 @@ def test_our_nodes_may_use_exactly_their_topics_and_the_others_what_their_source
         assert (publish, subscribe) == (set(grants[enclave].publish), set(grants[enclave].subscribe)), enclave
         assert not any("*" in t for t in publish | subscribe), enclave  # no wildcard topic
     assert permitted(path / "enclaves/snake/rviz2/permissions.xml")[0] == NODE  # rviz2 only reads
+    # the controller manager takes the commands of koopaee6.yaml's two forward command controllers
+    assert {i.MOTOR_POSITION_COMMANDS, i.MOTOR_VELOCITY_COMMANDS} <= permitted(
+        path / "enclaves/snake/controller_manager/permissions.xml")[1]
 
 
 def test_permissions_and_governance_are_signed_by_the_keystore_ca_and_certificates_by_the_identity_ca(keystore,

@@ -30,7 +30,7 @@ def _vertical():
 ROBOTS = locator.robot_names()
 HARDWARE = ("mock", "gazebo", "real")
 HW_PLUGIN = {"mock": "mock_components/GenericSystem", "gazebo": "gz_ros2_control/GazeboSimSystem",
-             "real": "topic_based_ros2_control/TopicBasedSystem"}
+             "real": "joint_state_topic_hardware_interface/JointStateTopicSystem"}
 
 
 def _joints(root: ET.Element) -> dict[str, ET.Element]:
@@ -162,11 +162,14 @@ def test_ros2_control_interfaces_per_back_end(hardware, make_urdf):
     system = root.find("ros2_control")
     assert system.findtext("hardware/plugin") == HW_PLUGIN[hardware]
     joints = {j.get("name"): j for j in system.findall("joint")}
-    assert sorted(joints) == sorted([f"motor_{j}" for j in range(1, 6)] + [f"spring_{j}" for j in range(1, 6)])
+    # motors first: the topic hardware's command names every joint but fills positions for commanded ones only
+    assert list(joints) == [f"motor_{j}" for j in range(1, 6)] + [f"spring_{j}" for j in range(1, 6)]
     command = "effort" if hardware == "gazebo" else "position"  # gz position commands are kinematic
     for j in range(1, 6):
         motor, spring = joints[f"motor_{j}"], joints[f"spring_{j}"]
-        assert [c.get("name") for c in motor.findall("command_interface")] == [command]
+        # mock/real: β_d and β̇_d, the two references of the modules' PD, 002 (4.39)
+        assert [c.get("name") for c in motor.findall("command_interface")] == \
+            (["effort"] if hardware == "gazebo" else ["position", "velocity"])
         assert [s.get("name") for s in motor.findall("state_interface")] == ["position", "velocity", "effort"]
         assert spring.findall("command_interface") == []  # the spring is passive
     # Gazebo's effort carries K_p (β_d − β) + K_D β̇_d (the D term is the joint damping): bounded within the limits
@@ -176,7 +179,7 @@ def test_ros2_control_interfaces_per_back_end(hardware, make_urdf):
     if hardware == "real":
         assert params == {"joint_commands_topic": "/can_bridge/joint_commands",
                           "joint_states_topic": "/can_bridge/joint_states",
-                          "trigger_joint_command_threshold": "0.0"}
+                          "trigger_joint_command_threshold": "-1"}
     else:
         assert params == {}
 
@@ -223,6 +226,9 @@ def test_controller_files_name_the_descriptions_joints(robot, make_urdf):
         else:
             assert fwd_params["joints"] == commanded
             assert fwd_params["interface_name"] == interface
+            if load_robot(robot).sea is not None:  # β̇_d to the motors' velocity command interface
+                vel = cfg["motor_velocity_controller"]["ros__parameters"]
+                assert (vel["joints"], vel["interface_name"]) == (commanded, "velocity")
 
 
 def _random_sea_state(rng: np.random.Generator, n: int) -> np.ndarray:

@@ -2,7 +2,8 @@
 ros2_control forward command controller (tail → head).
 
 ``mode`` position (SEA robots): the β_d of the sea_joint_controller nodes (/sea/motor_commands, one
-JointState per joint named ``motor_j``) → /motor_position_controller/commands. ``mode`` effort
+JointState per joint named ``motor_j``) → /motor_position_controller/commands, and their β̇_d (0 where
+not given) → /motor_velocity_controller/commands (Gazebo's motor PD takes it as its velocity reference). ``mode`` effort
 (rigid-joint robots, 004): the joint torques of head_tracking_controller (/sea/torque_reference,
 efforts of ``joint_j``) → /joint_effort_controller/commands.
 
@@ -28,6 +29,7 @@ from snake_core.interface import (
     JOINT_EFFORT_COMMANDS,
     MOTOR_COMMANDS,
     MOTOR_POSITION_COMMANDS,
+    MOTOR_VELOCITY_COMMANDS,
     TORQUE_REFERENCE,
     joint_names,
     motor_names,
@@ -72,6 +74,10 @@ class MotorCommandMuxNode(Node):
         self._last: list[float] | None = None
         self.create_subscription(JointState, source, self._on_command, COMMAND_QOS)
         self._pub = self.create_publisher(Float64MultiArray, output, COMMAND_QOS)
+        # position mode: β̇_d too, the velocity reference of Gazebo's motor PD (002 (4.39) feed-forward)
+        self._rates: dict[str, float] = {}
+        self._rate_pub = self.create_publisher(Float64MultiArray, MOTOR_VELOCITY_COMMANDS, COMMAND_QOS) \
+            if self.mode == "position" else None
         self._diag = Diagnostics(self, controller)
         self.create_timer(1.0 / rate, self._tick)
 
@@ -79,6 +85,7 @@ class MotorCommandMuxNode(Node):
         for name, values in joint_state_fields(msg).items():
             if name in self.names:
                 self._commands[name] = values[self._field]
+                self._rates[name] = values[1] if all_finite(values[1:2]) else 0.0
                 self._fresh.mark(name)
                 self._pending.add(name)
         if len(self._pending) < len(self.names):
@@ -90,6 +97,8 @@ class MotorCommandMuxNode(Node):
             return
         self._last = [self._commands[n] for n in self.names]
         self._pub.publish(float_array(self._last))
+        if self._rate_pub is not None:
+            self._rate_pub.publish(float_array([self._rates[n] for n in self.names]))
         self._diag.report(OK, "all joints commanded")
 
     def _hold(self, why: str) -> None:
@@ -100,6 +109,8 @@ class MotorCommandMuxNode(Node):
         if self._last is None:
             return
         self._pub.publish(float_array([0.0 for _ in self.names] if self.mode == "effort" else self._last))
+        if self._rate_pub is not None:
+            self._rate_pub.publish(float_array([0.0 for _ in self.names]))
 
     def _tick(self) -> None:
         stale = self._fresh.stale(self.names)

@@ -6,17 +6,20 @@ Inputs: /joint_states (α_j, α̇_j, τ_j from ``joint_j`` and β_j from ``motor
 them, or, where only the URDF joints are published (joint_state_broadcaster in Gazebo and on the
 robot), from ``motor_j`` (β) and ``spring_j`` (α − β): snake_core.interface.JointStateLayout.read;
 α_{j−1} likewise for TSC), /gait/reference (α_j^d, α̇_j^d at its header stamp), /sea/torque_reference
-(τ_j^d, required in torque mode only). Output: one joint, a JointState with the single name ``motor_j`` (position
+(τ_j^d, required in torque mode only), and on the robot /can_bridge/joint_states (NaN for a lost or faulted
+module: ros2_control's topic hardware freezes that joint in /joint_states; once heard, it is a required input).
+Output: one joint, a JointState with the single name ``motor_j`` (position
 β_d, velocity β̇_d) on /sea/motor_commands, which ``motor_command_mux`` gathers into the
 /motor_position_controller/commands array of the forward command controller; all joints, that
-std_msgs/Float64MultiArray itself (β_d tail → head), one message per control period.
+std_msgs/Float64MultiArray itself (β_d tail → head), one message per control period, and β̇_d likewise on
+/motor_velocity_controller/commands (Gazebo's motor PD takes it as its velocity reference).
 
 Every ``1/rate`` s the controllers step with the latest inputs. The gait reference is tracked at the
 tick's time t: a reference stamped t_r < t (one that reached the node after its tick of t_r, as happens
 when the machine is busy) is held to first order, α_d + α̇_d (t − t_r) (JointReference.at); an unstamped
 reference, or one stamped in the future or more than ``stale_timeout`` before t (another clock), is
 taken as is. If a required input is older than ``stale_timeout`` or carries NaN/inf, the node holds its
-last command (republishes it; nothing before the first valid step) and reports ERROR on /diagnostics;
+last command (republishes its β_d with β̇_d = 0; nothing before the first valid step) and reports ERROR on /diagnostics;
 an active joint/deflection limit in a controller is reported as WARN.
 
 ``controller.*`` parameters are those of the mode's snake_core module (``controller.stiffness``
@@ -35,10 +38,12 @@ from std_msgs.msg import Float64MultiArray
 
 from snake_core.controllers import CONTROLLER_MODES, JointMeasurement, JointReference, make_joint_controllers
 from snake_core.interface import (
+    CAN_BRIDGE_JOINT_STATES,
     GAIT_REFERENCE,
     JOINT_STATES,
     MOTOR_COMMANDS,
     MOTOR_POSITION_COMMANDS,
+    MOTOR_VELOCITY_COMMANDS,
     TORQUE_REFERENCE,
     JointStateLayout,
     joint_name,
@@ -117,12 +122,18 @@ class SEAJointControllerNode(Node):
         self.create_subscription(JointState, JOINT_STATES, self._on_joint_states, SENSOR_QOS)
         self.create_subscription(JointState, GAIT_REFERENCE, self._on_reference, COMMAND_QOS)
         self.create_subscription(JointState, TORQUE_REFERENCE, self._on_torque_reference, COMMAND_QOS)
+        # on the robot: the CAN bridge's own states, NaN for a lost or faulted module (ros2_control's topic
+        # hardware keeps a lost joint's last value in /joint_states, so the loss shows only here)
+        self._lost: list[str] | None = None  # None: no CAN bridge heard (simulation)
+        self.create_subscription(JointState, CAN_BRIDGE_JOINT_STATES, self._on_hardware_states, SENSOR_QOS)
         if index:
             self._motors = [motor_name(index)]
             self._pub = self.create_publisher(JointState, MOTOR_COMMANDS, COMMAND_QOS)
         else:
             self._motors = motor_names(robot.n_joints)
             self._pub = self.create_publisher(Float64MultiArray, MOTOR_POSITION_COMMANDS, COMMAND_QOS)
+            # β̇_d: the velocity reference of Gazebo's motor PD (002 (4.39) feed-forward, controllers/<robot>_gz.yaml)
+            self._rate_pub = self.create_publisher(Float64MultiArray, MOTOR_VELOCITY_COMMANDS, COMMAND_QOS)
         self._diag = Diagnostics(self, joint_name(index) if index else "sea_joints")
         self.create_timer(self.dt, self._tick)
 
@@ -131,6 +142,11 @@ class SEAJointControllerNode(Node):
         if all(reading.has(j, motor=True) for j in self._measured):
             self._states = {j: reading.of(j) for j in self._measured}
             self._fresh.mark("joint_states")
+
+    def _on_hardware_states(self, msg: JointState) -> None:
+        reading = read_joint_states(msg, self._layout, self._stiffness)
+        self._lost = [joint_name(j) for j in self._measured if not all_finite(reading.of(j))]
+        self._fresh.mark("hardware_states")
 
     def _on_reference(self, msg: JointState) -> None:
         fields = joint_state_fields(msg)
@@ -153,9 +169,11 @@ class SEAJointControllerNode(Node):
 
     def _inputs(self, t: float) -> list[tuple[JointMeasurement, JointReference]] | str:
         """Each joint's controller inputs at ``t``, or why there are none (stale or non-finite)."""
-        stale = self._fresh.stale(self._required)
+        stale = self._fresh.stale(self._required + (["hardware_states"] if self._lost is not None else []))
         if stale:
             return "stale input: " + ", ".join(stale)
+        if self._lost:
+            return "module lost or faulted (CAN bridge): " + ", ".join(self._lost)
         lag = self._reference_lag(t)
         inputs = []
         for j in self.joints:
@@ -173,6 +191,7 @@ class SEAJointControllerNode(Node):
             self._pub.publish(joint_state(self, self._motors, beta_d, beta_d_dot))
         else:
             self._pub.publish(float_array(beta_d))
+            self._rate_pub.publish(float_array(beta_d_dot))
 
     def _tick(self) -> None:
         t = now_seconds(self)
@@ -180,7 +199,7 @@ class SEAJointControllerNode(Node):
         if isinstance(inputs, str):
             self._diag.report(ERROR, f"hold: {inputs}", {"mode": self.mode})
             if self._last is not None:
-                self._publish(*self._last)
+                self._publish(self._last[0], [0.0 for _ in self._last[1]])  # hold: β_d kept, β̇_d = 0
             return
         commands = [c.step(t, self.dt, *i) for c, i in zip(self.controllers, inputs, strict=True)]
         self._last = ([c.beta_d for c in commands], [c.beta_d_dot for c in commands])

@@ -441,6 +441,8 @@ def every_combination(name: str, robot: str = "koopaee6") -> tuple[Launch, ...]:
     """``name`` launched with every combination of its choices arguments."""
     description, _ = load(name)
     choices = {a.name: a.choices for a in declared(description) if a.choices}
+    if name == "robot.launch.py" and load_robot(robot).can_ids is None:
+        choices["use_mock_hardware"] = ["true"]  # no CAN modules: no real hardware (refused, test below)
     launches = []
     for values in itertools.product(*choices.values()):
         context = Context({**REQUIRED, "robot": robot, **dict(zip(choices, values, strict=True))})
@@ -681,18 +683,24 @@ def test_sim_spawns_the_robot_with_its_belly_on_the_ground_then_its_controllers(
     assert spawner.executable == "spawner"
 
 
-@pytest.mark.parametrize(("name", "robot", "controllers_file"), [
-    ("sim.launch.py", "koopaee6", "koopaee6_gz.yaml"), ("sim.launch.py", "ariizumi10", "ariizumi10_gz.yaml"),
-    ("robot.launch.py", "koopaee6", "koopaee6.yaml")])
-def test_spawned_controllers_are_defined_in_the_controllers_file(name, robot, controllers_file):
-    launch = run(name, robot=robot)
+@pytest.mark.parametrize("robot", ["koopaee6", "ariizumi10", "pushing3", "rectilinear6"])
+@pytest.mark.parametrize(("name", "suffix"), [("sim.launch.py", "_gz"), ("robot.launch.py", "")])
+def test_spawned_controllers_are_those_the_controllers_file_defines(name, suffix, robot):
+    """One spawner starts every controller of the robot's controllers file, joint_state_broadcaster first."""
+    controllers_file = f"{robot}{suffix}.yaml"
+    launch = run(name, robot=robot, **({"use_mock_hardware": "true"} if name == "robot.launch.py" else {}))
     spawner = launch.node("spawner")
     defined = yaml.safe_load((ROOT / "config/controllers" / controllers_file).read_text())
-    defined = defined["controller_manager"]["ros__parameters"]
+    defined = [k for k, v in defined["controller_manager"]["ros__parameters"].items() if isinstance(v, dict)]
     spawned = spawner.arguments[:spawner.arguments.index("--controller-manager")]
-    assert spawned and all(c in defined for c in spawned), f"{name} spawns {spawned}, not all in {controllers_file}"
+    assert spawned[0] == "joint_state_broadcaster" and sorted(spawned) == sorted(defined), (spawned, defined)
     if name == "robot.launch.py":
         assert launch.node("ros2_control_node").parameters == [f"{ROOT}/config/controllers/{controllers_file}"]
+
+
+def test_robot_launch_refuses_real_hardware_for_a_robot_without_can_modules():
+    with pytest.raises(RuntimeError, match=r"ariizumi10: its robot file names no CAN modules"):
+        run("robot.launch.py", robot="ariizumi10", use_mock_hardware="false")
 
 
 def test_sim_with_a_rigid_joint_robot_drives_joint_torques():

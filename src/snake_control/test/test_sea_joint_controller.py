@@ -69,8 +69,9 @@ def test_topics_types_and_qos_follow_design(ros):
     subs = subscriptions(node)
     assert {t: type_name(s.msg_type) for t, s in subs.items()} == {
         "/joint_states": "sensor_msgs/msg/JointState", "/gait/reference": "sensor_msgs/msg/JointState",
-        "/sea/torque_reference": "sensor_msgs/msg/JointState"}
+        "/sea/torque_reference": "sensor_msgs/msg/JointState", "/can_bridge/joint_states": "sensor_msgs/msg/JointState"}
     assert subs["/joint_states"].qos_profile.reliability == ReliabilityPolicy.BEST_EFFORT  # matches any publisher
+    assert subs["/can_bridge/joint_states"].qos_profile.reliability == ReliabilityPolicy.BEST_EFFORT
     assert subs["/gait/reference"].qos_profile.reliability == ReliabilityPolicy.RELIABLE
     pubs = {t: type_name(p.msg_type) for t, p in publishers(node).items()}
     assert pubs == {"/sea/motor_commands": "sensor_msgs/msg/JointState",
@@ -284,6 +285,32 @@ def test_composed_node_holds_every_joint_when_one_is_not_finite(ros):
     assert list(ros.messages("/motor_position_controller/commands")[-1].data) == held
     status = ros.messages("/diagnostics")[-1].status[0]
     assert status.level == b"\x02" and "joint_4" in status.message
+
+
+def test_composed_node_holds_on_a_module_the_can_bridge_reports_lost(ros):
+    """On the robot ros2_control's topic hardware freezes a lost module's joint in /joint_states; the CAN bridge's
+    own states carry NaN for it: the node holds (β_d kept, β̇_d zero) and says which joint, and resumes."""
+    make(ros, joint_index=0)
+    bridge = joint_states(ros)
+    ros.publish("/can_bridge/joint_states", bridge)
+    feed(ros, 0.03)
+    held = list(ros.messages("/motor_position_controller/commands")[-1].data)
+    assert list(ros.messages("/motor_velocity_controller/commands")[-1].data) == pytest.approx(ALPHA_D_DOT)
+    lost = list(ALPHA)
+    lost[2] = math.nan
+    for _ in range(3):
+        ros.publish("/can_bridge/joint_states", joint_states(ros, alpha=lost))
+        feed(ros, 0.01)  # /joint_states still finite: the frozen value
+    assert list(ros.messages("/motor_position_controller/commands")[-1].data) == held
+    assert list(ros.messages("/motor_velocity_controller/commands")[-1].data) == [0.0] * N
+    status = ros.messages("/diagnostics")[-1].status[0]
+    assert status.level == b"\x02" and status.message == "hold: module lost or faulted (CAN bridge): joint_3"
+    for _ in range(3):  # the module is back
+        ros.publish("/can_bridge/joint_states", joint_states(ros))
+        feed(ros, 0.01)
+    assert ros.messages("/diagnostics")[-1].status[0].level == b"\x00"
+    feed(ros, 0.1)  # once heard, the bridge's states are required: its silence holds
+    assert ros.messages("/diagnostics")[-1].status[0].message == "hold: stale input: hardware_states"
 
 
 @pytest.mark.parametrize(("robot", "mode", "topic"), [("koopaee6", "position", "/motor_position_controller/commands"),

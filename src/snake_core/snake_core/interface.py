@@ -73,6 +73,8 @@ GAIT_REFERENCE = "/gait/reference"  # sensor_msgs/JointState joint_j: α_d, α̇
 TORQUE_REFERENCE = "/sea/torque_reference"  # sensor_msgs/JointState joint_j: τ_d (effort)
 MOTOR_COMMANDS = "/sea/motor_commands"  # each sea_joint_controller: JointState, name motor_j, β_d, β̇_d
 MOTOR_POSITION_COMMANDS = "/motor_position_controller/commands"  # Float64MultiArray β_d tail → head
+#: Float64MultiArray β̇_d tail → head: in Gazebo the velocity reference of the motor PD (pid_controller), 002 (4.39)
+MOTOR_VELOCITY_COMMANDS = "/motor_velocity_controller/commands"
 JOINT_EFFORT_COMMANDS = "/joint_effort_controller/commands"  # rigid-joint robots: Float64MultiArray τ
 HEAD_ODOMETRY = "/head/odometry"  # nav_msgs/Odometry of the head tip, twist in the head frame
 GROUND_TRUTH_POSES = "/ground_truth/poses"  # Gazebo's PosePublisher via ros_gz_bridge: TransformStamped per pose
@@ -81,7 +83,8 @@ MANIPULABILITY = "/manipulability"  # std_msgs/Float64MultiArray D, R, singular 
 MANIPULABILITY_MARKERS = "/manipulability/markers"  # visualization_msgs/MarkerArray
 DIAGNOSTICS = "/diagnostics"
 CLOCK = "/clock"
-#: The CAN bridge ⇄ topic_based_ros2_control (urdf/snake.urdf.xacro's joint_states_topic, joint_commands_topic):
+#: The CAN bridge ⇄ ros2_control's topic hardware (urdf/snake.ros2_control.xacro's joint_states_topic,
+#: joint_commands_topic):
 #: the joint states in the /joint_states layout, and β_d by motor_j.
 CAN_BRIDGE_JOINT_STATES = "/can_bridge/joint_states"
 CAN_BRIDGE_JOINT_COMMANDS = "/can_bridge/joint_commands"

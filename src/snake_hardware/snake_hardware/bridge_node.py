@@ -4,9 +4,9 @@ conversion, a timer; the logic is in :mod:`snake_hardware.bridge` and :mod:`snak
     ros2 run snake_hardware can_bridge --ros-args -p can_interface:=can0 -p robot:=koopaee6
 
 Publishes sensor_msgs/JointState on ``joint_states_topic`` (default /can_bridge/joint_states, read by
-topic_based_ros2_control) and diagnostic_msgs/DiagnosticArray on /diagnostics; subscribes to
-sensor_msgs/JointState β_d on ``joint_commands_topic`` (default /can_bridge/joint_commands, written by
-topic_based_ros2_control) and, if ``array_commands_topic`` is set (e.g. to
+ros2_control's topic hardware, joint_state_topic_hardware_interface) and diagnostic_msgs/DiagnosticArray on
+/diagnostics; subscribes to sensor_msgs/JointState β_d, β̇_d on ``joint_commands_topic`` (default
+/can_bridge/joint_commands, written by that hardware interface) and, if ``array_commands_topic`` is set (e.g. to
 /motor_position_controller/commands when running without ros2_control), to a Float64MultiArray.
 The interface must be up already (docs/can_protocol.md); the node never configures it.
 

@@ -64,6 +64,14 @@ def _float(field: str, low: float | None = None, high: float | None = None, low_
     return parse
 
 
+def _module_ids(text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(str(ConfigError("--modules", text, "must be module ids, e.g. 1,2,3"))) \
+            from None
+
+
 def _robot_modules(robot: RobotParams) -> tuple[int, ...]:
     if robot.can_ids is None:
         raise ConfigError("robot.can", None, "the robot file has no can.module_ids", robot.name)
@@ -216,13 +224,14 @@ def _collect(bus: can.BusABC, timeout: float, take: Callable[[p.Frame], None], d
 
 def emulate(robot: RobotParams, bus_factory: Callable[[], can.BusABC], duration: float, drop: float,
             out: TextIO, clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep,
-            world: str | None = None) -> int:
-    """Run one emulated module per joint in real time until ``duration`` (0: until interrupted); with
-    ``world``, all on the embedded simulator's whole-body model on that world."""
+            world: str | None = None, modules: Sequence[int] | None = None) -> int:
+    """Run one emulated module per joint (or per id of ``modules``) in real time until ``duration`` (0: until
+    interrupted); with ``world``, all on the embedded simulator's whole-body model on that world."""
     switches = FaultSwitches(drop_rate=drop)
     body = BodyPlant(robot.name, world) if world else None
-    emu = EmulatedRobot(robot, lambda: FaultyBus(bus_factory(), switches) if drop > 0 else bus_factory(), body=body)
-    print(f"emulating {robot.name}: modules {', '.join(map(str, _robot_modules(robot)))}"
+    emu = EmulatedRobot(robot, lambda: FaultyBus(bus_factory(), switches) if drop > 0 else bus_factory(), body=body,
+                        nodes=modules)
+    print(f"emulating {robot.name}: modules {', '.join(str(m.model.node) for m in emu.modules)}"
           + (f" on the simulated body, world {world}" if world else " (1-DoF link each)")
           + f", {robot.can_profile} profile"
           + (f", {100 * drop:.0f} % frames dropped" if drop else ""), file=out, flush=True)
@@ -322,6 +331,8 @@ def build_parser() -> argparse.ArgumentParser:
     emu.add_argument("--duration", type=_float("--duration", low=0.0), default=0.0, help="seconds (0: until Ctrl-C)")
     emu.add_argument("--drop", type=_float("--drop", low=0.0, high=1.0), default=0.0,
                      help="fraction of frames the emulated modules lose (fault injection)")
+    emu.add_argument("--modules", type=_module_ids, default=None, metavar="ID,ID,...",
+                     help="emulate only these module ids (default: every module of the robot file)")
     emu.add_argument("--body", metavar="WORLD", default=None,
                      help="back the modules with the embedded simulator's whole-body model on worlds/WORLD.sdf "
                           "(e.g. flat, stairs) instead of one 1-DoF link per module")
@@ -340,7 +351,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
         fd = p.PROFILES[robot.can_profile].fd
         if args.command == "emulate":
             return emulate(robot, lambda: open_bus(args.interface, args.channel, fd=fd), args.duration, args.drop,
-                           out, world=args.body)
+                           out, world=args.body, modules=args.modules)
         bus = open_bus(args.interface, args.channel, fd=fd)
     except (ConfigError, OSError, can.CanError) as exc:
         print(f"snake-can {args.command}: error: {exc}", file=sys.stderr)

@@ -20,7 +20,7 @@ exactly over one firmware tick (zero-order hold of U), so the emulator is stable
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import can
@@ -383,10 +383,19 @@ class EmulatedRobot:
 
     def __init__(self, robot: RobotParams, bus_factory: Callable[[], can.BusABC], *,
                  true_zero_offsets: tuple[float, ...] | None = None, start_time: float = 0.0,
-                 body: BodyPlant | None = None):
+                 body: BodyPlant | None = None, nodes: Sequence[int] | None = None):
+        """``nodes``: emulate only these module ids of the robot (the others are real or another process's)."""
         profile = p.PROFILES[robot.can_profile]
-        self.modules = [EmulatedModule(m, bus_factory(), start_time=start_time, profile=profile)
-                        for m in module_models(robot, true_zero_offsets)]
+        models = module_models(robot, true_zero_offsets)
+        if nodes is not None:
+            unknown = sorted(set(nodes) - {m.node for m in models})
+            if unknown or not nodes:
+                raise ConfigError("modules", list(nodes), f"must be some of the robot's module ids "
+                                  f"{[m.node for m in models]}", robot.name)
+            if body is not None:
+                raise ConfigError("modules", list(nodes), "a simulated body needs every module", robot.name)
+            models = [m for m in models if m.node in nodes]
+        self.modules = [EmulatedModule(m, bus_factory(), start_time=start_time, profile=profile) for m in models]
         self.body = body
         if body is not None:
             if body.model.n_joints != robot.n_joints:

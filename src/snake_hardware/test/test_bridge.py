@@ -7,6 +7,7 @@ import contextlib
 import math
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from dataclasses import replace
 from pathlib import Path
 
@@ -62,6 +63,54 @@ def test_core_refuses_commands_that_lack_a_motor(rig):
     names = [f"motor_{j}" for j in range(1, 6)] + ["spring_1"]
     bridge.on_named_command(names, [0.1] * 6, [0.0] * 6, r.t)
     np.testing.assert_allclose(r.driver.command, 0.1)
+    bridge.on_named_command(names, [0.1] * 3, [], r.t)  # neither one per name nor one per motor
+    assert "3 positions for 6 names (5 motors)" in r.driver.faults["command_invalid"]
+
+
+def topic_hardware_command(urdf: str, commands: dict[str, float]) -> tuple[list[str], list[float], list[float]]:
+    """(name, position, velocity) of the sensor_msgs/JointState that Jazzy's topic hardware publishes for
+    the ros2_control block of ``urdf`` (every command interface of a joint at ``commands[joint]``), as
+    JointStateTopicSystem::write() builds it
+    (ros-controls/topic_based_hardware_interfaces d115f23, joint_state_topic_hardware_interface/src/
+    joint_state_topic_hardware_interface.cpp lines 202-228): one name per joint of the block, in the block's
+    order (hardware_interface's component_parser keeps it), and a position (velocity) only for each position
+    (velocity) command interface (NaN until a controller has written it: the command interfaces start as NaN)."""
+    system = ET.fromstring(urdf).find("ros2_control")
+    name, position, velocity = [], [], []
+    for joint in system.findall("joint"):
+        name.append(joint.get("name"))
+        for interface in joint.findall("command_interface"):
+            value = commands.get(joint.get("name"), math.nan)
+            {"position": position, "velocity": velocity}.get(interface.get("name"), []).append(value)
+    return name, position, velocity
+
+
+def test_core_takes_the_command_as_the_jazzy_topic_hardware_writes_it(rig):
+    """The robot's URDF (hardware:=real) through the topic hardware's write(): 10 names, 5 positions and 5
+    velocities; each module gets its own β_d and β̇_d, and the NaN stream before the first controller command
+    holds without a fault."""
+    import xacro
+
+    from snake_core import locator
+
+    urdf = xacro.process_file(str(locator.data_dir() / "urdf" / "snake.urdf.xacro"),
+                              mappings={"robot": "koopaee6", "hardware": "real"}).toxml()
+    r = rig()
+    bridge = CanBridge(r.driver)
+    r.start()
+    name, position, velocity = topic_hardware_command(urdf, {})
+    assert len(name) == 10 and len(position) == len(velocity) == 5
+    before = r.driver.command_time
+    bridge.on_named_command(name, position, velocity, r.t + 1.0)
+    assert "command_invalid" not in r.driver.faults and r.driver.command_time == before  # not a command
+    beta_d = {f"motor_{j}": 0.01 * j for j in range(1, 6)}
+    rate_d = {f"motor_{j}": -0.25 * j for j in range(1, 6)}
+    name, position, _ = topic_hardware_command(urdf, beta_d)
+    _, _, velocity = topic_hardware_command(urdf, rate_d)
+    bridge.on_named_command(name, position, velocity, r.t)
+    assert "command_invalid" not in r.driver.faults
+    np.testing.assert_array_equal(r.driver.command, [0.01, 0.02, 0.03, 0.04, 0.05])
+    np.testing.assert_array_equal(r.driver.command_rate, [-0.25, -0.5, -0.75, -1.0, -1.25])
 
 
 def _level(status) -> int:

@@ -120,40 +120,46 @@ def test_monitor_decodes_frames_and_flags_malformed_ones(bus_pair):
     assert cli.describe(can.Message(arbitration_id=0x0C3, data=bytes(3), is_extended_id=False)).startswith("malformed")
 
 
-@pytest.mark.parametrize("profile", tuple(p.PROFILES))
-def test_emulate_runs_modules_that_answer_on_the_bus(profile):
+def emulated_frames(robot, duration: float, **kwargs) -> tuple[str, list[can.Message]]:
+    """``cli.emulate`` on a fresh virtual bus with a stepped clock: its printout and every frame it sent."""
     channel = f"snake_cli_{next(_channels)}"
     listener = can.Bus(interface="virtual", channel=channel)
     ticks = itertools.count()
     try:
         out = io.StringIO()
-        rc = cli.emulate(replace(load_robot("koopaee6"), can_profile=profile),
-                         lambda: can.Bus(interface="virtual", channel=channel), 0.25, 0.0, out,
-                         clock=lambda: next(ticks) * 0.01, sleep=lambda s: None)
-        assert rc == 0 and f"{profile} profile" in out.getvalue()
-        # each frame in its CAN format (fd: STATE_FD as CAN FD with bit-rate switching), decoded strictly
-        messages = list(iter(lambda: listener.recv(timeout=0), None))
-        frames = [p.decode(m.arbitration_id, bytes(m.data), fd=m.is_fd) for m in messages]
-        assert all(m.bitrate_switch == m.is_fd for m in messages)
-        heartbeat = "HEARTBEAT" if p.PROFILES[profile].module_heartbeat else p.PROFILES[profile].state.name
-        assert {f.node for f in frames if f.kind == heartbeat} == {1, 2, 3, 4, 5}
+        assert cli.emulate(robot, lambda: can.Bus(interface="virtual", channel=channel), duration, 0.0, out,
+                           clock=lambda: next(ticks) * 0.01, sleep=lambda s: None, **kwargs) == 0
+        return out.getvalue(), list(iter(lambda: listener.recv(timeout=0), None))
     finally:
         listener.shutdown()
+
+
+@pytest.mark.parametrize("profile", tuple(p.PROFILES))
+def test_emulate_runs_modules_that_answer_on_the_bus(profile):
+    out, messages = emulated_frames(replace(load_robot("koopaee6"), can_profile=profile), 0.25)
+    assert f"{profile} profile" in out
+    # each frame in its CAN format (fd: STATE_FD as CAN FD with bit-rate switching), decoded strictly
+    frames = [p.decode(m.arbitration_id, bytes(m.data), fd=m.is_fd) for m in messages]
+    assert all(m.bitrate_switch == m.is_fd for m in messages)
+    heartbeat = "HEARTBEAT" if p.PROFILES[profile].module_heartbeat else p.PROFILES[profile].state.name
+    assert {f.node for f in frames if f.kind == heartbeat} == {1, 2, 3, 4, 5}
 
 
 def test_emulate_on_the_simulated_body_answers_too():
-    channel = f"snake_cli_{next(_channels)}"
-    listener = can.Bus(interface="virtual", channel=channel)
-    ticks = itertools.count()
-    try:
-        out = io.StringIO()
-        assert cli.emulate(load_robot("koopaee6"), lambda: can.Bus(interface="virtual", channel=channel), 0.15, 0.0,
-                           out, clock=lambda: next(ticks) * 0.01, sleep=lambda s: None, world="flat") == 0
-        assert "simulated body, world flat" in out.getvalue()
-        states = [p.decode(m.arbitration_id, bytes(m.data)) for m in iter(lambda: listener.recv(timeout=0), None)]
-        assert {f.node for f in states if f.kind == "STATE"} == {1, 2, 3, 4, 5}
-    finally:
-        listener.shutdown()
+    out, messages = emulated_frames(load_robot("koopaee6"), 0.15, world="flat")
+    assert "simulated body, world flat" in out
+    states = [p.decode(m.arbitration_id, bytes(m.data)) for m in messages]
+    assert {f.node for f in states if f.kind == "STATE"} == {1, 2, 3, 4, 5}
+
+
+def test_emulate_runs_only_the_modules_named(capsys):
+    """Part of a robot emulated (the rest real, or in another process that can stop answering on its own)."""
+    out, messages = emulated_frames(load_robot("koopaee6"), 0.15, modules=(2, 5))
+    assert "modules 2, 5 " in out
+    frames = [p.decode(m.arbitration_id, bytes(m.data)) for m in messages]
+    assert {f.node for f in frames if f.kind == "HEARTBEAT"} == {2, 5}
+    assert cli.main(["emulate", "--modules", "4,9", "--interface", "virtual", "--channel", "snake_cli_x"]) == 2
+    assert "modules = [4, 9] is invalid" in capsys.readouterr().err
 
 
 def test_bad_flags_name_the_field_and_range(capsys):

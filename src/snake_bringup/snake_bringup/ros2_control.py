@@ -1,0 +1,45 @@
+"""ros2_control's side of the launch files as data (no launch imports): each robot's controllers file and the
+controllers a spawner starts from it, so that robot.launch.py, sim.launch.py and the tests on the real
+controller_manager read one definition."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+#: The broadcaster of /joint_states: activated first, before any controller that writes commands.
+BROADCASTER = "joint_state_broadcaster"
+#: The plugin of a controller that forwards a Float64MultiArray topic to command interfaces.
+FORWARD_COMMAND = "forward_command_controller/ForwardCommandController"
+
+
+def controllers_file(robot: str, simulator: bool = False) -> str:
+    """The controllers file of ``robot`` relative to snake_bringup's share: mock and CAN hardware, or Gazebo."""
+    return f"config/controllers/{robot}{'_gz' if simulator else ''}.yaml"
+
+
+def _controllers(path: str | Path) -> dict:
+    """``controller_manager.ros__parameters`` of a controllers file."""
+    try:
+        return yaml.safe_load(Path(path).read_text())["controller_manager"]["ros__parameters"]
+    except (OSError, KeyError, TypeError, yaml.YAMLError) as exc:
+        raise ValueError(f"{path}: not a ros2_control controllers file ({exc})") from exc
+
+
+def command_topics(path: str | Path) -> list[str]:
+    """The topics the file's forward command controllers subscribe to: ``/<name>/commands``
+    (ros2_controllers forward_command_controller/src/forward_controllers_base.cpp, "~/commands")."""
+    return [f"/{name}/commands" for name, value in _controllers(path).items()
+            if isinstance(value, dict) and value.get("type") == FORWARD_COMMAND]
+
+
+def spawned_controllers(path: str | Path) -> list[str]:
+    """Every controller the file defines (``controller_manager.ros__parameters.<name>.type``), in the order
+    one spawner loads and activates them: the joint_state_broadcaster first, then the file's order (a chained
+    controller after the controller whose reference interfaces it writes)."""
+    manager = _controllers(path)
+    names = [name for name, value in manager.items() if isinstance(value, dict) and "type" in value]
+    if BROADCASTER not in names:
+        raise ValueError(f"{path}: defines no {BROADCASTER} (/joint_states)")
+    return [BROADCASTER, *(n for n in names if n != BROADCASTER)]
