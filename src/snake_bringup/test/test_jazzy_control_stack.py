@@ -10,7 +10,7 @@ launch_ros, all built from their sources (``make ros-stack``) or from a sourced 
   between processes through python-can-remote on 127.0.0.1: the modules' joint angles follow the pedal wave as
   closely as the same loop without ROS does; a module that stops answering holds the robot, shows on
   /diagnostics and stops the SEA controller, while the topic hardware freezes its joint in /joint_states;
-  an e-stop holds the modules and its release lets them follow again.
+  an e-stop holds the modules and its release through the bridge's ~/estop service lets them follow again.
 
 All of it shares one process per stack start and runs in one xdist group. Skipped with one reason where no
 stack is available.
@@ -103,6 +103,16 @@ class Recorder:
     def clear(self) -> None:
         with self._lock:
             self.messages.clear()
+
+    def set_bool(self, service: str, data: bool, timeout: float = 30.0):
+        """Call a std_srvs/SetBool service and return its response (the executor's thread spins the client)."""
+        from std_srvs.srv import SetBool
+
+        client = self.node.create_client(SetBool, service)
+        assert client.wait_for_service(timeout_sec=timeout), f"no service {service}"
+        future = client.call_async(SetBool.Request(data=data))
+        wait_until(future.done, f"the answer of {service}", timeout=timeout)
+        return future.result()
 
     def publishers(self, topic: str) -> list[str]:
         return [i.node_name for i in self.node.get_publishers_info_by_topic(topic)]
@@ -489,10 +499,10 @@ def test_an_estop_holds_the_modules(can_robot):
     assert np.all(swept < 0.25), swept
 
 
-@pytest.mark.xfail(strict=True, reason="the driver does not re-enable modules latched by an e-stop after its release "
-                   "(they stay enabled, in hold): the release path is the safety work's")
-def test_a_released_estop_lets_the_modules_follow_again(can_robot):
+def test_an_estop_released_through_the_bridge_service_lets_the_modules_follow_again(can_robot):
     robot = can_robot  # engaged here too: xdist may have set the robot up afresh for this test
     _estop(robot)
-    robot.snake_can("estop", "--release")
-    wait_until(lambda: _following(robot), "the modules to follow after the release", timeout=10)
+    response = robot.recorder.set_bool("/can_bridge/estop", False)
+    assert response.success, response.message
+    wait_until(lambda: _following(robot), "the modules to follow after the release", timeout=30)
+    wait_until(lambda: robot.diagnostics().get("can_bridge: safety", (None,))[0] == OK, "the bridge's safety OK")
