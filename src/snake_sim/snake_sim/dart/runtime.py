@@ -38,7 +38,7 @@ from ..engine3d import Samples3D, sea_robot, summary_extra, world_and_start, wri
 from ..rollover import Perturbation, perturbation_from, start_pose
 from ..runlog import RunLog
 from ..scenario import Scenario
-from ..sea_loop import control_steps, motor_commands, sea_control
+from ..sea_loop import Reading, control_steps, motor_commands, sea_control
 from ..signals import INTERRUPTED, StopRequest, stopped
 from . import gz_control as gz
 from . import model as dm
@@ -128,11 +128,11 @@ def simulate(setup: DartSetup, duration: float | None = None, progress: bool = F
             beta_d, beta_d_dot = motor_commands(setup.controllers, t, Tc, alpha, alpha_dot, beta, tau, alpha_d,
                                                 alpha_d_dot)
             if k % setup.log_every == 0:
-                samples.record(t, dm.link_positions(data), dm.link_origins(data), dm.link_rotations(data),
-                               dm.rotor_rotations(data),
-                               {"alpha": alpha, "alpha_dot": alpha_dot, "tau": tau, "beta": beta, "beta_ref": beta_d,
-                                "alpha_ref": alpha_d, "alpha_ref_dot": alpha_d_dot,
-                                "motor_torque": dm.motor_torque(model, data, applied)}, dm.contact_count(data))
+                samples.record(t, (dm.link_positions(data), dm.link_origins(data), dm.link_rotations(data),
+                                   dm.rotor_rotations(data)),
+                               Reading(alpha, alpha_dot, beta, tau, dm.motor_torque(model, data, applied),
+                                       dm.contact_count(data)),
+                               beta_d, {"alpha_d": alpha_d, "alpha_d_dot": alpha_d_dot})
         if i == n_steps:
             break
         if i % setup.control_every == 0 and stopped(stop):
