@@ -1,6 +1,6 @@
-"""The one SEA control loop (snake_sim.sea_loop): every path that runs it — the vertical runtime, the batched runs
-and the ROS simulator's stepper — gives the commands of the loop driven on a recorded plant, and the stepper driven
-by the runtime's controllers is the runtime's run."""
+"""The one SEA control loop (snake_sim.sea_loop): every path that runs it — the vertical runtime, the batched runs,
+the MuJoCo runtime and the ROS simulator's stepper — gives the commands of the loop driven on a recorded plant, and
+the stepper driven by the runtime's controllers is the runtime's run."""
 
 from __future__ import annotations
 
@@ -9,9 +9,20 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
+from snake_sim.models import runtime_for
 from snake_sim.runlog import RunLog
 from snake_sim.scenario import load_scenario
-from snake_sim.sea_loop import CommandRamp, Reading, Samples, Tick, motor_commands, run
+from snake_sim.sea_loop import (
+    CommandRamp,
+    Reading,
+    Samples,
+    Tick,
+    control_steps,
+    gait_references,
+    motor_commands,
+    run,
+    sea_control,
+)
 from snake_sim.vertical import runtime
 from snake_sim.vertical.batch import simulate_batch
 
@@ -22,6 +33,7 @@ SCENARIOS = {
     "tsc at an obstacle": ("tsc-obstacle", (*EVERY_PERIOD, "world.start_x=0.14")),
     "stiffness": ("open-loop-obstacle", (*EVERY_PERIOD, "world.start_x=0.14", "controller.mode=stiffness",
                                         "controller.stiffness=1.0")),
+    "tsc on MuJoCo's stairs": ("tsc-stairs-3d", (*EVERY_PERIOD, "controller.torque_gain=6")),
 }
 
 
@@ -55,19 +67,22 @@ class Recorded:
 
 
 def replayed_commands(scenario_name: str, overrides: tuple[str, ...], log: RunLog) -> np.ndarray:
-    """β_d of the loop run with fresh controllers on the recorded plant of ``log``."""
-    setup = runtime.build(load_scenario(scenario_name, list(overrides)))
+    """β_d of the loop run with the scenario's fresh gait and controllers on the recorded plant of ``log``."""
+    scenario = load_scenario(scenario_name, list(overrides))
+    gait, controllers = sea_control(scenario, log.robot)
+    substeps, _ = control_steps(scenario, scenario.time_step)
     n_ticks = len(log.t) - 1
-    tick = Tick(setup.controllers, runtime.references(setup), Samples.allocate(setup.model.n_links, n_ticks + 1), 1,
-                CommandRamp(setup.control_period))
-    assert run(Recorded(log, setup.time_step, setup.substeps), [0], tick, n_ticks) == "ok"
+    tick = Tick(controllers, gait_references(gait, log.robot.n_joints), Samples.allocate(log.robot.n_links,
+                n_ticks + 1), 1, CommandRamp(scenario.control_period))
+    assert run(Recorded(log, scenario.time_step, substeps), [0], tick, n_ticks) == "ok"
     return tick.samples.joints["beta_ref"]
 
 
 @pytest.mark.parametrize("case", SCENARIOS)
 def test_the_runtime_gives_the_commands_of_the_loop_on_its_recorded_plant(case):
     name, overrides = SCENARIOS[case]
-    log = runtime.run_scenario(load_scenario(name, list(overrides)))
+    scenario = load_scenario(name, list(overrides))
+    log = runtime_for(scenario.model).run_scenario(scenario)
     assert log.status == "ok" and np.ptp(log.beta_ref) > 0.1
     np.testing.assert_allclose(replayed_commands(name, overrides, log), log.beta_ref, rtol=0.0, atol=1e-12)
 
