@@ -80,7 +80,9 @@ class SeaEngine(Protocol):
 
     time_step: float  # h [s]
     substeps: int  # steps of h per control period
-    command_at_start: bool  # a step follows the command at its start (explicit) rather than at its end (implicit)
+    #: when a step reads the command within the period: "end" (implicit integrators), "start" (explicit), or
+    #: "hold" (the control instant's command held through the period, as Gazebo's forward command controllers do)
+    command_timing: str
 
     def read(self, data: Any) -> Reading: ...
 
@@ -115,10 +117,14 @@ class CommandRamp:
         return np.zeros_like(self.previous_rate) if prev is None else (beta_d_dot - prev) / self.period
 
     def advance(self, engine: SeaEngine, data: Any, beta_d: np.ndarray, beta_d_dot: np.ndarray) -> None:
-        """Step ``data`` one control period under :func:`extrapolated_command`, taken at the start or the end of each
-        step as the engine's integrator reads it (``command_at_start``)."""
+        """Step ``data`` one control period under :func:`extrapolated_command` taken where the engine's step reads
+        it (``command_timing``), or under the command held."""
         acc = self.acceleration(beta_d_dot)
-        h, first = engine.time_step, 0 if engine.command_at_start else 1
+        if engine.command_timing == "hold":
+            for _ in range(engine.substeps):
+                engine.step(data, beta_d, beta_d_dot)
+            return
+        h, first = engine.time_step, 0 if engine.command_timing == "start" else 1
         for i in range(first, first + engine.substeps):
             engine.step(data, *extrapolated_command(i * h, beta_d, beta_d_dot, acc))
 

@@ -1,5 +1,5 @@
 """The one SEA control loop (snake_sim.sea_loop): every path that runs it — the vertical runtime, the batched runs,
-the MuJoCo runtime and the ROS simulator's stepper — gives the commands of the loop driven on a recorded plant, and
+the MuJoCo and DART runtimes and the ROS simulator's stepper — gives the commands of the loop driven on a recorded plant, and
 the stepper driven by the runtime's controllers is the runtime's run."""
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ SCENARIOS = {
     "stiffness": ("open-loop-obstacle", (*EVERY_PERIOD, "world.start_x=0.14", "controller.mode=stiffness",
                                         "controller.stiffness=1.0")),
     "tsc on MuJoCo's stairs": ("tsc-stairs-3d", (*EVERY_PERIOD, "controller.torque_gain=6")),
+    "tsc on DART's stairs": ("tsc-stairs-3d", (*EVERY_PERIOD, "model=dart", "controller.torque_gain=6")),
 }
 
 
@@ -45,7 +46,7 @@ class Recorded:
     log: RunLog
     time_step: float
     substeps: int
-    command_at_start = False
+    command_timing = "end"
 
     def read(self, data: list[int]) -> Reading:
         k, log = data[0] // self.substeps, self.log

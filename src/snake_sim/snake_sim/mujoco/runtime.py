@@ -63,7 +63,7 @@ class MujocoSetup:
         return self.model.settings.time_step * self.substeps
 
     # The model as the SEA loop steps it (snake_sim.sea_loop.SeaEngine), over its MuJoCo data.
-    command_at_start = True  # mj_step integrates with the ctrl set before it
+    command_timing = "start"  # mj_step integrates with the ctrl set before it
 
     @property
     def time_step(self) -> float:

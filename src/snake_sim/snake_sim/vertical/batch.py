@@ -90,7 +90,7 @@ class _Stacked:
     contacts: np.ndarray
     active: np.ndarray
     command: tuple[np.ndarray, np.ndarray] | None = None  # the last step's (β_d, β̇_d)
-    command_at_start = False  # backward Euler, as a run alone
+    command_timing = "end"  # backward Euler, as a run alone
 
     def run(self, b: int) -> VerticalData:
         """Run b's state (views of its rows)."""

@@ -86,7 +86,7 @@ class VerticalSetup:
         return self.time_step * self.substeps
 
     # The model as the SEA loop steps it (snake_sim.sea_loop.SeaEngine), over a VerticalData.
-    command_at_start = False  # backward Euler: the command at the end of each step
+    command_timing = "end"  # backward Euler: the command at the end of each step
 
     def read(self, data: VerticalData) -> Reading:
         q, v, model = data.q, data.v, self.model
