@@ -1,6 +1,6 @@
 """The one SEA control loop (snake_sim.sea_loop): every path that runs it — the vertical runtime, the batched runs,
-the MuJoCo and DART runtimes and the ROS simulator's stepper — gives the commands of the loop driven on a recorded plant, and
-the stepper driven by the runtime's controllers is the runtime's run."""
+the MuJoCo and DART runtimes and the ROS simulator's stepper — gives the commands of the loop driven on a recorded
+plant, and the stepper driven by the runtime's controllers is the runtime's run."""
 
 from __future__ import annotations
 
