@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
@@ -82,13 +82,13 @@ class SeaEngine(Protocol):
     substeps: int  # steps of h per control period
     #: when a step reads the command within the period: "end" (implicit integrators), "start" (explicit), or
     #: "hold" (the control instant's command held through the period, as Gazebo's forward command controllers do)
-    command_timing: str
+    command_timing: Literal["end", "start", "hold"]
 
     def read(self, data: Any) -> Reading: ...
 
     def step(self, data: Any, beta_d: np.ndarray, beta_d_dot: np.ndarray) -> None: ...
 
-    def poses(self, data: Any) -> tuple[np.ndarray, np.ndarray]: ...
+    def poses(self, data: Any) -> Any: ...  # the link poses as the run's samples record them
 
     def finite(self, data: Any) -> bool: ...
 
@@ -160,7 +160,7 @@ class Samples:
     link_position: np.ndarray  # (T, N, 3) centres of mass [m]
     link_angle: np.ndarray  # (T, N) θ [rad]
     contacts: np.ndarray  # points in contact
-    joints: dict[str, np.ndarray] = field(default_factory=dict)  # JOINT_SIGNALS → (T, N − 1)
+    joints: dict[str, np.ndarray]  # JOINT_SIGNALS → (T, N − 1)
     count: int = 0
 
     @classmethod
