@@ -23,11 +23,10 @@ from snake_core.validation import ConfigError, number, reject_unknown
 from .rollover import module_roll, roll_over
 from .runlog import RunLog
 from .scenario import Scenario
+from .sea_loop import JOINT_SIGNALS, Reading, record_joints
 from .world import World, load_world
 
 WORLD_FIELDS = ("file", "start_x")
-#: Joint signals of a run's log, tail → head (N−1 each).
-JOINT_SIGNALS = ("alpha", "alpha_dot", "tau", "beta", "beta_ref", "alpha_ref", "alpha_ref_dot", "motor_torque")
 
 SettingsT = TypeVar("SettingsT")
 
@@ -102,14 +101,14 @@ class Samples3D:
                    np.zeros((n_log, nj, 3, 3)), np.zeros(n_log, dtype=int),
                    {k: np.full((n_log, nj), np.nan) for k in JOINT_SIGNALS})
 
-    def record(self, t: float, com: np.ndarray, origin: np.ndarray, rotation: np.ndarray, rotor: np.ndarray,
-               joints: dict[str, np.ndarray], n_contact: int) -> None:
-        """Append the sample at ``t``: link poses and rotor orientations from the engine, the joint signals."""
+    def record(self, t: float, poses: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], reading: Reading,
+               beta_d: np.ndarray, refs: dict[str, np.ndarray]) -> None:
+        """Append the sample at ``t``: link poses and rotor orientations from the engine (centres of mass, origins,
+        rotations, rotor rotations), the reading, the commands and the references."""
         k = self.count
-        self.t[k], self.link_com[k], self.link_origin[k] = t, com, origin
-        self.link_rotation[k], self.rotor_rotation[k], self.contacts[k] = rotation, rotor, n_contact
-        for key, val in joints.items():
-            self.joints[key][k] = val
+        self.t[k], (self.link_com[k], self.link_origin[k], self.link_rotation[k], self.rotor_rotation[k]) = t, poses
+        self.contacts[k] = reading.contacts
+        record_joints(self.joints, k, reading, beta_d, refs)
         self.count += 1
 
     def run_log(self, robot: RobotParams, status: str, summary_fields: dict[str, Any]) -> RunLog:

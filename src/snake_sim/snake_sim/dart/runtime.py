@@ -14,9 +14,10 @@ Scenario sections read here (besides the common ones of :mod:`snake_sim.scenario
     contact: {friction, collision_detector, max_contacts}   # snake_sim.dart.settings
     sim:     {perturbation: {...}}               # snake_sim.rollover
 
-The SEA control loop (:mod:`snake_sim.sea_loop`), roll-over, perturbation and start pose
-(:mod:`snake_sim.rollover`), the logged samples and the figures (:mod:`snake_sim.engine3d`) are the MuJoCo
-model's.
+The SEA control loop (:func:`snake_sim.sea_loop.run`, over :class:`DartSetup`'s ``read``, ``step``, ``poses`` of a
+:class:`DartRun`; the command held through the period, as the forward command controllers hold it), roll-over,
+perturbation and start pose (:mod:`snake_sim.rollover`), the logged samples and the figures
+(:mod:`snake_sim.engine3d`) are the MuJoCo model's.
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ from ..engine3d import Samples3D, sea_robot, summary_extra, world_and_start, wri
 from ..rollover import Perturbation, perturbation_from, start_pose
 from ..runlog import RunLog
 from ..scenario import Scenario
-from ..sea_loop import control_steps, motor_commands, sea_control
-from ..signals import INTERRUPTED, StopRequest, stopped
+from ..sea_loop import CommandRamp, Reading, Tick, control_steps, gait_references, run, sea_control
+from ..signals import StopRequest
 from . import gz_control as gz
 from . import model as dm
 from .sdf import gazebo_model
@@ -68,6 +69,65 @@ class DartSetup:
     @property
     def control_period(self) -> float:
         return self.model.settings.time_step * self.control_every
+
+    # The model as the SEA loop steps it (snake_sim.sea_loop.SeaEngine), over a DartRun.
+    command_timing = "hold"  # the forward command controllers pass the last published β_d, β̇_d as they are
+
+    @property
+    def time_step(self) -> float:
+        return self.model.settings.time_step
+
+    @property
+    def substeps(self) -> int:
+        return self.control_every
+
+    def read(self, run: DartRun) -> Reading:
+        m, d = self.model, run.data
+        return Reading(dm.alpha(m, d), dm.alpha_dot(m, d), dm.beta(m, d), dm.sea_torque(m, d),
+                       dm.motor_torque(m, d, run.applied), dm.contact_count(d))
+
+    def step(self, run: DartRun, beta_d: np.ndarray, beta_d_dot: np.ndarray) -> None:
+        """One physics step of h as gz sim takes it: at every controller-manager update the forward command
+        controllers pass (β_d, β̇_d) to pid_controller, whose effort is written to the motor joints at every step.
+        Nothing more once the state is non-finite."""
+        m, d = self.model, run.data
+        if run.diverged_at is not None:
+            return
+        if run.steps % self.update_every == 0:
+            gz.forward(self.control, run.pid, beta_d, beta_d_dot)
+            run.effort = gz.update(self.control, run.pid, dm.beta(m, d), dm.beta_dot(m, d),
+                                   self.update_every * self.time_step)
+        run.applied = dm.command(d, run.effort)
+        run.saturated += int(np.any(run.applied != run.effort))
+        dm.step(d)
+        run.steps += 1
+        if not np.isfinite(d.skeleton.getPositions()).all():
+            run.diverged_at = run.steps * self.time_step
+
+    def poses(self, run: DartRun) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        d = run.data
+        return dm.link_positions(d), dm.link_origins(d), dm.link_rotations(d), dm.rotor_rotations(d)
+
+    def finite(self, run: DartRun) -> bool:
+        return run.diverged_at is None
+
+    def non_finite_status(self, run: DartRun, t: float, kept_until: float) -> str:
+        return (f"non-finite state at t = {run.diverged_at:.4f} s; outputs up to t = {kept_until:.4f} s kept; with "
+                f"sim.time_step = {self.time_step:g} s, try a smaller step")
+
+
+@dataclass(eq=False)
+class DartRun:
+    """The mutable state of a DART run: DART's data, pid_controller's state, the effort commanded and applied at
+    the last step, physics steps taken, steps with a clamped effort, and when the state went non-finite."""
+
+    data: dm.DartData
+    pid: gz.PidState
+    effort: np.ndarray
+    applied: np.ndarray
+    steps: int = 0
+    saturated: int = 0
+    diverged_at: float | None = None
 
 
 def _controllers_file(robot: RobotParams, value: Any, source: str) -> Path:
@@ -105,56 +165,21 @@ def simulate(setup: DartSetup, duration: float | None = None, progress: bool = F
     """Run ``setup`` for ``duration`` seconds (default: the scenario's) and return the log (up to ``stop``)."""
     model = setup.model
     duration = setup.scenario.duration if duration is None else duration
-    h, Tc = model.settings.time_step, setup.control_period
-    n_ticks = round(duration / Tc)
+    n_ticks = round(duration / setup.control_period)
     nj = setup.robot.n_joints
     samples = Samples3D.allocate(setup.robot, n_ticks // setup.log_every + 1)
-    saturated = 0
-
+    tick = Tick(setup.controllers, gait_references(setup.gait, nj), samples, setup.log_every,
+                CommandRamp(setup.control_period))
     data = model.create_data()
     dm.place(model, data, *start_pose(setup.robot, model.world.ground_height, setup.start_x, setup.perturbation))
-    for c in setup.controllers:
-        c.reset()
-    pid = gz.activate(setup.control, dm.beta(model, data))
-    effort = applied = np.zeros(nj)
-    beta_d = beta_d_dot = np.zeros(nj)
-    status, n_steps = "ok", n_ticks * setup.control_every
-    for i in tqdm(range(n_steps + 1), desc="physics steps", disable=not progress, leave=False, miniters=1000):
-        if i % setup.control_every == 0:
-            k, t = i // setup.control_every, i * h
-            alpha, alpha_dot = dm.alpha(model, data), dm.alpha_dot(model, data)
-            beta, tau = dm.beta(model, data), dm.sea_torque(model, data)
-            alpha_d, alpha_d_dot = setup.gait.reference(t)
-            beta_d, beta_d_dot = motor_commands(setup.controllers, t, Tc, alpha, alpha_dot, beta, tau, alpha_d,
-                                                alpha_d_dot)
-            if k % setup.log_every == 0:
-                samples.record(t, dm.link_positions(data), dm.link_origins(data), dm.link_rotations(data),
-                               dm.rotor_rotations(data),
-                               {"alpha": alpha, "alpha_dot": alpha_dot, "tau": tau, "beta": beta, "beta_ref": beta_d,
-                                "alpha_ref": alpha_d, "alpha_ref_dot": alpha_d_dot,
-                                "motor_torque": dm.motor_torque(model, data, applied)}, dm.contact_count(data))
-        if i == n_steps:
-            break
-        if i % setup.control_every == 0 and stopped(stop):
-            status = INTERRUPTED
-            break
-        if i % setup.update_every == 0:
-            gz.forward(setup.control, pid, beta_d, beta_d_dot)
-            effort = gz.update(setup.control, pid, dm.beta(model, data), dm.beta_dot(model, data),
-                               setup.update_every * h)
-        applied = dm.command(data, effort)
-        saturated += int(np.any(applied != effort))
-        dm.step(data)
-        if not np.isfinite(data.skeleton.getPositions()).all():
-            status = (f"non-finite state at t = {(i + 1) * h:.4f} s; outputs up to "
-                      f"t = {samples.t[samples.count - 1]:.4f} s kept; with sim.time_step = {h:g} s, try a smaller "
-                      "step")
-            break
+    state = DartRun(data, gz.activate(setup.control, dm.beta(model, data)), np.zeros(nj), np.zeros(nj))
+    with tqdm(total=n_ticks, desc="control periods", disable=not progress, leave=False) as bar:
+        status = run(setup, state, tick, n_ticks, stop, lambda t: bar.update())
     motor = model.sdf.joint("motor_1")
     return samples.run_log(setup.robot, status, {
         "model": "dart", "numerics": model.settings.as_summary(), "joint_roll": list(model.joint_roll),
         "gazebo": {**setup.control.summary(), "effort_limit_nm": motor.effort, "motor_damping": motor.damping,
-                   "effort_saturated_fraction": saturated / max(1, i)},
+                   "effort_saturated_fraction": state.saturated / max(1, state.steps)},
         "perturbation": asdict(setup.perturbation)})
 
 

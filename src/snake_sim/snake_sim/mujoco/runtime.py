@@ -4,7 +4,9 @@ on MuJoCo, producing a :class:`~snake_sim.runlog.RunLog` like the vertical model
 Every control period (``sim.control_rate``) each joint's controller of snake_core (any ``controller.mode``,
 unchanged; :mod:`snake_sim.sea_loop`) gets what its module measures, α, α̇, β, τ = K(α − β) and the tail-side
 neighbour's α, and returns β_d, β̇_d; MuJoCo then integrates ``sim.time_step`` steps during which the actuator
-follows β_d + β̇_d s + ½ β̈_d s² (s = t − t_k, β̈_d the rate change over the last period), as the vertical runtime.
+follows β_d + β̇_d s + ½ β̈_d s² (s = t − t_k, β̈_d the rate change over the last period), as the vertical runtime:
+the loop is :func:`snake_sim.sea_loop.run`; this module gives it the model (:class:`MujocoSetup`'s ``read``,
+``step``, ``poses``) over MuJoCo's data.
 
 Scenario sections read here (besides the common ones of :mod:`snake_sim.scenario`)::
 
@@ -33,8 +35,8 @@ from ..engine3d import Samples3D, sea_robot, summary_extra, world_and_start, wri
 from ..rollover import Perturbation, perturbation_from, start_pose
 from ..runlog import RunLog
 from ..scenario import Scenario
-from ..sea_loop import control_steps, motor_commands, sea_control
-from ..signals import INTERRUPTED, StopRequest, stopped
+from ..sea_loop import CommandRamp, Reading, Tick, control_steps, gait_references, run, sea_control
+from ..signals import StopRequest
 from . import model as mm
 from .settings import settings_from
 
@@ -60,6 +62,35 @@ class MujocoSetup:
     def control_period(self) -> float:
         return self.model.settings.time_step * self.substeps
 
+    # The model as the SEA loop steps it (snake_sim.sea_loop.SeaEngine), over its MuJoCo data.
+    command_timing = "start"  # mj_step integrates with the ctrl set before it
+
+    @property
+    def time_step(self) -> float:
+        return self.model.settings.time_step
+
+    def read(self, data: mm.MujocoData) -> Reading:
+        m = self.model
+        return Reading(mm.alpha(m, data), mm.alpha_dot(m, data), mm.beta(m, data), mm.sea_torque(m, data),
+                       mm.motor_torque(data), data.mj.ncon)
+
+    def step(self, data: mm.MujocoData, beta_d: np.ndarray, beta_d_dot: np.ndarray) -> None:
+        """One step of h with the motor command (β_d, β̇_d) set before it."""
+        mm.command(self.model, data, beta_d, beta_d_dot)
+        mm.step(self.model, data)
+
+    def poses(self, data: mm.MujocoData) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        m = self.model
+        return (mm.link_positions(m, data), mm.link_origins(m, data), mm.link_rotations(m, data),
+                mm.rotor_rotations(m, data))
+
+    def finite(self, data: mm.MujocoData) -> bool:
+        return not data.mj.warning[mujoco.mjtWarning.mjWARN_BADQACC].number and np.isfinite(data.mj.qpos).all()
+
+    def non_finite_status(self, data: mm.MujocoData, t: float, kept_until: float) -> str:
+        return (f"non-finite state at t = {t:.4f} s (MuJoCo: bad acceleration); outputs up to t = {kept_until:.4f} s "
+                f"kept; with sim.time_step = {self.time_step:g} s, try a smaller step")
+
 
 def build(scenario: Scenario) -> MujocoSetup:
     """Validate the 3-D model's sections of ``scenario`` and compile its MuJoCo model."""
@@ -81,47 +112,14 @@ def simulate(setup: MujocoSetup, duration: float | None = None, progress: bool =
     """Run ``setup`` for ``duration`` seconds (default: the scenario's) and return the log (up to ``stop``)."""
     model = setup.model
     duration = setup.scenario.duration if duration is None else duration
-    h, nsub, Tc = model.settings.time_step, setup.substeps, setup.control_period
-    n_ticks = round(duration / Tc)
+    n_ticks = round(duration / setup.control_period)
     samples = Samples3D.allocate(setup.robot, n_ticks // setup.log_every + 1)
-    nj = setup.robot.n_joints
-
+    tick = Tick(setup.controllers, gait_references(setup.gait, setup.robot.n_joints), samples, setup.log_every,
+                CommandRamp(setup.control_period))
     data = model.create_data()
     mm.place(model, data, *start_pose(setup.robot, model.world.ground_height, setup.start_x, setup.perturbation))
-    for c in setup.controllers:
-        c.reset()
-    prev_rate = np.zeros(nj)
-    status = "ok"
-    for k in tqdm(range(n_ticks + 1), desc="control periods", disable=not progress, leave=False):
-        t = k * Tc
-        alpha, alpha_dot = mm.alpha(model, data), mm.alpha_dot(model, data)
-        beta, tau = mm.beta(model, data), mm.sea_torque(model, data)
-        alpha_d, alpha_d_dot = setup.gait.reference(t)
-        beta_d, beta_d_dot = motor_commands(setup.controllers, t, Tc, alpha, alpha_dot, beta, tau, alpha_d,
-                                            alpha_d_dot)
-        if k % setup.log_every == 0:
-            samples.record(t, mm.link_positions(model, data), mm.link_origins(model, data),
-                           mm.link_rotations(model, data), mm.rotor_rotations(model, data),
-                           {"alpha": alpha, "alpha_dot": alpha_dot, "tau": tau, "beta": beta, "beta_ref": beta_d,
-                            "alpha_ref": alpha_d, "alpha_ref_dot": alpha_d_dot, "motor_torque": mm.motor_torque(data)},
-                           data.mj.ncon)
-        if k == n_ticks:
-            break
-        if stopped(stop):
-            status = INTERRUPTED
-            break
-        beta_d_acc = np.zeros(nj) if k == 0 else (beta_d_dot - prev_rate) / Tc  # β̈_d over the last period
-        prev_rate = beta_d_dot
-        for i in range(nsub):
-            s = i * h
-            mm.command(model, data, beta_d + s * beta_d_dot + 0.5 * s * s * beta_d_acc, beta_d_dot + s * beta_d_acc)
-            mm.step(model, data)
-        bad_qacc = data.mj.warning[mujoco.mjtWarning.mjWARN_BADQACC].number
-        if bad_qacc or not np.isfinite(data.mj.qpos).all():
-            status = (f"non-finite state at t = {t + Tc:.4f} s (MuJoCo: bad acceleration); outputs up to "
-                      f"t = {samples.t[samples.count - 1]:.4f} s kept; with sim.time_step = {h:g} s, try a smaller "
-                      "step")
-            break
+    with tqdm(total=n_ticks, desc="control periods", disable=not progress, leave=False) as bar:
+        status = run(setup, data, tick, n_ticks, stop, lambda t: bar.update())
     return samples.run_log(setup.robot, status, {"model": "mujoco", "numerics": model.settings.as_summary(),
                                                  "joint_roll": list(model.joint_roll),
                                                  "perturbation": asdict(setup.perturbation)})

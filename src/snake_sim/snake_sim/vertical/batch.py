@@ -7,8 +7,8 @@ each, and returns the B logs, equal to the one-by-one logs to rounding (the test
   :func:`~.plant.plant_step_batch`), which runs the same kernels (``terms_kernel``, ``contact_kernel``,
   ``implicit_euler_step``) over each run's own arrays; the command extrapolation and the motor PD (4.39) are
   numpy over (B, N − 1) arrays;
-- control: per control instant each run's gait and joint controllers, as alone
-  (:func:`snake_sim.sea_loop.motor_commands`);
+- control: per control instant each run's tick of the SEA loop, as alone (:class:`snake_sim.sea_loop.Tick`), and
+  one :class:`~snake_sim.sea_loop.CommandRamp` over the stacked commands for the period;
 - a run whose state goes non-finite stops alone: its log ends at its last finite sample with the status text of a
   run alone, the others go on.
 
@@ -32,19 +32,18 @@ threads (``prange``) are not used.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from snake_core.validation import ConfigError
-from snake_core.vertical.dynamics import sea_torque
 
 from ..runlog import RunLog
 from ..scenario import Scenario
-from ..sea_loop import motor_commands
+from ..sea_loop import CommandRamp, Samples, Tick
 from .plant import BatchedPlant
-from .runtime import VerticalSetup, _references, _Samples, build, extrapolated_command, non_finite_status, progress_bar
+from .runtime import VerticalData, VerticalSetup, build, progress_bar, references
 
 
 def batch_key(scenario: Scenario) -> Hashable:
@@ -78,6 +77,35 @@ def check_batch(setups: Sequence[VerticalSetup]) -> None:
                                   "snake_sim.vertical.batch.batch_key)", setup.scenario.source)
 
 
+@dataclass(eq=False)
+class _Stacked:
+    """The runs' state stacked, (B, ·), stepped as one by the batched plant; ``active`` runs only."""
+
+    plant: BatchedPlant
+    time_step: float
+    substeps: int
+    q: np.ndarray
+    v: np.ndarray
+    u: np.ndarray  # U of (4.39) at the end of the last step
+    contacts: np.ndarray
+    active: np.ndarray
+    command: tuple[np.ndarray, np.ndarray] | None = None  # the last step's (β_d, β̇_d)
+    command_timing = "end"  # backward Euler, as a run alone
+
+    def run(self, b: int) -> VerticalData:
+        """Run b's state (views of its rows)."""
+        return VerticalData(self.q[b], self.v[b], self.u[b], int(self.contacts[b]))
+
+    def step(self, data: _Stacked, beta_d: np.ndarray, beta_d_dot: np.ndarray) -> None:
+        """One step of h of every active run (:class:`snake_sim.sea_loop.SeaEngine`'s step, its data itself)."""
+        self.plant.step(self.q, self.v, self.time_step, beta_d, beta_d_dot, self.active, self.contacts)
+        self.command = beta_d, beta_d_dot
+
+    def settle(self) -> None:
+        """U at the end of the period from the last step's command."""
+        self.u = self.plant.torque(self.q, self.v, *self.command)
+
+
 def simulate_batch(setups: Sequence[VerticalSetup], progress: bool = False) -> list[RunLog]:
     """Run the set-ups together for their (common) duration; their logs in the same order (module docstring)."""
     check_batch(setups)
@@ -85,53 +113,38 @@ def simulate_batch(setups: Sequence[VerticalSetup], progress: bool = False) -> l
     model, n_runs = first.model, len(setups)
     duration, Tc, log_every = first.scenario.duration, first.control_period, first.log_every
     n_ticks = round(duration / Tc)
-    samples = [_Samples.allocate(s.model, n_ticks // log_every + 1) for s in setups]
+    ramp = CommandRamp(Tc)  # one β̈_d estimate over the stacked commands
+    ticks = [Tick(s.controllers, references(s), Samples.allocate(model.n_links, n_ticks // log_every + 1), log_every,
+                  ramp) for s in setups]
     for setup in setups:
         for c in setup.controllers:
             c.reset()
-    plant = BatchedPlant([s.plant for s in setups])
-    q, v = np.stack([s.q0 for s in setups]), np.zeros((n_runs, model.n_q))
+    runs = _Stacked(BatchedPlant([s.plant for s in setups]), first.time_step, first.substeps,
+                    np.stack([s.q0 for s in setups]), np.zeros((n_runs, model.n_q)),
+                    np.zeros((n_runs, model.n_joints)), np.zeros(n_runs, dtype=np.int64), np.ones(n_runs, dtype=bool))
     beta_d, beta_d_dot = np.zeros((n_runs, model.n_joints)), np.zeros((n_runs, model.n_joints))
-    prev_rate = np.zeros((n_runs, model.n_joints))
-    u = np.zeros((n_runs, model.n_joints))  # U of (4.39) at the end of the last sub-step
-    n_contact = np.zeros(n_runs, dtype=np.int64)
-    active = np.ones(n_runs, dtype=bool)
     status = ["ok"] * n_runs
-    h, ia, ib = first.time_step, model.i_alpha, model.i_beta
     bar = progress_bar(duration, progress)
     bar_every = max(1, n_ticks // 100)
     for k in range(n_ticks + 1):
         t = k * Tc
-        for b in np.flatnonzero(active):
-            setup, qb, vb = setups[b], q[b], v[b]
-            alpha, alpha_dot, beta = qb[ia], vb[ia], qb[ib]
-            tau = sea_torque(setup.model, qb)
-            refs = _references(setup, t, qb, vb, None)
-            beta_d[b], beta_d_dot[b] = motor_commands(setup.controllers, t, Tc, alpha, alpha_dot, beta, tau,
-                                                      refs["alpha_d"], refs["alpha_d_dot"], refs["tau_d"])
-            if k % log_every == 0:
-                samples[b].record(setup.model, t, qb, {
-                    "alpha": alpha, "alpha_dot": alpha_dot, "tau": tau, "beta": beta, "beta_ref": beta_d[b],
-                    "alpha_ref": refs["alpha_d"], "alpha_ref_dot": refs["alpha_d_dot"], "motor_torque": u[b]},
-                    int(n_contact[b]))
-        if k == n_ticks or not active.any():
+        for b in np.flatnonzero(runs.active):
+            beta_d[b], beta_d_dot[b] = ticks[b].commands(setups[b], runs.run(b), k, t)
+        if k == n_ticks or not runs.active.any():
             break
-        beta_d_acc = np.zeros_like(beta_d) if k == 0 else (beta_d_dot - prev_rate) / Tc
-        prev_rate = beta_d_dot.copy()
-        for i in range(1, first.substeps + 1):  # as runtime._control_period, every run at once
-            command, rate = extrapolated_command(i * h, beta_d, beta_d_dot, beta_d_acc)
-            plant.step(q, v, h, command, rate, active, n_contact)
-        u = plant.torque(q, v, command, rate)
-        for b in np.flatnonzero(active):
-            if not math.isfinite(float(q[b] @ q[b] + v[b] @ v[b])):  # NaN, inf or overflowing, as alone
-                status[b] = non_finite_status(setups[b], t + Tc, q[b], v[b], samples[b].t[samples[b].count - 1])
-                active[b] = False
-                q[b], v[b] = setups[b].q0, 0.0  # parked: finite, no longer stepped
+        ramp.advance(runs, runs, beta_d, beta_d_dot)
+        runs.settle()
+        for b in np.flatnonzero(runs.active):
+            diverged = ticks[b].status_if_diverged(setups[b], runs.run(b), t + Tc)
+            if diverged is not None:  # stops alone, with the status text of a run alone
+                status[b] = diverged
+                runs.active[b] = False
+                runs.q[b], runs.v[b] = setups[b].q0, 0.0  # parked: finite, no longer stepped
         if k % bar_every == 0:
             bar.n = round(t + Tc, 6)
             bar.refresh()
     bar.close()
-    return [s.run_log(setup.robot, st) for s, setup, st in zip(samples, setups, status, strict=True)]
+    return [tick.samples.run_log(setup.robot, st) for tick, setup, st in zip(ticks, setups, status, strict=True)]
 
 
 def run_batch(scenarios: Sequence[Scenario], progress: bool = False) -> list[RunLog]:

@@ -7,7 +7,8 @@ Every control period (``sim.control_rate``) the runtime reads what the joint mod
 β_d + β̇_d s + ½ β̈_d s² (s = t − t_k; β̈_d the rate change over the last period), a reference
 without steps in its rate, as 002's continuous α̇_d. The state is checked after every control
 period; a non-finite state stops the run, and the log up to the last finite sample is kept
-with ``status`` saying when and where.
+with ``status`` saying when and where. The loop is :func:`snake_sim.sea_loop.run`; this module gives
+it the model (:class:`VerticalSetup`'s ``read``, ``step``, ``poses``) over a :class:`VerticalData`.
 
 Other runtimes and controllers build on :func:`build` (validated set-up from a scenario) and
 :func:`simulate`; ``tick_hook(t, q, v, refs) -> refs`` lets a caller change the per-joint
@@ -18,7 +19,6 @@ steps several set-ups of one shape together (:mod:`snake_sim.vertical.batch`).
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,8 +39,19 @@ from snake_core.vertical.kinematics import link_angles, link_positions
 
 from ..runlog import RunLog
 from ..scenario import Scenario
-from ..sea_loop import control_steps, motor_commands, sea_control
-from ..signals import INTERRUPTED, StopRequest, stopped
+from ..sea_loop import (
+    CommandRamp,
+    Reading,
+    References,
+    Samples,
+    Tick,
+    control_steps,
+    finite_state,
+    gait_references,
+    run,
+    sea_control,
+)
+from ..signals import StopRequest
 from ..world import World, load_world
 from .plant import VerticalPlant
 from .stepper import VerticalStepper
@@ -73,6 +84,28 @@ class VerticalSetup:
     @property
     def control_period(self) -> float:
         return self.time_step * self.substeps
+
+    # The model as the SEA loop steps it (snake_sim.sea_loop.SeaEngine), over a VerticalData.
+    command_timing = "end"  # backward Euler: the command at the end of each step
+
+    def read(self, data: VerticalData) -> Reading:
+        q, v, model = data.q, data.v, self.model
+        return Reading(q[model.i_alpha], v[model.i_alpha], q[model.i_beta], sea_torque(model, q), data.u,
+                       data.contacts)
+
+    def step(self, data: VerticalData, beta_d: np.ndarray, beta_d_dot: np.ndarray) -> None:
+        """One backward Euler step of h with the motor command (β_d, β̇_d) at its end."""
+        data.q, data.v, data.u, data.contacts = self.plant.step(data.q, data.v, self.time_step, beta_d, beta_d_dot)
+
+    def poses(self, data: VerticalData) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray]:
+        """((x, z) of the links' centres of mass (002 (4.2)–(4.5)), θ (§4.3.1))."""
+        return link_positions(self.model, data.q), link_angles(self.model, data.q)
+
+    def finite(self, data: VerticalData) -> bool:
+        return finite_state(data.q, data.v)
+
+    def non_finite_status(self, data: VerticalData, t: float, kept_until: float) -> str:
+        return non_finite_status(self, t, data.q, data.v, kept_until)
 
 
 def contact_params(section: dict, source: str) -> ContactParams:
@@ -142,68 +175,26 @@ def _first_bad(model: VerticalModel, q: np.ndarray, v: np.ndarray) -> str:
 
 
 @dataclass(eq=False)
-class _Samples:
-    """The logged samples of a run: every ``log_every``-th control instant, joint signals tail → head."""
+class VerticalData:
+    """The mutable state of a vertical run: q, q̇, U of (4.39) at the end of the last step, points in contact."""
 
-    JOINT_SIGNALS = ("alpha", "alpha_dot", "tau", "beta", "beta_ref", "alpha_ref", "alpha_ref_dot", "motor_torque")
-
-    t: np.ndarray  # [s]
-    link_position: np.ndarray  # (T, N, 3) centres of mass [m]
-    link_angle: np.ndarray  # (T, N) θ [rad]
-    contacts: np.ndarray  # points in contact
-    joints: dict[str, np.ndarray]  # JOINT_SIGNALS → (T, N − 1)
-    count: int = 0
+    q: np.ndarray
+    v: np.ndarray
+    u: np.ndarray
+    contacts: int = 0
 
     @classmethod
-    def allocate(cls, model: VerticalModel, n_log: int) -> _Samples:
-        return cls(np.zeros(n_log), np.zeros((n_log, model.n_links, 3)), np.zeros((n_log, model.n_links)),
-                   np.zeros(n_log, dtype=int),
-                   {k: np.full((n_log, model.n_joints), np.nan) for k in cls.JOINT_SIGNALS})
-
-    def record(self, model: VerticalModel, t: float, q: np.ndarray, joints: dict[str, np.ndarray],
-               n_contact: int) -> None:
-        """Append the sample at ``t``: link poses from q (002 (4.2)–(4.5), §4.3.1) and the joint signals."""
-        k = self.count
-        self.t[k] = t
-        self.link_position[k, :, 0], self.link_position[k, :, 2] = link_positions(model, q)
-        self.link_angle[k] = link_angles(model, q)
-        for key, val in joints.items():
-            self.joints[key][k] = val
-        self.contacts[k] = n_contact
-        self.count += 1
-
-    def run_log(self, robot: RobotParams, status: str) -> RunLog:
-        """The samples recorded so far as the run's log (x–z plane)."""
-        sl = slice(0, self.count)
-        return RunLog(robot=robot, plane="xz", t=self.t[sl], link_position=self.link_position[sl],
-                      link_angle=self.link_angle[sl], contact_count=self.contacts[sl], status=status,
-                      **{k: v[sl] for k, v in self.joints.items()})
+    def start(cls, setup: VerticalSetup) -> VerticalData:
+        """At rest in the set-up's start configuration."""
+        return cls(setup.q0.copy(), np.zeros(setup.model.n_q), np.zeros(setup.model.n_joints))
 
 
-def _references(setup: VerticalSetup, t: float, q: np.ndarray, v: np.ndarray, tick_hook: TickHook | None
-                ) -> dict[str, np.ndarray]:
-    """The per-joint references at ``t``: the gait's α_d, α̇_d, no τ_d, as changed by ``tick_hook``."""
-    alpha_d, alpha_d_dot = setup.gait.reference(t)
-    refs = {"alpha_d": alpha_d, "alpha_d_dot": alpha_d_dot, "tau_d": np.zeros(setup.model.n_joints)}
-    return refs if tick_hook is None else tick_hook(t, q, v, refs)
-
-
-def extrapolated_command(s: float, beta_d: np.ndarray, beta_d_dot: np.ndarray, beta_d_acc: np.ndarray
-                         ) -> tuple[np.ndarray, np.ndarray]:
-    """The actuator's command (β_d, β̇_d) at s after a control instant: the command extrapolated to second order with
-    the rate change of the last period (β̈_d ≈ Δβ̇_d / T_c), so that β̇_d has no steps and the motor-side PD of
-    002 (4.39) sees a smooth reference, as with 002's continuous α̇_d."""
-    return beta_d + s * beta_d_dot + 0.5 * s * s * beta_d_acc, beta_d_dot + s * beta_d_acc
-
-
-def _control_period(setup: VerticalSetup, q: np.ndarray, v: np.ndarray, beta_d: np.ndarray,
-                    beta_d_dot: np.ndarray, beta_d_acc: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """Integrate one control period under :func:`extrapolated_command`; returns (q, q̇, U, points in contact) at
-    its end."""
-    h = setup.time_step
-    for i in range(1, setup.substeps + 1):  # backward Euler: the command at the end of each sub-step
-        q, v, u, n_contact = setup.plant.step(q, v, h, *extrapolated_command(i * h, beta_d, beta_d_dot, beta_d_acc))
-    return q, v, u, n_contact
+def references(setup: VerticalSetup, tick_hook: TickHook | None = None) -> References:
+    """The per-joint references at t: the gait's α_d, α̇_d, no τ_d, as changed by ``tick_hook``."""
+    gait = gait_references(setup.gait, setup.model.n_joints)
+    if tick_hook is None:
+        return gait
+    return lambda t, data: tick_hook(t, data.q, data.v, gait(t, data))
 
 
 def non_finite_status(setup: VerticalSetup, t: float, q: np.ndarray, v: np.ndarray, kept_until: float) -> str:
@@ -222,47 +213,23 @@ def progress_bar(duration: float, progress: bool) -> tqdm:
 def simulate(setup: VerticalSetup, duration: float | None = None, progress: bool = False,
              tick_hook: TickHook | None = None, stop: StopRequest | None = None) -> RunLog:
     """Run ``setup`` for ``duration`` seconds (default: the scenario's) and return the log (up to ``stop``)."""
-    model = setup.model
     duration = setup.scenario.duration if duration is None else positive(duration, "--duration")
     Tc = setup.control_period
     n_ticks = round(duration / Tc)
-    samples = _Samples.allocate(model, n_ticks // setup.log_every + 1)
-    for c in setup.controllers:
-        c.reset()
-    q, v = setup.q0.copy(), np.zeros(model.n_q)
-    prev_rate = np.zeros(model.n_joints)
-    u = np.zeros(model.n_joints)  # U of (4.39) consistent with the state (end of the last sub-step)
-    n_contact = 0
-    status = "ok"
+    tick = Tick(setup.controllers, references(setup, tick_hook),
+                Samples.allocate(setup.model.n_links, n_ticks // setup.log_every + 1), setup.log_every,
+                CommandRamp(Tc))
     bar = progress_bar(duration, progress)
     bar_every = max(1, n_ticks // 100)
-    for k in range(n_ticks + 1):
-        t = k * Tc
-        alpha, alpha_dot, beta = q[model.i_alpha], v[model.i_alpha], q[model.i_beta]
-        tau = sea_torque(model, q)
-        refs = _references(setup, t, q, v, tick_hook)
-        beta_d, beta_d_dot = motor_commands(setup.controllers, t, Tc, alpha, alpha_dot, beta, tau, refs["alpha_d"],
-                                            refs["alpha_d_dot"], refs["tau_d"])
-        if k % setup.log_every == 0:
-            samples.record(model, t, q, {"alpha": alpha, "alpha_dot": alpha_dot, "tau": tau, "beta": beta,
-                                         "beta_ref": beta_d, "alpha_ref": refs["alpha_d"],
-                                         "alpha_ref_dot": refs["alpha_d_dot"], "motor_torque": u}, n_contact)
-        if k == n_ticks:
-            break
-        if stopped(stop):
-            status = INTERRUPTED
-            break
-        beta_d_acc = np.zeros(model.n_joints) if k == 0 else (beta_d_dot - prev_rate) / Tc
-        prev_rate = beta_d_dot
-        q, v, u, n_contact = _control_period(setup, q, v, beta_d, beta_d_dot, beta_d_acc)
-        if not math.isfinite(float(q @ q + v @ v)):  # NaN, inf or overflowing
-            status = non_finite_status(setup, t + Tc, q, v, samples.t[samples.count - 1])
-            break
-        if k % bar_every == 0:
-            bar.n = round(t + Tc, 6)
+
+    def show(t: float) -> None:  # t: the end of period k = t / Tc − 1
+        if (round(t / Tc) - 1) % bar_every == 0:
+            bar.n = round(t, 6)
             bar.refresh()
+
+    status = run(setup, VerticalData.start(setup), tick, n_ticks, stop, show)
     bar.close()
-    return samples.run_log(setup.robot, status)
+    return tick.samples.run_log(setup.robot, status)
 
 
 def run_scenario(scenario: Scenario, progress: bool = False, stop: StopRequest | None = None) -> RunLog:
@@ -300,4 +267,5 @@ def simulate_batch(setups: Sequence[VerticalSetup], progress: bool = False) -> l
 
 def stepper(scenario: Scenario) -> VerticalStepper:
     """The scenario's model stepped by motor commands β_d (the ROS simulator node's)."""
-    return VerticalStepper(build(scenario))
+    setup = build(scenario)
+    return VerticalStepper(setup, VerticalData.start(setup))

@@ -2,13 +2,14 @@
 
 The forward command controller sends β_d only (std_msgs/Float64MultiArray), so β̇_d, which the motor-side
 PD (002 (4.39)) feeds forward, is the backward difference of successive commands, as a module's firmware
-would form it; within a control period the actuator follows the command extrapolated with that rate
-(β_d + s β̇_d), as the embedded runtime does with the controllers' own β̇_d (:mod:`snake_sim.vertical.runtime`).
+would form it (a caller that has the controllers' β̇_d may pass it). A period is then integrated by the SEA
+loop's :class:`~snake_sim.sea_loop.CommandRamp`, as the embedded runtime integrates it
+(:mod:`snake_sim.vertical.runtime`): the command extrapolated to second order with the rate change of the
+last period, so that driven by the runtime's controllers the stepper gives the runtime's run.
 """
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -18,10 +19,11 @@ from snake_core.planar.head_state import to_head_frame
 from snake_core.vertical.dynamics import sea_torque
 from snake_core.vertical.kinematics import contact_points, link_angles
 
+from ..sea_loop import CommandRamp
 from ..stepping import HeadSample, JointSample, SimulationDiverged, check_command
 
 if TYPE_CHECKING:
-    from .runtime import VerticalSetup
+    from .runtime import VerticalData, VerticalSetup
 
 
 class VerticalStepper:
@@ -29,13 +31,11 @@ class VerticalStepper:
 
     command_interface = "position"
 
-    def __init__(self, setup: VerticalSetup) -> None:
-        self.setup = setup
-        model = setup.model
+    def __init__(self, setup: VerticalSetup, data: VerticalData) -> None:
+        self.setup, self.data = setup, data
         self.t = 0.0
         self.control_period = setup.control_period
-        self.q, self.v = setup.q0.copy(), np.zeros(model.n_q)
-        self.u = np.zeros(model.n_joints)
+        self._ramp = CommandRamp(setup.control_period)
         self._previous_command: np.ndarray | None = None
         self._tip = self._tip_pose()
         self._tip_rate = (np.zeros(3), 0.0)
@@ -43,13 +43,14 @@ class VerticalStepper:
     def _tip_pose(self) -> tuple[np.ndarray, float]:
         """Head tip (x, 0, z) — the last contact candidate of §4.6 — and the head link's angle θ_N."""
         model = self.setup.model
-        x, z = contact_points(model, self.q)
-        return np.array([x[-1], 0.0, z[-1]]), float(link_angles(model, self.q)[-1])
+        x, z = contact_points(model, self.data.q)
+        return np.array([x[-1], 0.0, z[-1]]), float(link_angles(model, self.data.q)[-1])
 
     def joints(self) -> JointSample:
-        model, q, v = self.setup.model, self.q, self.v
+        model, q, v = self.setup.model, self.data.q, self.data.v
         return JointSample(q[model.i_alpha].copy(), v[model.i_alpha].copy(), sea_torque(model, q),
-                           beta=q[model.i_beta].copy(), beta_dot=v[model.i_beta].copy(), motor_torque=self.u.copy())
+                           beta=q[model.i_beta].copy(), beta_dot=v[model.i_beta].copy(),
+                           motor_torque=self.data.u.copy())
 
     def head(self) -> HeadSample:
         (position, theta), (velocity, rate) = self._tip, self._tip_rate
@@ -60,23 +61,21 @@ class VerticalStepper:
 
     def hold_command(self) -> np.ndarray:
         """β_d that keeps the motors where they are (before any command arrives)."""
-        return self.q[self.setup.model.i_beta].copy()
+        return self.data.q[self.setup.model.i_beta].copy()
 
-    def step(self, command: np.ndarray) -> None:
-        """Advance one control period with the motor command β_d (tail → head)."""
+    def step(self, command: np.ndarray, rate: np.ndarray | None = None) -> None:
+        """Advance one control period with the motor command β_d (tail → head) and its rate β̇_d (default: the
+        backward difference of successive commands)."""
         setup = self.setup
         beta_d = check_command(command, setup.model.n_joints)
         previous = beta_d if self._previous_command is None else self._previous_command
-        beta_d_dot = (beta_d - previous) / self.control_period
+        beta_d_dot = (beta_d - previous) / self.control_period if rate is None else check_command(
+            rate, setup.model.n_joints)
         self._previous_command = beta_d
-        q, v, u = self.q, self.v, self.u
-        h = setup.time_step
-        for i in range(1, setup.substeps + 1):  # backward Euler sub-steps, as snake_sim.vertical.runtime.simulate
-            q, v, u, _ = setup.plant.step(q, v, h, beta_d + i * h * beta_d_dot, beta_d_dot)
-        if not math.isfinite(float(q @ q + v @ v)):
+        self._ramp.advance(setup, self.data, beta_d, beta_d_dot)
+        if not setup.finite(self.data):
             raise SimulationDiverged(f"non-finite state at t = {self.t + self.control_period:.4f} s with "
-                                     f"sim.time_step = {h:g} s")
-        self.q, self.v, self.u = q, v, u
+                                     f"sim.time_step = {setup.time_step:g} s")
         self.t += self.control_period
         previous_tip, self._tip = self._tip, self._tip_pose()
         self._tip_rate = ((self._tip[0] - previous_tip[0]) / self.control_period,

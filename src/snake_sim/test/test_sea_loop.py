@@ -1,0 +1,132 @@
+"""The one SEA control loop (snake_sim.sea_loop): every path that runs it — the vertical runtime, the batched runs,
+the MuJoCo and DART runtimes and the ROS simulator's stepper — gives the commands of the loop driven on a recorded
+plant, and the stepper driven by the runtime's controllers is the runtime's run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from snake_sim.models import runtime_for
+from snake_sim.runlog import RunLog
+from snake_sim.scenario import load_scenario
+from snake_sim.sea_loop import (
+    CommandRamp,
+    Reading,
+    Samples,
+    Tick,
+    control_steps,
+    gait_references,
+    motor_commands,
+    run,
+    sea_control,
+)
+from snake_sim.vertical import runtime
+from snake_sim.vertical.batch import simulate_batch
+
+#: A sample every control period, so that the log holds every command.
+EVERY_PERIOD = ("sim.duration=1.5", "sim.log_rate=100")
+SCENARIOS = {
+    "position": ("pedal-wave", EVERY_PERIOD),
+    "tsc at an obstacle": ("tsc-obstacle", (*EVERY_PERIOD, "world.start_x=0.14")),
+    "stiffness": ("open-loop-obstacle", (*EVERY_PERIOD, "world.start_x=0.14", "controller.mode=stiffness",
+                                        "controller.stiffness=1.0")),
+    "tsc on MuJoCo's stairs": ("tsc-stairs-3d", (*EVERY_PERIOD, "controller.torque_gain=6")),
+    "tsc on DART's stairs": ("tsc-stairs-3d", (*EVERY_PERIOD, "model=dart", "controller.torque_gain=6")),
+}
+
+
+@dataclass
+class Recorded:
+    """A plant that replays a run's log: each control instant reads the logged measurements; a period's steps only
+    move the replay on."""
+
+    log: RunLog
+    time_step: float
+    substeps: int
+    command_timing = "end"
+
+    def read(self, data: list[int]) -> Reading:
+        k, log = data[0] // self.substeps, self.log
+        return Reading(log.alpha[k], log.alpha_dot[k], log.beta[k], log.tau[k], log.motor_torque[k],
+                       int(log.contact_count[k]))
+
+    def step(self, data: list[int], beta_d: np.ndarray, beta_d_dot: np.ndarray) -> None:
+        data[0] += 1
+
+    def poses(self, data: list[int]) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray]:
+        k = data[0] // self.substeps
+        return (self.log.link_position[k, :, 0], self.log.link_position[k, :, 2]), self.log.link_angle[k]
+
+    def finite(self, data: list[int]) -> bool:
+        return True
+
+    def non_finite_status(self, data: list[int], t: float, kept_until: float) -> str:
+        raise AssertionError("a recorded plant stays finite")
+
+
+def replayed_commands(scenario_name: str, overrides: tuple[str, ...], log: RunLog) -> np.ndarray:
+    """β_d of the loop run with the scenario's fresh gait and controllers on the recorded plant of ``log``."""
+    scenario = load_scenario(scenario_name, list(overrides))
+    gait, controllers = sea_control(scenario, log.robot)
+    substeps, _ = control_steps(scenario, scenario.time_step)
+    n_ticks = len(log.t) - 1
+    tick = Tick(controllers, gait_references(gait, log.robot.n_joints), Samples.allocate(log.robot.n_links,
+                n_ticks + 1), 1, CommandRamp(scenario.control_period))
+    assert run(Recorded(log, scenario.time_step, substeps), [0], tick, n_ticks) == "ok"
+    return tick.samples.joints["beta_ref"]
+
+
+@pytest.mark.parametrize("case", SCENARIOS)
+def test_the_runtime_gives_the_commands_of_the_loop_on_its_recorded_plant(case):
+    name, overrides = SCENARIOS[case]
+    scenario = load_scenario(name, list(overrides))
+    log = runtime_for(scenario.model).run_scenario(scenario)
+    assert log.status == "ok" and np.ptp(log.beta_ref) > 0.1
+    np.testing.assert_allclose(replayed_commands(name, overrides, log), log.beta_ref, rtol=0.0, atol=1e-12)
+
+
+def test_batched_runs_give_the_commands_of_the_loop_on_their_recorded_plants():
+    name, overrides = SCENARIOS["tsc at an obstacle"]
+    variants = [(*overrides, "controller.stiffness=17.5"), (*overrides, "controller.torque_gain=6")]
+    logs = simulate_batch([runtime.build(load_scenario(name, list(v))) for v in variants])
+    assert not np.allclose(logs[0].beta_ref, logs[1].beta_ref, atol=1e-3)
+    for variant, log in zip(variants, logs, strict=True):
+        np.testing.assert_allclose(replayed_commands(name, variant, log), log.beta_ref, rtol=0.0, atol=1e-12)
+
+
+def drive_stepper(scenario_name: str, overrides: tuple[str, ...], with_rate: bool) -> tuple[np.ndarray, ...]:
+    """(α, β, β_d) per control instant of the stepper closed by the scenario's gait and controllers outside it,
+    passing the controllers' β̇_d (``with_rate``) or β_d only, as the ROS controller does."""
+    scenario = load_scenario(scenario_name, list(overrides))
+    sim, control = runtime.stepper(scenario), runtime.build(scenario)
+    alpha, beta, beta_ref = [], [], []
+    for k in range(round(scenario.duration / sim.control_period) + 1):
+        j, t = sim.joints(), k * sim.control_period
+        alpha_d, alpha_d_dot = control.gait.reference(t)
+        beta_d, beta_d_dot = motor_commands(control.controllers, t, sim.control_period,
+                                            j.alpha, j.alpha_dot, j.beta, j.tau, alpha_d, alpha_d_dot)
+        alpha.append(j.alpha), beta.append(j.beta), beta_ref.append(beta_d)
+        sim.step(beta_d, beta_d_dot if with_rate else None)
+    return np.array(alpha), np.array(beta), np.array(beta_ref)
+
+
+@pytest.mark.parametrize("case", ["position", "tsc at an obstacle"])
+def test_the_stepper_driven_by_the_runtimes_controllers_is_the_runtime(case):
+    name, overrides = SCENARIOS[case]
+    log = runtime.run_scenario(load_scenario(name, list(overrides)))
+    alpha, beta, beta_ref = drive_stepper(name, overrides, with_rate=True)
+    for got, want in ((alpha, log.alpha), (beta, log.beta), (beta_ref, log.beta_ref)):
+        np.testing.assert_allclose(got[:len(want)], want, rtol=0.0, atol=1e-12)
+
+
+def test_the_stepper_given_commands_only_follows_them_with_their_backward_difference():
+    """β_d alone (the ROS forward command controller): the rate is the firmware's backward difference, so the run
+    differs from the runtime's by a lag of about half a period in β̇_d, small against the gait's motion."""
+    name, overrides = SCENARIOS["position"]
+    log = runtime.run_scenario(load_scenario(name, list(overrides)))
+    alpha, _, _ = drive_stepper(name, overrides, with_rate=False)
+    gap = np.abs(alpha[:len(log.alpha)] - log.alpha).max()
+    assert 1e-9 < gap < 0.05 * np.ptp(log.alpha)
