@@ -33,6 +33,7 @@ import os
 import subprocess
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -319,6 +320,14 @@ class GraphHarness:
                                      stderr=subprocess.STDOUT)
         return self.processes[name]
 
+    def start_simulator(self, spec: Any, joint_states: list[Any]) -> subprocess.Popen:
+        """Start the simulator of ``spec`` in lockstep (:func:`lockstep_simulator`) and wait until the probe
+        records its ``joint_states`` (it republishes its first tick until the controllers answer it): started
+        before the controllers, the probe records every tick from the first."""
+        process = self.start(lockstep_simulator(spec), use_sim_time=False)
+        self.spin_until(lambda: joint_states, "the probe to receive the simulator's joint states", timeout=120.0)
+        return process
+
     def stop(self, name: str) -> int:
         """SIGINT the node ``name`` (fully qualified) and wait for it; its exit code."""
         from snake_control.graph import stop
@@ -350,10 +359,22 @@ class GraphHarness:
 
 
 def lockstep_simulator(spec: Any) -> Any:
-    """The simulator's spec as the graph tests run it: as fast as the graph answers, and never a step
-    without its command (under a loaded CI machine a command can take longer than the default
-    ``lockstep_timeout``, and a step taken without it would leave the loop a period behind for good)."""
-    return replace(spec, parameters={**spec.parameters, "real_time_factor": 0.0, "lockstep_timeout": 60.0})
+    """The simulator's spec as the graph tests run it: in lockstep, as fast as the graph answers, and a
+    report on /diagnostics only after a minute without an answer (it holds all the same)."""
+    return replace(spec, parameters={**spec.parameters, "lockstep": True, "real_time_factor": 0.0,
+                                     "lockstep_timeout": 60.0})
+
+
+@contextmanager
+def graph_harness(workdir: Path) -> Iterator[GraphHarness]:
+    """A :class:`GraphHarness` in ``workdir``, closed (its processes stopped) at the end; for fixtures that
+    share one graph run between tests."""
+    _require_rclpy()
+    harness = GraphHarness(workdir)
+    try:
+        yield harness
+    finally:
+        harness.close()
 
 
 def _require_rclpy() -> None:
@@ -367,12 +388,8 @@ def _require_rclpy() -> None:
 @pytest.fixture
 def ros_graph(tmp_path: Path) -> Iterator[GraphHarness]:
     """Nodes as processes on real rclpy, with a probe (see :class:`GraphHarness`)."""
-    _require_rclpy()
-    harness = GraphHarness(tmp_path)
-    try:
+    with graph_harness(tmp_path) as harness:
         yield harness
-    finally:
-        harness.close()
 
 
 @pytest.fixture

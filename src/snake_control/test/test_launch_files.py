@@ -1,5 +1,5 @@
 """The launch files and what they hand to users, read without running them: the four files exist,
-README.md documents every argument each declares, the Docker compose file passes only declared
+README.md (or docs/) documents every argument each declares, the Docker compose file passes only declared
 arguments, and every section of the parameter files the launch files pass names a node of
 snake_control's graph (test_launch_execution.py runs them and checks the nodes on real rclpy)."""
 
@@ -34,13 +34,15 @@ def test_the_four_launch_files_exist():
 
 @pytest.mark.parametrize("path", LAUNCH_FILES, ids=lambda p: p.name)
 def test_every_declared_argument_is_documented_in_the_readme(path):
-    readme = (ROOT / "README.md").read_text()
-    match = re.search(rf"^#+ [^\n]*`{re.escape(path.name)}`[^\n]*\n(.*?)(?=^#+ |\Z)", readme, re.M | re.S)
-    assert match, f"README.md has no section for {path.name}"
+    """In the sections of README.md and docs/*.md whose heading names the launch file."""
+    sections = [m.group(1) for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+                for m in re.finditer(rf"^#+ [^\n]*`{re.escape(path.name)}`[^\n]*\n(.*?)(?=^#+ |\Z)", doc.read_text(),
+                                     re.M | re.S)]
+    assert sections, f"README.md and docs/ have no section for {path.name}"
     arguments = declared_arguments(path)
     assert "robot" in arguments
     for name in arguments:
-        assert f"`{name}`" in match.group(1), f"README.md does not document {path.name} argument `{name}`"
+        assert any(f"`{name}`" in s for s in sections), f"the docs do not document {path.name} argument `{name}`"
 
 
 def test_docker_images_copy_existing_paths_and_compose_passes_declared_arguments():
