@@ -69,6 +69,7 @@ from .ros_interface import (
     all_finite,
     declare,
     joint_state,
+    ns_seconds,
     odometry_planar,
     read_joint_states,
     run,
@@ -128,7 +129,7 @@ class HeadTrackingControllerNode(Node):
         self._joints: JointReading | None = None
         self._odometry: tuple[float, ...] | None = None
         self._state_stamp: int | None = None  # [ns] of the joint states in self._joints
-        self._effort: np.ndarray | None = None  # the latest torque references
+        self._effort = None  # the latest torque references (an array of snake_core's)
         self.reference = None
         self._fresh = InputFreshness(self, timeout)
         self._elapsed = Elapsed(self)
@@ -187,7 +188,7 @@ class HeadTrackingControllerNode(Node):
             return False
         q = q_from_world(np.array([x, y]), heading, alpha)
         qd = qd_from_world(np.array([vx, vy]), heading_rate, alpha_dot)
-        tau = self.tracker.step(self._elapsed(), q, qd, self.reference(t_ns * 1e-9))
+        tau = self.tracker.step(self._elapsed(), q, qd, self.reference(ns_seconds(t_ns)))
         self._effort = sea_torque_reference(tau) if self._stiffness is not None else reverse_joints(tau)
         self._publish()
         self._diag.report(OK, "tracking")

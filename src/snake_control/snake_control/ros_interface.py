@@ -119,8 +119,13 @@ def seconds(stamp: Any) -> float:
     return stamp.sec + stamp.nanosec * 1e-9
 
 
+def ns_seconds(ns: int) -> float:
+    """Integer nanoseconds → seconds, as every node converts its clock."""
+    return ns * 1e-9
+
+
 def now_seconds(node: Node) -> float:
-    return node.get_clock().now().nanoseconds * 1e-9
+    return ns_seconds(node.get_clock().now().nanoseconds)
 
 
 class Elapsed:

@@ -68,6 +68,7 @@ from .ros_interface import (
     float_array,
     joint_state,
     joint_state_fields,
+    ns_seconds,
     read_joint_states,
     run,
     stamp_ns,
@@ -170,7 +171,7 @@ class SEAJointControllerNode(Node):
     def _reference_lag(self, t_ns: int) -> float:
         """How long before ``t_ns`` [s] the latest gait reference was sampled; 0 where its stamp says nothing
         about this clock (unstamped, in the future, or older than the stale timeout)."""
-        lag = (t_ns - self._reference_stamp) * 1e-9
+        lag = ns_seconds(t_ns - self._reference_stamp)
         return lag if self._reference_stamp > 0 and 0.0 < lag <= self._fresh.timeout else 0.0
 
     def _inputs(self, t_ns: int) -> list[tuple[JointMeasurement, JointReference]] | str:
@@ -212,7 +213,7 @@ class SEAJointControllerNode(Node):
             if self._last is not None:
                 self._publish(*self._last)
             return self._last is not None
-        t = t_ns * 1e-9
+        t = ns_seconds(t_ns)
         commands = [c.step(t, self.dt, *i) for c, i in zip(self.controllers, inputs, strict=True)]
         self._last = ([c.beta_d for c in commands], [c.beta_d_dot for c in commands])
         self._publish(*self._last)

@@ -180,17 +180,33 @@ class SeaRun:
     answers: list[int | None]  # the stamps the simulator's commands answer, in order of arrival
 
 
-@pytest.fixture(scope="module", params=SEA_CASES, ids=lambda c: "-".join(c))
-def sea_run(request, tmp_path_factory) -> SeaRun:
-    """One lock-stepped graph run of WINDOW[1] s of gait per (mode, layout), and the loop without ROS."""
+@pytest.fixture(scope="module")
+def sea_runs(tmp_path_factory):
+    """(mode, layout) → its SeaRun, each run once for every test that reads it, whatever their order."""
+    runs: dict[tuple[str, str], SeaRun] = {}
+
+    def run(case: tuple[str, str]) -> SeaRun:
+        if case not in runs:
+            runs[case] = run_sea_graph(*case, tmp_path_factory.mktemp("-".join(case)))
+        return runs[case]
+
+    return run
+
+
+@pytest.fixture(params=SEA_CASES, ids=lambda c: "-".join(c))
+def sea_run(request, sea_runs) -> SeaRun:
+    return sea_runs(request.param)
+
+
+def run_sea_graph(mode: str, layout: str, workdir) -> SeaRun:
+    """One lock-stepped graph run of WINDOW[1] s of gait, and the loop without ROS."""
     from nav_msgs.msg import Odometry
     from sensor_msgs.msg import JointState
     from std_msgs.msg import Float64MultiArray
 
     from snake_control.ros_interface import answered
 
-    mode, layout = request.param
-    with graph_harness(tmp_path_factory.mktemp(f"{mode}-{layout}")) as ros_graph:
+    with graph_harness(workdir) as ros_graph:
         odometry = ros_graph.record("/head/odometry", Odometry)
         joint_states = ros_graph.record("/joint_states", JointState)
         reference = ros_graph.record("/gait/reference", JointState)
