@@ -20,11 +20,11 @@ overrides (``a__b`` for ``a.b``) and ``use_sim_time: true``. The harness owns ``
 inputs from a helper node and records every topic the nodes under test publish. All nodes spin in
 one rclpy ``SingleThreadedExecutor``.
 
-Isolation: every pytest-xdist worker talks on its own ``ROS_DOMAIN_ID`` (``SNAKE_TEST_DOMAIN_BASE``,
-default 20, plus the worker's number) and discovery stays on this machine
-(``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST``); subprocesses started by a test inherit both. Where
-rclpy cannot be imported (no Jazzy wheel for the platform and no sourced ROS 2), the tests that
-use the fixture are skipped with one reason.
+Isolation: every pytest-xdist worker talks on its own ``ROS_DOMAIN_ID`` (``SNAKE_TEST_DOMAIN_BASE``, by
+default an even number in 20–98 taken from the checkout's path, plus the worker's number) and discovery stays
+on this machine (``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST``); subprocesses started by a test inherit both.
+Where rclpy cannot be imported (no Jazzy wheel for the platform and no sourced ROS 2), the tests that use the
+fixture are skipped with one reason.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from __future__ import annotations
 import os
 import subprocess
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -50,10 +51,17 @@ WAIT_TIMEOUT = 60.0
 CAPTURE_DEPTH = 10000
 
 
+def default_domain_base() -> int:
+    """20–98, even, from this checkout's path: test runs of two checkouts on one machine (CI jobs, sessions
+    side by side) do not see each other's nodes, which would answer their simulators and drive their
+    controllers."""
+    return 20 + 2 * (zlib.crc32(str(Path(__file__).resolve().parents[3]).encode()) % 40)
+
+
 def isolate_ros_domain() -> int:
     """One ROS_DOMAIN_ID per pytest-xdist worker, discovery on localhost only; returns the id."""
     worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
-    domain = int(os.environ.get(DOMAIN_BASE_ENV, "20")) + int(worker.removeprefix("gw") or 0)
+    domain = int(os.environ.get(DOMAIN_BASE_ENV, default_domain_base())) + int(worker.removeprefix("gw") or 0)
     os.environ["ROS_DOMAIN_ID"] = str(domain)
     os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
     return domain
