@@ -215,16 +215,18 @@ def run_sea_graph(mode: str, layout: str, workdir) -> SeaRun:
         for spec in control_nodes(ROBOT, controller=mode, layout=layout, lockstep=True):
             ros_graph.start(spec)
         end = ORIGIN + round(WINDOW[1] * 1e9)
-        ros_graph.spin_until(lambda: reached(end, odometry, joint_states), f"{WINDOW[1]} s of gait", timeout=600.0)
+        ros_graph.spin_until(lambda: reached(end, odometry, joint_states) and answered(commands[-1]) >= end,
+                             f"{WINDOW[1]} s of gait", timeout=600.0)
         processes = len(ros_graph.processes)
     graph = recorded(joint_states, odometry, 5, sea=True)
     return SeaRun(mode, graph, sea_loop(mode, ORIGIN, round(graph.t_ns[-1] / ORIGIN)).at(graph.t_ns), processes,
                   [(stamp(m), list(m.position)) for m in reference], [answered(c) for c in commands])
 
 
-def test_lockstep_graph_starts_the_gait_at_the_first_tick_and_answers_every_tick_once(sea_run):
-    """The gait's t = 0 is the controllers' first tick, ORIGIN, whenever each process came up; each command
-    the simulator receives answers the tick after the one before (none lost, none twice)."""
+def test_lockstep_graph_starts_the_gait_at_the_first_tick_and_answers_every_tick(sea_run):
+    """The gait's t = 0 is the controllers' first tick, ORIGIN, whenever each process came up; the commands
+    answer every tick (an answer the simulator did not get in time is sent again when it republishes the
+    tick: a tick may be answered twice, the simulator steps once)."""
     from snake_control.gait_generator import SOURCE, build_gait
 
     assert sea_run.processes in (3, 8)  # simulator, gait, one composed node | five joints and the mux
@@ -233,8 +235,8 @@ def test_lockstep_graph_starts_the_gait_at_the_first_tick_and_answers_every_tick
     assert sea_run.references and all(alpha_d == list(gait.reference(t * 1e-9 - ORIGIN * 1e-9)[0])
                                       for t, alpha_d in sea_run.references)
     answers = sea_run.answers  # from when the probe matched the controller's publisher on
-    assert answers[-1] >= sea_run.graph.t_ns[-2]
-    assert np.array_equal(np.diff(answers), np.full(len(answers) - 1, round(1e9 / RATE)))
+    assert None not in answers and max(answers) >= ORIGIN + round(WINDOW[1] * 1e9)
+    assert set(range(min(answers), max(answers) + 1, ORIGIN)) == set(answers)
 
 
 def test_lockstep_graph_moves_the_robot_exactly_as_the_loop_stepped_without_ros(sea_run):
