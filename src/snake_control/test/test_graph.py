@@ -215,8 +215,8 @@ def run_sea_graph(mode: str, layout: str, workdir) -> SeaRun:
         for spec in control_nodes(ROBOT, controller=mode, layout=layout, lockstep=True):
             ros_graph.start(spec)
         end = ORIGIN + round(WINDOW[1] * 1e9)
-        ros_graph.spin_until(lambda: reached(end, odometry, joint_states) and answered(commands[-1]) >= end,
-                             f"{WINDOW[1]} s of gait", timeout=600.0)
+        ros_graph.spin_until(lambda: reached(end, odometry, joint_states) and bool(commands)
+                             and answered(commands[-1]) >= end, f"{WINDOW[1]} s of gait", timeout=600.0)
         processes = len(ros_graph.processes)
     graph = recorded(joint_states, odometry, 5, sea=True)
     return SeaRun(mode, graph, sea_loop(mode, ORIGIN, round(graph.t_ns[-1] / ORIGIN)).at(graph.t_ns), processes,
