@@ -138,9 +138,9 @@ class HeadTrackingControllerNode(Node):
         self.create_subscription(Path, HEAD_REFERENCE, self._on_reference, LATCHED_QOS)
         self._pub = self.create_publisher(JointState, TORQUE_REFERENCE, COMMAND_QOS)
         self._diag = Diagnostics(self, "head_tracking")
-        self._lockstep = Lockstep(self, {"joint_states": JOINT_STATES, "head_odometry": HEAD_ODOMETRY}, self._step,
-                                  self._publish) if lockstep else None
-        self.create_timer(1.0 / rate, self._tick)
+        self._ticks = Lockstep(self, {"joint_states": JOINT_STATES, "head_odometry": HEAD_ODOMETRY}, self._step,
+                               self._publish, lockstep)
+        self.create_timer(1.0 / rate, self._ticks.tick)
 
     def _on_joint_states(self, msg: JointState) -> None:
         reading = read_joint_states(msg, self._layout, self._stiffness)
@@ -155,8 +155,7 @@ class HeadTrackingControllerNode(Node):
 
     def _arrived(self, name: str, stamp: object) -> None:
         self._fresh.mark(name)
-        if self._lockstep is not None:
-            self._lockstep.arrived(name, stamp)
+        self._ticks.arrived(name, stamp)
 
     def _on_reference(self, msg: Path) -> None:
         try:
@@ -166,13 +165,6 @@ class HeadTrackingControllerNode(Node):
                 HEAD_REFERENCE)
         except ConfigError as exc:
             self._diag.report(ERROR, f"reference refused: {exc}")
-
-    def _tick(self) -> None:
-        t_ns = self.get_clock().now().nanoseconds
-        if self._lockstep is not None:
-            self._lockstep.tick(t_ns)
-        else:
-            self._step(t_ns)
 
     def _step(self, t_ns: int) -> bool:
         """The torques at ROS time ``t_ns``, published; False when there are none (reported)."""

@@ -328,7 +328,9 @@ LOCKSTEP_POLL = 0.02
 
 
 class Lockstep:
-    """A controller's side of the simulator's lockstep (``lockstep`` parameter): the tick at ROS time t
+    """A controller's ticks (``tick``, its timer's callback): without lockstep (``enabled`` false) each tick
+    computes at once with the latest inputs. With it, the controller's side of the simulator's lockstep
+    (``lockstep`` parameter): the tick at ROS time t
     is answered once each input in ``inputs`` (name → topic; the first is the simulator's measurement) has
     arrived stamped t or later, or has no publisher any more; ``answer(t_ns)`` computes and publishes the
     command (stamped t) and returns whether it sent one (a controller with nothing to send yet, e.g. no
@@ -342,8 +344,9 @@ class Lockstep:
     for an input whose publisher has died (no callback announces that)."""
 
     def __init__(self, node: Node, inputs: Mapping[str, str], answer: Callable[[int], bool],
-                 resend: Callable[[], None]) -> None:
+                 resend: Callable[[], None], enabled: bool) -> None:
         self._node = node
+        self.enabled = enabled
         self._inputs = dict(inputs)
         self._measurement = next(iter(self._inputs))
         self._answer = answer
@@ -351,13 +354,20 @@ class Lockstep:
         self._stamps: dict[str, int] = {}
         self.pending: int | None = None
         self.answered: int | None = None
-        node.create_timer(LOCKSTEP_POLL, self.poll, clock=Clock(clock_type=ClockType.STEADY_TIME))
+        if enabled:
+            node.create_timer(LOCKSTEP_POLL, self.poll, clock=Clock(clock_type=ClockType.STEADY_TIME))
 
-    def tick(self, t_ns: int) -> None:
+    def tick(self) -> None:
+        t_ns = self._node.get_clock().now().nanoseconds
+        if not self.enabled:
+            self._answer(t_ns)
+            return
         self.pending = t_ns
         self.poll()
 
     def arrived(self, name: str, stamp: Any) -> None:
+        if not self.enabled:
+            return
         t_ns = stamp_ns(stamp)
         if name == self._measurement and self.pending is None and t_ns == self.answered:
             self._resend()

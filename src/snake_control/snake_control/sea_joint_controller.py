@@ -139,9 +139,9 @@ class SEAJointControllerNode(Node):
             self._pub = self.create_publisher(Float64MultiArray, MOTOR_POSITION_COMMANDS, COMMAND_QOS)
         self._diag = Diagnostics(self, joint_name(index) if index else "sea_joints")
         inputs = {"joint_states": JOINT_STATES, "gait_reference": GAIT_REFERENCE, "torque_reference": TORQUE_REFERENCE}
-        self._lockstep = Lockstep(self, {k: inputs[k] for k in self._required}, self._step,
-                                  lambda: self._publish(*self._last)) if self.lockstep else None
-        self.create_timer(self.dt, self._tick)
+        self._ticks = Lockstep(self, {k: inputs[k] for k in self._required}, self._step,
+                               lambda: self._publish(*self._last), self.lockstep)
+        self.create_timer(self.dt, self._ticks.tick)
 
     def _on_joint_states(self, msg: JointState) -> None:
         reading = read_joint_states(msg, self._layout, self._stiffness)
@@ -165,8 +165,7 @@ class SEAJointControllerNode(Node):
 
     def _arrived(self, name: str, msg: JointState) -> None:
         self._fresh.mark(name)
-        if self._lockstep is not None:
-            self._lockstep.arrived(name, msg.header.stamp)
+        self._ticks.arrived(name, msg.header.stamp)
 
     def _reference_lag(self, t_ns: int) -> float:
         """How long before ``t_ns`` [s] the latest gait reference was sampled; 0 where its stamp says nothing
@@ -197,13 +196,6 @@ class SEAJointControllerNode(Node):
             self._pub.publish(joint_state(self, self._motors, beta_d, beta_d_dot, stamp=self._state_stamp))
         else:
             self._pub.publish(float_array(beta_d, answers=self._state_stamp))
-
-    def _tick(self) -> None:
-        t_ns = self.get_clock().now().nanoseconds
-        if self._lockstep is not None:
-            self._lockstep.tick(t_ns)
-        else:
-            self._step(t_ns)
 
     def _step(self, t_ns: int) -> bool:
         """Step the controllers at ROS time ``t_ns`` and publish; False if there was nothing to send."""
