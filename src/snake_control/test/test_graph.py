@@ -180,22 +180,18 @@ class SeaRun:
     answers: list[int | None]  # the stamps the simulator's commands answer, in order of arrival
 
 
-@pytest.fixture(scope="module")
-def sea_runs(tmp_path_factory):
-    """(mode, layout) → its SeaRun, each run once for every test that reads it, whatever their order."""
-    runs: dict[tuple[str, str], SeaRun] = {}
-
-    def run(case: tuple[str, str]) -> SeaRun:
-        if case not in runs:
-            runs[case] = run_sea_graph(*case, tmp_path_factory.mktemp("-".join(case)))
-        return runs[case]
-
-    return run
+#: (mode, layout) → its SeaRun, in the session's stash: each case runs once for all the tests that read it,
+#: whatever their order and whenever pytest-xdist tears fixtures down (a worker with no next test queued
+#: tears down the module's fixtures).
+SEA_RUNS = pytest.StashKey[dict]()
 
 
 @pytest.fixture(params=SEA_CASES, ids=lambda c: "-".join(c))
-def sea_run(request, sea_runs) -> SeaRun:
-    return sea_runs(request.param)
+def sea_run(request, tmp_path_factory) -> SeaRun:
+    runs = request.config.stash.setdefault(SEA_RUNS, {})
+    if request.param not in runs:
+        runs[request.param] = run_sea_graph(*request.param, tmp_path_factory.mktemp("-".join(request.param)))
+    return runs[request.param]
 
 
 def run_sea_graph(mode: str, layout: str, workdir) -> SeaRun:
