@@ -6,8 +6,10 @@ makes independent of how fast each process runs."""
 
 import numpy as np
 import pytest
+import yaml
 
 from snake_control.graph import control_nodes, simulator_node
+from snake_core.locator import data_dir
 
 #: The graph tests run one after another on one pytest-xdist worker (each starts up to 8 processes).
 pytestmark = pytest.mark.xdist_group("ros_graph")
@@ -16,6 +18,9 @@ ROBOT = "koopaee6"
 CONTROLLER = "/sea_joint_controller"  # the composed layout: one node for every joint
 PERIOD = 10_000_000  # [ns] of the simulator and the controllers (100 Hz)
 STALE = 100_000_000  # [ns] stale_timeout of the SEA controllers (config/snake_control.yaml)
+#: gait_generator's gait (config/snake_control.yaml)
+GAIT = yaml.safe_load((data_dir() / "config/snake_control.yaml").read_text())["gait_generator"]["ros__parameters"][
+    "gait"]
 
 
 def stamp(msg) -> int:
@@ -28,7 +33,8 @@ def test_lost_or_non_finite_gait_reference_holds_the_motors_and_a_restarted_gait
     from sensor_msgs.msg import JointState
     from std_msgs.msg import Float64MultiArray
 
-    from snake_control.ros_interface import LATCHED_QOS, answered
+    from snake_control.gait_generator import SOURCE, build_gait
+    from snake_control.ros_interface import LATCHED_QOS, answered, ns_seconds
 
     commands = ros_graph.record("/motor_position_controller/commands", Float64MultiArray)
     diagnostics = ros_graph.record("/diagnostics", DiagnosticArray)
@@ -53,19 +59,24 @@ def test_lost_or_non_finite_gait_reference_holds_the_motors_and_a_restarted_gait
 
     until(500_000_000, "0.5 s of gait")
     ros_graph.stop(gait.fully_qualified_name)  # the controllers' input publisher dies
-    until(max(map(stamp, references)) + 3 * STALE, "commands after the gait generator stopped")
+    until(answered(commands[-1]) + 3 * STALE, "commands after the gait generator stopped")
 
-    # Its last reference (t_s) is tracked to first order until the stale timeout, then the motors hold
-    last = max(references, key=stamp)
-    t_s = stamp(last)
+    # Its last reference (of t_s, the last tick whose command is the gait's reference of that tick: the gait's
+    # t = 0 is the first tick) is tracked to first order until the stale timeout, then the motors hold
+    params = dict(GAIT)
+    wave = build_gait(params.pop("type"), 5, params, SOURCE)
+    def reference(t: int):  # as gait_generator computes it: its time since its first tick, in float seconds
+        return wave.reference(ns_seconds(t) - ns_seconds(PERIOD))
+
+    t_s = max(t for t, beta_d in commanded().items() if beta_d == tuple(reference(t)[0]))
+    alpha_d, alpha_d_dot = reference(t_s)
     after = commanded(t_s)
     tracked = {t: b for t, b in after.items() if t <= t_s + STALE - PERIOD}
     held = {t: b for t, b in after.items() if t >= t_s + STALE + PERIOD}
     assert len(tracked) >= STALE // PERIOD - 2 and len(held) > STALE // PERIOD
     for t, beta_d in tracked.items():  # position mode: β_d = α_d(t_s) + α̇_d(t_s)(t − t_s)
-        lag = (t - t_s) * 1e-9
-        assert beta_d == pytest.approx([a + v * lag for a, v in zip(last.position, last.velocity, strict=True)],
-                                       abs=1e-12)
+        lag = ns_seconds(t - t_s)
+        assert beta_d == pytest.approx([a + v * lag for a, v in zip(alpha_d, alpha_d_dot, strict=True)], abs=1e-12)
     assert len(set(held.values())) == 1
     stale = [(t, level, message) for t, level, message in reports(t_s) if level == DiagnosticStatus.ERROR[0]]
     assert stale and stale[0][2] == "hold: stale input: gait_reference"
