@@ -14,6 +14,8 @@ SYSSTAMP := $(VENV)/.system-deps
 DEBIAN_PACKAGES := liburdfdom-tools libsdformat-dev can-utils g++ pkg-config
 DEMO_OUT ?= out/demo
 PYTEST_ARGS ?=
+#: sros2 (SROS2 keystores) has no wheel: it is installed from the Jazzy source bundle when present.
+SROS2_SOURCE ?= ../shared/ros/src/jazzy-stack-src.tar.xz
 
 .PHONY: all install ros system-deps build demo test bench lint clean
 
@@ -38,6 +40,13 @@ $(ROSSTAMP): requirements-ros.txt | $(STAMP)
 		echo "using the sourced ROS 2 $$ROS_DISTRO (rclpy from $$($(PY) -c 'import rclpy, os; print(os.path.dirname(rclpy.__file__))'))"; \
 	elif [ "$$(uname -s)-$$(uname -m)" = Linux-x86_64 ]; then \
 		$(PY) -m pip install --quiet -r requirements-ros.txt; \
+		if [ -f "$(SROS2_SOURCE)" ]; then \
+			tmp=$$(mktemp -d) && tar -xJf "$(SROS2_SOURCE)" -C "$$tmp" src/sros2/sros2 && \
+			$(PY) -m pip install --quiet --no-deps "$$tmp/src/sros2/sros2"; status=$$?; rm -rf "$$tmp"; \
+			[ $$status = 0 ] || exit $$status; \
+		else \
+			echo "note: no $(SROS2_SOURCE): sros2 not installed, the SROS2 keystore tests are skipped"; \
+		fi; \
 	else \
 		echo "note: no ROS 2 Jazzy wheels for $$(uname -s)-$$(uname -m); source a ROS 2 Jazzy install for the node tests"; \
 	fi
@@ -45,10 +54,13 @@ $(ROSSTAMP): requirements-ros.txt | $(STAMP)
 
 ros: $(ROSSTAMP)
 
-# Debian tools for tier-4 tests (check_urdf, libsdformat and a compiler for its checker) and can-utils; skipped with a
-# notice where apt-get is missing or we are neither root nor sudo-capable.
+# Debian tools for tier-4 tests (check_urdf, libsdformat and a compiler for its checker) and can-utils, installed with
+# apt-get as root or through sudo; skipped with a notice where apt-get is missing or we are neither root nor
+# sudo-capable, and with APT=no (then not remembered: a later run without it installs them).
 $(SYSSTAMP): | $(PY)
-	@if command -v check_urdf >/dev/null && command -v g++ >/dev/null && command -v pkg-config >/dev/null && [ -d /usr/include/sdformat-12.3 -o -n "$$(ls -d /usr/include/sdformat-* 2>/dev/null)" ]; then \
+	@if [ "$(APT)" = no ]; then \
+		echo "APT=no: not installing $(DEBIAN_PACKAGES); the tests that need them are skipped"; exit 0; \
+	elif command -v check_urdf >/dev/null && command -v g++ >/dev/null && command -v pkg-config >/dev/null && [ -d /usr/include/sdformat-12.3 -o -n "$$(ls -d /usr/include/sdformat-* 2>/dev/null)" ]; then \
 		echo "system packages present"; \
 	elif command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBIAN_PACKAGES) >/dev/null; \
@@ -56,8 +68,7 @@ $(SYSSTAMP): | $(PY)
 		sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBIAN_PACKAGES) >/dev/null; \
 	else \
 		echo "note: cannot install $(DEBIAN_PACKAGES); the tests that need them are skipped"; \
-	fi
-	touch $@
+	fi && touch $@
 
 system-deps: $(SYSSTAMP)
 
@@ -70,6 +81,12 @@ build: $(STAMP)
 demo: $(STAMP) build
 	$(BIN)/snake-sim run $$($(PY) -c "from snake_sim.scenario import DEFAULT_SCENARIO as s, DEFAULT_OVERRIDES as o; \
 		print(s, *(f'--set {v}' for v in o))") --out $(DEMO_OUT)
+	@echo
+	@echo "Look at $(DEMO_OUT)/animation.gif, com.png, joints.png and summary.json. Next, in this shell:"
+	@echo "  source $(VENV)/bin/activate   # puts snake-sim and snake-can on PATH"
+	@echo "  snake-sim list              # the scenarios"
+	@echo "  snake-sim run pedal-wave    # the vertical-plane crawl of the thesis' robot, writes out/pedal-wave/"
+	@echo "More in README.md, 'First five things to try'."
 
 test: $(STAMP) $(ROSSTAMP) $(SYSSTAMP) build
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q $(PYTEST_ARGS)

@@ -25,6 +25,7 @@ from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
 from launch_ros.substitutions import FindPackageShare
 
+from snake_bringup import security
 from snake_bringup.graph_nodes import launch_nodes
 from snake_control import graph
 from snake_core.controllers import CONTROLLER_MODES
@@ -38,7 +39,8 @@ def snake_control_nodes(context, *args, **kwargs):
         return LaunchConfiguration(name).perform(context)
 
     specs = graph.control_nodes(arg("robot"), gait=arg("gait"), controller=arg("controller"), layout=arg("layout"))
-    return launch_nodes(specs, FindPackageShare(PACKAGE).perform(context), use_sim_time=False)
+    return launch_nodes(specs, FindPackageShare(PACKAGE).perform(context), use_sim_time=False,
+                        extra=lambda spec: kwargs["secured"](spec.fully_qualified_name))
 
 
 def generate_launch_description():
@@ -52,6 +54,12 @@ def generate_launch_description():
         " hardware:=", IfElseSubstitution(mock, "mock", "real"),
     ]), value_type=str)}
     controllers = [PathJoinSubstitution([share, "config", "controllers", robot]), ".yaml"]
+    # SROS2 (docs/robot.md "Security"): every node in its enclave of the keystore, enforced with secure:=true
+    security_env = {"ROS_SECURITY_ENABLE": IfElseSubstitution(LaunchConfiguration("secure"), "true", "false"),
+                    "ROS_SECURITY_STRATEGY": "Enforce", "ROS_SECURITY_KEYSTORE": LaunchConfiguration("keystore")}
+
+    def secured(name: str) -> dict:
+        return security.launch_kwargs(name, security_env)
 
     return LaunchDescription([
         DeclareLaunchArgument("can_interface", default_value="can0",
@@ -67,21 +75,25 @@ def generate_launch_description():
         DeclareLaunchArgument("use_mock_hardware", default_value="false", choices=["true", "false"],
                               description="mock_components instead of the CAN modules (no bus needed)"),
         DeclareLaunchArgument("rviz", default_value="false", choices=["true", "false"], description="start RViz"),
+        DeclareLaunchArgument("secure", default_value="false",
+                              description="true: SROS2, every node in its enclave of keystore (Enforce)"),
+        DeclareLaunchArgument("keystore", default_value="",
+                              description="SROS2 keystore for secure:=true (python -m snake_bringup.security)"),
 
         Node(package="snake_hardware", executable="can_bridge", output="screen",
              parameters=[{"can_interface": LaunchConfiguration("can_interface"), "robot": robot}],
-             condition=UnlessCondition(mock)),
+             condition=UnlessCondition(mock), **secured("/can_bridge")),
         Node(package="robot_state_publisher", executable="robot_state_publisher", output="screen",
-             parameters=[robot_description]),
+             parameters=[robot_description], **secured("/robot_state_publisher")),
         Node(package="controller_manager", executable="ros2_control_node", output="screen",
-             parameters=[controllers]),
+             parameters=[controllers], **secured("/controller_manager")),
         Node(package="controller_manager", executable="spawner",
              arguments=["joint_state_broadcaster", "motor_position_controller",
-                        "--controller-manager", "/controller_manager"]),
+                        "--controller-manager", "/controller_manager"], **secured("/spawner")),
         Node(package="tf2_ros", executable="static_transform_publisher", output="screen",
-             arguments=["--frame-id", "world", "--child-frame-id", "link_1"]),
-        OpaqueFunction(function=snake_control_nodes),
+             arguments=["--frame-id", "world", "--child-frame-id", "link_1"], **secured("/static_transform_publisher")),
+        OpaqueFunction(function=snake_control_nodes, kwargs={"secured": secured}),
         Node(package="rviz2", executable="rviz2", output="log",
              arguments=["-d", PathJoinSubstitution([share, "config", "rviz", "snake.rviz"])],
-             condition=IfCondition(LaunchConfiguration("rviz"))),
+             condition=IfCondition(LaunchConfiguration("rviz")), **secured("/rviz2")),
     ])

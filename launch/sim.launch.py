@@ -4,7 +4,7 @@ the embedded simulator as a ROS node.
     ros2 launch snake_bringup sim.launch.py world:=stairs robot:=koopaee6 gait:=pedal_wave controller:=tsc
     ros2 launch snake_bringup sim.launch.py simulator:=embedded rviz:=false
 
-Arguments (README "ROS 2"; lockstep in docs/ros.md): simulator, scenario, lockstep, world, robot, gait,
+Arguments (docs/ros.md): simulator, scenario, lockstep, world, robot, gait,
 controller, layout, joint_roll, head_tracking, manipulability, rviz, gazebo_gui, use_sim_time. Our nodes come
 from snake_control.graph (the list the graph tests start too): gait_generator → the SEA controllers of
 ``layout`` (composed: one sea_joint_controller for every joint; per_joint: one per joint and

@@ -28,7 +28,6 @@ from collections.abc import Sequence
 
 import numpy as np
 from nav_msgs.msg import Odometry, Path
-from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 
@@ -68,6 +67,7 @@ from .ros_interface import (
     Lockstep,
     all_finite,
     declare,
+    declare_numbers,
     joint_state,
     ns_seconds,
     odometry_planar,
@@ -107,17 +107,15 @@ class HeadTrackingControllerNode(Node):
                                     read_only=True)}
         gains = {}
         for name in sorted({g for names in GAIN_NAMES.values() for g in names}):
-            value = self.declare_parameter(f"controller.{name}", None, ParameterDescriptor(
-                description=f"gain {name} of 004 §6 (a number or a diagonal list; unset: 004's value)",
-                dynamic_typing=True, read_only=True)).value
+            value = declare_numbers(self, f"controller.{name}",
+                                    f"gain {name} of 004 §6 (a number or a diagonal list; unset: 004's value)")
             if value is not None:
                 if name not in GAIN_NAMES[mode]:
                     raise ConfigError(f"controller.{name}", value, f"is not a gain of controller.mode = {mode} "
                                       "(allowed: " + ", ".join(GAIN_NAMES[mode]) + ")", SOURCE)
                 gains[name] = value
-        free = self.declare_parameter("free_joints", None, ParameterDescriptor(
-            description="joints without torque (1-based, tail → head), a list of integers; 004 §3.2",
-            dynamic_typing=True, read_only=True)).value or []
+        free = declare_numbers(self, "free_joints", "joints without torque (1-based, tail → head), a list of "
+                               "integers; 004 §3.2", integers=True) or []
         tracker_class, gains_class = TRACKERS[mode]
         model = build_model(robot)
         self.tracker = tracker_class(model, gains_class.diagonal(robot.n_joints, **gains),

@@ -22,7 +22,6 @@ from collections.abc import Sequence
 
 import numpy as np
 from geometry_msgs.msg import Point, Vector3
-from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import ColorRGBA, Float64MultiArray, MultiArrayDimension
@@ -54,6 +53,7 @@ from .ros_interface import (
     InputFreshness,
     all_finite,
     declare,
+    declare_numbers,
     floats,
     quaternion_about_z,
     read_joint_states,
@@ -78,10 +78,8 @@ class ManipulabilityMonitorNode(Node):
         self.marker_scale = declare(self, "marker_scale", DEFAULT_MARKER_SCALE,
                                     "ellipse marker length per head acceleration [m per m/s²]",
                                     low=0.0)
-        free = self.declare_parameter(
-            "free_joints", None, ParameterDescriptor(
-                description="joints without torque (1-based, tail → head), a list of integers; 004 §3.2",
-                dynamic_typing=True, read_only=True)).value or []
+        free = declare_numbers(self, "free_joints", "joints without torque (1-based, tail → head), a list of "
+                               "integers; 004 §3.2", integers=True) or []
         self.n_joints = robot.n_joints
         self._stiffness = robot.sea.stiffness if robot.sea is not None else None
         self._layout = JointStateLayout(robot.n_joints, sea=robot.sea is not None)

@@ -7,6 +7,7 @@ conversion lives here; every number a node computes comes from snake_core.
 
 from __future__ import annotations
 
+import array
 import math
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -71,6 +72,48 @@ def declare(node: Node, name: str, default: Any, description: str, *, low: float
     if choices is not None:  # rclpy does not enforce additional_constraints
         choice(value, name, tuple(choices), f"{node.get_name()} parameters")
     return value
+
+
+def declare_numbers(node: Node, name: str, description: str, *, integers: bool = False,
+                    read_only: bool = True) -> float | int | list[float] | list[int] | None:
+    """Declare a parameter that is unset (None), a number or a list of numbers (of integers if ``integers``) and
+    return its value; any other type (a string, a bool, a list of strings) is a ConfigError naming it."""
+    value = node.declare_parameter(name, None, ParameterDescriptor(
+        description=description, dynamic_typing=True, read_only=read_only)).value
+    return numbers(value, name, f"{node.get_name()} parameters", integers=integers)
+
+
+def numbers(value: Any, name: str, source: str, *, integers: bool = False
+            ) -> float | int | list[float] | list[int] | None:
+    """``value`` of a parameter that takes a number or a list of numbers (None if unset); ConfigError otherwise."""
+    kinds = (int,) if integers else (int, float)
+    wanted = "an integer or a list of integers" if integers else "a number or a list of numbers"
+
+    def ok(v: Any) -> bool:
+        return isinstance(v, kinds) and not isinstance(v, bool)
+
+    if value is None or ok(value):
+        return value
+    if isinstance(value, Sequence | array.array) and not isinstance(value, str) and all(ok(v) for v in value):
+        return list(value)
+    raise ConfigError(name, value, f"must be {wanted}", source)
+
+
+#: Parameters that shape a node's graph and clock: fixed once it runs (a remote set of use_sim_time froze nodes).
+STRUCTURAL_PARAMETERS = ("use_sim_time",)
+
+
+def fix_parameters(node: Node, names: Sequence[str] = STRUCTURAL_PARAMETERS) -> None:
+    """Refuse, with a reason, any change of ``names`` after start (set at start-up by launch or -p only)."""
+
+    def check(params: Sequence[Any]) -> SetParametersResult:
+        for p in params:
+            if p.name in names:
+                return SetParametersResult(successful=False, reason=f"{p.name} is fixed while {node.get_name()} "
+                                           "runs: set it when starting the node")
+        return accepted()
+
+    node.add_on_set_parameters_callback(check)
 
 
 def rejected(exc: Exception) -> SetParametersResult:
@@ -268,6 +311,62 @@ def planar_odometry(stamp: Any, frame_id: str, child_frame_id: str, pose: HeadPo
 
 
 # ------------------------------------------------------------------------- freshness, diagnostics
+
+
+class ClockWatchdog:
+    """A node's ROS time watched against the wall (a timer on the steady clock, which runs when /clock does not).
+
+    ``reason`` is "clock stopped" once ROS time has not advanced for ``timeout`` seconds of wall time (a simulator
+    that died, or no /clock yet) and "clock jumped back" when it went back (a restarted simulator), None while it
+    runs; ``on_change(reason)`` is called on each change and ``while_stalled()`` every ``period`` of wall time while
+    it is not None (the node's own timers on ROS time have stopped). :meth:`monotonic` follows ROS time while it
+    runs and the wall while it does not, and never goes back: the time base for a node's own watchdogs.
+    """
+
+    def __init__(self, node: Node, on_change: Callable[[str | None], None],
+                 while_stalled: Callable[[], None] | None = None, timeout: float = 0.5, period: float = 0.1) -> None:
+        self._node = node
+        self._on_change = on_change
+        self._while_stalled = while_stalled
+        self.timeout = timeout
+        self._steady = Clock(clock_type=ClockType.STEADY_TIME)
+        self._last_ros = now_seconds(node)
+        self._last_wall = self._wall()
+        self._advanced_wall = self._last_wall
+        self._time = self._last_ros
+        self._jumped = False
+        self.reason: str | None = None
+        node.create_timer(period, self._check, clock=self._steady)
+
+    def _wall(self) -> float:
+        return self._steady.now().nanoseconds * 1e-9
+
+    def monotonic(self) -> float:
+        self._update()
+        return self._time
+
+    def _update(self) -> None:
+        ros, wall = now_seconds(self._node), self._wall()
+        advance = ros - self._last_ros
+        if advance > 0:
+            self._time += advance
+            self._advanced_wall = wall
+        else:
+            self._jumped |= advance < 0
+            if self.reason is not None:
+                self._time += wall - self._last_wall
+        self._last_ros, self._last_wall = ros, wall
+
+    def _check(self) -> None:
+        self._update()
+        reason = "clock jumped back" if self._jumped else \
+            "clock stopped" if self._last_wall - self._advanced_wall >= self.timeout else None
+        self._jumped = False
+        if reason != self.reason:
+            self.reason = reason
+            self._on_change(reason)
+        if self.reason is not None and self._while_stalled is not None:
+            self._while_stalled()
 
 
 class InputFreshness:

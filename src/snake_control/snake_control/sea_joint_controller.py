@@ -33,7 +33,6 @@ from __future__ import annotations
 import importlib
 from collections.abc import Sequence
 
-from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
@@ -65,6 +64,7 @@ from .ros_interface import (
     Lockstep,
     all_finite,
     declare,
+    declare_numbers,
     float_array,
     joint_state,
     joint_state_fields,
@@ -104,11 +104,8 @@ class SEAJointControllerNode(Node):
                             choices=tuple(CONTROLLER_MODES), read_only=True)
         params = {"mode": self.mode}
         for key in CONTROLLER_PARAMETERS:
-            value = self.declare_parameter(
-                f"controller.{key}", None,
-                ParameterDescriptor(description=f"controller.{key} of snake_core.controllers (unset: the mode's "
-                                                "default); a number or one per joint",
-                                    dynamic_typing=True, read_only=True)).value
+            value = declare_numbers(self, f"controller.{key}", f"controller.{key} of snake_core.controllers (unset: "
+                                    "the mode's default); a number or one per joint")
             if value is not None and key in mode_parameters(self.mode):
                 params[key] = value
         # the mode's controllers, validated by snake_core; this node steps joints self.joints (1-based)

@@ -721,3 +721,37 @@ def test_ground_truth_bridge_carries_each_pose_publisher_pose_as_a_transform():
     assert settings["use_pose_vector_msg"] == "false" and settings["static_publisher"] == "false"
     assert settings["publish_link_pose"] == settings["publish_model_pose"] == "true"
     assert settings["publish_nested_model_pose"] == "true"  # gz-sim ≤ 8.9 needs it for the model pose
+
+
+def launched_robot_nodes(**arguments: str) -> tuple[list[Node], Context]:
+    """The Nodes robot.launch.py builds (its OpaqueFunction's included) and the context of ``arguments``."""
+    description, _ = load("robot.launch.py")
+    context = Context({**REQUIRED, **arguments})
+    execute(description.entities, context)  # the arguments and their defaults
+    nodes = []
+    for entity in description.entities:
+        if isinstance(entity, OpaqueFunction):
+            nodes += entity.function(context, *entity.args, **entity.function_kwargs)
+        elif isinstance(entity, Node):
+            nodes.append(entity)
+    return nodes, context
+
+
+@pytest.mark.parametrize("secure", ["true", "false"])
+def test_robot_launch_starts_every_node_in_its_sros2_enclave_and_security_follows_secure(secure):
+    """SROS2 (snake_bringup.security): ``--enclave /snake/<node>`` for every node, Enforce with the keystore only
+    for secure:=true."""
+    from snake_bringup import security
+
+    nodes, context = launched_robot_nodes(secure=secure, keystore="/robot/keystore", rviz="true")
+    enclaves = []
+    for node in nodes:
+        flag, enclave = node.kwargs["ros_arguments"]
+        assert flag == "--enclave"
+        enclaves.append(enclave)
+        env = {k: perform(context, v) for k, v in node.kwargs["additional_env"].items()}
+        assert env == {"ROS_SECURITY_ENABLE": secure, "ROS_SECURITY_STRATEGY": "Enforce",
+                       "ROS_SECURITY_KEYSTORE": "/robot/keystore"}
+    expected = {security.enclave_of(f"/{n}") for n in (*security.UPSTREAM, "rviz2", "can_bridge",
+                                                       "gait_generator", "sea_joint_controller")}
+    assert sorted(enclaves) == sorted(expected)

@@ -1,6 +1,6 @@
 """The launch files and what they hand to users, read without running them: the four files exist,
-README.md (or docs/) documents every argument each declares, the Docker compose file passes only declared
-arguments, and every section of the parameter files the launch files pass names a node of
+the docs (docs/ros.md, docs/robot.md) document every argument each declares, the Docker compose file
+passes only declared arguments, and every section of the parameter files the launch files pass names a node of
 snake_control's graph (test_launch_execution.py runs them and checks the nodes on real rclpy)."""
 
 from __future__ import annotations
@@ -33,12 +33,11 @@ def test_the_four_launch_files_exist():
 
 
 @pytest.mark.parametrize("path", LAUNCH_FILES, ids=lambda p: p.name)
-def test_every_declared_argument_is_documented_in_the_readme(path):
-    """In the sections of README.md and docs/*.md whose heading names the launch file."""
-    sections = [m.group(1) for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-                for m in re.finditer(rf"^#+ [^\n]*`{re.escape(path.name)}`[^\n]*\n(.*?)(?=^#+ |\Z)", doc.read_text(),
-                                     re.M | re.S)]
-    assert sections, f"README.md and docs/ have no section for {path.name}"
+def test_every_declared_argument_is_documented_in_the_docs(path):
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    sections = [m.group(1) for page in pages for m in re.finditer(
+        rf"^#+ [^\n]*`{re.escape(path.name)}`[^\n]*\n(.*?)(?=^#+ |\Z)", page.read_text(), re.M | re.S)]
+    assert sections, f"no page of the docs has a section for {path.name}"
     arguments = declared_arguments(path)
     assert "robot" in arguments
     for name in arguments:

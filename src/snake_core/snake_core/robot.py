@@ -12,9 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from . import locator
+from . import locator, yaml_files
 from .validation import ConfigError, choice, get, integer, non_negative, number, per_joint, positive, reject_unknown
 
 #: 002 (4.36) ambiguity (shared/reference/ambiguities.md): the rotor kinetic energy is either
@@ -206,9 +204,5 @@ def load_robot(name: str | Path) -> RobotParams:
     path = locator.robot_file(name)
     if not path.is_file():
         raise ConfigError("robot.name", str(name), "unknown robot; known: " + ", ".join(locator.robot_names()))
-    with open(path, encoding="utf-8") as fh:
-        try:
-            data = yaml.safe_load(fh)
-        except yaml.YAMLError as exc:
-            raise ConfigError("<file>", str(path), f"not valid YAML ({exc})", path.name) from exc
+    data = yaml_files.load_file(path)
     return robot_from_dict(data, path.name)

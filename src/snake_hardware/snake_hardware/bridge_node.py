@@ -9,6 +9,10 @@ sensor_msgs/JointState β_d on ``joint_commands_topic`` (default /can_bridge/joi
 topic_based_ros2_control) and, if ``array_commands_topic`` is set (e.g. to
 /motor_position_controller/commands when running without ros2_control), to a Float64MultiArray.
 The interface must be up already (docs/can_protocol.md); the node never configures it.
+
+Service ``~/estop`` (std_srvs/SetBool): ``data: true`` engages the emergency stop of every module, ``data: false``
+releases it through the driver (:meth:`snake_hardware.driver.CanDriver.release`): the robot moves again once every
+module has confirmed, which ``can_bridge: safety`` on /diagnostics shows.
 """
 
 from __future__ import annotations
@@ -21,13 +25,15 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
+from std_srvs.srv import SetBool
 
 from snake_control.ros_interface import (
     COMMAND_QOS,
     SENSOR_QOS,
+    ClockWatchdog,
     declare,
+    fix_parameters,
     joint_state,
-    now_seconds,
     run,
 )
 from snake_core.interface import CAN_BRIDGE_JOINT_COMMANDS, CAN_BRIDGE_JOINT_STATES, DIAGNOSTICS
@@ -44,6 +50,7 @@ DIAGNOSTICS_PERIOD = 1.0  # s, plus at once on any change
 class CanBridgeNode(Node):
     def __init__(self, **kwargs) -> None:
         super().__init__("can_bridge", **kwargs)
+        fix_parameters(self)  # use_sim_time: set at start only
         robot = load_robot(declare(self, "robot", "koopaee6", "robot file config/robots/<robot>.yaml",
                                    read_only=True))
         profile = declare(self, "can_profile", "", "bus profile; empty: the robot file's can.profile",
@@ -83,15 +90,34 @@ class CanBridgeNode(Node):
         self._last_diag: list[tuple[str, int, str]] | None = None
         self._last_diag_time = -1e9
         self.create_timer(1.0 / rate, self._tick)
+        # sim time that stops or jumps back holds the robot (and the loop goes on, on the wall clock)
+        self._ros_time = ClockWatchdog(self, self._on_clock, self._tick)
+        self.create_service(SetBool, "~/estop", self._on_estop)
 
     def _on_joint_command(self, msg: JointState) -> None:
-        self.bridge.on_named_command(list(msg.name), list(msg.position), list(msg.velocity), now_seconds(self))
+        self.bridge.on_named_command(list(msg.name), list(msg.position), list(msg.velocity), self._ros_time.monotonic())
 
     def _on_array_command(self, msg: Float64MultiArray) -> None:
-        self.bridge.on_array_command(list(msg.data), now_seconds(self))
+        self.bridge.on_array_command(list(msg.data), self._ros_time.monotonic())
+
+    def _on_clock(self, reason: str | None) -> None:
+        self.bridge.driver.clock_fault(reason, self._ros_time.monotonic())
+
+    def _on_estop(self, request: SetBool.Request, response: SetBool.Response) -> SetBool.Response:
+        now = self._ros_time.monotonic()
+        if request.data:
+            self.bridge.driver.estop(now)
+            response.message = "emergency stop engaged: every module holds until released"
+        else:
+            self.bridge.driver.release(now)
+            response.message = ("release sent: the robot moves again once every module confirms (can_bridge: safety "
+                                "on /diagnostics)")
+        self.get_logger().warning(response.message)
+        response.success = True
+        return response
 
     def _tick(self) -> None:
-        now = now_seconds(self)
+        now = self._ros_time.monotonic()
         s = self.bridge.step(now)
         self._states.publish(joint_state(self, s.name, s.position, s.velocity, s.effort))
         records = self.bridge.diagnostics()

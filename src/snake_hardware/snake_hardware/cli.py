@@ -28,7 +28,7 @@ from snake_core.robot import RobotParams, load_robot
 from snake_core.validation import ConfigError, number
 
 from . import protocol as p
-from .driver import can_message, open_bus
+from .driver import DriverConfig, can_message, open_bus, release_confirmed, release_frames
 from .emulator import BodyPlant, EmulatedRobot
 from .faults import FaultSwitches, FaultyBus
 
@@ -43,11 +43,10 @@ class LoadTarget:
     joints: int
     rate: float  # Hz
     limit: float  # fraction of the bus
-    source: str
 
 
-TARGETS = (LoadTarget("classic", 5, 500.0, 0.60, "issue 7"), LoadTarget("compact", 5, 1000.0, 0.70, "issue 20"),
-           LoadTarget("compact", 10, 500.0, 0.70, "issue 20"), LoadTarget("fd", 10, 1000.0, 0.50, "issue 20"))
+TARGETS = (LoadTarget("classic", 5, 500.0, 0.60), LoadTarget("compact", 5, 1000.0, 0.70),
+           LoadTarget("compact", 10, 500.0, 0.70), LoadTarget("fd", 10, 1000.0, 0.50))
 #: the state frames that stand for a module's heartbeat (compact, fd)
 _HEARTBEAT_STATES = {prof.state.name for prof in p.PROFILES.values() if not prof.module_heartbeat}
 
@@ -135,11 +134,40 @@ def send(bus: can.BusABC, kind: str, node: int, values: dict) -> None:
     bus.send(can_message(*p.encode(kind, node, values)))
 
 
-def estop(bus: can.BusABC, release: bool, out: TextIO) -> int:
-    send(bus, "ESTOP", p.MASTER_NODE, {"engage": not release, "reason": 0, "source": p.MASTER_NODE})
-    print("emergency stop released (modules stay held until enabled)" if release else "emergency stop sent",
-          file=out)
-    return 0
+def estop(bus: can.BusABC, robot: RobotParams, release: bool, out: TextIO, timeout: float = 0.5) -> int:
+    """Engage the emergency stop, or release it (:func:`request_release`, :func:`collect_release`)."""
+    if not release:
+        send(bus, "ESTOP", p.MASTER_NODE, {"engage": True, "reason": 0, "source": p.MASTER_NODE})
+        print("emergency stop sent", file=out)
+        return 0
+    request_release(bus, robot)
+    return collect_release(bus, robot, timeout, out)
+
+
+def request_release(bus: can.BusABC, robot: RobotParams) -> None:
+    """The driver's release frames: ESTOP release, then CONFIG enable of every module."""
+    for fid, data in release_frames(robot, DriverConfig().module_watchdog, _robot_modules(robot)):
+        bus.send(can_message(fid, data))
+
+
+def collect_release(bus: can.BusABC, robot: RobotParams, timeout: float, out: TextIO) -> int:
+    """Wait for a state frame of every module that confirms the release; 0 when all did."""
+    nodes = _robot_modules(robot)
+    state = p.PROFILES[robot.can_profile].state.name
+    confirmed: dict[int, bool] = {}
+
+    def take(frame: p.Frame) -> None:
+        if frame.kind == state and frame.node in nodes:
+            confirmed[frame.node] = release_confirmed(frame.values)
+
+    _collect(bus, timeout, take, lambda: len(confirmed) == len(nodes) and all(confirmed.values()))
+    missing = [str(n) for n in nodes if not confirmed.get(n)]
+    if not missing:
+        print(f"emergency stop released: all {len(nodes)} modules confirmed (enabled, no stop latched)", file=out)
+        return 0
+    print("emergency stop NOT released: module(s) " + ", ".join(missing) + " did not confirm (still latched, "
+          "or no state frame)", file=out)
+    return 1
 
 
 def request_calibration(bus: can.BusABC, robot: RobotParams, op: str, offset: float) -> None:
@@ -153,21 +181,12 @@ def collect_calibration(bus: can.BusABC, robot: RobotParams, timeout: float, out
     """Wait for the CALIBRATE_REPLY of every module, print them; 0 when all answered ``ok``."""
     nodes = _robot_modules(robot)
     replies: dict[int, dict] = {}
-    end = time.monotonic() + timeout
-    while len(replies) < len(nodes):
-        msg = bus.recv(timeout=max(0.0, min(0.05, end - time.monotonic())))
-        if msg is None:
-            if time.monotonic() >= end:
-                break
-            continue
-        if msg.is_error_frame or msg.is_extended_id:
-            continue
-        try:
-            frame = p.decode(msg.arbitration_id, bytes(msg.data))
-        except p.ProtocolError:
-            continue
+
+    def take(frame: p.Frame) -> None:
         if frame.kind == "CALIBRATE_REPLY" and frame.node in nodes:
             replies[frame.node] = frame.values
+
+    _collect(bus, timeout, take, lambda: len(replies) == len(nodes))
     print(f"{'joint':>5}  {'module':>6}  {'result':<16} zero offset", file=out)
     for j, node in enumerate(nodes, start=1):
         r = replies.get(node)
@@ -176,6 +195,23 @@ def collect_calibration(bus: can.BusABC, robot: RobotParams, timeout: float, out
         else:
             print(f"{j:>5}  {node:>6}  {p.CALIBRATION_RESULTS[r['result']]:<16} {r['offset']:+.4f} rad", file=out)
     return 0 if len(replies) == len(nodes) and all(r["result"] == 0 for r in replies.values()) else 1
+
+
+def _collect(bus: can.BusABC, timeout: float, take: Callable[[p.Frame], None], done: Callable[[], bool]) -> None:
+    """Pass every decodable frame to ``take`` until ``done()`` or ``timeout`` seconds."""
+    end = time.monotonic() + timeout
+    while not done():
+        msg = bus.recv(timeout=max(0.0, min(0.05, end - time.monotonic())))
+        if msg is None:
+            if time.monotonic() >= end:
+                return
+            continue
+        if msg.is_error_frame or msg.is_extended_id:
+            continue
+        try:
+            take(p.decode(msg.arbitration_id, bytes(msg.data)))
+        except p.ProtocolError:
+            continue
 
 
 def emulate(robot: RobotParams, bus_factory: Callable[[], can.BusABC], duration: float, drop: float,
@@ -235,7 +271,7 @@ def bench(out: TextIO) -> int:
     for t in TARGETS:
         load = p.PROFILES[t.profile].bus_load(t.joints, t.rate)
         met &= load <= t.limit
-        print(f"target ({t.source}): {t.profile}, {t.joints} joints at {t.rate:.0f} Hz <= {t.limit:.0%}: "
+        print(f"target: {t.profile}, {t.joints} joints at {t.rate:.0f} Hz <= {t.limit:.0%}: "
               f"{'met' if load <= t.limit else 'NOT met'} ({load:.1%})", file=out)
         if load > t.limit and p.PROFILES[t.profile].fd:
             print("  " + _fd_note(p.PROFILES[t.profile], t), file=out)
@@ -270,8 +306,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--duration", type=_float("--duration", low=0.0, low_open=True), default=0.5, help="listen for S seconds")
     with_bus("monitor", "decoded live frames").add_argument(
         "--duration", type=_float("--duration", low=0.0), default=0.0, help="seconds (0: until Ctrl-C)")
-    with_bus("estop", "emergency stop for every module").add_argument(
-        "--release", action="store_true", help="release the stop (modules stay held until enabled)")
+    stop = with_bus("estop", "emergency stop for every module")
+    stop.add_argument("--release", action="store_true", help="release the stop: ESTOP release and CONFIG enable "
+                      "to every module, then wait until each confirms (exit 1 naming those that do not)")
+    stop.add_argument("--timeout", type=_float("--timeout", low=0.0, low_open=True), default=0.5,
+                      help="seconds to wait for the modules' confirmation of a release")
     cal = with_bus("calibrate", "SEA zero offsets")
     cal.add_argument("--op", choices=tuple(p.CALIBRATION_OPS.values()), default="read")
     cal.add_argument("--offset", type=_float("--offset", low=-0.5, high=0.5), default=0.0,
@@ -312,7 +351,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
         if args.command == "monitor":
             return monitor(bus, args.duration, out)
         if args.command == "estop":
-            return estop(bus, args.release, out)
+            return estop(bus, robot, args.release, out, args.timeout)
         if args.op == "zero_here":
             print("zero_here: the robot must be unloaded (lying straight, nothing touching it) and the modules "
                   "disabled (snake-can estop, or stop the bridge)", file=out)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import can
@@ -43,13 +43,19 @@ from snake_core.validation import ConfigError, number, positive
 from . import protocol as p
 from .diagnostics import ERROR, OK, STALE, WARN, DiagnosticRecord, FaultEvent
 from .faults import CAN_ERR_BUSOFF
+from .plausibility import FrameChecks
 
 BusFactory = Callable[[], can.BusABC]
 
 #: Faults after which the robot is held (the others are warnings: the loop keeps running).
-HOLDING = ("command_watchdog", "command_invalid", "module_lost", "bus_fault", "heavy_frame_loss", "estop")
-RECONFIGURE_PERIOD = 0.2  # s between CONFIG frames to a module that reports itself disabled
+HOLDING = ("command_watchdog", "command_invalid", "module_lost", "bus_fault", "heavy_frame_loss", "estop",
+           "implausible_state", "foreign_command", "clock")
+RECONFIGURE_PERIOD = 0.2  # s between CONFIG frames to a module that reports itself disabled (and between releases)
+RELEASE_TIMEOUT = 1.0  # s the modules have to confirm the release of an emergency stop
+RELEASE_HOW = "release it with the can_bridge's ~/estop service (data: false) or snake-can estop --release"
 EVENT_HISTORY = 1000  # fault events kept for inspection
+#: |β_d| beyond this is no joint angle of a snake module (half a turn): such a command is refused and holds
+ABSURD_COMMAND = math.pi
 RATE_FILTER = 2 * math.pi * 20.0  # rad/s, low-pass on the differentiated β (and α on the compact profile)
 
 
@@ -101,6 +107,8 @@ class CanDriver:
         self.robot = robot
         self.config = config or DriverConfig()
         self.limits: list[SEALimits] = [sea_limits(robot, j + 1, robot.name) for j in range(robot.n_joints)]
+        self._reference_limit = np.array([lim.reference_limit for lim in self.limits])
+        self.commands_clamped = 0  # command values beyond the joint limits, since start
         self.nodes = robot.can_ids
         self._index = {node: j for j, node in enumerate(self.nodes)}
         self._factory = bus_factory
@@ -115,6 +123,9 @@ class CanDriver:
         self._offset_asked = np.full(n, -math.inf)
         self._offset_known = np.zeros(n, dtype=bool)
         self._state_counter = [-1] * n
+        self._checks = FrameChecks(robot.actuator.max_speed)
+        self._state_sent_after = np.full(n, -math.inf)  # a module's last accepted state frame was sent after this
+        self._suspect: dict[str, str] = {}  # fault → the last frame of this step that raised it
         self._received = np.zeros(n, dtype=int)  # STATE frames in the current statistics window
         self._missed = np.zeros(n, dtype=int)  # counter gaps in the current window
         self._malformed = 0
@@ -139,6 +150,8 @@ class CanDriver:
         self._hb_counter = 0
         self._cmd_counter = 0
         self._last_step = None
+        self._previous_step = 0.0
+        self._release: tuple[float, float] | None = None  # (started, last sent) of a release awaiting confirmation
         self.now = 0.0
 
     # ------------------------------------------------------------------------------------ input
@@ -153,35 +166,67 @@ class CanDriver:
         if not (np.all(np.isfinite(b)) and np.all(np.isfinite(r))):
             self.reject_command("command contains NaN or Inf", now)
             return
+        if np.any(np.abs(b) > ABSURD_COMMAND):
+            j = int(np.argmax(np.abs(b)))
+            self.reject_command(f"command β_d of joint {j + 1} = {b[j]:.4g} rad is no joint angle (|β_d| > π)", now)
+            return
         self._cause_cleared("command_invalid", now)
+        self._count_clamped(b, now)
         self.command, self.command_rate, self.command_time = b, r, now
+
+    def _count_clamped(self, beta_d: np.ndarray, now: float) -> None:
+        """Command values beyond a joint's reference limit (the sent reference is clipped to it): counted and
+        reported as a warning (``command_clamped``) while they keep coming."""
+        outside = np.abs(beta_d) > self._reference_limit
+        if outside.any():
+            self.commands_clamped += int(outside.sum())
+            self._set_fault("command_clamped", "command values outside the joint limits (±"
+                            f"{np.degrees(self._reference_limit.min()):.0f}°) clamped", now)
+        else:
+            self._cause_cleared("command_clamped", now)
+
+    def clock_fault(self, reason: str | None, now: float) -> None:
+        """The node's ROS clock stopped or jumped back (``reason``; None: it runs again): hold meanwhile."""
+        if reason is None:
+            self._clear("clock", now)
+        else:
+            self._set_fault("clock", f"ROS {reason}", now)
 
     def reject_command(self, reason: str, now: float) -> None:
         """A command that cannot be used: hold the robot and report ``reason``."""
         self._set_fault("command_invalid", reason, now)
 
     def estop(self, now: float, engage: bool = True) -> None:
-        """Broadcast an emergency stop (engage) or its release; the driver holds while engaged."""
-        self._send("ESTOP", p.MASTER_NODE, {"engage": engage, "reason": 0, "source": p.MASTER_NODE})
-        if engage:
-            self._set_fault("estop", "emergency stop engaged by the operator", now)
-        else:
-            self._clear("estop", now)
-            self.configure(True, now)  # the modules stay latched until enabled again
+        """Broadcast an emergency stop (engage; the driver holds) or release it (:meth:`release`)."""
+        if not engage:
+            self.release(now)
+            return
+        self._release = None
+        self._send("ESTOP", p.MASTER_NODE, {"engage": True, "reason": 0, "source": p.MASTER_NODE})
+        self._set_fault("estop", "emergency stop engaged by the operator", now)
+
+    def release(self, now: float) -> None:
+        """Release an emergency stop: ESTOP release and CONFIG enable to every module, sent again every
+        RECONFIGURE_PERIOD until each module confirms (a state frame with ``estop`` clear and ``enabled``); the
+        driver holds until then, and reports the modules that did not confirm within RELEASE_TIMEOUT."""
+        self._release = (now, now)
+        self._set_fault("estop", "release sent: waiting for every module to confirm", now)
+        for fid, data in release_frames(self.robot, self.config.module_watchdog, self.nodes):
+            self._transmit(fid, data)
+        self._last_config[:] = now
 
     def configure(self, enable: bool, now: float, nodes: Sequence[int] | None = None) -> None:
         """CONFIG: position mode with the robot file's gains, enabled or disabled."""
-        a = self.robot.actuator
         for node in nodes or self.nodes:
-            j = self._index[node]
-            self._send("CONFIG", node, {"mode": 1 if enable else 0, "enable": enable, "joint_index": j + 1,
-                                        "kp": a.kp, "ki": 0.0, "kd": a.kd, "watchdog": self.config.module_watchdog})
-            self._last_config[j] = now
+            self._send("CONFIG", node, config_values(self.robot, self._index[node], enable,
+                                                     self.config.module_watchdog))
+            self._last_config[self._index[node]] = now
 
     # ------------------------------------------------------------------------------------- loop
     def step(self, now: float) -> None:
         """One control cycle at time ``now`` [s]: receive, supervise, send."""
         dt = 0.0 if self._last_step is None else max(now - self._last_step, 0.0)
+        self._previous_step = now if self._last_step is None else self._last_step
         self._last_step, self.now = now, now
         self._receive(now)
         self._supervise(now)
@@ -223,14 +268,23 @@ class CanDriver:
                 self._malformed += 1
                 self._last_malformed = str(exc)
                 continue
-            if frame.kind in _FOREIGN[self.profile.name]:
+            foreign = self._checks.foreign(frame, msg.arbitration_id, bytes(msg.data))
+            if foreign is not None:
+                self._suspect["foreign_command"] = foreign
+            elif frame.kind == self.profile.state.name and frame.node not in self._index:
+                self._suspect["implausible_state"] = (f"{frame.kind} from module {frame.node}, which the robot file "
+                                                      "does not list")
+            elif frame.kind in _FOREIGN[self.profile.name]:
                 self._malformed += 1
                 self._last_malformed = (f"{frame.kind} from node {frame.node} belongs to another bus profile; this "
                                         f"driver runs {self.profile.name} (robot file can.profile)")
             elif frame.kind in (self.profile.state.name, "HEARTBEAT", "CALIBRATE_REPLY") and frame.node in self._index:
                 self._module_frame(frame, now)
-            elif frame.kind == "ESTOP" and frame.node == p.MASTER_NODE and frame.values["source"] != p.MASTER_NODE:
-                if frame.values["engage"]:
+            elif frame.kind == "ESTOP" and frame.node == p.MASTER_NODE:
+                if not frame.values["engage"] and not self._checks.ours(msg.arbitration_id, bytes(msg.data)):
+                    # released by another tool (snake-can estop --release): this driver's own release path
+                    self.release(now)
+                elif frame.values["source"] != p.MASTER_NODE:
                     self._set_fault("estop", f"emergency stop raised by module {frame.values['source']}", now)
 
     def _module_frame(self, frame: p.Frame, now: float) -> None:
@@ -250,6 +304,13 @@ class CanDriver:
             self.alpha[j], self.beta[j], self._state_time[j] = reading.alpha, reading.beta, now
             self._state_counter[j] = -1  # its counter restarts: not a loss
             self._offset_known[j] = False  # a returning module may have been recalibrated or rebooted
+        else:
+            doubt = self._checks.state(frame.node, reading.beta, reading.counter, float(self.beta[j]),
+                                       self._state_counter[j], now - self._state_sent_after[j])
+            if doubt is not None:  # not this module's (a spoofed or replayed frame): refused
+                self._suspect["implausible_state"] = doubt
+                return
+        self._state_sent_after[j] = self._previous_step
         self.last_seen[j] = now
         self.heard[j] = True
         if self._state_counter[j] >= 0:
@@ -266,6 +327,12 @@ class CanDriver:
 
     def _supervise(self, now: float) -> None:
         cfg = self.config
+        # frames the bus should not carry (plausibility): hold while they keep coming
+        for key in ("implausible_state", "foreign_command"):
+            if key in self._suspect:
+                self._set_fault(key, self._suspect.pop(key), now)
+            else:
+                self._cause_cleared(key, now)
         # command watchdog (only once something has been commanded or the robot was started)
         stale = now - self.command_time > cfg.command_timeout
         if stale:
@@ -311,6 +378,7 @@ class CanDriver:
             for j in np.flatnonzero(self.heard & ~self._offset_known & due):
                 self._send("CALIBRATE", self.nodes[j], {"op": 0, "offset": 0.0})
                 self._offset_asked[j] = now
+        self._supervise_estop(now)
         # modules that came back disabled (rebooted, or after an estop release) are enabled again
         if "estop" not in self.faults:
             for j, status in enumerate(self.module_status):
@@ -322,6 +390,30 @@ class CanDriver:
             # hold where the motors are; never-heard modules hold at the last reference sent
             self.hold_beta = np.where(self.heard, self.beta, self.sent)
         self.holding = holding
+
+    def _supervise_estop(self, now: float) -> None:
+        """A module latched in an emergency stop holds the robot (a bridge started after the stop included); a
+        release clears the hold once every module confirms it."""
+        alive = self.heard & (now - self.last_seen <= self.config.heartbeat_timeout)
+        if self._release is not None:
+            started, sent = self._release
+            confirmed = alive & (self._state_time > sent) & np.array([release_confirmed(s) for s in self.module_status])
+            waiting = [self.nodes[j] for j in np.flatnonzero(~confirmed)]
+            if not waiting:
+                self._release = None
+                self._clear("estop", now)
+            elif now - started >= RELEASE_TIMEOUT:
+                self._release = None
+                self._set_fault("estop", "module(s) " + ", ".join(map(str, waiting)) + " did not confirm the "
+                                f"release within {RELEASE_TIMEOUT:g} s: still held; {RELEASE_HOW}", now)
+            elif now - sent >= RECONFIGURE_PERIOD:
+                self.release(now)
+                self._release = (started, now)
+            return
+        latched = [self.nodes[j] for j in np.flatnonzero(alive) if self.module_status[j].get("estop")]
+        if latched and "estop" not in self.faults:
+            self._set_fault("estop", "module(s) " + ", ".join(map(str, latched)) + " latched in an emergency stop; "
+                            + RELEASE_HOW, now)
 
     def _send_commands(self, now: float, dt: float) -> None:
         if self.bus is None:
@@ -351,6 +443,7 @@ class CanDriver:
             return False
         try:
             self.bus.send(can_message(fid, data))
+            self._checks.sent(fid, data)
         except can.CanError as exc:
             self.send_errors += 1
             self._set_fault("bus_fault", f"send failed: {exc}", self.now)
@@ -405,10 +498,12 @@ class CanDriver:
             ("malformed_per_s", f"{self.malformed_rate:.1f}"),
             ("state_loss_max", f"{float(self.loss.max()) if self.loss.size else 0.0:.3f}")))]
         held = [k for k in HOLDING if k in self.faults]
+        clamped = "command_clamped" in self.faults
         records.append(DiagnosticRecord(
-            "can_bridge: safety", ERROR if held else OK,
-            ("robot held: " + "; ".join(self.faults[k] for k in held)) if held else "running", "can",
-            tuple((k, self.faults[k]) for k in held)))
+            "can_bridge: safety", ERROR if held else WARN if clamped else OK,
+            ("robot held: " + "; ".join(self.faults[k] for k in held)) if held else
+            self.faults["command_clamped"] if clamped else "running", "can",
+            (*((k, self.faults[k]) for k in held), ("commands_clamped", str(self.commands_clamped)))))
         for j, node in enumerate(self.nodes):
             s = self.module_status[j]
             lost = not self.heard[j] or self.now - self.last_seen[j] > self.config.heartbeat_timeout
@@ -463,6 +558,26 @@ def open_bus(interface: str = "socketcan", channel: str = "can0", *, fd: bool = 
     if fd:
         kwargs["fd"] = True
     return can.Bus(interface=interface, channel=channel, **kwargs)
+
+
+def config_values(robot: RobotParams, joint: int, enable: bool, watchdog: float) -> dict[str, float]:
+    """CONFIG of joint ``joint`` (0-based): position mode with the robot file's gains, enabled or disabled."""
+    a = robot.actuator
+    return {"mode": 1 if enable else 0, "enable": enable, "joint_index": joint + 1, "kp": a.kp, "ki": 0.0,
+            "kd": a.kd, "watchdog": watchdog}
+
+
+def release_frames(robot: RobotParams, watchdog: float, nodes: Sequence[int]) -> list[tuple[int, bytes]]:
+    """The frames that release an emergency stop: ESTOP release, then CONFIG enable of every module (a module
+    stays latched in hold until enabled again)."""
+    index = {node: j for j, node in enumerate(robot.can_ids)}
+    return [p.encode("ESTOP", p.MASTER_NODE, {"engage": False, "reason": 0, "source": p.MASTER_NODE}),
+            *(p.encode("CONFIG", node, config_values(robot, index[node], True, watchdog)) for node in nodes)]
+
+
+def release_confirmed(status: Mapping[str, float]) -> bool:
+    """A module's status (the flags of its state frame) that confirms a release: emergency stop clear, enabled."""
+    return bool(status) and not status["estop"] and bool(status["enabled"])
 
 
 def can_message(fid: int, data: bytes) -> can.Message:

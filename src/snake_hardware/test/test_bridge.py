@@ -3,6 +3,7 @@ against emulated modules on a virtual bus, and the installed executable's exit s
 
 from __future__ import annotations
 
+import contextlib
 import math
 import subprocess
 import sys
@@ -138,3 +139,90 @@ def test_executable_exits_2_with_one_line_on_a_missing_bus_or_a_bad_parameter(ro
     assert run.returncode == 2, run.stderr
     (line,) = run.stderr.strip().splitlines()
     assert line.startswith("CanBridgeNode: error:") and named in line
+
+
+@contextlib.contextmanager
+def bridge_on_emulated_modules(ros, name):
+    """A can_bridge node (100 Hz) on emulated koopaee6 modules, and ``run(seconds, beta_d)``: commands every 10 ms
+    of ROS time (the modules follow), returns the last ``can_bridge: safety`` status on /diagnostics."""
+    from snake_hardware.bridge_node import CanBridgeNode
+
+    channel = f"snake_{name}_{id(ros)}"
+    emu = EmulatedRobot(load_robot("koopaee6"), lambda: can.Bus(interface="virtual", channel=channel),
+                        start_time=ros.now())
+    names = [f"motor_{j}" for j in range(1, 6)]
+
+    def run(seconds, beta=(0.0,) * 5):
+        for _ in range(round(seconds / 0.01)):
+            ros.publish("/can_bridge/joint_commands", _joint_command(names, beta, np.zeros(5)))
+            ros.advance(0.01)
+            emu.advance(emu.time + 0.01)
+        return {s.name: s for s in ros.messages("/diagnostics")[-1].status}["can_bridge: safety"]
+
+    try:
+        yield ros.make(CanBridgeNode, robot="koopaee6", can_bus_type="virtual", can_interface=channel,
+                       rate=100.0), emu, run
+    finally:
+        emu.shutdown()
+
+
+def test_estop_service_engages_and_releases_through_the_driver_once_the_modules_confirm(ros):
+    from std_srvs.srv import SetBool
+
+    def call(data):
+        client = ros.helper.create_client(SetBool, "/can_bridge/estop")
+        assert client.wait_for_service(timeout_sec=10.0)
+        future = client.call_async(SetBool.Request(data=data))
+        while not future.done():
+            ros.spin(0.01)
+        return future.result()
+
+    with bridge_on_emulated_modules(ros, "estop") as (_node, emu, run):
+        assert run(1.0).message == "running"
+        assert call(True).success
+        held = run(0.3)
+        assert _level(held) == ERROR and "emergency stop engaged" in held.message
+        assert all(m.estop and m.latched for m in emu.modules)
+        answer = call(False)
+        assert answer.success and "once every module confirms" in answer.message
+        released = run(0.5)
+        assert _level(released) == OK and released.message == "running"
+        assert not any(m.estop or m.latched for m in emu.modules)
+
+
+def test_use_sim_time_is_refused_at_runtime_and_commands_beyond_the_limits_are_clamped_and_counted(ros):
+    with bridge_on_emulated_modules(ros, "limits") as (node, emu, run):
+        (result,) = ros.set_parameters(node, use_sim_time=False)
+        assert not result.successful and "use_sim_time is fixed while can_bridge runs" in result.reason
+        assert node.get_parameter("use_sim_time").value is True
+        assert run(0.5).message == "running"  # not frozen
+        clamped = run(1.0, [0.3, 1.5, 0.0, 0.0, 0.0])  # joint 2 beyond ±60°
+        values = dict((kv.key, kv.value) for kv in clamped.values)
+        assert _level(clamped) == 1 and "outside the joint limits (±60°) clamped" in clamped.message
+        assert 50 <= int(values["commands_clamped"]) <= node.bridge.driver.commands_clamped <= 100  # one a command
+        assert max(abs(m.x[2]) for m in emu.modules) <= math.radians(60) + 0.01
+        absurd = run(0.2, [0.0, 1e6, 0.0, 0.0, 0.0])
+        assert _level(absurd) == ERROR and "is no joint angle" in absurd.message
+
+
+def test_a_stopped_or_restarted_sim_clock_holds_the_bridge_with_an_error_and_it_resumes(ros):
+    from snake_control.testing import wait_for
+
+    with bridge_on_emulated_modules(ros, "clock") as (node, _emu, run):
+        driver = node.bridge.driver
+        assert run(1.0).message == "running"
+        sent = driver.frames_sent
+        wait_for(lambda: "clock" in driver.faults, ros.spin, "the bridge to see the clock stop")  # /clock stopped
+        assert driver.faults["clock"] == "ROS clock stopped" and driver.holding
+        ros.spin(0.3)
+        assert driver.frames_sent > sent  # the loop goes on (on the wall clock): hold frames, heartbeat
+        status = {s.name: s for s in ros.messages("/diagnostics")[-1].status}["can_bridge: safety"]
+        assert _level(status) == ERROR and "ROS clock stopped" in status.message
+        assert run(1.5).message == "running"  # the clock runs again: released
+        ros._t_ns -= 500_000_000  # the simulator restarted: its clock half a second back
+        held = []
+        for _ in range(100):
+            run(0.01)
+            held.append(driver.faults.get("clock"))
+        assert "ROS clock jumped back" in held
+        assert run(1.0).message == "running"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import itertools
 from dataclasses import replace
+from pathlib import Path
 
 import can
 import pytest
@@ -43,13 +44,13 @@ def test_bench_reports_every_profile_and_combination_and_the_targets():
         for row in rows:
             n, rate, worst = int(row[0]), float(row[1]), float(row[2].rstrip("%")) / 100
             assert worst == pytest.approx(profile.bus_load(n, rate), abs=5e-4 + 1e-9)  # printed to 0.1 %
-    targets = [line for line in lines if line.startswith("target (")]
+    targets = [line for line in lines if line.startswith("target: ")]
     assert len(targets) == len(cli.TARGETS)
     for line, t in zip(targets, cli.TARGETS, strict=True):
         load = p.PROFILES[t.profile].bus_load(t.joints, t.rate)
         assert line.endswith(f": {'met' if load <= t.limit else 'NOT met'} ({load:.1%})")
     assert "compact, 5 joints at 1000 Hz <= 70%: met (68.6%)" in targets[1]
-    # issue 20's CAN FD target, at the fd profile's 5 Mbit/s data phase: missed, and the note says by how much
+    # the CAN FD target, at the fd profile's 5 Mbit/s data phase: missed, and the note says by how much
     assert "fd, 10 joints at 1000 Hz <= 50%: NOT met (55.9%)" in targets[3]
     assert "alone take 37.5%; 50% needs a data phase of at least 7.37 Mbit/s (this profile: 5 Mbit/s)" in lines[-2]
     assert lines[-1] == "targets NOT met"
@@ -66,14 +67,25 @@ def test_scan_lists_the_answering_modules_and_flags_a_missing_one(bus_pair):
     assert "4/5 modules answered; missing: 4" in text and "disabled" in text
 
 
-def test_estop_reaches_every_module(bus_pair):
-    _robot, tool, emu, _ = bus_pair
-    cli.estop(tool, False, io.StringIO())
+@pytest.mark.parametrize("bus_pair", tuple(p.PROFILES), indirect=True)
+def test_estop_reaches_every_module_and_release_waits_for_each_to_confirm(bus_pair):
+    robot, tool, emu, _ = bus_pair
+    assert cli.estop(tool, robot, False, io.StringIO()) == 0
     emu.advance(emu.time + 0.01)
-    assert all(m.estop for m in emu.modules)
-    cli.estop(tool, True, io.StringIO())
-    emu.advance(emu.time + 0.01)
-    assert not any(m.estop for m in emu.modules)
+    assert all(m.estop and m.hold for m in emu.modules)
+    emu.modules[2].silent = True  # module 3 hears nothing: it stays latched
+    cli.request_release(tool, robot)
+    emu.advance(emu.time + 0.25)  # state frames at the modules' 10 Hz heartbeat
+    out = io.StringIO()
+    assert cli.collect_release(tool, robot, 0.01, out) == 1
+    assert "NOT released: module(s) 3 did not confirm" in out.getvalue()
+    assert not any(m.estop or m.latched for i, m in enumerate(emu.modules) if i != 2)  # released, enabled
+    emu.modules[2].silent = False
+    cli.request_release(tool, robot)
+    emu.advance(emu.time + 0.25)
+    out = io.StringIO()
+    assert cli.collect_release(tool, robot, 0.01, out) == 0 and "all 5 modules confirmed" in out.getvalue()
+    assert not any(m.estop or m.latched for m in emu.modules)
 
 
 def test_calibrate_zeroes_the_offsets_of_disabled_modules(bus_pair):
@@ -153,3 +165,14 @@ def test_bad_flags_name_the_field_and_range(capsys):
     assert "--profile: invalid choice: 'canfd' (choose from 'classic', 'compact', 'fd')" in capsys.readouterr().err
     assert cli.main(["scan", "--robot", "nosuchsnake", "--interface", "virtual", "--channel", "x"]) == 2
     assert "robot.name" in capsys.readouterr().err
+
+
+def test_the_bus_load_table_in_docs_is_what_snake_can_bench_prints():
+    """docs/can_protocol.md shows `snake-can bench`'s output (deterministic: frame lengths and rates); after a
+    change of the profiles, paste the new output into the document's block."""
+    doc = (Path(__file__).resolve().parents[3] / "docs" / "can_protocol.md").read_text(encoding="utf-8")
+    out = io.StringIO()
+    cli.main(["bench"], out=out)
+    first = out.getvalue().splitlines()[0]
+    block = doc[doc.index("```\n" + first) + 4:]
+    assert block[:block.index("```")] == out.getvalue()

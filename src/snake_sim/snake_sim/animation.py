@@ -12,8 +12,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.animation import FuncAnimation, PillowWriter
-from matplotlib.patches import Polygon, Rectangle
+from matplotlib.patches import Polygon
 
+from .plots import draw_terrain
 from .runlog import RunLog
 from .world import World
 
@@ -49,12 +50,9 @@ def write_animation(log: RunLog, path: Path, world: World | None = None) -> Path
     fig, ax = plt.subplots(figsize=(7, 2.8))
     ground = 0.0 if world is None or world.ground_height is None else world.ground_height
     ax.axhspan(zmin, ground, color="0.85", zorder=0)
-    if world is not None and log.plane == "xz":
-        for b in world.static_boxes:
-            if b.y_min <= 0.0 <= b.y_max:
-                ax.add_patch(Rectangle((b.x_min, b.bottom), b.x_max - b.x_min, b.top - b.bottom, color="0.6"))
-                xmax = max(xmax, b.x_max + 0.05)
-                zmax = max(zmax, b.top + 0.05)
+    if log.plane == "xz":
+        for b in draw_terrain(ax, world, np.array([xmin, xmax])):
+            xmax, zmax = max(xmax, b.x_max + 0.05), max(zmax, b.top + 0.05)
     ax.set_xlim(xmin, xmax)
     ax.set_ylim(zmin, zmax)
     ax.set_aspect("equal")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
 
 from snake_core.validation import ConfigError
@@ -32,6 +33,9 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"snake-sim: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C outside a run's own handling (snake_sim.signals): one line, the shell's code
+        print(f"snake-sim {args.command}: interrupted", file=sys.stderr)
+        return 128 + signal.SIGINT
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -136,5 +136,5 @@ def write_figures(log: RunLog, out: Path, world: World, animation: bool, plots: 
     from .mujoco import figures  # matplotlib and the renderer only where figures are drawn
     from .plots import plot_joints
 
-    return [*([plot_joints(log, out / "joints.png"), figures.plot_com(log, out / "com.png")] if plots else []),
+    return [*([plot_joints(log, out / "joints.png"), figures.plot_com(log, out / "com.png", world)] if plots else []),
             *([figures.write_animation(log, out / "animation.gif", world)] if animation else [])]

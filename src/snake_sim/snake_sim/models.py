@@ -20,6 +20,7 @@ from snake_core.validation import ConfigError
 if TYPE_CHECKING:
     from .runlog import RunLog
     from .scenario import Scenario
+    from .signals import StopRequest
     from .stepping import Stepper
     from .world import World
 
@@ -42,8 +43,9 @@ class ModelRuntime(Protocol):
     def simulate(self, setup: Any, duration: float | None = None, progress: bool = False) -> RunLog:
         """Run a set-up for ``duration`` seconds (default: the scenario's) and return the log."""
 
-    def run_scenario(self, scenario: Scenario, progress: bool = False) -> RunLog:
-        """``simulate(build(scenario))``."""
+    def run_scenario(self, scenario: Scenario, progress: bool = False, stop: StopRequest | None = None) -> RunLog:
+        """``simulate(build(scenario))``, ended early with ``status`` interrupted once ``stop`` is requested
+        (:mod:`snake_sim.signals`)."""
 
     def summary_extra(self, log: RunLog, scenario: Scenario) -> dict[str, Any]:
         """The model's own fields of summary.json (beside :func:`snake_sim.summary.summarize`'s)."""

@@ -9,8 +9,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.patches import Rectangle
 
 from .runlog import RunLog
+from .world import Box, World
 
 
 def plot_joints(log: RunLog, path: Path) -> Path:
@@ -50,11 +52,37 @@ def plot_joints(log: RunLog, path: Path) -> Path:
     return path
 
 
-def plot_com(log: RunLog, path: Path) -> Path:
-    """Centre of mass in the plane of motion, and its forward coordinate over time."""
+#: How far beyond the path a box is still drawn under it [m].
+TERRAIN_MARGIN = 0.1
+
+
+def draw_terrain(ax: plt.Axes, world: World | None, x: np.ndarray, y: float = 0.0, unit: float = 1.0) -> list[Box]:
+    """The world's profile along the line y, in an x–z axis in units of ``unit`` m: the ground (a band below
+    it) and the static boxes (obstacles, steps) that cross the line within :data:`TERRAIN_MARGIN` of the x range
+    of the path (``x``: where the body was, any shape), grey, beneath what is drawn on ``ax``; the boxes drawn."""
+    if world is None:
+        return []
+    ground = world.ground_height or 0.0
+    lo, hi = float(np.min(x)) - TERRAIN_MARGIN, float(np.max(x)) + TERRAIN_MARGIN
+    boxes = [b for b in world.static_boxes if b.y_min <= y <= b.y_max and b.x_max >= lo and b.x_min <= hi]
+    left, right = min([lo, *(b.x_min for b in boxes)]), max([hi, *(b.x_max for b in boxes)])
+    ax.add_patch(Rectangle((left / unit, (ground - 0.02) / unit), (right - left) / unit, 0.02 / unit, color="0.85",
+                           zorder=0, label="ground"))
+    for i, b in enumerate(boxes):
+        ax.add_patch(Rectangle((b.x_min / unit, b.bottom / unit), (b.x_max - b.x_min) / unit,
+                               (b.top - b.bottom) / unit, color="0.6", zorder=0,
+                               label=f"{world.name}: boxes" if i == 0 else None))
+    return boxes
+
+
+def plot_com(log: RunLog, path: Path, world: World | None = None) -> Path:
+    """Centre of mass in the plane of motion (in x–z over the terrain under it), and its forward coordinate
+    over time."""
     com = log.com
     k = 2 if log.plane == "xz" else 1
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.4))
+    if log.plane == "xz":
+        draw_terrain(a1, world, log.link_position[..., 0], float(np.mean(com[:, 1])), unit=0.01)
     a1.plot(com[:, 0] * 100, com[:, k] * 100, lw=1.0)
     a1.plot(com[0, 0] * 100, com[0, k] * 100, "go", label="start")
     a1.plot(com[-1, 0] * 100, com[-1, k] * 100, "rs", label="end")
@@ -74,6 +102,6 @@ def plot_com(log: RunLog, path: Path) -> Path:
     return path
 
 
-def write_plots(log: RunLog, out: Path) -> list[Path]:
-    """joints.png and com.png in ``out``."""
-    return [plot_joints(log, out / "joints.png"), plot_com(log, out / "com.png")]
+def write_plots(log: RunLog, out: Path, world: World | None = None) -> list[Path]:
+    """joints.png and com.png (over ``world``'s terrain) in ``out``."""
+    return [plot_joints(log, out / "joints.png"), plot_com(log, out / "com.png", world)]

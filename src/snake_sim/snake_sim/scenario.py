@@ -34,7 +34,7 @@ from typing import Any
 
 import yaml
 
-from snake_core import locator
+from snake_core import locator, yaml_files
 from snake_core.validation import ConfigError, choice, get, number, positive, reject_unknown
 
 from .models import MODELS
@@ -47,11 +47,17 @@ DEFAULT_OVERRIDES: tuple[str, ...] = ("controller.torque_gain=6", "sim.duration=
 
 #: Top-level sections a scenario may have.
 SECTIONS: tuple[str, ...] = ("name", "description", "model", "robot", "world", "gait", "controller", "contact",
-                             "sim", "outputs")
+                             "sim", "outputs", "expected")
 
 SIM_FIELDS = ("duration", "time_step", "control_rate", "log_rate", "perturbation")
 SIM_DEFAULTS = {"time_step": 0.005, "control_rate": 100.0, "log_rate": 50.0}
 OUTPUT_FIELDS = ("animation", "plots")
+#: The most samples a run's log may hold (sim.duration × sim.log_rate): the log is allocated before the run, a few
+#: kB per sample on the 3-D models, so this bound keeps it to a few GB (at the default 50 Hz: 20 000 s).
+MAX_LOG_SAMPLES = 1_000_000
+#: ``expected:`` an outcome that looks like a failure but is the documented one (``status``: how the run's status
+#: begins, ``why``: the sentence ``snake-sim run`` prints; such a run exits 0).
+EXPECTED_FIELDS = ("status", "why")
 
 
 @dataclass(frozen=True)
@@ -76,6 +82,11 @@ class Scenario:
     @property
     def duration(self) -> float:
         return self.data["sim"]["duration"]
+
+    def expected(self, status: str) -> str | None:
+        """Why a run that ended with ``status`` ended as documented (``expected:``), None if it is not that end."""
+        expected = self.data.get("expected")
+        return expected["why"] if expected and status.startswith(expected["status"]) else None
 
     @property
     def time_step(self) -> float:
@@ -147,7 +158,7 @@ def apply_override(data: dict[str, Any], assignment: str, source: str = "--set")
     if parts[0] not in SECTIONS:
         raise ConfigError(key, text, "unknown field; allowed sections: " + ", ".join(SECTIONS), source)
     try:
-        value = yaml.safe_load(text)
+        value = yaml_files.safe_load(text)
     except yaml.YAMLError:
         value = text
     node = data
@@ -200,6 +211,11 @@ def scenario_from_dict(data: Any, source: str, overrides: list[str] | tuple[str,
     sim["time_step"] = number(sim["time_step"], "sim.time_step", source, low=0.0, high=0.05, low_open=True)
     sim["control_rate"] = number(sim["control_rate"], "sim.control_rate", source, low=0.0, high=1e5, low_open=True)
     sim["log_rate"] = number(sim["log_rate"], "sim.log_rate", source, low=0.0, high=1e5, low_open=True)
+    samples = sim["duration"] * sim["log_rate"]
+    if samples > MAX_LOG_SAMPLES:
+        raise ConfigError("sim.duration", sim["duration"], f"× sim.log_rate {sim['log_rate']:g} Hz is {samples:.3g} "
+                          f"logged samples, more than the {MAX_LOG_SAMPLES:,} a run may hold: shorten the run or "
+                          "lower sim.log_rate", source)
     if sim["time_step"] > 1.0 / sim["control_rate"] + 1e-12:
         raise ConfigError("sim.time_step", sim["time_step"], f"must be <= the control period 1/sim.control_rate = "
                           f"{1.0 / sim['control_rate']:g} s", source)
@@ -214,6 +230,14 @@ def scenario_from_dict(data: Any, source: str, overrides: list[str] | tuple[str,
         if not isinstance(outputs[k], bool):
             raise ConfigError(f"outputs.{k}", outputs[k], "must be true or false", source)
     data["outputs"] = outputs
+    expected = data.get("expected")
+    if expected is not None:
+        if not isinstance(expected, dict):
+            raise ConfigError("expected", expected, "must be a mapping with expected.status and expected.why", source)
+        reject_unknown(expected, EXPECTED_FIELDS, "expected", source)
+        for k in EXPECTED_FIELDS:
+            if not isinstance(get(expected, k, "expected", source), str) or not expected[k].strip():
+                raise ConfigError(f"expected.{k}", expected[k], "must be a non-empty text", source)
     return Scenario(name, source, data)
 
 
@@ -222,11 +246,7 @@ def load_scenario(name: str | Path, overrides: list[str] | tuple[str, ...] = ())
     path = locator.scenario_file(name)
     if not path.is_file():
         raise ConfigError("scenario", str(name), "unknown scenario; known: " + ", ".join(list_scenarios()))
-    with open(path, encoding="utf-8") as fh:
-        try:
-            data = yaml.safe_load(fh)
-        except yaml.YAMLError as exc:
-            raise ConfigError("<file>", str(path), f"not valid YAML ({exc})", path.name) from exc
+    data = yaml_files.load_file(path)
     return scenario_from_dict(data, path.name, overrides)
 
 
@@ -239,7 +259,7 @@ def describe(name: str) -> str:
     """The description line of a shipped scenario (empty if none or unreadable)."""
     try:
         with open(locator.scenario_file(name), encoding="utf-8") as fh:
-            data = yaml.safe_load(fh)
+            data = yaml_files.safe_load(fh)
     except (OSError, yaml.YAMLError):
         return ""
     return str(data.get("description", "")) if isinstance(data, dict) else ""

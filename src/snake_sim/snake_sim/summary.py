@@ -15,6 +15,7 @@ import numpy as np
 
 from .climb import climb_result
 from .runlog import RunLog
+from .signals import INTERRUPTED
 from .world import World
 
 
@@ -51,6 +52,8 @@ def summarize(log: RunLog, wall_time_s: float, scenario_name: str, world: World 
     if log.contact_count is not None and len(log.contact_count):
         out["contacts"] = {"mean": float(np.mean(log.contact_count)), "max": int(np.max(log.contact_count)),
                            "min": int(np.min(log.contact_count))}
+    if log.status == INTERRUPTED:
+        out["time_reached_s"] = float(log.t[-1]) if len(log.t) else 0.0
     out.update(log.summary_fields)
     if extra:
         out.update(extra)
@@ -87,6 +90,10 @@ def format_summary(summary: dict[str, Any]) -> str:
     if summary.get("climbed") is not None:
         t = summary.get("time_to_climb_s")
         lines.append(f"climbed           {summary['climbed']}" + (f" after {t:.1f} s" if t is not None else ""))
+        if not summary["climbed"] and summary.get("com_end_m"):  # say how far it got, and what climbing means
+            lines[-1] += (f" (in {summary['duration_s']:.1f} s the centre of mass reached x = "
+                          f"{summary['com_end_m'][0]:.2f} m; climbing means the tail tip passing "
+                          f"x = {summary['goal_x_m']:.2f} m, the far edge of the last box)")
     if summary.get("torque_Nm"):
         lines.append("SEA torque rms    " + "  ".join(f"j{s['joint']} {s['rms']:.3f}" for s in summary["torque_Nm"])
                      + "  N·m (tail → head)")

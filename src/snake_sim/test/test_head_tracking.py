@@ -111,3 +111,19 @@ def test_bad_planar_scenarios_are_refused_with_one_clear_message(override, field
     with pytest.raises(ConfigError) as err:
         build(load_scenario("head-tracking-lyapunov", [override]))
     assert err.value.field.startswith(field)
+
+
+def test_the_documented_pfl_blow_up_is_reported_as_expected_and_exits_0(tmp_path, capsys):
+    """head-tracking-pfl's `expected:` says why its blow-up is the documented end; another end stays a failure."""
+    assert main(["run", "head-tracking-pfl", "--quiet", "--no-animation", "--out", str(tmp_path / "a")]) == 0
+    summary = json.loads((tmp_path / "a" / "summary.json").read_text())
+    assert summary["status"].startswith("torque blow-up") and "004 §6.1.3" in summary["expected"]
+    assert "expected          the documented end" in capsys.readouterr().out
+    other = ["--set", "expected.status=integration failed"]
+    assert main(["run", "head-tracking-pfl", *other, "--quiet", "--no-animation", "--out", str(tmp_path / "b")]) == 1
+    assert "expected" not in json.loads((tmp_path / "b" / "summary.json").read_text())
+
+
+def test_an_expected_outcome_without_its_reason_is_refused():
+    with pytest.raises(ConfigError, match=r"expected\.why"):
+        load_scenario("head-tracking-pfl", ["expected.why="])

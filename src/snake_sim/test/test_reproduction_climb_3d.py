@@ -73,9 +73,9 @@ def test_engines_agreement_follows_the_verdicts():
 
 def test_reference_check_sentence_follows_the_speeds():
     ok = m.render(_results())
-    assert "Both within issue 15's 10 %." in ok
+    assert "Both within the 10 % asked of the 3-D model." in ok
     soft = replace(_results().reference, stiff_contact_speed_mps=0.035)
-    assert "**Not within issue 15's 10 %.**" in m.render(_results(reference=soft))
+    assert "**Not within the 10 % asked of the 3-D model.**" in m.render(_results(reference=soft))
 
 
 def test_runs_without_a_result_are_listed_with_why():

@@ -163,6 +163,20 @@ def test_resume_runs_only_the_missing_cells(client, tmp_path):
     assert "| 0.5 | 1 | 1 | 0 | 100 % | 0.05 |" in report
 
 
+def test_resume_drops_a_partial_last_row_with_a_warning_and_runs_its_cell_again(client, tmp_path, capsys):
+    spec = SweepSpec("pedal-wave", (parse_grid("gait.amplitude=0.5,0.6,0.7"),))
+    out = tmp_path / "s"
+    sweep(spec, out, scheduler=client.scheduler.address, progress=False, evaluate=toy)
+    whole = (out / "results.csv").read_bytes()
+    (out / "results.csv").write_bytes(whole[:-6])  # the last row's write cut short
+    lost = whole.splitlines()[-1].split(b",")[0].decode()
+    again = sweep(spec, out, scheduler=client.scheduler.address, resume=True, progress=False, evaluate=toy)
+    assert "results.csv line 4 was a partial row (a write cut short): dropped" in capsys.readouterr().err
+    assert again.ran == 1 and {r["cell"] for r in again.rows} == {c.id for c in plan(spec)}
+    rows = ResultsTable(out / "results.csv").rows
+    assert len(rows) == 3 and rows[-1]["cell"] == lost and rows[-1]["status"] == "ok"
+
+
 def test_ctrl_c_cancels_the_rest_and_keeps_the_rows_passed_on(client):
     seen = []
 
@@ -191,6 +205,17 @@ def test_report_on_an_obstacle_world_is_time_to_climb_and_the_success_rate_over_
     table = [line for line in report.splitlines() if line.startswith("| 4 |") or line.startswith("| 12 |")]
     assert table == ["| 4 | 2 | 1 | 50 % | 20 | 20 | 20 |", "| 12 | 2 | 0 | 50 % | 30 | 30 | 30 |"]
     assert "| d | 1 | error | x / y |" in report
+
+
+def test_a_sweep_where_nothing_climbed_reports_the_speed_and_says_why(tmp_path):
+    spec = SweepSpec("tsc-obstacle", (parse_grid("controller.stiffness=4,12"),))
+    k = "controller.stiffness"
+    rows = [{"cell": "a", k: 4, "status": "ok", "climbed": False, "average_speed_mps": 0.002},
+            {"cell": "b", k: 12, "status": "ok", "climbed": False, "average_speed_mps": 0.003}]
+    assert default_field(rows) == "average_speed_mps"  # time_to_climb_s would leave the figure empty
+    write_report(tmp_path, spec, rows, 2, default_field(rows))
+    report = (tmp_path / "report.md").read_text()
+    assert "No run climbed" in report and "| 12 | 1 | 0 | 0 % | 0.003 |" in report
 
 
 def test_batched_rows_equal_the_rows_of_the_runs_alone_and_a_bad_cell_is_its_own_row(client):

@@ -104,8 +104,8 @@ def test_non_finite_run_stops_says_when_and_keeps_the_log():
 
 
 def test_run_command_keeps_outputs_of_a_failed_run(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(runtime, "run_scenario",
-                        lambda sc, progress=False: runtime.simulate(runtime.build(sc), tick_hook=_nan_after(0.6)))
+    monkeypatch.setattr(runtime, "run_scenario", lambda sc, progress=False, stop=None: runtime.simulate(
+        runtime.build(sc), tick_hook=_nan_after(0.6)))
     out = tmp_path / "failed"
     assert cli.main(["run", "pedal-wave", "--duration", "2", "--out", str(out), "--quiet", "--no-animation"]) == 1
     summary = json.loads((out / "summary.json").read_text())

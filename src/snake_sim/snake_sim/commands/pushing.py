@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import yaml
 
+from snake_core import yaml_files
 from snake_core.pushing import PushingError
 from snake_core.pushing.model import KAPPA_FIG4
 from snake_core.pushing.study import ANGLE_LIMIT_DEG, ANGLE_STEP_DEG
@@ -77,7 +77,7 @@ def parse_params(items: list[str]) -> tuple[tuple[str, object], ...]:
             raise ConfigError("--param", item, "must be FIELD=VALUE")
         if key in ("n_joints", "kappa"):
             raise ConfigError("--param", item, "n_joints is fixed by the case study; set κ with --kappa")
-        out.append((key, yaml.safe_load(value)))
+        out.append((key, yaml_files.safe_load(value)))
     return tuple(out)
 
 

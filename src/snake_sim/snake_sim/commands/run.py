@@ -3,7 +3,10 @@
 Runs a scenario with its model's runtime (:func:`snake_sim.models.runtime_for`) and writes, in DIR:
 summary.json (with the model's own fields), plots (joints.png, com.png and the model's), animation.gif,
 rosbag/ (DESIGN.md "Command line").
-Outputs are written even when the run stops on a non-finite state (status says when and where).
+The output folder is made and checked before the run (an unwritable DIR is refused, exit 2). Outputs are written
+even when the run stops on a non-finite state (status says when and where) or is stopped by SIGINT (Ctrl-C) or
+SIGTERM: then with ``status: interrupted`` and the time reached, exit 130 or 143 (:mod:`snake_sim.signals`); a
+second signal while the outputs are written stops the writing.
 ``--check-step`` runs the scenario again at half its ``sim.time_step`` and adds ``step_check`` to
 summary.json (``snake_sim.step_check``): both values of every verdict and number and their relative change.
 """
@@ -12,15 +15,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 
 from snake_core.validation import positive
-from snake_sim.models import runtime_for
-from snake_sim.scenario import load_scenario
+from snake_sim.models import ModelRuntime, runtime_for
+from snake_sim.output_folder import writable_folder
+from snake_sim.runlog import RunLog
+from snake_sim.scenario import Scenario, load_scenario
+from snake_sim.signals import INTERRUPTED, stop_on_signals
 from snake_sim.step_check import format_step_check, step_check
 from snake_sim.summary import format_summary, summarize
-from snake_sim.world import load_world
+from snake_sim.world import World, load_world
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -43,24 +50,46 @@ def run(args: argparse.Namespace) -> int:
         positive(args.duration, "--duration")
         overrides.append(f"sim.duration={args.duration!r}")
     scenario = load_scenario(args.scenario, overrides)
-    out = args.out or Path("out") / scenario.name
+    out = writable_folder(args.out or Path("out") / scenario.name)
     runtime = runtime_for(scenario.model, scenario.source)
     world = load_world(scenario.world_file)
     print(f"running {scenario.name} ({scenario.model} model, {scenario.duration:g} s simulated) ...", flush=True)
-    start = time.perf_counter()
-    log = runtime.run_scenario(scenario, progress=not args.quiet)
-    wall = time.perf_counter() - start
-    out.mkdir(parents=True, exist_ok=True)
-    summary = summarize(log, wall, scenario.name, world, extra=runtime.summary_extra(log, scenario))
-    if args.check_step:
-        half_step = f"sim.time_step={0.5 * scenario.time_step!r}"
-        print(f"checking the step: {scenario.name} again at {0.5 * scenario.time_step:g} s ...", flush=True)
-        half = load_scenario(args.scenario, [*overrides, half_step])
+    with stop_on_signals() as stop:
         start = time.perf_counter()
-        half_log = runtime.run_scenario(half, progress=not args.quiet)
-        half_summary = summarize(half_log, time.perf_counter() - start, half.name, world,
-                                 extra=runtime.summary_extra(half_log, half))
-        summary["step_check"] = step_check(summary, half_summary, scenario.time_step)
+        log = runtime.run_scenario(scenario, progress=not args.quiet, stop=stop)
+        summary = summarize(log, time.perf_counter() - start, scenario.name, world,
+                            extra=runtime.summary_extra(log, scenario))
+        if args.check_step and not stop.requested:
+            print(f"checking the step: {scenario.name} again at {0.5 * scenario.time_step:g} s ...", flush=True)
+            half = load_scenario(args.scenario, [*overrides, f"sim.time_step={0.5 * scenario.time_step!r}"])
+            start = time.perf_counter()
+            half_log = runtime.run_scenario(half, progress=not args.quiet, stop=stop)
+            if not stop.requested:
+                half_summary = summarize(half_log, time.perf_counter() - start, half.name, world,
+                                         extra=runtime.summary_extra(half_log, half))
+                summary["step_check"] = step_check(summary, half_summary, scenario.time_step)
+    if stop.requested and summary["status"] != INTERRUPTED:  # the run was complete, its step check was not
+        summary.update(status=INTERRUPTED, time_reached_s=summary["duration_s"])
+    expected = scenario.expected(log.status)
+    if expected:
+        summary["expected"] = expected
+    written = _write(runtime, scenario, log, summary, out, world, args)
+    print(format_summary(summary))
+    if "step_check" in summary:
+        print(format_step_check(summary["step_check"]))
+    print("wrote " + ", ".join(str(p) for p in written))
+    if expected:
+        print(f"expected          {expected}")
+    if stop.requested:
+        print(f"snake-sim: {stop.name}: stopped at t = {summary['duration_s']:.2f} s of {scenario.duration:g} s "
+              f"simulated; the outputs up to then are in {out}", file=sys.stderr)
+        return stop.exit_code
+    return 0 if log.status == "ok" or expected else 1
+
+
+def _write(runtime: ModelRuntime, scenario: Scenario, log: RunLog, summary: dict, out: Path, world: World,
+           args: argparse.Namespace) -> list[Path]:
+    """summary.json, the model's plots and animation, the rosbag: the files written."""
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     written = [out / "summary.json"]
     if len(log.t) > 1:
@@ -70,8 +99,4 @@ def run(args: argparse.Namespace) -> int:
     if len(log.t) > 0:
         from snake_sim.recording import write_rosbag
         written.append(write_rosbag(log, out / "rosbag", progress=not args.quiet))
-    print(format_summary(summary))
-    if args.check_step:
-        print(format_step_check(summary["step_check"]))
-    print("wrote " + ", ".join(str(p) for p in written))
-    return 0 if log.status == "ok" else 1
+    return written

@@ -24,9 +24,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
-from snake_core import locator
+from snake_core import locator, yaml_files
 from snake_core.robot import RobotParams
 from snake_core.validation import ConfigError
 
@@ -83,7 +82,7 @@ def load_gz_control(robot: RobotParams, path: Path | None = None) -> GzControl:
     chain forward command controller(s) → pid_controller on the motor joints' effort interface."""
     path = path or locator.data_dir() / "config" / "controllers" / f"{robot.name}_gz.yaml"
     source = path.name
-    cfg = yaml.safe_load(path.read_text())
+    cfg = yaml_files.safe_load(path.read_text())
     cm = _params(cfg, "controller_manager", source)
     types = {k: v.get("type") for k, v in cm.items() if isinstance(v, dict)}
     update_rate = float(cm.get("update_rate", 100))

@@ -39,6 +39,7 @@ from ..rollover import Perturbation, perturbation_from, start_pose
 from ..runlog import RunLog
 from ..scenario import Scenario
 from ..sea_loop import control_steps, motor_commands, sea_control
+from ..signals import INTERRUPTED, StopRequest, stopped
 from . import gz_control as gz
 from . import model as dm
 from .sdf import gazebo_model
@@ -99,8 +100,9 @@ def build(scenario: Scenario) -> DartSetup:
                      max(1, round(1.0 / (control.update_rate * h))), log_every)
 
 
-def simulate(setup: DartSetup, duration: float | None = None, progress: bool = False) -> RunLog:
-    """Run ``setup`` for ``duration`` seconds (default: the scenario's) and return the log."""
+def simulate(setup: DartSetup, duration: float | None = None, progress: bool = False,
+             stop: StopRequest | None = None) -> RunLog:
+    """Run ``setup`` for ``duration`` seconds (default: the scenario's) and return the log (up to ``stop``)."""
     model = setup.model
     duration = setup.scenario.duration if duration is None else duration
     h, Tc = model.settings.time_step, setup.control_period
@@ -133,6 +135,9 @@ def simulate(setup: DartSetup, duration: float | None = None, progress: bool = F
                                 "motor_torque": dm.motor_torque(model, data, applied)}, dm.contact_count(data))
         if i == n_steps:
             break
+        if i % setup.control_every == 0 and stopped(stop):
+            status = INTERRUPTED
+            break
         if i % setup.update_every == 0:
             gz.forward(setup.control, pid, beta_d, beta_d_dot)
             effort = gz.update(setup.control, pid, dm.beta(model, data), dm.beta_dot(model, data),
@@ -153,6 +158,6 @@ def simulate(setup: DartSetup, duration: float | None = None, progress: bool = F
         "perturbation": asdict(setup.perturbation)})
 
 
-def run_scenario(scenario: Scenario, progress: bool = False) -> RunLog:
+def run_scenario(scenario: Scenario, progress: bool = False, stop: StopRequest | None = None) -> RunLog:
     """The ``model: dart`` entry point: build and simulate."""
-    return simulate(build(scenario), progress=progress)
+    return simulate(build(scenario), progress=progress, stop=stop)

@@ -59,6 +59,10 @@ def _sub(parent: ET.Element, tag: str, **attrs: str) -> ET.Element:
     return ET.SubElement(parent, tag, attrs)
 
 
+#: Colours of the static boxes, alternating, so that each step's edge shows in the animation.
+BOX_COLOURS = ("0.55 0.42 0.3 1", "0.78 0.66 0.5 1")
+
+
 def _contact_attrs(settings: Settings, mu: float) -> dict[str, str]:
     return {"friction": _fmt(mu, 0.0, 0.0), "solref": _fmt(*settings.solref), "solimp": _fmt(*settings.solimp)}
 
@@ -75,7 +79,7 @@ def _world(body: ET.Element, world: World, settings: Settings) -> None:
         mu = settings.friction if b.friction is None else b.friction
         _sub(body, "geom", name=f"box_{k}_{b.name}", type="box", pos=_fmt(*b.center),
              size=_fmt(*(0.5 * s for s in b.size)), quat=_fmt(math.cos(0.5 * b.yaw), 0, 0, math.sin(0.5 * b.yaw)),
-             rgba="0.55 0.5 0.45 1", **WORLD_BITS, **_contact_attrs(settings, mu))
+             rgba=BOX_COLOURS[k % 2], **WORLD_BITS, **_contact_attrs(settings, mu))
 
 
 def _robot(body: ET.Element, robot: RobotParams, rolls: Sequence[int], settings: Settings) -> None:
@@ -118,7 +122,7 @@ def mjcf(robot: RobotParams, world: World, settings: Settings, rolls: Sequence[i
     _sub(root, "option", timestep=repr(settings.time_step), gravity=_fmt(0, 0, -settings.gravity),
          integrator=settings.integrator, solver=settings.solver, cone=settings.cone)
     visual = _sub(root, "visual")  # for the rendered animation (mujoco.figures)
-    _sub(visual, "global", offwidth="640", offheight="480")
+    _sub(visual, "global", offwidth="800", offheight="480")
     _sub(visual, "headlight", ambient="0.35 0.35 0.35", diffuse="0.5 0.5 0.5")
     asset = _sub(root, "asset")
     _sub(asset, "texture", name="ground", type="2d", builtin="checker", rgb1="0.82 0.82 0.82", rgb2="0.68 0.68 0.68",

@@ -34,6 +34,7 @@ from ..rollover import Perturbation, perturbation_from, start_pose
 from ..runlog import RunLog
 from ..scenario import Scenario
 from ..sea_loop import control_steps, motor_commands, sea_control
+from ..signals import INTERRUPTED, StopRequest, stopped
 from . import model as mm
 from .settings import settings_from
 
@@ -75,8 +76,9 @@ def build(scenario: Scenario) -> MujocoSetup:
                        perturbation_from(scenario.data["sim"].get("perturbation"), src), start_x, substeps, log_every)
 
 
-def simulate(setup: MujocoSetup, duration: float | None = None, progress: bool = False) -> RunLog:
-    """Run ``setup`` for ``duration`` seconds (default: the scenario's) and return the log."""
+def simulate(setup: MujocoSetup, duration: float | None = None, progress: bool = False,
+             stop: StopRequest | None = None) -> RunLog:
+    """Run ``setup`` for ``duration`` seconds (default: the scenario's) and return the log (up to ``stop``)."""
     model = setup.model
     duration = setup.scenario.duration if duration is None else duration
     h, nsub, Tc = model.settings.time_step, setup.substeps, setup.control_period
@@ -105,6 +107,9 @@ def simulate(setup: MujocoSetup, duration: float | None = None, progress: bool =
                            data.mj.ncon)
         if k == n_ticks:
             break
+        if stopped(stop):
+            status = INTERRUPTED
+            break
         beta_d_acc = np.zeros(nj) if k == 0 else (beta_d_dot - prev_rate) / Tc  # β̈_d over the last period
         prev_rate = beta_d_dot
         for i in range(nsub):
@@ -122,6 +127,6 @@ def simulate(setup: MujocoSetup, duration: float | None = None, progress: bool =
                                                  "perturbation": asdict(setup.perturbation)})
 
 
-def run_scenario(scenario: Scenario, progress: bool = False) -> RunLog:
+def run_scenario(scenario: Scenario, progress: bool = False, stop: StopRequest | None = None) -> RunLog:
     """The ``model: mujoco`` entry point: build and simulate."""
-    return simulate(build(scenario), progress=progress)
+    return simulate(build(scenario), progress=progress, stop=stop)

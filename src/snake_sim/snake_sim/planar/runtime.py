@@ -62,6 +62,7 @@ from snake_core.validation import ConfigError, choice, get, number, positive, re
 
 from ..runlog import Diagnostic, RunLog
 from ..scenario import Scenario
+from ..signals import INTERRUPTED, StopRequest, stopped
 from ..world import World
 from .report import head_tracking_summary
 
@@ -247,8 +248,10 @@ def blowup_status(setup: PlanarSetup, t: float) -> str:
             f"t = {t:.3f} s (tracking lost)")
 
 
-def simulate(setup: PlanarSetup, duration: float | None = None, progress: bool = False) -> RunLog:
-    """Integrate the closed loop and log it at ``sim.log_rate`` (stops at a torque blow-up)."""
+def simulate(setup: PlanarSetup, duration: float | None = None, progress: bool = False,
+             stop: StopRequest | None = None) -> RunLog:
+    """Integrate the closed loop and log it at ``sim.log_rate`` (stops at a torque blow-up, or at ``stop``: the
+    event below then has its root at the end of the solver's step)."""
     model, d = setup.model, setup.model.dof
     duration = setup.scenario.duration if duration is None else positive(duration, "--duration")
     rhs, outputs = _dynamics(setup)
@@ -258,10 +261,15 @@ def simulate(setup: PlanarSetup, duration: float | None = None, progress: bool =
     bar = tqdm(total=round(duration, 6), unit="s", disable=not progress, leave=False,
                bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} s sim [{elapsed}<{remaining}]")
 
+    stop_time: dict[str, float] = {}
+
     def blowup(t, x):
         if progress and t - bar.n > 0.05 * duration:
             bar.n = round(t, 6)
             bar.refresh()
+        if stopped(stop):  # zero at the end of the step where the stop was seen, negative before: a root there
+            stopped_at = stop_time.setdefault("t", t)
+            return t - stopped_at
         q, qd = x[:d], x[d:2 * d]
         return float(np.linalg.norm(outputs(t, x, compute_terms(model, workspace, q, qd))[0])) - setup.blowup_torque
 
@@ -270,7 +278,9 @@ def simulate(setup: PlanarSetup, duration: float | None = None, progress: bool =
                     t_eval=t_eval, rtol=RTOL, atol=ATOL, events=blowup)
     bar.close()
     status = "ok"
-    if sol.status == 1:
+    if stopped(stop):
+        status = INTERRUPTED
+    elif sol.status == 1:
         status = blowup_status(setup, sol.t_events[0][0])
     elif sol.status < 0:
         status = f"integration failed at t = {sol.t[-1] if sol.t.size else 0.0:.3f} s: {sol.message}"
@@ -328,9 +338,9 @@ def _log(setup: PlanarSetup, t: np.ndarray, x: np.ndarray, outputs: Callable, st
                   manipulability=manip, series=series, diagnostics=diagnostics, status=status)
 
 
-def run_scenario(scenario: Scenario, progress: bool = False) -> RunLog:
+def run_scenario(scenario: Scenario, progress: bool = False, stop: StopRequest | None = None) -> RunLog:
     """Build and simulate (:class:`snake_sim.models.ModelRuntime`)."""
-    return simulate(build(scenario), progress=progress)
+    return simulate(build(scenario), progress=progress, stop=stop)
 
 
 def summary_extra(log: RunLog, scenario: Scenario) -> dict[str, Any]:

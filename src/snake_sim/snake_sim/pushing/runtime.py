@@ -38,6 +38,7 @@ from snake_core.validation import ConfigError, get, integer, number, positive, r
 
 from ..runlog import Diagnostic, RunLog
 from ..scenario import Scenario as ScenarioFile
+from ..signals import StopRequest
 from ..world import World
 from .plant import (
     CONTACT_STIFFNESS,
@@ -210,6 +211,7 @@ def simulate(setup: PushingSetup, duration: float | None = None, progress: bool 
                   diagnostics=diagnostics, status=status, summary_fields=_summary(comp, kw, lost_at))
 
 
-def run_scenario(scenario: ScenarioFile, progress: bool = False) -> RunLog:
-    """Build and simulate (:class:`snake_sim.models.ModelRuntime`)."""
+def run_scenario(scenario: ScenarioFile, progress: bool = False, stop: StopRequest | None = None) -> RunLog:
+    """Build and simulate (:class:`snake_sim.models.ModelRuntime`). A pushing run is short and its fit needs the
+    whole window, so it runs to its end whatever ``stop`` says."""
     return simulate(build(scenario), progress=progress)

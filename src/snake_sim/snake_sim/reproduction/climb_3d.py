@@ -156,8 +156,8 @@ def _reference(ref: ReferenceCheck) -> list[str]:
             f"solref = ({ref.solref[0]:g} s, {ref.solref[1]:g}); {_mm(ref.half_step_speed_mps)} mm/s at half the step "
             f"({_pct(half)} from h to h/2); {_mm(ref.stiff_contact_speed_mps)} mm/s with the contact twice as stiff "
             f"(time constant {ref.solref[0] / 2 ** 0.5:.4f} s; {_pct(stiff)}). "
-            + (f"Both within issue 15's {100 * REFERENCE_TOLERANCE:g} %." if ok else
-               f"**Not within issue 15's {100 * REFERENCE_TOLERANCE:g} %.**")
+            + (f"Both within the {100 * REFERENCE_TOLERANCE:g} % asked of the 3-D model." if ok else
+               f"**Not within the {100 * REFERENCE_TOLERANCE:g} % asked of the 3-D model.**")
             + " 002 Table 5.2: 18 mm/s simulated, 28 mm/s measured.", ""]
 
 

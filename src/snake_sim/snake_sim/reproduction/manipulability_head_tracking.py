@@ -303,7 +303,7 @@ def _pfl_text(p: PFLResults) -> list[str]:
         "### §6.1.3: partial feedback linearisation (70) under isotropic friction", "",
         f"Scenario `head-tracking-pfl`: gains (79), serpenoid (81), start (82), reference (80), c_x = c_y = "
         f"{p.friction:g} N·s/m; DOP853 with rtol = {p.rtol:g}; (70) with the sign of the H22 H12⁺ 𝓗 a term flipped "
-        "(as printed it yields ẅ = −a and diverges within ~0.5 s; ambiguities.md). Stop when ‖τ‖ > "
+        "(as printed it yields ẅ = −a and diverges within ~0.5 s: a sign misprint). Stop when ‖τ‖ > "
         f"{p.blowup_torque:g} N·m.", "",
         "| quantity | ours | 004 |", "|---|---|---|",
         f"| status | {p.status} | — |",
@@ -326,7 +326,7 @@ def _pfl_text(p: PFLResults) -> list[str]:
            f"{p.end_time:.1f} s. " if pinned else
            f"; the centre of mass moves by {p.com_displacement:.2g} m, so the head's reach is not a hard limit. ")
         + (f"004's earlier failure ({PFL_BLOWUP_004:g} s) and its decaying g point to integration error in its run "
-           "(ambiguities.md \"004 §6.1.3\")." if p.end_time > PFL_BLOWUP_004 and constant else
+           "(an ambiguity of 004 §6.1.3)." if p.end_time > PFL_BLOWUP_004 and constant else
            f"004 failed at {PFL_BLOWUP_004:g} s, this run at {p.end_time:.2f} s."), ""]
 
 
@@ -344,7 +344,7 @@ def _lyapunov_text(r: ManipulabilityResults) -> list[str]:
             f"α = π/{np.pi / st.amplitude:.0f}, v = {st.frequency:g}, T_s = {st.periods:g}, circle start (82). 004 "
             f"gives no friction for this run: c_t = {st.c_t:g}, c_n = {st.c_n:.1f} N·s/m (lateral "
             f"{st.c_n / st.c_t:.0f}× longitudinal). Reference straight ahead (head first) along +x, since the "
-            "serpenoid with v > 0 moves the robot head first (ambiguities.md \"004 §6.2\"). Errors over "
+            "serpenoid with v > 0 moves the robot head first (an ambiguity of 004 §6.2). Errors over "
             f"t ∈ [{st.window_start:g}, {r.duration:g}] s; body length {st.body_length:g} m, {PATH_FRACTION:g} body "
             f"length = {limit:g} m.", "",
             "| joint 5 | speed [m/s] | path distance max [m] | full error rms / max [m] | min R | ‖τ‖ max [N·m] |",

@@ -274,7 +274,7 @@ def _gap(r: PedalWaveResults) -> list[str]:
                  "at joints and tips only, slip and the power cable as the main error sources, §5.4, and does not "
                  "print every setting). " if slip < MINOR_SLIP else "a large part of the gap. ")
               + "002's printed numbers are therefore the shape to reproduce (rising with A, same order of "
-              "magnitude), not a tuning target (shared/reference/ambiguities.md)."]
+              "magnitude), not a tuning target (an ambiguity of 002)."]
     return lines
 
 
@@ -310,13 +310,14 @@ def _torques(r: PedalWaveResults) -> list[str]:
             f"**R = {r.correlation_own:.5f}** with the rotor as in 002 (4.36) (𝕊_3 = J_r; 002 Fig. 5.6: "
             f"{CORRELATION_002:g}); R = {r.correlation_reflected:.5f} with the full reflected rotor inertia "
             f"n²J_r = {st.reflected_inertia:.4f} kg·m². "
-            "(Correlated with τ = K(α − β) itself, R has the opposite sign; ambiguities.md.) With 𝕊_3 = J_r the motor "
+            "(Correlated with τ = K(α − β) itself, R has the opposite sign: an ambiguity of 002.) "
+            "With 𝕊_3 = J_r the motor "
             "rows of (4.36) are almost massless, so U = K(β − α) + 𝕊_3 β̈ ≈ K(β − α) at every instant: "
             f"rms(U − K(β − α))/rms(τ) = {r.misfit_own:.1e}. The reflected inertia adds 𝕊_3 β̈: "
             f"rms(U − K(β − α))/rms(τ) = {r.misfit_reflected:.2f} (n²J_r β̈ with β̈ ≈ Aω² ≈ {accel:.0f} rad/s² is "
             f"{'comparable to' if st.reflected_inertia * accel > 0.1 * rms.min() else 'small against'} the SEA "
             f"torques of {rms.min():.1f}–{peak.max():.1f} N·m), hence 002's {CORRELATION_002:g} is only reached with "
-            + ("𝕊_3 = J_r" if own_closer else "𝕊_3 = n²J_r") + " (shared/reference/ambiguities.md).",
+            + ("𝕊_3 = J_r" if own_closer else "𝕊_3 = n²J_r") + " (002 leaves this ambiguous).",
             f"- Reflected rotor inertia, reference gait: {100 * r.reflected_speed:+.2f} cm/s "
             f"(vs {100 * r.reference_speed:+.2f} cm/s).",
             ]

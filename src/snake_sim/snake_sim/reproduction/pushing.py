@@ -122,7 +122,7 @@ def render(r: PushingResults) -> str:
         f"## {TITLE}",
         "",
         "Model: `snake_core.pushing` (001 (3)-(31); the maps (22)-(29) with the unit-mass Ḡ_c and M̄⁻¹ in (28), "
-        "the input region (31) as τᵀ Bᵀ M̄⁻¹ B τ ≤ 1; seed001_pushing.md §7 lists these readings). "
+        "the input region (31) as τᵀ Bᵀ M̄⁻¹ B τ ≤ 1: our readings of 001). "
         "Command: `snake-sim pushing study` (figures: Fig. 4 heat maps, Fig. 5 polar plots, Fig. 6 configurations).",
         "",
         "### Case study 2 (three joints): 001 Table 2 beside ours",
@@ -178,7 +178,7 @@ def _differences(table: dict[str, tuple[float, float, float]]) -> str:
             f"Scenario 1 is {table['worst a_obj'][0] / PAPER_TABLE2['worst a_obj'][0]:.2f}× 001's. 001 does not "
             "give the object's geometry and inertia, the exact contact and wheel positions, the angle convention or "
             "how a configuration's input region is reduced to one number (we take the maximum over (31)); the "
-            "independent reproduction in seed001_pushing.md §3.3 with the same readings reports Scenario 1 ‖a_obj‖² "
+            "independent reproduction of 001 with the same readings reports Scenario 1 ‖a_obj‖² "
             f"in [{SEED001_SCENARIO1_A_OBJ[0]:g}, {SEED001_SCENARIO1_A_OBJ[1]:g}] and best sr "
             f"{SEED001_BEST_SR[0]:g} / {SEED001_BEST_SR[1]:g}. Nothing is tuned to 001's digits.")
 

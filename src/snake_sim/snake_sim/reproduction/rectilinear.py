@@ -251,7 +251,9 @@ def run(fast: bool = False) -> RectilinearResults:
 
 def render(r: RectilinearResults) -> str:
     """The section's Markdown from the stored results alone."""
-    parts = [f"## {TITLE}", "", "Source: 003 ch. 3–4 (seed003_rectilinear.md for the reconstructed equations).", ""]
+    parts = [f"## {TITLE}", "",
+             "Source: 003 ch. 3–4 (its garbled equations reconstructed and checked for consistency).",
+             ""]
     for block in (_kinematics_text(r), _newton_euler_text(r), _steps_text(r), _cycle_text(r), _study_text(r),
                   _simulator_text(r)):
         parts += [*block, ""]
@@ -375,7 +377,7 @@ def _study_text(r: RectilinearResults) -> list[str]:
                         "(Fig. 4.6), which we find only below the minimum" if interior else
                         ", at the end of the sweep, so the effort falls with the step time over it as 003 reports "
                         "(Fig. 4.6)")
-                     + "; seed003 §11 (claim 16) finds an interior minimum near 0.3–0.5 s with 003's fixed C.")
+                     + "; an independent reading of 003 finds an interior minimum near 0.3–0.5 s with 003's fixed C.")
     if r.quartic_residual is not None:
         lines.append(f"- Effort vs link length with fixed trajectories (step 1): a quartic fits to "
                      f"{r.quartic_residual:.1e} relative (003 Fig. 4.12: \"a quartic polynomial\"; τ has m l² and "

@@ -631,7 +631,7 @@ def _against_002(groups: dict[str, list[Outcome]], setting: Setting) -> list[str
                  f"{', '.join(climbers) if climbers else 'no controller'}.")
     lines += [
         "- *The step.* Earlier versions of this page ran the obstacles at 5 ms, where a verdict could change with "
-        "the step (issue 13); every verdict above is checked at half its step (last columns).",
+        "the step; every verdict above is checked at half its step (last columns).",
         "",
     ]
     return lines

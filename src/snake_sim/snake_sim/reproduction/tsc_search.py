@@ -45,7 +45,7 @@ from snake_sim.studies.climb_3d import SEEDS
 from snake_sim.sweep import Cell, Range, engine
 from snake_sim.world import load_world
 
-TITLE = "Does any TSC setting climb the single obstacle? A search over a wide box (issue 3's open question)"
+TITLE = "Does any TSC setting climb the single obstacle? A search over a wide box"
 
 #: Seed of the Sobol sequence and of TPE.
 SAMPLER_SEED = 0
@@ -544,10 +544,10 @@ def _answer(search: Search) -> str:
 def render(results: Results) -> str:
     box = results.searches[0].space if results.searches else ()
     lines = [f"## {TITLE}", "",
-             "Issue 3 asked whether any TSC setting climbs the single obstacle (world `single_obstacle`) with 002's "
+             "The question: does any TSC setting climb the single obstacle (world `single_obstacle`) with 002's "
              f"face friction (μ = {results.face_friction:g} on every face of the box, the world file's), the joint "
              "limits kept "
-             f"(±{results.joint_limit_deg:.0f}°: A ≤ {box[0].high:.3f} rad, and (7.2)'s output saturates there). "
+             f"(±{results.joint_limit_deg:.0f}°: A ≤ {box[0].high:.3f} rad, and (7.2)'s output saturates there)? "
              "Each model's search is an Optuna study whose trials run as Dask tasks (`snake_sim.sweep`), "
              f"asked and told in rounds of {BATCH} (seed {results.sampler_seed}, so the same whatever the workers): "
              "first a scrambled Sobol sequence over the box (an unbiased cover: the share of it that climbs), then "

@@ -136,10 +136,14 @@ def markdown_table(rows: list[StudyRow]) -> str:
     for r in rows:
         status = "ok" if r.feasible else f"infeasible: {r.reason}"
         if r.feasible and not r.within_torque_limit:
-            status = "ok (peak torque above the servo limit)"
+            status = "ok, beyond the servo*"
         lines.append(f"| {r.angle_deg:g} | {r.step_time:g} | {r.link_length:g} | {r.mass:g} | {100 * r.speed:.3f} | "
                      f"{_fmt(r.cycle_effort, '.3e') or '—'} | {_fmt(r.peak_torque, '.3f') if r.feasible else '—'} | "
                      f"{_fmt(r.min_normal_force, '.3f') if r.feasible else '—'} | {status} |")
+    if any(r.feasible and not r.within_torque_limit for r in rows):
+        lines += ["", "\\* The gait is feasible (contacts hold, joints within their range), but its peak joint torque "
+                  "exceeds the robot file's `joints.effort_limit`, the servo's stall torque: that servo cannot drive "
+                  "it at this link mass and length (it needs a stronger servo, lighter links or another step time)."]
     return "\n".join(lines)
 
 

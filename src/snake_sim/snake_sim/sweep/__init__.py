@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,11 +23,12 @@ from distributed import Client
 
 from snake_core.validation import ConfigError
 
+from ..output_folder import writable_folder
 from . import engine
 from .cells import Cell, Range, SweepSpec, parse_grid, parse_range, plan
 from .engine import Evaluate, check_field, connect, probe, simulate
 from .report import default_field, write_report
-from .table import ResultsTable
+from .table import ResultsTable, writer_lock
 
 __all__ = ["Cell", "Range", "SweepOutcome", "SweepSpec", "parse_grid", "parse_range", "plan", "run", "sweep"]
 
@@ -62,16 +65,34 @@ def sweep(spec: SweepSpec, out: Path, workers: int | None = None, scheduler: str
     cells = plan(spec)
     if field is not None:
         check_field(probe(cells[0], evaluate), field, "--field")
+    fresh = not out.exists()
+    with writer_lock(writable_folder(out) / "results.csv"):
+        try:
+            return _sweep_locked(spec, cells, out, workers, scheduler, resume, field, outputs, progress, evaluate,
+                                 batch)
+        except ConfigError:
+            if fresh and not (out / "results.csv").exists():  # a sweep refused before its first row leaves no folder
+                shutil.rmtree(out, ignore_errors=True)
+            raise
+
+
+def _sweep_locked(spec: SweepSpec, cells: list[Cell], out: Path, workers: int | None, scheduler: str | None,
+                  resume: bool, field: str | None, outputs: bool, progress: bool, evaluate: Evaluate,
+                  batch: int) -> SweepOutcome:
+    """:func:`sweep` in ``out``, whose writer lock the caller holds."""
     table = ResultsTable(out / "results.csv")
     if table.rows and not resume:
         raise ConfigError("--out", str(out), "holds a sweep's results.csv already: add --resume to complete it "
                           "(only the missing runs run), or choose another folder")
+    partial = table.drop_partial()
+    if partial is not None:
+        print(f"warning: {table.path} line {partial} was a partial row (a write cut short): dropped, its run runs "
+              "again", file=sys.stderr)
     done = table.done()
     todo = [c for c in cells if c.id not in done]
     interrupted = False
     before = len(table.rows)
     with connect(workers, scheduler) if todo else contextlib.nullcontext() as client:
-        out.mkdir(parents=True, exist_ok=True)
         (out / "sweep.json").write_text(json.dumps({**spec.as_dict(), "cells": len(cells)}, indent=2) + "\n",
                                         encoding="utf-8")
         try:
@@ -79,6 +100,9 @@ def sweep(spec: SweepSpec, out: Path, workers: int | None = None, scheduler: str
                 engine.run(todo, client, evaluate, out / "runs" if outputs else None, table.append, progress, batch)
         except KeyboardInterrupt:
             interrupted = True
+        except OSError as exc:
+            raise ConfigError("--out", str(out), f"cannot write {table.path.name} ({exc.strerror or exc}); the "
+                              f"{len(table.rows)} rows before are whole: make room and add --resume") from None
     ids = {c.id for c in cells}
     rows = [r for r in table.rows if r["cell"] in ids]
     report = write_report(out, spec, rows, len(cells), field or default_field(rows))

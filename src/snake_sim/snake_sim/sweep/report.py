@@ -31,7 +31,10 @@ def climbs(rows: Sequence[dict[str, Any]]) -> bool:
 
 
 def default_field(rows: Sequence[dict[str, Any]]) -> str:
-    return "time_to_climb_s" if climbs(rows) else "average_speed_mps"
+    """``time_to_climb_s`` where some run climbed, else ``average_speed_mps`` (the figure is never empty for want
+    of a climber; the report says so)."""
+    climbed = any(math.isfinite(_numeric(r.get("time_to_climb_s"))) for r in rows)
+    return "time_to_climb_s" if climbs(rows) and climbed else "average_speed_mps"
 
 
 def _numeric(value: Any) -> float:
@@ -123,6 +126,9 @@ def plot(spec: SweepSpec, stats: list[dict[str, Any]], field: str, path: Path) -
             ax.set_xlabel(keys[0])
             ax.set_ylabel(keys[1])
             ax.set_title(title, fontsize=10)
+    if all(math.isnan(s["mean"]) for s in stats):  # say why the panel is empty rather than leave it blank
+        axes[0].text(0.5, 0.5, f"no run has a value of {field}", transform=axes[0].transAxes, ha="center",
+                     va="center", fontsize=11, color="C3")
     fig.suptitle(f"{spec.scenario}: {field}", fontsize=11)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -154,7 +160,9 @@ def write_report(out: Path, spec: SweepSpec, rows: Sequence[dict[str, Any]], pla
              f"Runs: {planned} planned, {len(rows)} in results.csv ("
              + ", ".join(f"{n} {s}" for s, n in sorted(by_status.items())) + ")"
              + ("." if len(rows) >= planned else f"; {planned - len(rows)} missing: run again with --resume."),
-             f"A run succeeds if {success}. Field: `{field}`, over the seeds of a cell.", ""]
+             f"A run succeeds if {success}. Field: `{field}`, over the seeds of a cell."
+             + (" No run climbed, so `time_to_climb_s` has no value: the field shown is the average speed."
+                if climbs(rows) and field == default_field(rows) == "average_speed_mps" else ""), ""]
     if figure is not None:
         lines += [f"![{field} and success rate]({figure.name})", ""]
     head = [*spec.swept, "runs", "failed", "success rate", f"mean {field}", "min", "max"]

@@ -40,6 +40,7 @@ from snake_core.vertical.kinematics import link_angles, link_positions
 from ..runlog import RunLog
 from ..scenario import Scenario
 from ..sea_loop import control_steps, motor_commands, sea_control
+from ..signals import INTERRUPTED, StopRequest, stopped
 from ..world import World, load_world
 from .plant import VerticalPlant
 from .stepper import VerticalStepper
@@ -219,8 +220,8 @@ def progress_bar(duration: float, progress: bool) -> tqdm:
 
 
 def simulate(setup: VerticalSetup, duration: float | None = None, progress: bool = False,
-             tick_hook: TickHook | None = None) -> RunLog:
-    """Run ``setup`` for ``duration`` seconds (default: the scenario's) and return the log."""
+             tick_hook: TickHook | None = None, stop: StopRequest | None = None) -> RunLog:
+    """Run ``setup`` for ``duration`` seconds (default: the scenario's) and return the log (up to ``stop``)."""
     model = setup.model
     duration = setup.scenario.duration if duration is None else positive(duration, "--duration")
     Tc = setup.control_period
@@ -248,6 +249,9 @@ def simulate(setup: VerticalSetup, duration: float | None = None, progress: bool
                                          "alpha_ref_dot": refs["alpha_d_dot"], "motor_torque": u}, n_contact)
         if k == n_ticks:
             break
+        if stopped(stop):
+            status = INTERRUPTED
+            break
         beta_d_acc = np.zeros(model.n_joints) if k == 0 else (beta_d_dot - prev_rate) / Tc
         prev_rate = beta_d_dot
         q, v, u, n_contact = _control_period(setup, q, v, beta_d, beta_d_dot, beta_d_acc)
@@ -261,9 +265,9 @@ def simulate(setup: VerticalSetup, duration: float | None = None, progress: bool
     return samples.run_log(setup.robot, status)
 
 
-def run_scenario(scenario: Scenario, progress: bool = False) -> RunLog:
+def run_scenario(scenario: Scenario, progress: bool = False, stop: StopRequest | None = None) -> RunLog:
     """Build and simulate (:class:`snake_sim.models.ModelRuntime`)."""
-    return simulate(build(scenario), progress=progress)
+    return simulate(build(scenario), progress=progress, stop=stop)
 
 
 def summary_extra(log: RunLog, scenario: Scenario) -> dict[str, Any]:
@@ -276,7 +280,7 @@ def write_figures(log: RunLog, out: Path, world: World, animation: bool, plots: 
     from ..animation import write_animation  # matplotlib only where figures are drawn
     from ..plots import write_plots
 
-    return [*(write_plots(log, out) if plots else []),
+    return [*(write_plots(log, out, world) if plots else []),
             *([write_animation(log, out / "animation.gif", world)] if animation else [])]
 
 

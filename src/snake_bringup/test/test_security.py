@@ -1,0 +1,129 @@
+"""SROS2 for robot.launch.py: the keystore made by ``python -m snake_bringup.security`` has one enclave per node of
+the launch; each permissions document validates against the DDS Security XSD sros2 ships, lists exactly the topics
+that node publishes and subscribes (ours read from the running nodes; DESIGN.md's names below), and is signed by
+the keystore's permissions CA (openssl smime -verify), each enclave's certificate by its identity CA; the launch
+starts every node with ``--enclave`` and, with secure:=true, ROS_SECURITY_ENABLE/STRATEGY/KEYSTORE. The Fast DDS
+of the Jazzy wheels here is built without the security plugins: a node asked to run secured refuses to start (it
+never runs unsecured)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from xml.etree import ElementTree
+
+import pytest
+
+from snake_core import interface as i
+
+pytest.importorskip("rclpy", reason="needs ROS 2 Jazzy's rclpy (make ros)")
+os.environ.setdefault("AMENT_PREFIX_PATH", sys.prefix)  # sros2 finds its share through ament_index
+sros2 = pytest.importorskip("sros2.keystore", reason="needs sros2 (make ros installs it from the Jazzy source bundle)")
+
+from snake_bringup import security  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[3]
+NODE = {"/rosout", "/parameter_events"}
+#: What each of our nodes of robot.launch.py (koopaee6, position, composed) publishes and subscribes.
+OURS = {
+    "/snake/can_bridge": ({i.CAN_BRIDGE_JOINT_STATES, i.DIAGNOSTICS, *NODE}, {i.CAN_BRIDGE_JOINT_COMMANDS}),
+    "/snake/gait_generator": ({i.GAIT_REFERENCE, i.DIAGNOSTICS, *NODE}, set()),
+    "/snake/sea_joint_controller": ({i.MOTOR_POSITION_COMMANDS, i.DIAGNOSTICS, *NODE},
+                                    {i.GAIT_REFERENCE, i.JOINT_STATES, i.TORQUE_REFERENCE}),
+}
+ENCLAVES = {*OURS, *(f"/snake/{n}" for n in (*security.UPSTREAM, "rviz2"))}
+
+
+@pytest.fixture(scope="module")
+def keystore(tmp_path_factory):
+    path = tmp_path_factory.mktemp("sros2") / "keystore"
+    grants = security.robot_graph("koopaee6", "position", "composed", "pedal_wave", ROOT)
+    security.create_keystore(path, grants)
+    return path, {g.enclave: g for g in grants}
+
+
+def permitted(document: Path) -> tuple[set[str], set[str]]:
+    """ROS topics of a permissions.xml's publish and subscribe rules (rt/<name>), the DDS discovery topic left out."""
+    root = ElementTree.parse(document).getroot()
+
+    def topics(rule: str) -> set[str]:
+        return {"/" + t.text[3:] for t in root.iter() if t.tag == "topic" and t.text.startswith("rt/")
+                for r in root.iter(rule) if t in r.iter()}
+
+    return topics("publish"), topics("subscribe")
+
+
+def test_one_enclave_per_node_of_the_launch(keystore):
+    path, grants = keystore
+    assert set(grants) == ENCLAVES
+    assert sros2.get_enclaves(path) == ENCLAVES
+
+
+def test_permissions_validate_against_the_dds_security_schema(keystore):
+    from lxml import etree
+    from sros2.policy import get_transport_schema
+
+    path, grants = keystore
+    permissions = etree.XMLSchema(etree.parse(str(get_transport_schema("dds", "permissions.xsd"))))
+    governance = etree.XMLSchema(etree.parse(str(get_transport_schema("dds", "governance.xsd"))))
+    governance.assertValid(etree.parse(str(path / "enclaves" / "governance.xml")))
+    for enclave in grants:
+        permissions.assertValid(etree.parse(str(path / "enclaves" / enclave.lstrip("/") / "permissions.xml")))
+
+
+def test_our_nodes_may_use_exactly_their_topics_and_the_others_what_their_sources_name(keystore):
+    path, grants = keystore
+    for enclave in ENCLAVES:
+        publish, subscribe = permitted(path / "enclaves" / enclave.lstrip("/") / "permissions.xml")
+        if enclave in OURS:
+            assert (publish, subscribe) == OURS[enclave], enclave
+        assert (publish, subscribe) == (set(grants[enclave].publish), set(grants[enclave].subscribe)), enclave
+        assert not any("*" in t for t in publish | subscribe), enclave  # no wildcard topic
+    assert permitted(path / "enclaves/snake/rviz2/permissions.xml")[0] == NODE  # rviz2 only reads
+
+
+def test_permissions_and_governance_are_signed_by_the_keystore_ca_and_certificates_by_the_identity_ca(keystore,
+                                                                                                   tmp_path):
+    from cryptography import x509
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    if shutil.which("openssl") is None:
+        pytest.skip("needs the openssl command (Debian package openssl)")
+    path, grants = keystore
+    ca = path / "public" / "permissions_ca.cert.pem"
+    identity = x509.load_pem_x509_certificate((path / "public" / "identity_ca.cert.pem").read_bytes())
+    for signed in [path / "enclaves" / "governance.p7s",
+                   *(path / "enclaves" / e.lstrip("/") / "permissions.p7s" for e in grants)]:
+        result = subprocess.run(["openssl", "smime", "-verify", "-text", "-in", str(signed), "-CAfile", str(ca)],
+                                capture_output=True, text=True)
+        assert result.returncode == 0 and "Verification successful" in result.stderr, (signed, result.stderr)
+        assert result.stdout.replace("\r\n", "\n") == signed.with_suffix(".xml").read_text()
+    for enclave in grants:
+        cert = x509.load_pem_x509_certificate((path / "enclaves" / enclave.lstrip("/") / "cert.pem").read_bytes())
+        identity.public_key().verify(cert.signature, cert.tbs_certificate_bytes,
+                                     ec.ECDSA(cert.signature_hash_algorithm))
+        assert cert.subject.rfc4514_string() == f"CN={enclave}"
+    # a CA of another keystore does not verify them
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-keyout", str(tmp_path / "other.key"), "-out", str(tmp_path / "other.pem"), "-subj", "/CN=other",
+                    "-days", "1"], check=True, capture_output=True)
+    other = subprocess.run(["openssl", "smime", "-verify", "-text", "-in", str(path / "enclaves" / "governance.p7s"),
+                            "-CAfile", str(tmp_path / "other.pem")], capture_output=True, text=True)
+    assert other.returncode != 0 and "Verification successful" not in other.stderr
+
+
+def test_a_node_asked_to_run_secured_never_runs_unsecured(keystore, tmp_path):
+    path, _ = keystore
+    env = {**os.environ, "ROS_SECURITY_ENABLE": "true", "ROS_SECURITY_STRATEGY": "Enforce",
+           "ROS_SECURITY_KEYSTORE": str(path), "ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST"}
+    gait = Path(sys.executable).parent / "gait_generator"
+    try:
+        result = subprocess.run([str(gait), "--ros-args", "--enclave", "/snake/gait_generator"], env=env,
+                                capture_output=True, text=True, timeout=15)
+    except subprocess.TimeoutExpired:  # a Fast DDS with the security plugins: it runs, in its enclave
+        return
+    assert result.returncode != 0
+    assert "doesn't have the security libraries" in result.stderr  # this machine's wheel (Fast DDS 2.14)

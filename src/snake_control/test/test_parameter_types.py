@@ -1,0 +1,43 @@
+"""A node parameter that takes a number or a list of numbers (a gain, free_joints, a per-joint controller value)
+given another type — a string, a bool, floats where joints are counted — ends the node as ``ros2 run`` starts it
+with one line naming the parameter and exit code 2 (not a traceback and exit 1, nor a silent bool as 1)."""
+
+import array
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from snake_core.validation import ConfigError
+
+BIN = Path(sys.executable).parent
+
+CASES = [
+    ("head_tracking_controller", "controller.K_p", "'abc'"),
+    ("head_tracking_controller", "controller.K_v", "true"),
+    ("head_tracking_controller", "free_joints", "'x'"),
+    ("manipulability_monitor", "free_joints", "[1.5]"),
+    ("sea_joint_controller", "controller.stiffness", "['a', 'b']"),
+]
+
+
+@pytest.mark.parametrize(("executable", "name", "value"), CASES)
+def test_a_number_parameter_of_another_type_ends_the_node_with_one_line_and_exit_2(ros, executable, name, value):
+    result = subprocess.run([str(BIN / executable), "--ros-args", "-p", f"{name}:={value}"], capture_output=True,
+                            text=True, timeout=60, env=os.environ.copy())
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"{name} = " in lines[0] and "must be" in lines[0], result.stderr
+
+
+def test_numbers_takes_a_number_or_a_list_of_numbers_and_nothing_else(ros):
+    from snake_control.ros_interface import numbers
+
+    assert numbers(None, "k", "n") is None and numbers(2.5, "k", "n") == 2.5
+    assert numbers(array.array("d", [1.0, 2.0]), "k", "n") == [1.0, 2.0]
+    assert numbers(array.array("q", [2, 3]), "free_joints", "n", integers=True) == [2, 3]
+    for bad, integers in [("1", False), (True, False), (["a"], False), ([1.5], True), (2.0, True)]:
+        with pytest.raises(ConfigError, match=r"k = .* is invalid: must be"):
+            numbers(bad, "k", "n", integers=integers)

@@ -1,0 +1,28 @@
+"""What the figures show of the world: com.png and the side-view animation draw the terrain under the path."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from snake_sim.plots import draw_terrain
+from snake_sim.world import load_world
+
+
+def test_the_stairs_are_drawn_under_a_path_that_crosses_them():
+    fig, ax = plt.subplots()
+    boxes = draw_terrain(ax, load_world("stairs"), np.array([0.2, 2.0]), unit=0.01)
+    tops = sorted(p.get_y() + p.get_height() for p in ax.patches)  # the ground band, then the steps, in cm
+    plt.close(fig)
+    assert [b.name for b in boxes] == ["step_1", "step_2", "step_3"]
+    assert tops == pytest.approx([0.0, 3.0, 6.0, 9.0])  # worlds/stairs.sdf: three rises of 30 mm
+
+
+def test_only_the_boxes_near_the_path_and_on_its_line_are_drawn():
+    world = load_world("stairs")
+    fig, ax = plt.subplots()
+    before = draw_terrain(ax, world, np.array([0.0, 0.4]))  # 0.195 m short of the first step
+    beside = draw_terrain(ax, world, np.array([0.2, 2.0]), y=0.5)  # off the steps' 0.6 m width
+    plt.close(fig)
+    assert before == [] and beside == []
