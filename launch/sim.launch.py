@@ -4,11 +4,12 @@ the embedded simulator as a ROS node.
     ros2 launch snake_bringup sim.launch.py world:=stairs robot:=koopaee6 gait:=pedal_wave controller:=tsc
     ros2 launch snake_bringup sim.launch.py simulator:=embedded rviz:=false
 
-Arguments (README "ROS 2"): simulator, scenario, world, robot, gait, controller, layout, joint_roll,
-head_tracking, manipulability, rviz, gazebo_gui, use_sim_time. Our nodes come from snake_control.graph (the list the
-graph tests start too): gait_generator → the SEA controllers of ``layout`` (composed: one
-sea_joint_controller for every joint; per_joint: one per joint and motor_command_mux) →
-/motor_position_controller/commands; optionally manipulability_monitor and head_tracking_controller.
+Arguments (docs/ros.md): simulator, scenario, lockstep, world, robot, gait,
+controller, layout, joint_roll, head_tracking, manipulability, rviz, gazebo_gui, use_sim_time. Our nodes come
+from snake_control.graph (the list the graph tests start too): gait_generator → the SEA controllers of
+``layout`` (composed: one sea_joint_controller for every joint; per_joint: one per joint and
+motor_command_mux) → /motor_position_controller/commands; optionally manipulability_monitor and
+head_tracking_controller.
 Rigid-joint robots (004, robot:=ariizumi10 joint_roll:=90 head_tracking:=true) get
 joint_effort_controller fed by head_tracking_controller through motor_command_mux (effort mode).
 
@@ -74,11 +75,14 @@ def snake_control_nodes(context, *args, **kwargs):
     robot = arg("robot")
     share = FindPackageShare(PACKAGE).perform(context)
     use_sim_time = arg("use_sim_time") == "true"
+    embedded = arg("simulator") == "embedded"
+    lockstep = embedded and arg("lockstep") == "true"  # Gazebo runs free
     specs = graph.control_nodes(robot, gait=arg("gait"), controller=arg("controller"), layout=arg("layout"),
                                 head_tracking=arg("head_tracking") == "true",
-                                manipulability=arg("manipulability") == "true")
-    if arg("simulator") == "embedded":
-        return launch_nodes([graph.simulator_node(robot, arg("world"), arg("scenario")), *specs], share, use_sim_time)
+                                manipulability=arg("manipulability") == "true", lockstep=lockstep)
+    if embedded:
+        return launch_nodes([graph.simulator_node(robot, arg("world"), arg("scenario"), lockstep=lockstep), *specs],
+                            share, use_sim_time)
     return launch_nodes([*specs, graph.head_odometry_node(robot, MODEL)], share, use_sim_time)
 
 
@@ -118,6 +122,9 @@ def generate_launch_description():
         DeclareLaunchArgument("scenario", default_value="pedal-wave",
                               description="simulator:=embedded: scenario in config/scenarios/ (its model and "
                                           "settings; robot and world from this launch)"),
+        DeclareLaunchArgument("lockstep", default_value="false", choices=["true", "false"],
+                              description="simulator:=embedded: each tick waits for the controllers' answer (the "
+                                          "same result at any load; docs/ros.md); false: runs free, as Gazebo"),
         DeclareLaunchArgument("world", default_value="flat",
                               description="world in worlds/ (flat, stairs, two_obstacles, pushing)"),
         DeclareLaunchArgument("robot", default_value="koopaee6", description="robot file in config/robots/"),

@@ -31,7 +31,7 @@ from snake_core.robot import load_robot
 from snake_core.validation import ConfigError
 
 from .ros_interface import (
-    COMMAND_QOS,
+    LATCHED_QOS,
     OK,
     Diagnostics,
     Elapsed,
@@ -91,7 +91,9 @@ class GaitGeneratorNode(Node):
         self._n_joints = robot.n_joints
         self.gait = build_gait(self._gait_type(), robot.n_joints, self._gait_params(), SOURCE)
         self.add_on_set_parameters_callback(self._on_set_parameters)
-        self._pub = self.create_publisher(JointState, GAIT_REFERENCE, COMMAND_QOS)
+        # transient local: a lock-stepped controller that matches late still gets the reference of the tick
+        # (volatile subscribers match as well)
+        self._pub = self.create_publisher(JointState, GAIT_REFERENCE, LATCHED_QOS)
         self._diag = Diagnostics(self, "gait")
         self._elapsed = Elapsed(self)
         self._timer = self.create_timer(1.0 / rate, self._tick)

@@ -14,6 +14,10 @@ Command path of an SEA robot, ``layout``:
 - ``per_joint``: one sea_joint_controller per joint (namespace ``joint_<j>``, ``joint_index`` j) on
   /sea/motor_commands, gathered by motor_command_mux into the array.
 
+``lockstep``: the embedded simulator waits at each tick for the command that answers it, and the
+controllers (sea_joint_controller, head_tracking_controller) answer each tick with the inputs stamped at
+its time (simulator.py, ros_interface.Lockstep): the graph computes the same on any machine at any load.
+
 Rigid-joint robots (no ``sea:`` section, 004) take head_tracking_controller's torques through
 motor_command_mux in effort mode; they run no gait_generator (its /gait/reference feeds SEA
 controllers only: the head tracker makes its own shape reference).
@@ -72,7 +76,8 @@ class NodeSpec:
         return f"/{self.namespace}/{self.name}" if self.namespace else f"/{self.name}"
 
 
-def command_nodes(robot: str, controller: str = "position", layout: str = "composed") -> list[NodeSpec]:
+def command_nodes(robot: str, controller: str = "position", layout: str = "composed", lockstep: bool = False
+                  ) -> list[NodeSpec]:
     """SEA controllers (and the mux where needed) that turn /gait/reference into motor commands."""
     choice(controller, "controller", tuple(CONTROLLER_MODES), "launch arguments")
     choice(layout, "layout", LAYOUTS, "launch arguments")
@@ -82,33 +87,36 @@ def command_nodes(robot: str, controller: str = "position", layout: str = "compo
     files = (NODE_PARAMS, sea_mode_params(controller))
     if layout == "composed":
         return [NodeSpec("sea_joint_controller", "sea_joint_controller", param_files=files,
-                         parameters={"robot": robot, "joint_index": 0})]
+                         parameters={"robot": robot, "joint_index": 0, "lockstep": lockstep})]
     return [
         *(NodeSpec("sea_joint_controller", "sea_joint_controller", namespace=f"joint_{j}", param_files=files,
-                   parameters={"robot": robot, "joint_index": j})
+                   parameters={"robot": robot, "joint_index": j, "lockstep": lockstep})
           for j in range(1, params.n_joints + 1)),
         NodeSpec("motor_command_mux", "motor_command_mux", parameters={"robot": robot, "mode": "position"}),
     ]
 
 
 def control_nodes(robot: str, *, gait: str = "pedal_wave", controller: str = "position", layout: str = "composed",
-                  head_tracking: bool = False, manipulability: bool = False) -> list[NodeSpec]:
+                  head_tracking: bool = False, manipulability: bool = False, lockstep: bool = False
+                  ) -> list[NodeSpec]:
     """Every snake_control node between the robot (Gazebo, embedded simulator or CAN) and the operator."""
-    nodes = command_nodes(robot, controller, layout)
+    nodes = command_nodes(robot, controller, layout, lockstep)
     if load_robot(robot).sea is not None:  # the gait reaches the robot through SEA controllers only
         nodes.insert(0, NodeSpec("gait_generator", "gait_generator", parameters={"robot": robot, "gait.type": gait}))
     if manipulability:
         nodes.append(NodeSpec("manipulability_monitor", "manipulability_monitor", parameters={"robot": robot}))
     if head_tracking:
-        nodes.append(NodeSpec("head_tracking_controller", "head_tracking_controller", parameters={"robot": robot}))
+        nodes.append(NodeSpec("head_tracking_controller", "head_tracking_controller",
+                              parameters={"robot": robot, "lockstep": lockstep}))
     return nodes
 
 
 def simulator_node(robot: str, world: str, scenario: str = "pedal-wave",
-                   overrides: tuple[str, ...] = ()) -> NodeSpec:
+                   overrides: tuple[str, ...] = (), lockstep: bool = False) -> NodeSpec:
     """The embedded simulator (``simulator:=embedded``): the scenario's model with the launch's robot and world."""
     return NodeSpec("simulator", "simulator", owns_clock=True, parameters={
-        "scenario": scenario, "overrides": [f"robot.name={robot}", f"world.file={world}", *overrides]})
+        "scenario": scenario, "overrides": [f"robot.name={robot}", f"world.file={world}", *overrides],
+        "lockstep": lockstep})
 
 
 def head_odometry_node(robot: str, model: str) -> NodeSpec:

@@ -13,6 +13,9 @@ The shape reference is the serpenoid (43) of ``gait.amplitude`` (α), ``gait.fre
 ``gait.periods`` (T_s); its time is ROS time since the node's first torque (under sim time, not the
 simulation's start).
 
+The torques are stamped with the joint states they answer; with ``lockstep`` the tick at t waits for the
+joint states and the odometry stamped t (ros_interface.Lockstep), as a lock-stepped simulator needs.
+
 On stale (older than ``stale_timeout``) or non-finite joint states or odometry, or before a
 reference has arrived, nothing is published and /diagnostics reports ERROR: the SEA controllers
 in torque mode then hold their motors (their torque reference goes stale).
@@ -61,15 +64,17 @@ from .ros_interface import (
     Diagnostics,
     Elapsed,
     InputFreshness,
+    Lockstep,
     all_finite,
     declare,
     declare_numbers,
     joint_state,
-    now_seconds,
+    ns_seconds,
     odometry_planar,
     read_joint_states,
     run,
     seconds,
+    stamp_ns,
     yaw,
 )
 
@@ -88,6 +93,8 @@ class HeadTrackingControllerNode(Node):
         rate = declare(self, "rate", 100.0, "control rate [Hz]", low=1.0, high=1000.0, read_only=True)
         timeout = declare(self, "stale_timeout", 0.1, "inputs older than this [s] stop the torque references",
                           low=0.001, high=10.0, read_only=True)
+        lockstep = declare(self, "lockstep", False, "answer each tick with the inputs stamped at its time "
+                           "(a lock-stepped simulator)", read_only=True)
         mode = declare(self, "controller.mode", "pfl", "head tracker of 004 §6", choices=tuple(TRACKERS),
                        read_only=True)
         # 004 (81): serpenoid α = π/3, v = 0.18, T_s = 1
@@ -119,6 +126,8 @@ class HeadTrackingControllerNode(Node):
         self._layout = JointStateLayout(robot.n_joints, sea=robot.sea is not None)
         self._joints: JointReading | None = None
         self._odometry: tuple[float, ...] | None = None
+        self._state_stamp: int | None = None  # [ns] of the joint states in self._joints
+        self._effort = None  # the latest torque references (an array of snake_core's)
         self.reference = None
         self._fresh = InputFreshness(self, timeout)
         self._elapsed = Elapsed(self)
@@ -127,17 +136,24 @@ class HeadTrackingControllerNode(Node):
         self.create_subscription(Path, HEAD_REFERENCE, self._on_reference, LATCHED_QOS)
         self._pub = self.create_publisher(JointState, TORQUE_REFERENCE, COMMAND_QOS)
         self._diag = Diagnostics(self, "head_tracking")
-        self.create_timer(1.0 / rate, self._tick)
+        self._ticks = Lockstep(self, {"joint_states": JOINT_STATES, "head_odometry": HEAD_ODOMETRY}, self._step,
+                               self._publish, lockstep)
+        self.create_timer(1.0 / rate, self._ticks.tick)
 
     def _on_joint_states(self, msg: JointState) -> None:
         reading = read_joint_states(msg, self._layout, self._stiffness)
         if reading.found.all():
             self._joints = reading
-            self._fresh.mark("joint_states")
+            self._state_stamp = stamp_ns(msg.header.stamp)
+            self._arrived("joint_states", msg.header.stamp)
 
     def _on_odometry(self, msg: Odometry) -> None:
         self._odometry = odometry_planar(msg)
-        self._fresh.mark("head_odometry")
+        self._arrived("head_odometry", msg.header.stamp)
+
+    def _arrived(self, name: str, stamp: object) -> None:
+        self._fresh.mark(name)
+        self._ticks.arrived(name, stamp)
 
     def _on_reference(self, msg: Path) -> None:
         try:
@@ -148,24 +164,29 @@ class HeadTrackingControllerNode(Node):
         except ConfigError as exc:
             self._diag.report(ERROR, f"reference refused: {exc}")
 
-    def _tick(self) -> None:
+    def _step(self, t_ns: int) -> bool:
+        """The torques at ROS time ``t_ns``, published; False when there are none (reported)."""
         stale = self._fresh.stale(["joint_states", "head_odometry"])
         if stale or self.reference is None:
             self._diag.report(ERROR, "no torque: " + ("stale input: " + ", ".join(stale) if stale
                                                        else "no /head/reference received"))
-            return
+            return False
         alpha, alpha_dot = self._joints.alpha, self._joints.alpha_dot
         x, y, heading, vx, vy, heading_rate = self._odometry
         if not (all_finite(alpha) and all_finite(alpha_dot) and all_finite(self._odometry)):
             self._diag.report(ERROR, "no torque: non-finite input (NaN or inf) in joint states or odometry")
-            return
-        now = now_seconds(self)
+            return False
         q = q_from_world(np.array([x, y]), heading, alpha)
         qd = qd_from_world(np.array([vx, vy]), heading_rate, alpha_dot)
-        tau = self.tracker.step(self._elapsed(), q, qd, self.reference(now))
-        effort = sea_torque_reference(tau) if self._stiffness is not None else reverse_joints(tau)
-        self._pub.publish(joint_state(self, self.names, effort=effort))
+        tau = self.tracker.step(self._elapsed(), q, qd, self.reference(ns_seconds(t_ns)))
+        self._effort = sea_torque_reference(tau) if self._stiffness is not None else reverse_joints(tau)
+        self._publish()
         self._diag.report(OK, "tracking")
+        return True
+
+    def _publish(self) -> None:
+        """The latest torque references, stamped with the joint states they answer."""
+        self._pub.publish(joint_state(self, self.names, effort=self._effort, stamp=self._state_stamp))
 
 
 def main(args: Sequence[str] | None = None) -> int:

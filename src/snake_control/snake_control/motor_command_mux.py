@@ -7,14 +7,14 @@ not given) → /motor_velocity_controller/commands (Gazebo's motor PD takes it a
 (rigid-joint robots, 004): the joint torques of head_tracking_controller (/sea/torque_reference,
 efforts of ``joint_j``) → /joint_effort_controller/commands.
 
-It publishes an array as soon as every joint has sent a command since the last array: one array
-per control period of the controllers, in step with them (no timer phase between controller and
-mux, so a lock-stepped simulator sees the same delays on every run). When a joint's command is
-older than ``stale_timeout`` (checked at ``rate``) or not finite, ERROR is reported on /diagnostics
-and the robot is put in its safe hold instead of receiving a partial array: position mode republishes
-the last complete array (the motors keep their positions), effort mode sends zero torques (the
-joints go limp; holding a torque with no controller behind it could drive the robot anywhere);
-before the first complete array nothing is sent.
+It publishes an array as soon as every joint has sent a command since the last array: one array per control
+period of the controllers, in step with them, stamped (``answers_ns``, ros_interface.float_array) with the
+oldest of the joint states its commands answer (their header stamps) (no timer phase between controller and
+mux, so a lock-stepped simulator sees the same delays on every run). When a joint's command is older than
+``stale_timeout`` (checked at ``rate``) or not finite, ERROR is reported on /diagnostics and the robot is put
+in its safe hold instead of receiving a partial array: position mode republishes the last complete array (the
+motors keep their positions), effort mode sends zero torques (the joints go limp; holding a torque with no
+controller behind it could drive the robot anywhere); before the first complete array nothing is sent.
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ from .ros_interface import (
     float_array,
     joint_state_fields,
     run,
+    stamp_ns,
 )
 
 #: mode → (input topic, names per joint, JointState field index, output topic, controller)
@@ -69,6 +70,7 @@ class MotorCommandMuxNode(Node):
         source, names, self._field, output, controller = MODES[self.mode]
         self.names = names(robot.n_joints)
         self._commands: dict[str, float] = {}
+        self._stamps: dict[str, int] = {}  # [ns] header stamp of each joint's command
         self._pending: set[str] = set()  # joints commanded since the last array
         self._fresh = InputFreshness(self, timeout)
         self._last: list[float] | None = None
@@ -86,6 +88,7 @@ class MotorCommandMuxNode(Node):
             if name in self.names:
                 self._commands[name] = values[self._field]
                 self._rates[name] = values[1] if all_finite(values[1:2]) else 0.0
+                self._stamps[name] = stamp_ns(msg.header.stamp)
                 self._fresh.mark(name)
                 self._pending.add(name)
         if len(self._pending) < len(self.names):
@@ -96,10 +99,14 @@ class MotorCommandMuxNode(Node):
             self._hold(", ".join(f"{n} not finite" for n in bad))
             return
         self._last = [self._commands[n] for n in self.names]
-        self._pub.publish(float_array(self._last))
+        self._pub.publish(float_array(self._last, answers=self._answers()))
         if self._rate_pub is not None:
-            self._rate_pub.publish(float_array([self._rates[n] for n in self.names]))
+            self._rate_pub.publish(float_array([self._rates[n] for n in self.names], answers=self._answers()))
         self._diag.report(OK, "all joints commanded")
+
+    def _answers(self) -> int | None:
+        """The stamp the array answers: the oldest of its joints' commands (None before every joint has one)."""
+        return min(self._stamps.values()) if len(self._stamps) == len(self.names) else None
 
     def _hold(self, why: str) -> None:
         """Report, and once a complete array has gone out, put the robot in its safe hold. Before that
@@ -108,9 +115,10 @@ class MotorCommandMuxNode(Node):
         self._diag.report(ERROR, f"hold: {why}")
         if self._last is None:
             return
-        self._pub.publish(float_array([0.0 for _ in self.names] if self.mode == "effort" else self._last))
+        self._pub.publish(float_array([0.0 for _ in self.names] if self.mode == "effort" else self._last,
+                                      answers=self._answers()))
         if self._rate_pub is not None:
-            self._rate_pub.publish(float_array([0.0 for _ in self.names]))
+            self._rate_pub.publish(float_array([0.0 for _ in self.names], answers=self._answers()))
 
     def _tick(self) -> None:
         stale = self._fresh.stale(self.names)

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import rclpy
+from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import Quaternion, Transform
 from nav_msgs.msg import Odometry
@@ -161,8 +162,13 @@ def seconds(stamp: Any) -> float:
     return stamp.sec + stamp.nanosec * 1e-9
 
 
+def ns_seconds(ns: int) -> float:
+    """Integer nanoseconds → seconds, as every node converts its clock."""
+    return ns * 1e-9
+
+
 def now_seconds(node: Node) -> float:
-    return node.get_clock().now().nanoseconds * 1e-9
+    return ns_seconds(node.get_clock().now().nanoseconds)
 
 
 class Elapsed:
@@ -185,12 +191,41 @@ def floats(values: Iterable[float]) -> list[float]:
     return [float(v) for v in values]
 
 
-def float_array(values: Iterable[float]) -> Float64MultiArray:
-    """std_msgs/Float64MultiArray of a forward command controller: one dimension ``joint``, tail → head."""
+def stamp_ns(stamp: Any) -> int:
+    """builtin_interfaces/Time → integer nanoseconds (exact: stamps are compared for equality in lockstep)."""
+    return stamp.sec * 1_000_000_000 + stamp.nanosec
+
+
+def time_msg(ns: int) -> Time:
+    """Integer nanoseconds → builtin_interfaces/Time."""
+    return Time(sec=ns // 1_000_000_000, nanosec=ns % 1_000_000_000)
+
+
+#: Label prefix of the dimension that carries, in a command array, the stamp of the measurement it answers.
+ANSWERS = "answers_ns="
+
+
+def float_array(values: Iterable[float], answers: int | None = None) -> Float64MultiArray:
+    """std_msgs/Float64MultiArray of a forward command controller: dimension ``joint``, tail → head.
+
+    std_msgs/Float64MultiArray has no header; a command that answers the joint states stamped
+    ``answers`` [ns] carries that stamp as a second dimension of size 1 labelled ``answers_ns=<ns>`` (the
+    array is then n × 1, the same n values: forward_command_controller reads ``data`` only), so that a
+    lock-stepped simulator knows which tick the command is for."""
     data = floats(values)
     msg = Float64MultiArray(data=data)
     msg.layout.dim = [MultiArrayDimension(label="joint", size=len(data), stride=len(data))]
+    if answers is not None:
+        msg.layout.dim.append(MultiArrayDimension(label=f"{ANSWERS}{answers}", size=1, stride=1))
     return msg
+
+
+def answered(msg: Float64MultiArray) -> int | None:
+    """The stamp [ns] a command array answers (see :func:`float_array`); None for an unstamped one."""
+    for dim in msg.layout.dim:
+        if dim.label.startswith(ANSWERS) and dim.label[len(ANSWERS):].isdigit():
+            return int(dim.label[len(ANSWERS):])
+    return None
 
 
 def all_finite(values: Iterable[float]) -> bool:
@@ -198,9 +233,10 @@ def all_finite(values: Iterable[float]) -> bool:
 
 
 def joint_state(node: Node, names: Sequence[str], position: Iterable[float] = (), velocity: Iterable[float] = (),
-                effort: Iterable[float] = ()) -> JointState:
+                effort: Iterable[float] = (), stamp: int | None = None) -> JointState:
+    """A JointState stamped ``stamp`` [ns] (the measurement it answers), else the node's time."""
     msg = JointState()
-    msg.header.stamp = node.get_clock().now().to_msg()
+    msg.header.stamp = node.get_clock().now().to_msg() if stamp is None else time_msg(stamp)
     msg.name = list(names)
     msg.position = floats(position)
     msg.velocity = floats(velocity)
@@ -382,3 +418,66 @@ class Diagnostics:
         array = DiagnosticArray(status=[status])
         array.header.stamp = self._node.get_clock().now().to_msg()
         self._pub.publish(array)
+
+
+# ------------------------------------------------------------------------------------- lockstep
+
+#: Wall time [s] between two checks of a pending lockstep tick for inputs whose publisher has gone.
+LOCKSTEP_POLL = 0.02
+
+
+class Lockstep:
+    """A controller's ticks (``tick``, its timer's callback): without lockstep (``enabled`` false) each tick
+    computes at once with the latest inputs. With it, the controller's side of the simulator's lockstep
+    (``lockstep`` parameter): the tick at ROS time t
+    is answered once each input in ``inputs`` (name → topic; the first is the simulator's measurement) has
+    arrived stamped t or later, or has no publisher any more; ``answer(t_ns)`` computes and publishes the
+    command (stamped t) and returns whether it sent one (a controller with nothing to send yet, e.g. no
+    reference, keeps the tick pending and answers it when the input comes). Under sim time the tick's t
+    does not move until the simulator has the answer, so what a controller computes does not depend on the
+    order in which the states, the reference and /clock reach it.
+
+    A simulator that still waits republishes the tick's measurement; if it comes again for a tick already
+    answered, ``resend()`` publishes the answer again (it was sent before a subscriber had matched, and
+    DDS does not keep volatile messages for late readers). A steady-clock timer re-checks a pending tick,
+    for an input whose publisher has died (no callback announces that)."""
+
+    def __init__(self, node: Node, inputs: Mapping[str, str], answer: Callable[[int], bool],
+                 resend: Callable[[], None], enabled: bool) -> None:
+        self._node = node
+        self.enabled = enabled
+        self._inputs = dict(inputs)
+        self._measurement = next(iter(self._inputs))
+        self._answer = answer
+        self._resend = resend
+        self._stamps: dict[str, int] = {}
+        self.pending: int | None = None
+        self.answered: int | None = None
+        if enabled:
+            node.create_timer(LOCKSTEP_POLL, self.poll, clock=Clock(clock_type=ClockType.STEADY_TIME))
+
+    def tick(self) -> None:
+        t_ns = self._node.get_clock().now().nanoseconds
+        if not self.enabled:
+            self._answer(t_ns)
+            return
+        self.pending = t_ns
+        self.poll()
+
+    def arrived(self, name: str, stamp: Any) -> None:
+        if not self.enabled:
+            return
+        t_ns = stamp_ns(stamp)
+        if name == self._measurement and self.pending is None and t_ns == self.answered:
+            self._resend()
+        self._stamps[name] = t_ns
+        self.poll()
+
+    def waiting_for(self) -> list[str]:
+        """The inputs the pending tick still waits for."""
+        return [name for name, topic in self._inputs.items()
+                if self._stamps.get(name, -1) < self.pending and self._node.count_publishers(topic) > 0]
+
+    def poll(self) -> None:
+        if self.pending is not None and not self.waiting_for() and self._answer(self.pending):
+            self.pending, self.answered = None, self.pending

@@ -14,13 +14,17 @@ Output: one joint, a JointState with the single name ``motor_j`` (position
 std_msgs/Float64MultiArray itself (β_d tail → head), one message per control period, and β̇_d likewise on
 /motor_velocity_controller/commands (Gazebo's motor PD takes it as its velocity reference).
 
-Every ``1/rate`` s the controllers step with the latest inputs. The gait reference is tracked at the
-tick's time t: a reference stamped t_r < t (one that reached the node after its tick of t_r, as happens
-when the machine is busy) is held to first order, α_d + α̇_d (t − t_r) (JointReference.at); an unstamped
-reference, or one stamped in the future or more than ``stale_timeout`` before t (another clock), is
-taken as is. If a required input is older than ``stale_timeout`` or carries NaN/inf, the node holds its
-last command (republishes its β_d with β̇_d = 0; nothing before the first valid step) and reports ERROR on /diagnostics;
-an active joint/deflection limit in a controller is reported as WARN.
+Every ``1/rate`` s the controllers step with the latest inputs; the command is stamped with the joint states
+it answers (JointState header; the array's ``answers_ns`` dimension, ros_interface.float_array). With
+``lockstep`` (a lock-stepped simulator's graph, ros_interface.Lockstep) the tick at t waits until the joint
+states, the gait reference (and in torque mode the torque reference) stamped t have come, from every one of
+these topics that still has a publisher, so the command is the same whatever the order of arrival. The gait
+reference is tracked at the tick's time t: a reference stamped t_r < t (one that reached the node after its
+tick of t_r, as happens when the machine is busy) is held to first order, α_d + α̇_d (t − t_r)
+(JointReference.at); an unstamped reference, or one stamped in the future or more than ``stale_timeout``
+before t (another clock), is taken as is. If a required input is older than ``stale_timeout`` or carries
+NaN/inf, the node holds its last command (republishes its β_d with β̇_d = 0; nothing before the first valid
+step) and reports ERROR on /diagnostics; an active joint/deflection limit in a controller is reported as WARN.
 
 ``controller.*`` parameters are those of the mode's snake_core module (``controller.stiffness``
 is K_d in the stiffness and tsc modes, a number or one per joint); left unset, the mode's own
@@ -56,21 +60,23 @@ from snake_core.validation import integer
 from .ros_interface import (
     COMMAND_QOS,
     ERROR,
+    LATCHED_QOS,
     OK,
     SENSOR_QOS,
     WARN,
     Diagnostics,
     InputFreshness,
+    Lockstep,
     all_finite,
     declare,
     declare_numbers,
     float_array,
     joint_state,
     joint_state_fields,
-    now_seconds,
+    ns_seconds,
     read_joint_states,
     run,
-    seconds,
+    stamp_ns,
 )
 
 #: The parameters of every mode module (``PARAMS`` of snake_core.controllers.<mode>), without "mode".
@@ -97,6 +103,8 @@ class SEAJointControllerNode(Node):
         self.dt = 1.0 / rate
         timeout = declare(self, "stale_timeout", 0.1, "inputs older than this [s] put the joints in hold",
                           low=0.001, high=10.0, read_only=True)
+        self.lockstep = declare(self, "lockstep", False, "answer each tick with the inputs stamped at its time "
+                                "(a lock-stepped simulator)", read_only=True)
         self.mode = declare(self, "controller.mode", "position", "per-joint SEA controller mode",
                             choices=tuple(CONTROLLER_MODES), read_only=True)
         params = {"mode": self.mode}
@@ -114,13 +122,16 @@ class SEAJointControllerNode(Node):
         self._layout = JointStateLayout(robot.n_joints, sea=robot.sea is not None)
         self._states: dict[int, tuple[float, float, float, float]] = {}
         self._references: dict[int, tuple[float, float]] = {}
-        self._reference_stamp = 0.0  # [s] header stamp of the latest /gait/reference
+        self._reference_stamp = 0  # [ns] header stamp of the latest /gait/reference
+        self._state_stamp: int | None = None  # [ns] header stamp of the joint states in self._states
         self._tau_d: dict[int, float] = dict.fromkeys(self.joints, 0.0)
         self._required = ["joint_states", "gait_reference"] + (["torque_reference"] if self.mode == "torque" else [])
         self._fresh = InputFreshness(self, timeout)
         self._last: tuple[list[float], list[float]] | None = None
         self.create_subscription(JointState, JOINT_STATES, self._on_joint_states, SENSOR_QOS)
-        self.create_subscription(JointState, GAIT_REFERENCE, self._on_reference, COMMAND_QOS)
+        # lockstep: transient local, so that a reference sent before this node matched its publisher still comes
+        self.create_subscription(JointState, GAIT_REFERENCE, self._on_reference,
+                                 LATCHED_QOS if self.lockstep else COMMAND_QOS)
         self.create_subscription(JointState, TORQUE_REFERENCE, self._on_torque_reference, COMMAND_QOS)
         # on the robot: the CAN bridge's own states, NaN for a lost or faulted module (ros2_control's topic
         # hardware keeps a lost joint's last value in /joint_states, so the loss shows only here)
@@ -135,13 +146,17 @@ class SEAJointControllerNode(Node):
             # β̇_d: the velocity reference of Gazebo's motor PD (002 (4.39) feed-forward, controllers/<robot>_gz.yaml)
             self._rate_pub = self.create_publisher(Float64MultiArray, MOTOR_VELOCITY_COMMANDS, COMMAND_QOS)
         self._diag = Diagnostics(self, joint_name(index) if index else "sea_joints")
-        self.create_timer(self.dt, self._tick)
+        inputs = {"joint_states": JOINT_STATES, "gait_reference": GAIT_REFERENCE, "torque_reference": TORQUE_REFERENCE}
+        self._ticks = Lockstep(self, {k: inputs[k] for k in self._required}, self._step,
+                               lambda: self._publish(*self._last), self.lockstep)
+        self.create_timer(self.dt, self._ticks.tick)
 
     def _on_joint_states(self, msg: JointState) -> None:
         reading = read_joint_states(msg, self._layout, self._stiffness)
         if all(reading.has(j, motor=True) for j in self._measured):
             self._states = {j: reading.of(j) for j in self._measured}
-            self._fresh.mark("joint_states")
+            self._state_stamp = stamp_ns(msg.header.stamp)
+            self._arrived("joint_states", msg)
 
     def _on_hardware_states(self, msg: JointState) -> None:
         reading = read_joint_states(msg, self._layout, self._stiffness)
@@ -152,29 +167,33 @@ class SEAJointControllerNode(Node):
         fields = joint_state_fields(msg)
         if all(joint_name(j) in fields for j in self.joints):
             self._references = {j: fields[joint_name(j)][:2] for j in self.joints}
-            self._reference_stamp = seconds(msg.header.stamp)
-            self._fresh.mark("gait_reference")
+            self._reference_stamp = stamp_ns(msg.header.stamp)
+            self._arrived("gait_reference", msg)
 
     def _on_torque_reference(self, msg: JointState) -> None:
         fields = joint_state_fields(msg)
         if all(joint_name(j) in fields for j in self.joints):
             self._tau_d = {j: fields[joint_name(j)][2] for j in self.joints}
-            self._fresh.mark("torque_reference")
+            self._arrived("torque_reference", msg)
 
-    def _reference_lag(self, t: float) -> float:
-        """How long before ``t`` [s] the latest gait reference was sampled; 0 where its stamp says nothing
+    def _arrived(self, name: str, msg: JointState) -> None:
+        self._fresh.mark(name)
+        self._ticks.arrived(name, msg.header.stamp)
+
+    def _reference_lag(self, t_ns: int) -> float:
+        """How long before ``t_ns`` [s] the latest gait reference was sampled; 0 where its stamp says nothing
         about this clock (unstamped, in the future, or older than the stale timeout)."""
-        lag = t - self._reference_stamp
-        return lag if self._reference_stamp > 0.0 and 0.0 < lag <= self._fresh.timeout else 0.0
+        lag = ns_seconds(t_ns - self._reference_stamp)
+        return lag if self._reference_stamp > 0 and 0.0 < lag <= self._fresh.timeout else 0.0
 
-    def _inputs(self, t: float) -> list[tuple[JointMeasurement, JointReference]] | str:
+    def _inputs(self, t_ns: int) -> list[tuple[JointMeasurement, JointReference]] | str:
         """Each joint's controller inputs at ``t``, or why there are none (stale or non-finite)."""
         stale = self._fresh.stale(self._required + (["hardware_states"] if self._lost is not None else []))
         if stale:
             return "stale input: " + ", ".join(stale)
         if self._lost:
             return "module lost or faulted (CAN bridge): " + ", ".join(self._lost)
-        lag = self._reference_lag(t)
+        lag = self._reference_lag(t_ns)
         inputs = []
         for j in self.joints:
             alpha, alpha_dot, tau, beta = self._states[j]
@@ -187,20 +206,22 @@ class SEAJointControllerNode(Node):
         return inputs
 
     def _publish(self, beta_d: list[float], beta_d_dot: list[float]) -> None:
+        """The command, stamped with the joint states it answers."""
         if self._pub.msg_type is JointState:
-            self._pub.publish(joint_state(self, self._motors, beta_d, beta_d_dot))
+            self._pub.publish(joint_state(self, self._motors, beta_d, beta_d_dot, stamp=self._state_stamp))
         else:
-            self._pub.publish(float_array(beta_d))
-            self._rate_pub.publish(float_array(beta_d_dot))
+            self._pub.publish(float_array(beta_d, answers=self._state_stamp))
+            self._rate_pub.publish(float_array(beta_d_dot, answers=self._state_stamp))
 
-    def _tick(self) -> None:
-        t = now_seconds(self)
-        inputs = self._inputs(t)
+    def _step(self, t_ns: int) -> bool:
+        """Step the controllers at ROS time ``t_ns`` and publish; False if there was nothing to send."""
+        inputs = self._inputs(t_ns)
         if isinstance(inputs, str):
             self._diag.report(ERROR, f"hold: {inputs}", {"mode": self.mode})
             if self._last is not None:
                 self._publish(self._last[0], [0.0 for _ in self._last[1]])  # hold: β_d kept, β̇_d = 0
-            return
+            return self._last is not None
+        t = ns_seconds(t_ns)
         commands = [c.step(t, self.dt, *i) for c, i in zip(self.controllers, inputs, strict=True)]
         self._last = ([c.beta_d for c in commands], [c.beta_d_dot for c in commands])
         self._publish(*self._last)
@@ -208,6 +229,7 @@ class SEAJointControllerNode(Node):
                    if getattr(c, "limited", False)]
         self._diag.report(WARN if limited else OK, "limit active" if limited else "running",
                           {"mode": self.mode, "limited": ", ".join(limited)})
+        return True
 
 
 def main(args: Sequence[str] | None = None) -> int:

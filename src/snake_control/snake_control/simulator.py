@@ -14,16 +14,24 @@ control period (1/``rate``) per step, and owns the simulation time:
   /head/odometry (the head tip's ground truth, twist in the head frame), stamped with the
   simulation time, then /clock, at every step.
 
-``lockstep`` (default true): after publishing step k the simulator waits for the next command
-before stepping again, so the result does not depend on how fast the machine runs the graph; if no
-command arrives within ``lockstep_timeout`` seconds of wall time it steps with the last one and
-reports WARN on /diagnostics. Until the first command, time advances at real time so that the
-controllers start; then the simulator stands until no command has come for ``STARTUP_GRACE`` s of
-wall time, so that every command computed while it ran on its own has arrived, and takes the
-latest: from there on each step answers exactly one command, computed from the state the step
-starts at. ``real_time_factor`` paces the steps against the wall clock (1: real time, as
-Gazebo's default; 0: as fast as the graph answers). A non-finite state stops the simulation with
-ERROR on /diagnostics and exit code 1.
+``lockstep`` (default false: the simulator runs free against the wall clock, as Gazebo does, and each
+step takes the latest command, sample-and-hold): the graph's answer is the same on any machine at any
+load, as with Gazebo's lockstep plugins or ros2_control's synchronous read → update → write. Tick k
+publishes the states of t_k, then /clock t_k, and waits for the command that answers t_k (stamped t_k:
+the ``answers_ns`` dimension of the array, ros_interface.float_array; the controllers, with their own
+``lockstep`` parameter, stamp each command with the joint states it answers, and the mux passes the stamp
+on). Only then it steps with it. An answer to an older tick is ignored; an unstamped command (from a
+tool, not a controller) is taken as the answer to the tick waited on. While it waits, the tick's states
+and /clock are republished every ``REPUBLISH`` s of wall time (for nodes that start late), and past
+``lockstep_timeout`` s of wall time the wait is reported as WARN on /diagnostics; the simulator holds:
+it never steps on a stale command. Tick 0 (t = 0, which rclpy's timers never see as a tick: they fire
+first one period later) is stepped with the start command (motors at their start angles, or no torque),
+so a lock-stepped run always begins the same way: the controllers' first tick, and the gait's t = 0, is
+t_1 = one period. The controllers must run at the simulator's rate.
+
+``real_time_factor`` paces the steps against the wall clock (1: real time, as Gazebo's default; 0: as
+fast as the graph answers, lockstep only). A non-finite state stops the simulation with ERROR on
+/diagnostics and exit code 1.
 """
 
 from __future__ import annotations
@@ -34,7 +42,6 @@ from collections.abc import Sequence
 from nav_msgs.msg import Odometry
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
-from rclpy.time import Time
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
@@ -61,16 +68,16 @@ from .ros_interface import (
     WARN,
     Diagnostics,
     all_finite,
+    answered,
     declare,
     joint_state,
     odometry,
     run,
+    time_msg,
 )
 
-#: Quiet time [s of wall time] without a new command before lockstep begins: the commands the
-#: controllers computed for the periods the simulator ran on its own have all arrived, the latest is
-#: taken, and from then on exactly one command answers each step.
-STARTUP_GRACE = 0.5
+#: Wall time [s] between two publications of the tick a lock-stepped simulator waits on (for late nodes).
+REPUBLISH = 0.1
 
 
 class SimulatorNode(Node):
@@ -84,12 +91,15 @@ class SimulatorNode(Node):
             description="scenario overrides KEY=VALUE (snake-sim run --set)", read_only=True)).value
         rate = declare(self, "rate", 100.0, "control rate [Hz]: one simulation step per period",
                        low=1.0, high=1000.0, read_only=True)
-        self.lockstep = declare(self, "lockstep", True, "wait for each command before the next step",
+        self.lockstep = declare(self, "lockstep", False, "wait at each tick for the command that answers it",
                                 read_only=True)
-        self.timeout = declare(self, "lockstep_timeout", 1.0, "wall time [s] to wait for a command",
-                               low=0.001, high=60.0, read_only=True)
-        rtf = declare(self, "real_time_factor", 1.0, "simulated s per wall s (0: as fast as possible)",
-                      low=0.0, high=1000.0, read_only=True)
+        self.timeout = declare(self, "lockstep_timeout", 1.0, "wall time [s] of waiting for an answer before "
+                               "reporting it (the simulator keeps holding)", low=0.001, high=3600.0, read_only=True)
+        rtf = declare(self, "real_time_factor", 1.0, "simulated s per wall s (0: as fast as the graph answers, "
+                      "lockstep only)", low=0.0, high=1000.0, read_only=True)
+        if rtf == 0.0 and not self.lockstep:
+            raise ConfigError("real_time_factor", rtf, "must be > 0 unless lockstep is true (nothing else paces "
+                              "the steps)", "simulator parameters")
         self.world_frame = declare(self, "world_frame", WORLD_FRAME, "header.frame_id of /head/odometry",
                                    read_only=True)
         self.child_frame = declare(self, "child_frame", HEAD_TIP_FRAME, "child_frame_id of /head/odometry",
@@ -100,12 +110,9 @@ class SimulatorNode(Node):
         self.command_topic = JOINT_EFFORT_COMMANDS if self.sim.command_interface == "effort" \
             else MOTOR_POSITION_COMMANDS
         self._wall_period = (1.0 / rtf) * self.sim.control_period if rtf > 0.0 else 0.0
-        self._command = self.sim.hold_command()
-        self._started = False  # a command has arrived
-        self._last_command = 0.0  # wall time of the latest command
-        self._locked = False  # in lockstep: one command answers each step
-        self._fresh = False  # a command arrived since the last step
-        self._published_at = time.monotonic()
+        self._command = self.sim.hold_command()  # free run: the latest command
+        self._answer: list[float] | None = None  # lockstep: the command that answers the current tick
+        self._tick_started = self._published_at = time.monotonic()
         self._clock_pub = self.create_publisher(Clock, CLOCK, 10)
         self._joints = self.create_publisher(JointState, JOINT_STATES, SENSOR_QOS)
         self._odometry = self.create_publisher(Odometry, HEAD_ODOMETRY, SENSOR_QOS)
@@ -114,53 +121,55 @@ class SimulatorNode(Node):
         self._publish()
         self.create_timer(min(0.001, self.sim.control_period), self._poll)
 
+    def _t_ns(self) -> int:
+        # rounded to the nanosecond: Time(seconds=) truncates, and a step that lands at 0.2199999… s would
+        # stamp 0.219999999 s, so a controller's timer due at 0.22 s would fire one period late
+        return round(1e9 * self.sim.t)
+
     def _on_command(self, msg: Float64MultiArray) -> None:
         if len(msg.data) != len(self._command) or not all_finite(msg.data):
             self._diag.report(ERROR, f"command refused: {len(msg.data)} values (expected {len(self._command)}, "
                               "finite) on " + self.command_topic)
             return
-        self._command = list(msg.data)
-        self._fresh = True
-        self._last_command = time.monotonic()
-        self._started = True
-        self._poll()
+        if not self.lockstep:
+            self._command = list(msg.data)
+        elif answered(msg) in (None, self._t_ns()):
+            self._answer = list(msg.data)
+            self._poll()
 
     def _poll(self) -> None:
-        """Step when the command of this period has come (lockstep) and the pace allows."""
+        """Step when the pace allows and, in lockstep, once the command of this tick has come."""
         now = time.monotonic()
-        waited = now - self._published_at
-        started = self._started
-        if not started and waited < self.sim.control_period:
+        if now - self._tick_started < self._wall_period:
             return
-        if started and not self._locked:
-            if now - self._last_command < STARTUP_GRACE:
+        if self.lockstep and self._t_ns() > 0:
+            if self._answer is None:
+                self._wait(now)
                 return
-            self._locked = True
-        if waited < self._wall_period:
-            return
-        late = self.lockstep and started and not self._fresh
-        if late and waited < self.timeout:
-            return
+            self._command = self._answer
         try:
             self.sim.step(self._command)
         except SimulationDiverged as exc:
             self._diag.report(ERROR, f"stopped: {exc}")
             raise SystemExit(1) from exc
-        self._fresh = False
+        self._answer = None
+        self._tick_started = now
         self._publish()
-        if late:
-            self._diag.report(WARN, f"no command within lockstep_timeout = {self.timeout:g} s: stepped with the "
-                              "last one")
-        else:
-            self._diag.report(OK, "running" if started else "waiting for " + self.command_topic)
+        self._diag.report(OK, "running")
+
+    def _wait(self, now: float) -> None:
+        """Lockstep, no answer yet: republish the tick for late nodes; report a wait past the timeout."""
+        if now - self._published_at >= REPUBLISH:
+            self._publish()
+        if now - self._tick_started >= self.timeout:
+            self._diag.report(WARN, f"holding at t = {self.sim.t:.3f} s: no command answering it on "
+                              f"{self.command_topic} within lockstep_timeout = {self.timeout:g} s")
 
     def _publish(self) -> None:
         """The measurements of the new time, then the time itself: a controller whose timer fires on
         this /clock has already received the joint states of the same instant."""
         self._published_at = time.monotonic()
-        # rounded to the nanosecond: Time(seconds=) truncates, and a step that lands at 0.2199999… s would
-        # stamp 0.219999999 s, so a controller's timer due at 0.22 s would fire one period late
-        clock = Clock(clock=Time(nanoseconds=round(1e9 * self.sim.t)).to_msg())
+        clock = Clock(clock=time_msg(self._t_ns()))
         j = self.sim.joints()
         msg = joint_state(self, self.layout.names, *self.layout.write(j.alpha, j.alpha_dot, j.tau, j.beta, j.beta_dot,
                                                                        j.motor_torque))

@@ -20,11 +20,11 @@ overrides (``a__b`` for ``a.b``) and ``use_sim_time: true``. The harness owns ``
 inputs from a helper node and records every topic the nodes under test publish. All nodes spin in
 one rclpy ``SingleThreadedExecutor``.
 
-Isolation: every pytest-xdist worker talks on its own ``ROS_DOMAIN_ID`` (``SNAKE_TEST_DOMAIN_BASE``,
-default 20, plus the worker's number) and discovery stays on this machine
-(``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST``); subprocesses started by a test inherit both. Where
-rclpy cannot be imported (no Jazzy wheel for the platform and no sourced ROS 2), the tests that
-use the fixture are skipped with one reason.
+Isolation: every pytest-xdist worker talks on its own ``ROS_DOMAIN_ID`` (``SNAKE_TEST_DOMAIN_BASE``, by
+default an even number in 20–98 taken from the checkout's path, plus the worker's number) and discovery stays
+on this machine (``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST``); subprocesses started by a test inherit both.
+Where rclpy cannot be imported (no Jazzy wheel for the platform and no sourced ROS 2), the tests that use the
+fixture are skipped with one reason.
 """
 
 from __future__ import annotations
@@ -32,7 +32,9 @@ from __future__ import annotations
 import os
 import subprocess
 import time
+import zlib
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -42,16 +44,24 @@ import pytest
 from snake_core.locator import data_dir
 
 DOMAIN_BASE_ENV = "SNAKE_TEST_DOMAIN_BASE"
-#: How long a discovery or delivery wait may take before the harness gives up [s, wall time].
-WAIT_TIMEOUT = 5.0
+#: How long a discovery or delivery wait may take before the harness gives up [s, wall time]: a guard
+#: against a hang (a message lost, a node dead), far beyond any delay of a loaded machine.
+WAIT_TIMEOUT = 60.0
 #: Messages kept per recorded topic.
 CAPTURE_DEPTH = 10000
+
+
+def default_domain_base() -> int:
+    """20–98, even, from this checkout's path: test runs of two checkouts on one machine (CI jobs, sessions
+    side by side) do not see each other's nodes, which would answer their simulators and drive their
+    controllers."""
+    return 20 + 2 * (zlib.crc32(str(Path(__file__).resolve().parents[3]).encode()) % 40)
 
 
 def isolate_ros_domain() -> int:
     """One ROS_DOMAIN_ID per pytest-xdist worker, discovery on localhost only; returns the id."""
     worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
-    domain = int(os.environ.get(DOMAIN_BASE_ENV, "20")) + int(worker.removeprefix("gw") or 0)
+    domain = int(os.environ.get(DOMAIN_BASE_ENV, default_domain_base())) + int(worker.removeprefix("gw") or 0)
     os.environ["ROS_DOMAIN_ID"] = str(domain)
     os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
     return domain
@@ -83,18 +93,26 @@ def capture_qos() -> Any:
     return QoSProfile(depth=CAPTURE_DEPTH, reliability=ReliabilityPolicy.BEST_EFFORT)
 
 
-def wait_for(condition: Callable[[], bool], spin: Callable[[], None], what: str, timeout: float = WAIT_TIMEOUT
-             ) -> None:
-    """Spin until ``condition()`` holds; AssertionError naming ``what`` after ``timeout`` s of wall time."""
+def wait_for(condition: Callable[[], bool], spin: Callable[[], None], what: str, timeout: float = WAIT_TIMEOUT,
+             detail: Callable[[], Any] | None = None) -> None:
+    """Spin until ``condition()`` holds; AssertionError naming ``what`` (and ``detail()``) after ``timeout`` s of
+    wall time: a guard against a hang, never a measurement (the condition does not depend on speed)."""
     end = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > end:
-            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
+            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}"
+                                 + (f": {detail()}" if detail else ""))
         spin()
 
 
 class RosHarness:
-    """A helper node that owns /clock, publishes inputs and records the outputs of the nodes under test."""
+    """A helper node that owns /clock, publishes inputs and records the outputs of the nodes under test.
+
+    Delivery is awaited, never timed: every message published by the harness or by a node under test is
+    counted, and every subscription of the nodes under test and of the recorders counts what it handles;
+    :meth:`settle` spins until each subscription has handled everything published on its topic since it
+    matched, every node on sim time reads the harness's time, and no timer of a node is due. So a test
+    sees the same sequence of callbacks on an idle and on a loaded machine."""
 
     def __init__(self) -> None:
         import rclpy
@@ -112,8 +130,73 @@ class RosHarness:
         self.nodes: list[Any] = []
         self._inputs: dict[str, Any] = {}
         self._log: dict[str, list[Any]] = {}
+        self._published: dict[str, int] = {}  # topic → messages sent by counted publishers
+        self._counted: set[int] = set()  # ids of the publishers whose messages are counted
+        self._publishers: dict[str, int] = {}  # topic → counted publishers
+        self._subscriptions: list[tuple[str, Any, int]] = []  # (topic, subscription, published count at match)
+        self._received: dict[int, int] = {}  # id(subscription) → messages handled
         self._t_ns = 1_000_000_000  # start at 1 s: time 0 means "no clock received yet" in rclpy
         self._publish_clock()
+
+    # ------------------------------------------------------------------------- counted delivery
+
+    def _count_publisher(self, pub: Any) -> None:
+        if id(pub) in self._counted:
+            return
+        self._counted.add(id(pub))
+        topic, send = pub.topic_name, pub.publish
+        self._publishers[topic] = self._publishers.get(topic, 0) + 1
+
+        def counted(msg: Any) -> None:
+            self._published[topic] = self._published.get(topic, 0) + 1
+            send(msg)
+
+        pub.publish = counted
+
+    def _count_subscription(self, sub: Any) -> None:
+        """Count what ``sub`` handles from now on; it must see every message published after this."""
+        topic, handle = sub.topic_name, sub.callback
+        self._received[id(sub)] = 0
+        self._subscriptions.append((topic, sub, self._published.get(topic, 0)))
+
+        def count() -> None:
+            self._received[id(sub)] += 1
+
+        if sub._callback_type is type(sub._callback_type).WithMessageInfo:
+            sub.callback = lambda msg, info: (count(), handle(msg, info))
+        else:
+            sub.callback = lambda msg: (count(), handle(msg))
+
+    def _undelivered(self) -> list[str]:
+        """What is still under way: messages not yet handled, nodes behind the harness's clock, timers due."""
+        late = [f"{topic} to a subscription" for topic, sub, base in self._subscriptions
+                if self._received[id(sub)] < self._published.get(topic, 0) - base]
+        late += [f"/clock to {n.get_name()}" for n in self.nodes if n.get_parameter("use_sim_time").value
+                 and n.get_clock().now().nanoseconds != self._t_ns]
+        late += [f"a timer of {n.get_name()}" for n in self.nodes for timer in n.timers if timer.is_ready()]
+        return late
+
+    def settle(self) -> None:
+        """Spin until everything published has been handled and no timer is due (see the class docstring)."""
+        wait_for(lambda: not self._undelivered(), lambda: self.executor.spin_once(timeout_sec=0.01),
+                 "delivery", detail=self._undelivered)
+
+    def _match(self, node: Any) -> None:
+        """Wait until ``node``'s subscriptions match every counted publisher of their topics and its
+        publishers every counted subscription (a message sent before a match would never arrive)."""
+        for sub in node.subscriptions:
+            if sub.topic_name in INFRASTRUCTURE:
+                continue
+            wait_for(lambda s=sub: s.get_publisher_count() >= self._publishers.get(s.topic_name, 0), self.spin,
+                     f"{sub.topic_name} of {node.get_name()} to match its publishers")
+        for pub in node.publishers:
+            if pub.topic_name in INFRASTRUCTURE:
+                continue
+            wanted = sum(1 for topic, _s, _b in self._subscriptions if topic == pub.topic_name)
+            wait_for(lambda p=pub, n=wanted: p.get_subscription_count() >= n, self.spin,
+                     f"{pub.topic_name} of {node.get_name()} to match its subscribers")
+
+    # ------------------------------------------------------------------------------- the API
 
     def spin(self, seconds: float = 0.0) -> None:
         """Handle what is ready, for at least ``seconds`` of wall time."""
@@ -136,44 +219,55 @@ class RosHarness:
                           cli_args=cli_args, namespace=namespace, context=self.context)
         self.nodes.append(node)
         self.executor.add_node(node)
-        for pub in node.publishers:
-            self.record(pub.topic_name, pub.msg_type)
         if node.get_parameter("use_sim_time").value:
             wait_for(lambda: node.count_publishers("/clock") > 0 and node.get_clock().now().nanoseconds > 0,
                      lambda: (self._publish_clock(), self.spin()), f"{node.get_name()} to receive /clock")
+        for pub in node.publishers:
+            if pub.topic_name not in INFRASTRUCTURE:
+                self._count_publisher(pub)
+        for sub in node.subscriptions:
+            if sub.topic_name not in INFRASTRUCTURE:
+                self._count_subscription(sub)
+        self._match(node)
+        for pub in node.publishers:
+            self.record(pub.topic_name, pub.msg_type)
+        self.settle()
         return node
 
     def record(self, topic: str, msg_type: type) -> list[Any]:
         """Record ``topic`` from now on (publishers of the nodes under test are recorded by ``make``)."""
         if topic in INFRASTRUCTURE:
             return []
+        for pub in (p for n in self.nodes for p in n.publishers if p.topic_name == topic):
+            self._count_publisher(pub)  # a publisher a test added to a node after make
         if topic not in self._log:
             self._log[topic] = []
-            self.helper.create_subscription(msg_type, topic, self._log[topic].append, capture_qos())
-            wait_for(lambda: self.helper.count_publishers(topic) > 0 or not any(
-                p.topic_name == topic for n in self.nodes for p in n.publishers), self.spin,
-                f"the recorder of {topic} to match")
+            sub = self.helper.create_subscription(msg_type, topic, self._log[topic].append, capture_qos())
+            wait_for(lambda: sub.get_publisher_count() >= self._publishers.get(topic, 0), self.spin,
+                     f"the recorder of {topic} to match")
+            self._count_subscription(sub)
         return self._log[topic]
 
     def publish(self, topic: str, msg: Any, qos: Any = 10) -> None:
-        """Publish ``msg`` on ``topic`` (the first time: once a subscriber of a node under test matches)."""
+        """Publish ``msg`` on ``topic`` once every subscriber among the nodes under test matches, and
+        wait until they have handled it (and whatever they published in turn)."""
         if topic not in self._inputs:
             self._inputs[topic] = self.helper.create_publisher(type(msg), topic, qos)
-            listeners = [n for n in self.nodes if any(s.topic_name == topic for s in n.subscriptions)]
-            wait_for(lambda: self._inputs[topic].get_subscription_count() >= len(listeners), self.spin,
-                     f"subscribers of {topic}")
+            self._count_publisher(self._inputs[topic])
+        listeners = sum(1 for t, _s, _b in self._subscriptions if t == topic)
+        wait_for(lambda: self._inputs[topic].get_subscription_count() >= listeners, self.spin,
+                 f"subscribers of {topic}")
         self._inputs[topic].publish(msg)
-        self.spin(0.005)
+        self.settle()
 
     def advance(self, seconds: float) -> None:
-        """Move ROS time forward by ``seconds`` in 1 ms ticks, so that every timer period is seen."""
+        """Move ROS time forward by ``seconds`` in 1 ms ticks, each handled by every node (its timers
+        fired, their messages delivered) before the next, so that every timer period is seen."""
         target = self._t_ns + round(seconds * 1e9)
         while self._t_ns < target:
             self._t_ns = min(target, self._t_ns + 1_000_000)
             self._publish_clock()
-            self.executor.spin_once(timeout_sec=0.002)
-            self.executor.spin_once(timeout_sec=0)
-        self.spin(0.02)
+            self.settle()
 
     def set_parameters(self, node: Any, **values: Any) -> list[Any]:
         """Set parameters (``a__b`` for ``a.b``); returns the SetParametersResult list."""
@@ -192,8 +286,8 @@ class RosHarness:
         return Time(sec=self._t_ns // 1_000_000_000, nanosec=self._t_ns % 1_000_000_000)
 
     def messages(self, topic: str) -> list[Any]:
-        """Everything recorded on ``topic`` so far."""
-        self.spin(0.01)
+        """Everything recorded on ``topic`` so far (once all that was published has arrived)."""
+        self.settle()
         return list(self._log.get(topic, []))
 
     def close(self) -> None:
@@ -234,6 +328,14 @@ class GraphHarness:
                                      stderr=subprocess.STDOUT)
         return self.processes[name]
 
+    def start_simulator(self, spec: Any, joint_states: list[Any]) -> subprocess.Popen:
+        """Start the simulator of ``spec`` in lockstep (:func:`lockstep_simulator`) and wait until the probe
+        records its ``joint_states`` (it republishes its first tick until the controllers answer it): started
+        before the controllers, the probe records every tick from the first."""
+        process = self.start(lockstep_simulator(spec), use_sim_time=False)
+        self.spin_until(lambda: joint_states, "the probe to receive the simulator's joint states", timeout=120.0)
+        return process
+
     def stop(self, name: str) -> int:
         """SIGINT the node ``name`` (fully qualified) and wait for it; its exit code."""
         from snake_control.graph import stop
@@ -265,10 +367,22 @@ class GraphHarness:
 
 
 def lockstep_simulator(spec: Any) -> Any:
-    """The simulator's spec as the graph tests run it: as fast as the graph answers, and never a step
-    without its command (under a loaded CI machine a command can take longer than the default
-    ``lockstep_timeout``, and a step taken without it would leave the loop a period behind for good)."""
-    return replace(spec, parameters={**spec.parameters, "real_time_factor": 0.0, "lockstep_timeout": 60.0})
+    """The simulator's spec as the graph tests run it: in lockstep, as fast as the graph answers, and a
+    report on /diagnostics only after a minute without an answer (it holds all the same)."""
+    return replace(spec, parameters={**spec.parameters, "lockstep": True, "real_time_factor": 0.0,
+                                     "lockstep_timeout": 60.0})
+
+
+@contextmanager
+def graph_harness(workdir: Path) -> Iterator[GraphHarness]:
+    """A :class:`GraphHarness` in ``workdir``, closed (its processes stopped) at the end; for fixtures that
+    share one graph run between tests."""
+    _require_rclpy()
+    harness = GraphHarness(workdir)
+    try:
+        yield harness
+    finally:
+        harness.close()
 
 
 def _require_rclpy() -> None:
@@ -282,12 +396,8 @@ def _require_rclpy() -> None:
 @pytest.fixture
 def ros_graph(tmp_path: Path) -> Iterator[GraphHarness]:
     """Nodes as processes on real rclpy, with a probe (see :class:`GraphHarness`)."""
-    _require_rclpy()
-    harness = GraphHarness(tmp_path)
-    try:
+    with graph_harness(tmp_path) as harness:
         yield harness
-    finally:
-        harness.close()
 
 
 @pytest.fixture

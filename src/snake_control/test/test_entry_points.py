@@ -57,5 +57,5 @@ def test_diagnostics_may_go_from_error_to_warning_and_back(ros):
     sequence = [ERROR, WARN, ERROR, OK]
     for level in sequence:  # the defect: the second call raised "Logger severity cannot be changed"
         diag.report(level, f"level {level!r}")
-        ros.spin(0.05)
+        ros.settle()
     assert [m.status[0].level for m in ros.messages("/diagnostics")] == sequence

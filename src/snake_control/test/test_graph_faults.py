@@ -1,71 +1,117 @@
 """Faults in the running graph, on the real middleware with every node in its own process (specs of
-snake_control.graph): the SEA controllers hold the motors and say why on /diagnostics when their
-gait reference stops or turns non-finite, and take it up again when the gait generator restarts."""
+snake_control.graph), in lockstep: the SEA controllers hold the motors and say why on /diagnostics when their
+gait reference stops or turns non-finite, and take it up again when the gait generator restarts. Every
+assertion is on the simulation's time (the stamps of the commands and of the reports), which the lockstep
+makes independent of how fast each process runs."""
 
-
+import numpy as np
 import pytest
+import yaml
 
 from snake_control.graph import control_nodes, simulator_node
-from snake_control.testing import lockstep_simulator
+from snake_core.locator import data_dir
 
 #: The graph tests run one after another on one pytest-xdist worker (each starts up to 8 processes).
 pytestmark = pytest.mark.xdist_group("ros_graph")
 
 ROBOT = "koopaee6"
 CONTROLLER = "/sea_joint_controller"  # the composed layout: one node for every joint
+PERIOD = 10_000_000  # [ns] of the simulator and the controllers (100 Hz)
+STALE = 100_000_000  # [ns] stale_timeout of the SEA controllers (config/snake_control.yaml)
+#: gait_generator's gait (config/snake_control.yaml)
+GAIT = yaml.safe_load((data_dir() / "config/snake_control.yaml").read_text())["gait_generator"]["ros__parameters"][
+    "gait"]
 
 
-def moving(commands) -> bool:
-    """The gait moves the motors: most commands differ from one another."""
-    return len({tuple(c.data) for c in commands}) > len(commands) // 2
-
-
-def statuses(diagnostics, name):
-    return [s for m in diagnostics for s in m.status if s.name == name]
+def stamp(msg) -> int:
+    return msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
 
 
 def test_lost_or_non_finite_gait_reference_holds_the_motors_and_a_restarted_gait_generator_recovers(ros_graph):
     from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+    from rosgraph_msgs.msg import Clock
     from sensor_msgs.msg import JointState
     from std_msgs.msg import Float64MultiArray
 
-    sim = simulator_node(ROBOT, "flat")
-    ros_graph.start(lockstep_simulator(sim))
-    gait, controller = control_nodes(ROBOT, layout="composed")
-    ros_graph.start(gait)
-    ros_graph.start(controller)
+    from snake_control.gait_generator import SOURCE, build_gait
+    from snake_control.ros_interface import LATCHED_QOS, answered, ns_seconds
+
     commands = ros_graph.record("/motor_position_controller/commands", Float64MultiArray)
     diagnostics = ros_graph.record("/diagnostics", DiagnosticArray)
+    references = ros_graph.record("/gait/reference", JointState)
+    ros_graph.start_simulator(simulator_node(ROBOT, "flat", lockstep=True),
+                              ros_graph.record("/joint_states", JointState))
+    gait, controller = control_nodes(ROBOT, layout="composed", lockstep=True)
+    ros_graph.start(gait)
+    ros_graph.start(controller)
 
-    def level(name=CONTROLLER):
-        found = statuses(diagnostics, name)
-        return found[-1].level if found else None
+    def commanded(since: int = 0) -> dict[int, tuple[float, ...]]:
+        """answered tick [ns] → β_d, of the ticks after ``since``."""
+        return {answered(c): tuple(c.data) for c in commands if answered(c) > since}
 
-    ros_graph.spin_until(lambda: len(commands) > 50 and level() == DiagnosticStatus.OK, "commands", 120.0)
-    assert moving(commands[-40:])
+    def reports(since: int) -> list[tuple[int, int, str]]:
+        """(sim time [ns], level, message) of the controller's reports after ``since``."""
+        return [(stamp(m), s.level[0], s.message) for m in diagnostics for s in m.status
+                if s.name == CONTROLLER and stamp(m) > since]
 
+    def until(t_ns: int, what: str) -> None:
+        ros_graph.spin_until(lambda: commands and answered(commands[-1]) >= t_ns, what, timeout=300.0)
+
+    until(500_000_000, "0.5 s of gait")
     ros_graph.stop(gait.fully_qualified_name)  # the controllers' input publisher dies
-    ros_graph.spin_until(lambda: level() == DiagnosticStatus.ERROR, "the hold on stale input", 60.0)
-    assert "stale input: gait_reference" in statuses(diagnostics, CONTROLLER)[-1].message
-    n = len(commands)  # the probe may still receive commands sent before the hold (tracking the reference on
-    ros_graph.spin_until(lambda: len(commands) > n + 40, "held commands", 60.0)  # for up to stale_timeout)
-    assert len({tuple(c.data) for c in commands[-20:]}) == 1  # the last command, held: the motors stand still
+    until(answered(commands[-1]) + 3 * STALE, "commands after the gait generator stopped")
 
-    reference = ros_graph.probe.create_publisher(JointState, "/gait/reference", 10)
+    # Its last reference (of t_s, the last tick whose command is the gait's reference of that tick: the gait's
+    # t = 0 is the first tick) is tracked to first order until the stale timeout, then the motors hold
+    params = dict(GAIT)
+    wave = build_gait(params.pop("type"), 5, params, SOURCE)
+    def reference(t: int):  # as gait_generator computes it: its time since its first tick, in float seconds
+        return wave.reference(ns_seconds(t) - ns_seconds(PERIOD))
+
+    t_s = max(t for t, beta_d in commanded().items() if beta_d == tuple(reference(t)[0]))
+    alpha_d, alpha_d_dot = reference(t_s)
+    after = commanded(t_s)
+    tracked = {t: b for t, b in after.items() if t <= t_s + STALE - PERIOD}
+    held = {t: b for t, b in after.items() if t >= t_s + STALE + PERIOD}
+    assert len(tracked) >= STALE // PERIOD - 2 and len(held) > STALE // PERIOD
+    for t, beta_d in tracked.items():  # position mode: β_d = α_d(t_s) + α̇_d(t_s)(t − t_s)
+        lag = ns_seconds(t - t_s)
+        assert beta_d == pytest.approx([a + v * lag for a, v in zip(alpha_d, alpha_d_dot, strict=True)], abs=1e-12)
+    assert len(set(held.values())) == 1
+    stale = [(t, level, message) for t, level, message in reports(t_s) if level == DiagnosticStatus.ERROR[0]]
+    assert stale and stale[0][2] == "hold: stale input: gait_reference"
+    assert t_s + STALE <= stale[0][0] <= t_s + STALE + PERIOD
+    hold = next(iter(held.values()))
+
+    # A non-finite reference, answering each tick as a gait generator would: the motors keep holding
     nan = JointState(name=[f"joint_{j}" for j in range(1, 6)], position=[float("nan")] * 5, velocity=[0.0] * 5)
+    publisher = ros_graph.probe.create_publisher(JointState, "/gait/reference", LATCHED_QOS)  # as gait_generator
 
-    def non_finite_reported():
-        reference.publish(nan)
-        return "non-finite" in statuses(diagnostics, CONTROLLER)[-1].message
+    def answer(clock: Clock) -> None:
+        nan.header.stamp = clock.clock
+        publisher.publish(nan)
 
-    ros_graph.spin_until(non_finite_reported, "the hold on a non-finite reference", 60.0)
-    n = len(commands)
-    ros_graph.spin_until(lambda: len(commands) > n + 10, "held commands", 60.0)
-    assert len({tuple(c.data) for c in commands[n - 1:]}) == 1  # NaN never reaches the motors
-    ros_graph.probe.destroy_publisher(reference)
+    clock = ros_graph.probe.create_subscription(Clock, "/clock", answer, 10)
+    ros_graph.spin_until(lambda: any("non-finite" in m for _t, _l, m in reports(t_s)), "the non-finite hold", 120.0)
+    t_nan = min(t for t, _l, m in reports(t_s) if "non-finite" in m)
+    until(t_nan + 2 * STALE, "commands during the non-finite reference")
+    assert set(commanded(t_nan - PERIOD).values()) == {hold}  # NaN never reaches the motors
+    ros_graph.probe.destroy_subscription(clock)
+    ros_graph.probe.destroy_publisher(publisher)
 
-    ros_graph.start(gait)  # restarted: the controllers take the gait up again
-    ros_graph.spin_until(lambda: level() == DiagnosticStatus.OK, "recovery", 120.0)
-    n = len(commands)
-    ros_graph.spin_until(lambda: len(commands) > n + 40, "commands after the restart", 60.0)
-    assert moving(commands[n:n + 40])
+    # Restarted: the controllers take the gait up again, commanding its reference of each tick
+    t_restart = answered(commands[-1])
+    ros_graph.start(gait)
+    ros_graph.spin_until(lambda: any(level == DiagnosticStatus.OK[0] for _t, level, _m in reports(t_restart)),
+                         "recovery", 120.0)
+    t_ok = min(t for t, level, _m in reports(t_restart) if level == DiagnosticStatus.OK[0])
+    # (the probe matches the new gait generator when discovery lets it: it counts the references it has)
+    ros_graph.spin_until(lambda: sum(stamp(r) >= t_ok for r in references) > 4 * STALE // PERIOD,
+                         "references after the restart", 120.0)
+    until(max(map(stamp, references)), "commands after the restart")
+    fresh = {stamp(r): tuple(r.position) for r in references if stamp(r) >= t_ok}
+    moving = {t: b for t, b in commanded(t_ok - PERIOD).items() if t in fresh}
+    assert len(moving) > 3 * STALE // PERIOD
+    assert all(moving[t] == fresh[t] for t in moving)  # β_d = α_d of the tick, exactly
+    assert len(set(moving.values())) == len(moving)  # every tick a new command: the motors move
+    assert np.isfinite(list(moving.values())).all()

@@ -25,8 +25,10 @@ BODY_TWIST = (0.04, 0.01, 0.3)  # forward, leftward [m/s] in the head frame; ψ�
 def joint_states(ros):
     from sensor_msgs.msg import JointState
 
-    return JointState(name=[f"joint_{j}" for j in range(1, N + 1)], position=ALPHA.tolist(),
-                      velocity=ALPHA_DOT.tolist(), effort=[0.0] * N)
+    msg = JointState(name=[f"joint_{j}" for j in range(1, N + 1)], position=ALPHA.tolist(),
+                     velocity=ALPHA_DOT.tolist(), effort=[0.0] * N)
+    msg.header.stamp = ros.stamp()  # measured now, as a simulator or the bridge stamps them
+    return msg
 
 
 def odometry(ros):
@@ -98,8 +100,9 @@ def test_torque_reference_is_snake_cores_tracker_on_the_measured_state(ros, mode
     ros.publish("/head/reference", path(ros, t_start), latched())
     feed(ros, 0.1)
     first, msg = ros.messages("/sea/torque_reference")[0], ros.messages("/sea/torque_reference")[-1]
-    t = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
-    t_first = first.header.stamp.sec + first.header.stamp.nanosec * 1e-9  # the shape's time starts here
+    # stamped with the joint states they answer, computed at the node's next tick, one period (50 Hz) later
+    t = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9 + 0.02
+    t_first = first.header.stamp.sec + first.header.stamp.nanosec * 1e-9 + 0.02  # the shape's time starts here
     assert msg.name == [f"joint_{j}" for j in range(1, N + 1)]
     # the same computation in snake_core; the odometry twist is in the head frame: turned by ψ = 90°
     v_world = np.array([-BODY_TWIST[1], BODY_TWIST[0]])

@@ -454,13 +454,14 @@ def every_combination(name: str, robot: str = "koopaee6") -> tuple[Launch, ...]:
 def expected_specs(name: str, args: Mapping[str, str]) -> list[tuple[graph.NodeSpec, bool]]:
     """graph.py's specs for these launch arguments, with the use_sim_time each gets."""
     sim_time = args.get("use_sim_time") == "true"
+    lockstep = args.get("simulator") == "embedded" and args.get("lockstep") == "true"  # Gazebo runs free
     control = graph.control_nodes(args["robot"], gait=args["gait"], controller=args["controller"],
                                   layout=args["layout"], head_tracking=args.get("head_tracking") == "true",
-                                  manipulability=args.get("manipulability") == "true")
+                                  manipulability=args.get("manipulability") == "true", lockstep=lockstep)
     if name == "robot.launch.py":
         return [(s, False) for s in control]
     if args["simulator"] == "embedded":
-        simulator = graph.simulator_node(args["robot"], args["world"], args["scenario"])
+        simulator = graph.simulator_node(args["robot"], args["world"], args["scenario"], lockstep=lockstep)
         return [(simulator, False), *((s, sim_time) for s in control)]
     return [(s, sim_time) for s in [*control, graph.head_odometry_node(args["robot"], "snake")]]
 
