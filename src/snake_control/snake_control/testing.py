@@ -171,7 +171,8 @@ class RosHarness:
         """What is still under way: messages not yet handled, nodes behind the harness's clock, timers due."""
         late = [f"{topic} to a subscription" for topic, sub, base in self._subscriptions
                 if self._received[id(sub)] < self._published.get(topic, 0) - base]
-        late += [f"/clock to {n.get_name()}" for n in self.nodes if n.get_parameter("use_sim_time").value
+        late += [f"/clock to {n.get_name()} (at {n.get_clock().now().nanoseconds} ns, not {self._t_ns})"
+                 for n in self.nodes if n.get_parameter("use_sim_time").value
                  and n.get_clock().now().nanoseconds != self._t_ns]
         late += [f"a timer of {n.get_name()}" for n in self.nodes for timer in n.timers if timer.is_ready()]
         return late
@@ -268,6 +269,13 @@ class RosHarness:
             self._t_ns = min(target, self._t_ns + 1_000_000)
             self._publish_clock()
             self.settle()
+
+    def jump(self, seconds: float) -> None:
+        """Set ROS time ``seconds`` away from now (negative: back, as the clock of a restarted simulator) and
+        deliver it."""
+        self._t_ns += round(seconds * 1e9)
+        self._publish_clock()
+        self.settle()
 
     def set_parameters(self, node: Any, **values: Any) -> list[Any]:
         """Set parameters (``a__b`` for ``a.b``); returns the SetParametersResult list."""

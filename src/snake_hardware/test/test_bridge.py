@@ -268,7 +268,7 @@ def test_a_stopped_or_restarted_sim_clock_holds_the_bridge_with_an_error_and_it_
         status = {s.name: s for s in ros.messages("/diagnostics")[-1].status}["can_bridge: safety"]
         assert _level(status) == ERROR and "ROS clock stopped" in status.message
         assert run(1.5).message == "running"  # the clock runs again: released
-        ros._t_ns -= 500_000_000  # the simulator restarted: its clock half a second back
+        ros.jump(-0.5)  # the simulator restarted: its clock half a second back
         held = []
         for _ in range(100):
             run(0.01)
