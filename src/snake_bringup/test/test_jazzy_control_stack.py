@@ -492,17 +492,25 @@ def _estop(robot: CanRobot) -> None:
                "the modules to report the e-stop")
 
 
+def _release(robot: CanRobot) -> None:
+    """Release the e-stop through the bridge's ``~/estop`` service until the modules follow again."""
+    response = robot.recorder.set_bool("/can_bridge/estop", False)
+    assert response.success, response.message
+    wait_until(lambda: _following(robot), "the modules to follow after the release", timeout=30)
+
+
 def test_an_estop_holds_the_modules(can_robot):
     robot = can_robot
     _estop(robot)
-    swept = _held(robot)
-    assert np.all(swept < 0.25), swept
+    try:
+        swept = _held(robot)
+        assert np.all(swept < 0.25), swept
+    finally:  # the robot is shared by the tests of this module, in any order
+        _release(robot)
 
 
 def test_an_estop_released_through_the_bridge_service_lets_the_modules_follow_again(can_robot):
     robot = can_robot  # engaged here too: xdist may have set the robot up afresh for this test
     _estop(robot)
-    response = robot.recorder.set_bool("/can_bridge/estop", False)
-    assert response.success, response.message
-    wait_until(lambda: _following(robot), "the modules to follow after the release", timeout=30)
+    _release(robot)
     wait_until(lambda: robot.diagnostics().get("can_bridge: safety", (None,))[0] == OK, "the bridge's safety OK")
