@@ -13,6 +13,8 @@ ROSSTAMP := $(VENV)/.ros
 SYSSTAMP := $(VENV)/.system-deps
 DEBIAN_PACKAGES := liburdfdom-tools libsdformat-dev can-utils g++ pkg-config
 DEMO_OUT ?= out/demo
+#: Hardware in the loop on Jazzy's real controller_manager runs in real time: alone, before the other tests.
+HIL_TESTS := src/snake_bringup/test/test_jazzy_control_stack.py
 PYTEST_ARGS ?=
 #: sros2 (SROS2 keystores) has no wheel: it is installed from the Jazzy source bundle when present.
 SROS2_SOURCE ?= ../shared/ros/src/jazzy-stack-src.tar.xz
@@ -145,7 +147,8 @@ demo: $(STAMP) build
 	@echo "More in README.md, 'First five things to try'."
 
 test: $(STAMP) $(ROSSTAMP) $(SYSSTAMP) build ros-stack
-	$(BIN)/python -m pytest -n 2 --dist loadgroup -q $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q $(PYTEST_ARGS) $(HIL_TESTS)
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -q $(PYTEST_ARGS) --ignore=$(HIL_TESTS)
 
 bench: $(STAMP) $(ROSSTAMP)
 	$(BIN)/snake-sim bench
