@@ -1,4 +1,4 @@
-"""The master side of the joint-module bus: a python-can driver with the safety layer of issue 7.
+"""The master side of the joint-module bus: a python-can driver with its safety layer.
 
 The driver is stepped explicitly (``step(now)`` once per control cycle, time passed in) so that it
 runs the same against SocketCAN in real time and against python-can's virtual bus in lock step
@@ -10,7 +10,7 @@ at 10 Hz. On the compact and fd profiles the state frame carries α and the spri
 are recomputed here (:func:`protocol.state_reading`) with the zero offset δ_0 each module reports on
 CALIBRATE read.
 
-Safety (issue 7, DESIGN.md "Bad input"):
+Safety (docs/design.md, "Bad input"):
 
 - command watchdog: no fresh reference for ``command_timeout`` → hold;
 - a module silent (no frame) for ``heartbeat_timeout`` is marked lost → the robot is held;

@@ -34,7 +34,7 @@ from snake_core.validation import ConfigError
 from . import protocol as p
 from .driver import can_message
 
-TICK = 1e-3  # s, the firmware loop: 1 kHz (issue 7)
+TICK = 1e-3  # s, the firmware loop: 1 kHz
 HEARTBEAT_PERIOD = 1.0 / p.HEARTBEAT_RATE
 MASTER_TIMEOUT = 0.5  # s without a master heartbeat → the enabled module holds
 VELOCITY_FILTER = 2 * math.pi * 50.0  # rad/s, first-order low-pass on the differentiated α (firmware)
