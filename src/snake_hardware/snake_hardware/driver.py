@@ -10,7 +10,7 @@ at 10 Hz. On the compact and fd profiles the state frame carries α and the spri
 are recomputed here (:func:`protocol.state_reading`) with the zero offset δ_0 each module reports on
 CALIBRATE read.
 
-Safety (docs/design.md, "Bad input"):
+Safety (docs/design.md: bad input fails early, faults hold the robot):
 
 - command watchdog: no fresh reference for ``command_timeout`` → hold;
 - a module silent (no frame) for ``heartbeat_timeout`` is marked lost → the robot is held;
