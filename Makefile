@@ -19,7 +19,7 @@ PYTEST_ARGS ?=
 #: sros2 (SROS2 keystores) has no wheel: it is installed from the Jazzy source bundle when present.
 SROS2_SOURCE ?= ../shared/ros/src/jazzy-stack-src.tar.xz
 
-.PHONY: all install ros ros-stack system-deps build demo test bench lint clean
+.PHONY: all install ros ros-stack ros-mujoco system-deps build demo test bench lint clean
 
 all: demo
 
@@ -112,6 +112,58 @@ ros-stack: | $(PY)
 	echo "ROS 2 Jazzy control stack: $$dir ($$(du -sh "$$dir/ws/install" | cut -f1) install, $$(du -sh "$$dir/ws/venv" | cut -f1) venv)"; \
 	echo "$$dir/env.sh" > $(ROS_STACK_ENV)
 
+# mujoco_ros2_control (ros-controls; MuJoCo under the controller_manager: sim.launch.py simulator:=mujoco) as an
+# overlay on the control stack above. A sourced ROS 2 Jazzy with mujoco_ros2_control is used as it is. Otherwise it
+# is built once per machine from the same source bundle into its own cache, keyed by the stack it sits on, the
+# bundle, the mujoco wheel's version and the mujoco_vendor stand-in of ros/mujoco_vendor (which exports that wheel's
+# library and headers, and MuJoCo's simulate sources, under the names mujoco_ros2_control's CMakeLists uses:
+# upstream's mujoco_vendor downloads MuJoCo at build time). $(ROS_MUJOCO_ENV) tells the tests which environment to
+# source; empty: the MuJoCo-in-ros2_control tests are skipped with one reason.
+ROS_MUJOCO_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/snake_sea/ros-mujoco
+ROS_MUJOCO_ENV := $(VENV)/.ros-mujoco-env
+MUJOCO_SHIM := ros/mujoco_vendor
+MUJOCO_DEBIAN := libglfw3-dev liblodepng-dev libegl-dev
+MUJOCO_PACKAGES := src/mujoco_ros2_control src/ros2_control/transmission_interface
+
+ros-mujoco: ros-stack | $(STAMP)
+	@set -euo pipefail; \
+	stack=$$(cat $(ROS_STACK_ENV)); \
+	if [ "$$stack" = sourced ]; then \
+		ament="$${AMENT_PREFIX_PATH:-}"; for p in $${ament//:/ }; do \
+			if [ -f "$$p/share/mujoco_ros2_control/package.xml" ]; then \
+				echo "using the sourced ROS 2 Jazzy's mujoco_ros2_control ($$p)"; echo sourced > $(ROS_MUJOCO_ENV); exit 0; fi; \
+		done; \
+		echo "note: the sourced ROS 2 Jazzy has no mujoco_ros2_control (apt install ros-jazzy-mujoco-ros2-control); the MuJoCo-in-ros2_control tests are skipped"; \
+		: > $(ROS_MUJOCO_ENV); exit 0; fi; \
+	if [ -z "$$stack" ]; then : > $(ROS_MUJOCO_ENV); exit 0; fi; \
+	src=$$(cd "$(ROS_STACK_SRC)" && pwd); shim=$$(cd $(MUJOCO_SHIM) && pwd); \
+	wheel=$$($(PY) -c "import mujoco, os; print(mujoco.__version__, os.path.dirname(mujoco.__file__))"); \
+	key=$$( { echo "$$stack $${wheel% *}"; cat $$(ls "$$src"/* | sort) $$(find "$$shim" -type f | sort); } | sha256sum | cut -c1-16); \
+	dir="$(ROS_MUJOCO_CACHE)/$$key"; mkdir -p "$$dir"; \
+	exec 9>"$$dir.lock"; flock 9; \
+	if [ -f "$$dir/.done" ]; then echo "mujoco_ros2_control: $$dir"; echo "$$dir/env.sh" > $(ROS_MUJOCO_ENV); exit 0; fi; \
+	missing=$$(for p in $(MUJOCO_DEBIAN); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+		elif sudo -n true 2>/dev/null; then sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+		else echo "note: not root: install $$missing for mujoco_ros2_control"; fi; fi; \
+	echo "building mujoco_ros2_control on the control stack into $$dir (once per machine)"; \
+	start=$$(date +%s); rm -rf "$$dir/src" "$$dir/build" "$$dir/install"; \
+	for t in "$$src"/*.tar.xz; do tar -xJf "$$t" -C "$$dir" $(MUJOCO_PACKAGES); done; cp -r "$$shim" "$$dir/src/"; \
+	( . "$$stack" && cd "$$dir" && MAKEFLAGS=-j2 nice -n 10 colcon build --base-paths src \
+		--packages-up-to mujoco_ros2_control --packages-ignore mujoco_3d_lidar --merge-install --install-base "$$dir/install" --build-base "$$dir/build" \
+		--executor sequential --event-handlers console_direct- console_cohesion+ --cmake-args -DBUILD_TESTING=OFF \
+		-DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$$(command -v python3)" -DCMAKE_CXX_STANDARD=17 \
+		-DMUJOCO_WHEEL_DIR="$${wheel#* }" "-DCMAKE_EXE_LINKER_FLAGS=-Wl,--as-needed -Wl,--allow-shlib-undefined" \
+		-DCMAKE_SHARED_LINKER_FLAGS=-Wl,--as-needed -DCMAKE_MODULE_LINKER_FLAGS=-Wl,--as-needed ); \
+	{ echo ". '$$stack'"; \
+	  echo "export AMENT_PREFIX_PATH='$$dir/install':\"\$$AMENT_PREFIX_PATH\" CMAKE_PREFIX_PATH='$$dir/install':\"\$$CMAKE_PREFIX_PATH\""; \
+	  echo "export LD_LIBRARY_PATH='$$dir/install/lib:$$dir/install/opt/mujoco_vendor/lib':\"\$$LD_LIBRARY_PATH\""; \
+	  echo "export PYTHONPATH='$$(ls -d "$$dir"/install/lib/python3.*/site-packages)':\"\$$PYTHONPATH\""; } > "$$dir/env.sh"; \
+	touch "$$dir/.done"; \
+	echo "mujoco_ros2_control: $$dir (built in $$(( $$(date +%s) - start )) s, $$(du -sh "$$dir/install" | cut -f1) install)"; \
+	echo "$$dir/env.sh" > $(ROS_MUJOCO_ENV)
+
 # Debian tools for tier-4 tests (check_urdf, libsdformat and a compiler for its checker) and can-utils, installed with
 # apt-get as root or through sudo; skipped with a notice where apt-get is missing or we are neither root nor
 # sudo-capable, and with APT=no (then not remembered: a later run without it installs them).
@@ -146,7 +198,7 @@ demo: $(STAMP) build
 	@echo "  snake-sim run pedal-wave    # the vertical-plane crawl of the thesis' robot, writes out/pedal-wave/"
 	@echo "More in README.md, 'First five things to try'."
 
-test: $(STAMP) $(ROSSTAMP) $(SYSSTAMP) build ros-stack
+test: $(STAMP) $(ROSSTAMP) $(SYSSTAMP) build ros-stack ros-mujoco
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS) $(HIL_TESTS)
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q $(PYTEST_ARGS) --ignore=$(HIL_TESTS)
 

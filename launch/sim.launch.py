@@ -1,11 +1,13 @@
-"""Simulation of the modular SEA snake with our nodes: Gazebo (gz sim Harmonic) with ros2_control, or
-the embedded simulator as a ROS node.
+"""Simulation of the modular SEA snake with our nodes: Gazebo (gz sim Harmonic) with ros2_control, MuJoCo with
+ros2_control (mujoco_ros2_control), or the embedded simulator as a ROS node.
 
     ros2 launch snake_bringup sim.launch.py world:=stairs robot:=koopaee6 gait:=pedal_wave controller:=tsc
+    ros2 launch snake_bringup sim.launch.py simulator:=mujoco rviz:=false
     ros2 launch snake_bringup sim.launch.py simulator:=embedded rviz:=false
 
 Arguments (docs/ros.md): simulator, scenario, lockstep, world, robot, gait,
-controller, layout, joint_roll, head_tracking, manipulability, rviz, gazebo_gui, use_sim_time. Our nodes come
+controller, layout, joint_roll, head_tracking, manipulability, rviz, gazebo_gui, mujoco_model, mujoco_gui,
+mujoco_speed, use_sim_time. Our nodes come
 from snake_control.graph (the list the graph tests start too): gait_generator → the SEA controllers of
 ``layout`` (composed: one sea_joint_controller for every joint; per_joint: one per joint and
 motor_command_mux) → /motor_position_controller/commands; optionally manipulability_monitor and
@@ -22,6 +24,14 @@ controller manager exists only after the spawn). Ground truth: the model's PoseP
 on /ground_truth/poses (frame ids kept, gz's ``::`` written ``/``; not /tf, whose link tree
 robot_state_publisher owns) → head_odometry → /head/odometry for head_tracking_controller.
 
+simulator:=mujoco: the MJCF of the robot on the world (snake_sim.mujoco.ros2_control: the suite's MuJoCo model
+of ``scenario`` with this robot and world, its time step one controller_manager period of the controllers file) is
+written to the launch's log folder (or ``mujoco_model`` is taken as it is) → robot_state_publisher (xacro,
+hardware:=mujoco) → mujoco_ros2_control's ros2_control_node (MuJoCo steps the model and publishes /clock) → one
+spawner of the same controllers as Gazebo (config/controllers/<robot>_gz.yaml: motor PD in pid_controller, effort
+on the motor joints, the −K_D β̇ as the motor hinge's damping in the MJCF). The free joint of link_1 is published as
+nav_msgs/Odometry on /mujoco/base_odometry; there is no /head/odometry (head_tracking needs Gazebo or embedded).
+
 simulator:=embedded: snake_control's ``simulator`` node steps the model of ``scenario`` (vertical for
 pedal-wave; planar for head-tracking-pfl, with a 004 robot) with this robot and world, publishes
 /clock, /joint_states and /head/odometry itself and takes /motor_position_controller/commands: no
@@ -31,13 +41,17 @@ RViz's fixed frame ``world`` stays tied to the tail (link_1) by a static transfo
 body in the tail's frame, not in the simulator's world where /head/odometry is.
 """
 
+from pathlib import Path
+
 from launch import LaunchDescription
+from launch import logging as launch_logging
 from launch.actions import (
     DeclareLaunchArgument,
     GroupAction,
     IncludeLaunchDescription,
     OpaqueFunction,
     RegisterEventHandler,
+    SetLaunchConfiguration,
 )
 from launch.conditions import IfCondition, UnlessCondition
 from launch.event_handlers import OnProcessExit
@@ -55,11 +69,13 @@ from launch_ros.parameter_descriptions import ParameterValue
 from launch_ros.substitutions import FindPackageShare
 
 from snake_bringup.graph_nodes import launch_nodes
-from snake_bringup.ros2_control import controllers_file, spawned_controllers
+from snake_bringup.ros2_control import controllers_file, spawned_controllers, update_rate
 from snake_control import graph
 from snake_core.controllers import CONTROLLER_MODES
 from snake_core.interface import GROUND_TRUTH_POSES, GROUND_TRUTH_QOS
 from snake_core.robot import load_robot
+from snake_sim.mujoco.ros2_control import scenario_mjcf
+from snake_sim.scenario import load_scenario
 
 PACKAGE = "snake_bringup"
 #: Gazebo model name of the robot (ros_gz_sim create -name): PosePublisher's topic /model/<name>/pose.
@@ -76,6 +92,7 @@ def snake_control_nodes(context, *args, **kwargs):
     share = FindPackageShare(PACKAGE).perform(context)
     use_sim_time = arg("use_sim_time") == "true"
     embedded = arg("simulator") == "embedded"
+    gazebo = arg("simulator") == "gazebo"
     lockstep = embedded and arg("lockstep") == "true"  # Gazebo runs free
     specs = graph.control_nodes(robot, gait=arg("gait"), controller=arg("controller"), layout=arg("layout"),
                                 head_tracking=arg("head_tracking") == "true",
@@ -83,7 +100,7 @@ def snake_control_nodes(context, *args, **kwargs):
     if embedded:
         return launch_nodes([graph.simulator_node(robot, arg("world"), arg("scenario"), lockstep=lockstep), *specs],
                             share, use_sim_time)
-    return launch_nodes([*specs, graph.head_odometry_node(robot, MODEL)], share, use_sim_time)
+    return launch_nodes([*specs, *([graph.head_odometry_node(robot, MODEL)] if gazebo else [])], share, use_sim_time)
 
 
 def gazebo_robot(context, *args, **kwargs):
@@ -102,26 +119,59 @@ def gazebo_robot(context, *args, **kwargs):
     return [spawn, RegisterEventHandler(OnProcessExit(target_action=spawn, on_exit=[spawner]))]
 
 
+def mujoco_robot(context, *args, **kwargs):
+    """MuJoCo in ros2_control: the MJCF (``mujoco_model``, or written from ``scenario`` with this robot, world and
+    joint roll, at one controller_manager period per MuJoCo step), mujoco_ros2_control's ros2_control_node (its
+    own build of the node, as upstream's demos start it) with the Gazebo controllers file, one spawner of every
+    controller in it. robot_state_publisher gives the node the URDF (hardware:=mujoco) on /robot_description."""
+    def arg(name: str) -> str:
+        return LaunchConfiguration(name).perform(context)
+
+    robot, world = arg("robot"), arg("world")
+    controllers = f"{FindPackageShare(PACKAGE).perform(context)}/{controllers_file(robot, True)}"
+    actions = []
+    if not arg("mujoco_model"):
+        roll = arg("joint_roll").replace(",", " ").split()
+        overrides = [f"robot.name={robot}", f"world.file={world}", "model=mujoco",
+                     f"robot.joint_roll={roll[0] if len(roll) == 1 else '[' + ', '.join(roll) + ']'}",
+                     f"sim.time_step={1.0 / update_rate(controllers)!r}"]
+        path = Path(launch_logging.launch_config.log_dir) / f"{robot}_{world}.mjcf.xml"
+        path.write_text(scenario_mjcf(load_scenario(arg("scenario"), overrides)), encoding="utf-8")
+        actions.append(SetLaunchConfiguration("mujoco_model", str(path)))
+    return [*actions,
+            Node(package="mujoco_ros2_control", executable="ros2_control_node", output="screen",
+                 parameters=[controllers, {"use_sim_time": True}]),
+            Node(package="controller_manager", executable="spawner", output="screen",
+                 arguments=[*spawned_controllers(controllers), "--controller-manager", "/controller_manager"])]
+
+
 def generate_launch_description():
     robot = LaunchConfiguration("robot")
     use_sim_time = LaunchConfiguration("use_sim_time")
     gazebo = EqualsSubstitution(LaunchConfiguration("simulator"), "gazebo")
+    mujoco = EqualsSubstitution(LaunchConfiguration("simulator"), "mujoco")
     share = FindPackageShare(PACKAGE)
     world_sdf = [PathJoinSubstitution([share, "worlds", LaunchConfiguration("world")]), ".sdf"]
     robot_description = {"robot_description": ParameterValue(Command([
         PathJoinSubstitution([FindExecutable(name="xacro")]), " ",
         PathJoinSubstitution([share, "urdf", "snake.urdf.xacro"]),
-        " robot:=", robot, " hardware:=", IfElseSubstitution(gazebo, "gazebo", "mock"),
+        " robot:=", robot,
+        " hardware:=", IfElseSubstitution(gazebo, "gazebo", IfElseSubstitution(mujoco, "mujoco", "mock")),
         " joint_roll:=", LaunchConfiguration("joint_roll"),
+        " mujoco_model:='", LaunchConfiguration("mujoco_model"), "'",
+        " mujoco_headless:=", IfElseSubstitution(LaunchConfiguration("mujoco_gui"), "false", "true"),
+        " mujoco_speed:=", LaunchConfiguration("mujoco_speed"),
     ]), value_type=str)}
     gz_sim = PathJoinSubstitution([FindPackageShare("ros_gz_sim"), "launch", "gz_sim.launch.py"])
 
     return LaunchDescription([
         DeclareLaunchArgument("simulator", default_value="gazebo", choices=list(graph.SIMULATORS),
-                              description="gazebo (gz sim + ros2_control) or embedded (snake_control simulator node)"),
+                              description="gazebo (gz sim + ros2_control), mujoco (MuJoCo + ros2_control) or embedded "
+                                          "(snake_control simulator node)"),
         DeclareLaunchArgument("scenario", default_value="pedal-wave",
                               description="simulator:=embedded: scenario in config/scenarios/ (its model and "
-                                          "settings; robot and world from this launch)"),
+                                          "settings; robot and world from this launch); simulator:=mujoco: its "
+                                          "contact and start (a 3-D scenario's perturbation)"),
         DeclareLaunchArgument("lockstep", default_value="false", choices=["true", "false"],
                               description="simulator:=embedded: each tick waits for the controllers' answer (the "
                                           "same result at any load; docs/ros.md); false: runs free, as Gazebo"),
@@ -142,6 +192,14 @@ def generate_launch_description():
         DeclareLaunchArgument("rviz", default_value="true", choices=["true", "false"], description="start RViz"),
         DeclareLaunchArgument("gazebo_gui", default_value="true", choices=["true", "false"],
                               description="start the Gazebo GUI (false: server only)"),
+        DeclareLaunchArgument("mujoco_model", default_value="",
+                              description="simulator:=mujoco: an MJCF file for mujoco_ros2_control (default: written "
+                                          "from scenario, robot, world; snake-sim mjcf)"),
+        DeclareLaunchArgument("mujoco_gui", default_value="false", choices=["true", "false"],
+                              description="simulator:=mujoco: MuJoCo's Simulate window (false: headless)"),
+        DeclareLaunchArgument("mujoco_speed", default_value="1.0",
+                              description="simulator:=mujoco: simulated seconds per wall second (below 1 on a "
+                                          "loaded machine keeps the controllers in step)"),
         DeclareLaunchArgument("use_sim_time", default_value="true", choices=["true", "false"],
                               description="follow the simulator's /clock"),
 
@@ -163,6 +221,7 @@ def generate_launch_description():
                      "depth": GROUND_TRUTH_QOS.depth}}}}]),
             OpaqueFunction(function=gazebo_robot),
         ]),
+        OpaqueFunction(function=mujoco_robot, condition=IfCondition(mujoco)),
         Node(package="robot_state_publisher", executable="robot_state_publisher", output="screen",
              parameters=[robot_description, {"use_sim_time": use_sim_time}]),
         Node(package="tf2_ros", executable="static_transform_publisher", output="screen",

@@ -34,6 +34,14 @@ def command_topics(path: str | Path) -> list[str]:
             if isinstance(value, dict) and value.get("type") == FORWARD_COMMAND]
 
 
+def update_rate(path: str | Path) -> float:
+    """``controller_manager.ros__parameters.update_rate`` of a controllers file [Hz]."""
+    rate = _controllers(path).get("update_rate")
+    if not isinstance(rate, (int, float)) or rate <= 0:
+        raise ValueError(f"{path}: controller_manager.update_rate must be a number > 0, not {rate!r}")
+    return float(rate)
+
+
 def spawned_controllers(path: str | Path) -> list[str]:
     """Every controller the file defines (``controller_manager.ros__parameters.<name>.type``), in the order
     one spawner loads and activates them: the joint_state_broadcaster first, then the file's order (a chained

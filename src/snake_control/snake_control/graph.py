@@ -45,7 +45,7 @@ PACKAGE = "snake_control"
 #: Parameters of every snake_control node (ROS 2 params file, relative to snake_bringup's share).
 NODE_PARAMS = "config/snake_control.yaml"
 LAYOUTS = ("composed", "per_joint")
-SIMULATORS = ("gazebo", "embedded")
+SIMULATORS = ("gazebo", "mujoco", "embedded")
 
 
 def sea_mode_params(mode: str) -> str:

@@ -15,7 +15,7 @@ from snake_core.validation import ConfigError
 
 #: Sub-command modules, in the order ``snake-sim --help`` lists them.
 COMMANDS: tuple[str, ...] = ("list", "run", "compare", "sweep", "optimise", "reproduce", "bench", "world",
-                             "rectilinear", "pushing")
+                             "mjcf", "rectilinear", "pushing")
 
 
 def build_parser() -> argparse.ArgumentParser:
