@@ -202,10 +202,11 @@ test: $(STAMP) $(ROSSTAMP) $(SYSSTAMP) build ros-stack ros-mujoco
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS) $(HIL_TESTS)
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q $(PYTEST_ARGS) --ignore=$(HIL_TESTS)
 
-bench: $(STAMP) $(ROSSTAMP)
+bench: $(STAMP) $(ROSSTAMP) build ros-mujoco
 	$(BIN)/snake-sim bench
 	$(BIN)/snake-can bench
 	$(BIN)/snake-control-bench
+	$(BIN)/python -m snake_bringup.mujoco_bench
 
 lint: $(STAMP)
 	$(BIN)/ruff check src launch

@@ -4,7 +4,9 @@
 with ros2_control), the ``env.sh`` of the stack it built from the source bundle, or nothing. :class:`JazzyStack`
 starts the stack's executables (ros2_control_node, the spawner, Jazzy's launch with our launch files) and our
 nodes in that environment on a ROS domain of their own, discovery on this machine only, and asks the
-controller_manager through the stack's own Python (controller_manager_msgs is built there).
+controller_manager through the stack's own Python (controller_manager_msgs is built there); :class:`Recorder`
+keeps what the graph publishes. ``make ros-mujoco`` records mujoco_ros2_control's environment (the stack's plus
+its overlay) in ``.venv/.ros-mujoco-env`` the same way.
 
 What the stack does not build, robot_state_publisher and tf2_ros, is stood in for by two small rclpy
 executables on an ament prefix of the test's own: the first publishes the ``robot_description`` parameter as
@@ -22,7 +24,9 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
+from collections import defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -31,6 +35,10 @@ REPO = Path(__file__).resolve().parents[3]
 POINTER = REPO / ".venv" / ".ros-stack-env"
 SKIP_REASON = ("no ROS 2 Jazzy with ros2_control: source one, or build the stack with `make ros-stack` "
                "(source bundle ROS_STACK_SRC)")
+#: ``make ros-mujoco``: the same for mujoco_ros2_control (an overlay on the stack, or a sourced Jazzy's).
+MUJOCO_POINTER = REPO / ".venv" / ".ros-mujoco-env"
+MUJOCO_SKIP_REASON = ("no mujoco_ros2_control: source a ROS 2 Jazzy with it (ros-jazzy-mujoco-ros2-control), or "
+                      "build it on the stack with `make ros-mujoco`")
 #: Waits for the stack (processes starting, services answering) [s of wall time]: a ceiling, not a measure.
 STARTUP = 120.0
 
@@ -74,11 +82,12 @@ except Exception:
 """
 
 
-def stack_environment() -> dict[str, str] | None:
-    """The environment of the stack ``make ros-stack`` found, or None."""
-    if not POINTER.is_file() or not POINTER.read_text().strip():
+def stack_environment(recorded: Path = POINTER) -> dict[str, str] | None:
+    """The environment of the stack ``make ros-stack`` (or, with MUJOCO_POINTER, ``make ros-mujoco``) found, or
+    None."""
+    if not recorded.is_file() or not recorded.read_text().strip():
         return None
-    pointer = POINTER.read_text().strip()
+    pointer = recorded.read_text().strip()
     if pointer == "sourced":
         return dict(os.environ)
     if not Path(pointer).is_file():
@@ -217,3 +226,77 @@ class JazzyStack:
         for _, process in reversed(self.processes):
             self.stop(process)
         self.processes.clear()
+
+
+class Recorder:
+    """Every message on ``topics`` (name → type), with its receipt order, in this process on the stack's
+    domain; spun in a thread."""
+
+    def __init__(self, domain: int, topics: dict[str, type]):
+        import rclpy
+        from rclpy.executors import SingleThreadedExecutor
+        from rclpy.qos import QoSProfile, ReliabilityPolicy
+
+        self.context = rclpy.Context()
+        rclpy.init(context=self.context, domain_id=domain)
+        self.node = rclpy.create_node("snake_test_recorder", context=self.context)
+        self.messages: dict[str, list] = defaultdict(list)
+        self._lock = threading.Lock()
+        qos = QoSProfile(depth=1000, reliability=ReliabilityPolicy.BEST_EFFORT)
+        for topic, msg_type in topics.items():
+            self.node.create_subscription(msg_type, topic, lambda m, t=topic: self._store(t, m), qos)
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(self.node)
+        self._thread = threading.Thread(target=self._spin, daemon=True)
+        self._thread.start()
+
+    def _store(self, topic: str, msg) -> None:
+        with self._lock:
+            self.messages[topic].append(msg)
+
+    def _spin(self) -> None:
+        from rclpy.executors import ExternalShutdownException
+
+        try:
+            while self.context.ok():
+                self.executor.spin_once(timeout_sec=0.05)
+        except ExternalShutdownException:  # close()
+            pass
+
+    def get(self, topic: str) -> list:
+        with self._lock:
+            return list(self.messages[topic])
+
+    def clear(self) -> None:
+        with self._lock:
+            self.messages.clear()
+
+    def set_bool(self, service: str, data: bool, timeout: float = 30.0):
+        """Call a std_srvs/SetBool service and return its response (the executor's thread spins the client)."""
+        from std_srvs.srv import SetBool
+
+        client = self.node.create_client(SetBool, service)
+        assert client.wait_for_service(timeout_sec=timeout), f"no service {service}"
+        future = client.call_async(SetBool.Request(data=data))
+        wait_until(future.done, f"the answer of {service}", timeout=timeout)
+        return future.result()
+
+    def publishers(self, topic: str) -> list[str]:
+        return [i.node_name for i in self.node.get_publishers_info_by_topic(topic)]
+
+    def close(self) -> None:
+        self.context.try_shutdown()
+        self._thread.join()
+
+
+def active_controllers(stack: JazzyStack, launch, name: str, expected: list[str]) -> dict[str, str]:
+    """The controller_manager's controllers once every one of ``expected`` is active (the launch must not end)."""
+    def ready():
+        if launch.poll() is not None:
+            return "ended"
+        states = stack.controllers()
+        return states if states and all(states.get(n) == "active" for n in expected) else None
+
+    states = wait_until(ready, f"{', '.join(expected)} to be active")
+    assert states != "ended", stack.log(name)[-3000:]
+    return states

@@ -23,9 +23,7 @@ import math
 import socket
 import subprocess
 import sys
-import threading
 import time
-from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -33,7 +31,16 @@ import pytest
 import yaml
 
 from snake_bringup.ros2_control import controllers_file, spawned_controllers
-from snake_bringup.testing import REPO, SKIP_REASON, JazzyStack, free_port, stack_environment, wait_until
+from snake_bringup.testing import (
+    REPO,
+    SKIP_REASON,
+    JazzyStack,
+    Recorder,
+    active_controllers,
+    free_port,
+    stack_environment,
+    wait_until,
+)
 from snake_control.testing import isolate_ros_domain
 from snake_core import locator
 from snake_core.robot import load_robot
@@ -61,67 +68,6 @@ def stack(tmp_path_factory):
     s.stop_all()
 
 
-class Recorder:
-    """Every message on ``topics`` (name → type), with its receipt order, in this process on the stack's
-    domain; spun in a thread."""
-
-    def __init__(self, domain: int, topics: dict[str, type]):
-        import rclpy
-        from rclpy.executors import SingleThreadedExecutor
-        from rclpy.qos import QoSProfile, ReliabilityPolicy
-
-        self.context = rclpy.Context()
-        rclpy.init(context=self.context, domain_id=domain)
-        self.node = rclpy.create_node("snake_test_recorder", context=self.context)
-        self.messages: dict[str, list] = defaultdict(list)
-        self._lock = threading.Lock()
-        qos = QoSProfile(depth=1000, reliability=ReliabilityPolicy.BEST_EFFORT)
-        for topic, msg_type in topics.items():
-            self.node.create_subscription(msg_type, topic, lambda m, t=topic: self._store(t, m), qos)
-        self.executor = SingleThreadedExecutor(context=self.context)
-        self.executor.add_node(self.node)
-        self._thread = threading.Thread(target=self._spin, daemon=True)
-        self._thread.start()
-
-    def _store(self, topic: str, msg) -> None:
-        with self._lock:
-            self.messages[topic].append(msg)
-
-    def _spin(self) -> None:
-        from rclpy.executors import ExternalShutdownException
-
-        try:
-            while self.context.ok():
-                self.executor.spin_once(timeout_sec=0.05)
-        except ExternalShutdownException:  # close()
-            pass
-
-    def get(self, topic: str) -> list:
-        with self._lock:
-            return list(self.messages[topic])
-
-    def clear(self) -> None:
-        with self._lock:
-            self.messages.clear()
-
-    def set_bool(self, service: str, data: bool, timeout: float = 30.0):
-        """Call a std_srvs/SetBool service and return its response (the executor's thread spins the client)."""
-        from std_srvs.srv import SetBool
-
-        client = self.node.create_client(SetBool, service)
-        assert client.wait_for_service(timeout_sec=timeout), f"no service {service}"
-        future = client.call_async(SetBool.Request(data=data))
-        wait_until(future.done, f"the answer of {service}", timeout=timeout)
-        return future.result()
-
-    def publishers(self, topic: str) -> list[str]:
-        return [i.node_name for i in self.node.get_publishers_info_by_topic(topic)]
-
-    def close(self) -> None:
-        self.context.try_shutdown()
-        self._thread.join()
-
-
 def _ros2_control_joints(robot: str, hardware: str) -> list[str]:
     import xml.etree.ElementTree as ET
 
@@ -130,19 +76,6 @@ def _ros2_control_joints(robot: str, hardware: str) -> list[str]:
     urdf = xacro.process_file(str(locator.data_dir() / "urdf" / "snake.urdf.xacro"),
                               mappings={"robot": robot, "hardware": hardware}).toxml()
     return [j.get("name") for j in ET.fromstring(urdf).find("ros2_control").findall("joint")]
-
-
-def active_controllers(stack: JazzyStack, launch, name: str, expected: list[str]) -> dict[str, str]:
-    """The controller_manager's controllers once every one of ``expected`` is active (the launch must not end)."""
-    def ready():
-        if launch.poll() is not None:
-            return "ended"
-        states = stack.controllers()
-        return states if states and all(states.get(n) == "active" for n in expected) else None
-
-    states = wait_until(ready, f"{', '.join(expected)} to be active")
-    assert states != "ended", stack.log(name)[-3000:]
-    return states
 
 
 # ------------------------------------------------------------------------------ mock hardware, every robot

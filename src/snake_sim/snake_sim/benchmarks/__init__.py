@@ -6,6 +6,7 @@ are ratios against a reference measured in the same run, never absolute time lim
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -21,3 +22,13 @@ class BenchRow:
 
 #: Benchmark modules, in the order they are printed.
 BENCHMARKS: tuple[str, ...] = ("realtime", "engines", "obstacle", "rectilinear", "head_tracking", "sweep", "batch")
+
+
+def print_rows(title: str, run: Callable[[], list[BenchRow]]) -> None:
+    """One benchmark's title, then the rows of ``run()``, as ``make bench`` prints them."""
+    print(f"\n== {title}", flush=True)
+    for row in run():
+        verdict = "" if row.met is None else ("  [met]" if row.met else "  [NOT met]")
+        ref = f"  ({row.reference})" if row.reference else ""
+        target = f"  target {row.target}" if row.target else ""
+        print(f"  {row.name:<48s} {row.value:12.4g} {row.unit:<8s}{ref}{target}{verdict}", flush=True)

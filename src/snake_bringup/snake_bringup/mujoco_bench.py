@@ -1,0 +1,85 @@
+"""``python -m snake_bringup.mujoco_bench`` (part of ``make bench``): what ``sim.launch.py simulator:=mujoco`` costs.
+
+The whole graph (mujoco_ros2_control's ros2_control_node with the controllers of koopaee6_gz.yaml at 1 kHz, the
+spawner, our gait_generator and SEA controller, the robot_description publisher) on the pedal wave on flat ground,
+on the stack of ``make ros-mujoco``; the real-time factor is the sim time /clock advanced over :data:`WINDOW` wall
+seconds once the gait runs, with MuJoCo asked for real time (``mujoco_speed:=1``) and for as fast as it can
+(:data:`FAST`), against the suite's own MuJoCo runtime (lock-step, no middleware) on the same model and step in the
+same run. Prints one line and exits 0 where no mujoco_ros2_control is available.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+
+from snake_bringup.ros2_control import controllers_file, spawned_controllers
+from snake_bringup.testing import (
+    MUJOCO_POINTER,
+    MUJOCO_SKIP_REASON,
+    REPO,
+    JazzyStack,
+    Recorder,
+    active_controllers,
+    stack_environment,
+    wait_until,
+)
+from snake_sim.benchmarks import BenchRow, print_rows
+from snake_sim.benchmarks.engines import real_time_factor
+
+ROBOT = "koopaee6"
+WINDOW = 10.0  # wall seconds measured
+FAST = 100.0  # mujoco_speed asked for "as fast as it can"
+DOMAIN = 201  # a ROS domain of its own (the tests use theirs, from SNAKE_TEST_DOMAIN_BASE)
+TITLE = f"Real-time factor of sim.launch.py simulator:=mujoco ({ROBOT}, pedal wave, flat, {WINDOW:g} s wall)"
+
+
+def graph_rtf(env: dict[str, str], workdir: Path, speed: float) -> float:
+    """Sim seconds per wall second of the graph with ``mujoco_speed:=speed``, once every controller is active and
+    the gait runs."""
+    from rosgraph_msgs.msg import Clock
+    from sensor_msgs.msg import JointState
+
+    stack = JazzyStack(env, workdir, DOMAIN)
+    recorder = Recorder(DOMAIN, {"/clock": Clock, "/gait/reference": JointState})
+    launch = stack.launch("mujoco", "sim.launch.py", {"simulator": "mujoco", "robot": ROBOT, "rviz": "false",
+                                                      "mujoco_speed": repr(speed)})
+    try:
+        active_controllers(stack, launch, "mujoco", spawned_controllers(REPO / controllers_file(ROBOT, True)))
+        wait_until(lambda: recorder.get("/gait/reference"), "the gait's first reference")
+
+        def sim_now() -> float:
+            stamp = recorder.get("/clock")[-1].clock
+            return stamp.sec + 1e-9 * stamp.nanosec
+
+        wall0, sim0 = time.monotonic(), sim_now()
+        time.sleep(WINDOW)
+        return (sim_now() - sim0) / (time.monotonic() - wall0)
+    finally:
+        stack.stop_all()
+        recorder.close()
+
+
+def run() -> list[BenchRow]:
+    env = stack_environment(MUJOCO_POINTER)
+    if env is None:
+        print(f"  skipped: {MUJOCO_SKIP_REASON}")
+        return []
+    with tempfile.TemporaryDirectory(prefix="snake_mujoco_bench_") as tmp:
+        asked = graph_rtf(env, Path(tmp), 1.0)
+        fast = graph_rtf(env, Path(tmp), FAST)
+    suite, h, _ = real_time_factor("pedal-wave", (f"robot.name={ROBOT}", "model=mujoco", "sim.time_step=0.001"))
+    return [BenchRow("real-time factor, asked for real time", asked, "x", "mujoco_speed:=1", ">= 0.9x", asked >= 0.9),
+            BenchRow("real-time factor, as fast as it can", fast, "x", f"mujoco_speed:={FAST:g}"),
+            BenchRow("suite's MuJoCo runtime, same model", suite, "x", f"h = {h * 1e3:g} ms, lock-step, no ROS"),
+            BenchRow("graph as fast as it can / suite runtime", fast / suite, "x", "ratio, same run")]
+
+
+def main() -> int:
+    print_rows(TITLE, run)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,154 @@
+"""``sim.launch.py simulator:=mujoco``: MuJoCo stepped by mujoco_ros2_control under Jazzy's real controller_manager,
+with the Gazebo path's controllers (config/controllers/koopaee6_gz.yaml: pid_controller closing the motor PD of
+002 (4.39) on effort commands, the forward position and velocity controllers chained in front of it), the real
+spawner and our nodes (gait_generator → sea_joint_controller), Jazzy's launch running our launch file.
+
+- every controller of the file is active, /joint_states comes from joint_state_broadcaster;
+- the pedal wave moves the robot as the suite's own MuJoCo runtime does (snake_sim.mujoco.runtime, same scenario,
+  robot, world and time step): the tail's progress over two gait periods, after one period from the gait's start,
+  in sim time, within 15 %. Why not closer: the runtime gives the actuator β_d + β̇_d s + ½ β̈_d s² within each
+  control period, in lock-step; here forward_command_controller holds each β_d, β̇_d of the 100 Hz SEA controller
+  until the next (up to one period late through the topics), and MuJoCo runs beside the controller_manager rather
+  than in lock-step with it (its /clock paces the controllers). The model itself agrees to well under 1 %
+  (snake_sim's test_mujoco_ros2_control_mjcf: the same PD on the exported model, without ROS).
+- the chained PD is 002 (4.39): the effort pid_controller sends (MuJoCo's actuator force on motor_<j>, the
+  joint's effort state) is K_p (β_d − β) + K_D β̇_d, with the MJCF's hinge damping adding −K_D β̇, and the
+  motors track β_d = α_d (controller mode position) as closely as in the suite's runtime.
+
+Skipped with one reason where no mujoco_ros2_control is available (``make ros-mujoco``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+import yaml
+
+from snake_bringup.ros2_control import controllers_file, spawned_controllers
+from snake_bringup.testing import (
+    MUJOCO_POINTER,
+    MUJOCO_SKIP_REASON,
+    REPO,
+    JazzyStack,
+    Recorder,
+    active_controllers,
+    stack_environment,
+    wait_until,
+)
+from snake_control.testing import isolate_ros_domain
+from snake_core.gaits import make_gait
+from snake_core.robot import load_robot
+from snake_sim.mujoco.runtime import build, simulate
+from snake_sim.scenario import load_scenario
+
+pytestmark = [pytest.mark.xdist_group("jazzy_stack"), pytest.mark.slow]
+ROBOT = "koopaee6"
+SCENARIO = "pedal-wave"  # sim.launch.py's default scenario
+#: Simulated seconds per wall second: headroom for the controllers on a busy 2-core machine.
+SPEED = 0.5
+SETTLE, WINDOW = 2.0, 4.0  # s of sim time after the gait's start: one pedal-wave period, then two measured
+GAIT = yaml.safe_load((REPO / "config/snake_control.yaml").read_text())["gait_generator"]["ros__parameters"]["gait"]
+
+
+@dataclass
+class Run:
+    controllers: dict[str, str]
+    joint_states_publishers: list[str]
+    gait_start: float  # sim time of gait time 0 (the first /gait/reference) [s]
+    odom_t: np.ndarray  # (T,) [s]
+    odom_x: np.ndarray  # (T,) x of link_1's origin (the tail tip) [m]
+    t: np.ndarray  # (K,) /joint_states stamps [s]
+    beta: np.ndarray  # (K, N−1) motor_<j> positions [rad]
+    effort: np.ndarray  # (K, N−1) motor_<j> effort states [N·m]
+
+
+def _stamp(msg) -> float:
+    return msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory) -> Run:
+    from nav_msgs.msg import Odometry
+    from sensor_msgs.msg import JointState
+
+    env = stack_environment(MUJOCO_POINTER)
+    if env is None:
+        pytest.skip(MUJOCO_SKIP_REASON)
+    domain = (isolate_ros_domain() + 200) % 233
+    stack = JazzyStack(env, tmp_path_factory.mktemp("mujoco_ros2_control"), domain)
+    recorder = Recorder(domain, {"/mujoco/base_odometry": Odometry, "/joint_states": JointState,
+                                 "/gait/reference": JointState})
+    launch = stack.launch("mujoco", "sim.launch.py", {"simulator": "mujoco", "robot": ROBOT, "rviz": "false",
+                                                      "mujoco_speed": repr(SPEED)})
+    try:
+        expected = spawned_controllers(REPO / controllers_file(ROBOT, True))
+        controllers = active_controllers(stack, launch, "mujoco", expected)
+        gait = wait_until(lambda: recorder.get("/gait/reference"), "the gait's first reference")
+        start = _stamp(gait[0])
+        wait_until(lambda: (o := recorder.get("/mujoco/base_odometry")) and _stamp(o[-1]) > start + SETTLE + WINDOW,
+                   f"{SETTLE + WINDOW:g} s of sim time after the gait's start")
+        publishers = recorder.publishers("/joint_states")
+    finally:
+        assert stack.stop(launch) == 0, stack.log("mujoco")[-3000:]
+        recorder.close()
+    odom = recorder.get("/mujoco/base_odometry")
+    states = recorder.get("/joint_states")
+    motors = [f"motor_{j}" for j in range(1, load_robot(ROBOT).n_joints + 1)]
+    index = [list(states[0].name).index(m) for m in motors]
+    return Run(controllers, publishers, start, np.array([_stamp(m) for m in odom]),
+               np.array([m.pose.pose.position.x for m in odom]), np.array([_stamp(m) for m in states]),
+               np.array([[m.position[i] for i in index] for m in states]),
+               np.array([[m.effort[i] for i in index] for m in states]))
+
+
+@pytest.fixture(scope="module")
+def suite():
+    """The suite's MuJoCo runtime on the launch's scenario, robot, world and MuJoCo step (one update of the
+    controllers file's 1000 Hz per step)."""
+    scenario = load_scenario(SCENARIO, [f"robot.name={ROBOT}", "model=mujoco", "sim.time_step=0.001"])
+    return simulate(build(scenario), SETTLE + WINDOW)
+
+
+def test_every_controller_of_the_gazebo_file_is_active_on_mujoco(run):
+    expected = spawned_controllers(REPO / controllers_file(ROBOT, True))
+    assert {n: run.controllers[n] for n in expected} == dict.fromkeys(expected, "active")
+    assert run.joint_states_publishers == ["joint_state_broadcaster"]
+
+
+def test_the_pedal_wave_moves_the_robot_as_the_suite_mujoco_runtime_does(run, suite):
+    t0, t1 = run.gait_start + SETTLE, run.gait_start + SETTLE + WINDOW
+    ros = float(np.interp(t1, run.odom_t, run.odom_x) - np.interp(t0, run.odom_t, run.odom_x))
+    tail = suite.link_position[:, 0, 0]  # link_1's centre: over whole periods it moves as its origin
+    ours = float(np.interp(SETTLE + WINDOW, suite.t, tail) - np.interp(SETTLE, suite.t, tail))
+    assert ours > 0.03  # head first, a few cm per period
+    assert ros == pytest.approx(ours, rel=0.15)
+
+
+def _references(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """β_d, β̇_d of controller mode position (β_d = α_d) from the launch's gait at sim times ``t``."""
+    gait = make_gait(GAIT["type"], load_robot(ROBOT).n_joints, {k: v for k, v in GAIT.items() if k != "type"})
+    ref = [gait.reference(s) for s in t]
+    return np.array([r[0] for r in ref]), np.array([r[1] for r in ref])
+
+
+def test_the_chained_pid_controller_closes_the_motor_pd_of_002_4_39(run):
+    act = load_robot(ROBOT).actuator
+    window = (run.t > run.gait_start + SETTLE) & (run.t < run.gait_start + SETTLE + WINDOW)
+    beta, effort = run.beta[window], run.effort[window]
+    beta_d, beta_d_dot = _references(run.t[window] - run.gait_start)
+    pd = act.kp * (beta_d - beta) + act.kd * beta_d_dot
+    rms = lambda a: float(np.sqrt(np.mean(np.square(a))))  # noqa: E731
+    # the command of one 100 Hz period ago differs by up to ω·A·10 ms in β_d: K_p·0.016 rad ≈ 1 N·m of ~30 N·m
+    assert rms(effort - pd) < 0.1 * rms(effort)
+    assert rms(beta - beta_d) < 0.1 * GAIT["amplitude"]
+
+
+def test_the_motors_track_beta_d_as_in_the_suite_runtime(run, suite):
+    window = (run.t > run.gait_start + SETTLE) & (run.t < run.gait_start + SETTLE + WINDOW)
+    beta_d, _ = _references(run.t[window] - run.gait_start)
+    ros = float(np.sqrt(np.mean(np.square(run.beta[window] - beta_d))))
+    keep = suite.t > SETTLE
+    ours = float(np.sqrt(np.mean(np.square(suite.beta[keep] - suite.beta_ref[keep]))))
+    assert ros == pytest.approx(ours, rel=0.5, abs=0.01)
