@@ -377,10 +377,12 @@ def test_unknown_robot_name_fails_naming_the_robot_file(make_urdf):
 
 
 @pytest.mark.parametrize(("arg", "value", "message"), [
-    ("hardware", "sim", r"hardware = 'sim' is invalid: must be one of mock, gazebo, real"),
+    ("hardware", "sim", r"hardware = 'sim' is invalid: must be one of mock, gazebo, mujoco, real"),
     ("joint_roll", "45", r"joint_roll = '45' is invalid: must be 0, 90, alternate or a list of 5 values"),
     ("joint_roll", "0 90", r"joint_roll = '0 90' is invalid"),
     ("mu", "-1", r"mu = '-1' is invalid: must be a number >= 0"),
+    ("mujoco_headless", "yes", r"mujoco_headless = 'yes' is invalid: must be true or false"),
+    ("mujoco_speed", "0", r"mujoco_speed = '0' is invalid: must be a number > 0"),
 ])
 def test_bad_xacro_argument_fails_naming_it(arg, value, message, make_urdf):
     with pytest.raises(xacro.XacroException, match=message):

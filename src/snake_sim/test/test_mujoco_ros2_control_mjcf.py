@@ -124,3 +124,8 @@ def test_snake_sim_mjcf_writes_the_file_and_names_a_bad_robot(tmp_path, capsys):
     assert mujoco.MjModel.from_xml_path(str(out)).nkey == 0
     assert main(["mjcf", "--set", "robot.name=ariizumi10"]) == 2
     assert "robot.name" in capsys.readouterr().err
+
+
+def test_the_description_for_mujoco_needs_the_mjcf_file():
+    with pytest.raises(xacro.XacroException, match="mujoco_model"):
+        xacro.process_file(str(locator.data_dir() / "urdf" / "snake.urdf.xacro"), mappings={"hardware": "mujoco"})
