@@ -12,8 +12,9 @@ spawner and our nodes (gait_generator → sea_joint_controller), Jazzy's launch 
   than in lock-step with it (its /clock paces the controllers). The model itself agrees to well under 1 %
   (snake_sim's test_mujoco_ros2_control_mjcf: the same PD on the exported model, without ROS).
 - the chained PD is 002 (4.39): the effort pid_controller sends (MuJoCo's actuator force on motor_<j>, the
-  joint's effort state) is K_p (β_d − β) + K_D β̇_d, with the MJCF's hinge damping adding −K_D β̇, and the
-  motors track β_d = α_d (controller mode position) as closely as in the suite's runtime.
+  joint's effort state) is K_p (β_d − β) + K_D β̇_d, with the MJCF's hinge damping adding −K_D β̇; the motors
+  track β_d = α_d (controller mode position) one command period late, within half the step of a held command,
+  as the suite's runtime tracks its ramped command without the lag.
 
 Skipped with one reason where no mujoco_ros2_control is available (``make ros-mujoco``).
 """
@@ -38,7 +39,6 @@ from snake_bringup.testing import (
     wait_until,
 )
 from snake_control.testing import isolate_ros_domain
-from snake_core.gaits import make_gait
 from snake_core.robot import load_robot
 from snake_sim.mujoco.runtime import build, simulate
 from snake_sim.scenario import load_scenario
@@ -56,7 +56,10 @@ GAIT = yaml.safe_load((REPO / "config/snake_control.yaml").read_text())["gait_ge
 class Run:
     controllers: dict[str, str]
     joint_states_publishers: list[str]
-    gait_start: float  # sim time of gait time 0 (the first /gait/reference) [s]
+    gait_start: float  # sim time of the first /gait/reference received [s]
+    ref_t: np.ndarray  # (R,) /gait/reference stamps [s]
+    alpha_d: np.ndarray  # (R, N−1) α_d = β_d (controller mode position) [rad]
+    alpha_d_dot: np.ndarray  # (R, N−1) α̇_d = β̇_d [rad/s]
     odom_t: np.ndarray  # (T,) [s]
     odom_x: np.ndarray  # (T,) x of link_1's origin (the tail tip) [m]
     t: np.ndarray  # (K,) /joint_states stamps [s]
@@ -95,9 +98,12 @@ def run(tmp_path_factory) -> Run:
         recorder.close()
     odom = recorder.get("/mujoco/base_odometry")
     states = recorder.get("/joint_states")
+    refs = recorder.get("/gait/reference")
     motors = [f"motor_{j}" for j in range(1, load_robot(ROBOT).n_joints + 1)]
     index = [list(states[0].name).index(m) for m in motors]
-    return Run(controllers, publishers, start, np.array([_stamp(m) for m in odom]),
+    return Run(controllers, publishers, start, np.array([_stamp(m) for m in refs]),
+               np.array([m.position for m in refs]), np.array([m.velocity for m in refs]),
+               np.array([_stamp(m) for m in odom]),
                np.array([m.pose.pose.position.x for m in odom]), np.array([_stamp(m) for m in states]),
                np.array([[m.position[i] for i in index] for m in states]),
                np.array([[m.effort[i] for i in index] for m in states]))
@@ -126,29 +132,41 @@ def test_the_pedal_wave_moves_the_robot_as_the_suite_mujoco_runtime_does(run, su
     assert ros == pytest.approx(ours, rel=0.15)
 
 
-def _references(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """β_d, β̇_d of controller mode position (β_d = α_d) from the launch's gait at sim times ``t``."""
-    gait = make_gait(GAIT["type"], load_robot(ROBOT).n_joints, {k: v for k, v in GAIT.items() if k != "type"})
-    ref = [gait.reference(s) for s in t]
-    return np.array([r[0] for r in ref]), np.array([r[1] for r in ref])
+def _rms(a: np.ndarray) -> float:
+    return float(np.sqrt(np.mean(np.square(a))))
+
+
+def _references(run: Run, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """β_d, β̇_d of controller mode position (β_d = α_d, β̇_d = α̇_d) at sim times ``t``: gait_generator's
+    references, interpolated."""
+    return (np.stack([np.interp(t, run.ref_t, a) for a in run.alpha_d.T], axis=1),
+            np.stack([np.interp(t, run.ref_t, a) for a in run.alpha_d_dot.T], axis=1))
 
 
 def test_the_chained_pid_controller_closes_the_motor_pd_of_002_4_39(run):
     act = load_robot(ROBOT).actuator
     window = (run.t > run.gait_start + SETTLE) & (run.t < run.gait_start + SETTLE + WINDOW)
     beta, effort = run.beta[window], run.effort[window]
-    beta_d, beta_d_dot = _references(run.t[window] - run.gait_start)
+    beta_d, beta_d_dot = _references(run, run.t[window])
     pd = act.kp * (beta_d - beta) + act.kd * beta_d_dot
-    rms = lambda a: float(np.sqrt(np.mean(np.square(a))))  # noqa: E731
     # the command of one 100 Hz period ago differs by up to ω·A·10 ms in β_d: K_p·0.016 rad ≈ 1 N·m of ~30 N·m
-    assert rms(effort - pd) < 0.1 * rms(effort)
-    assert rms(beta - beta_d) < 0.1 * GAIT["amplitude"]
+    assert _rms(effort - pd) < 0.1 * _rms(effort)
 
 
-def test_the_motors_track_beta_d_as_in_the_suite_runtime(run, suite):
+def test_the_motors_track_beta_d_one_command_period_late_within_one_command_step(run, suite):
+    """β follows β_d late by the command pipeline (gait_generator → SEA controller, both at 100 Hz, → the forward
+    controllers, which hold each command until the next): the lag that fits best is within two periods T_c, and at
+    that lag β stays within half the step ω A T_c by which the held β_d moves, as the suite's runtime (lock-step,
+    the command ramped within the period) does without a lag."""
+    period = 1.0 / yaml.safe_load((REPO / "config/snake_control.yaml").read_text())[
+        "/**/sea_joint_controller"]["ros__parameters"]["rate"]
+    step = GAIT["frequency"] * GAIT["amplitude"] * period
     window = (run.t > run.gait_start + SETTLE) & (run.t < run.gait_start + SETTLE + WINDOW)
-    beta_d, _ = _references(run.t[window] - run.gait_start)
-    ros = float(np.sqrt(np.mean(np.square(run.beta[window] - beta_d))))
+    t, beta = run.t[window], run.beta[window]
+    lags = np.arange(0.0, 4.0 * period, 0.001)
+    errors = [_rms(beta - _references(run, t - lag)[0]) for lag in lags]
+    best = int(np.argmin(errors))
+    assert 0.0 < lags[best] <= 2.0 * period
+    assert errors[best] < 0.5 * step
     keep = suite.t > SETTLE
-    ours = float(np.sqrt(np.mean(np.square(suite.beta[keep] - suite.beta_ref[keep]))))
-    assert ros == pytest.approx(ours, rel=0.5, abs=0.01)
+    assert _rms(suite.beta[keep] - suite.beta_ref[keep]) < 0.5 * step

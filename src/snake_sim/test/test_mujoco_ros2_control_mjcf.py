@@ -31,8 +31,8 @@ SCENARIO = "open-loop-flat-3d"
 H = 0.001
 
 
-def _setup(*overrides: str) -> MujocoSetup:
-    return build(load_scenario(SCENARIO, [f"sim.time_step={H}", *overrides]))
+def _setup(*overrides: str, h: float = H) -> MujocoSetup:
+    return build(load_scenario(SCENARIO, [f"sim.time_step={h}", *overrides]))
 
 
 def _ros2_control_joints(robot: str) -> dict[str, list[str]]:
@@ -99,10 +99,12 @@ class PidOnMotorJoints(MujocoSetup):
         mm.step(self.model, data)
 
 
-def test_the_pedal_wave_on_the_exported_model_progresses_as_on_the_suite_model():
+@pytest.mark.parametrize("h", [H, H / 2])
+def test_the_pedal_wave_on_the_exported_model_progresses_as_on_the_suite_model(h):
     """Same robot, world, gait and controllers; the only difference is the motor PD's K_p term, explicit (one
-    update per step) instead of MuJoCo's implicit actuator bias: progress within 3 % over 3 periods."""
-    setup = _setup()
+    update per step) instead of MuJoCo's implicit actuator bias: progress within 3 % over 3 periods, at the
+    launch's step and at half of it."""
+    setup = _setup(h=h)
     xml = ros2_control_mjcf(setup)
     exported = dataclasses.replace(setup.model, xml=xml, mj=mujoco.MjModel.from_xml_string(xml))
     other = PidOnMotorJoints(**{f.name: getattr(setup, f.name) for f in dataclasses.fields(setup)})
