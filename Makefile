@@ -118,7 +118,9 @@ ros-stack: | $(PY)
 # bundle, the mujoco wheel's version and the mujoco_vendor stand-in of ros/mujoco_vendor (which exports that wheel's
 # library and headers, and MuJoCo's simulate sources, under the names mujoco_ros2_control's CMakeLists uses:
 # upstream's mujoco_vendor downloads MuJoCo at build time). $(ROS_MUJOCO_ENV) tells the tests which environment to
-# source; empty: the MuJoCo-in-ros2_control tests are skipped with one reason.
+# source; empty: the MuJoCo-in-ros2_control tests are skipped with one reason. Built: mujoco_ros2_control, its
+# _msgs and _plugins, transmission_interface (from ros2_control) and the stand-in; not mujoco_3d_lidar (a test
+# dependency of the plugins, written for MuJoCo 3's headers).
 ROS_MUJOCO_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/snake_sea/ros-mujoco
 ROS_MUJOCO_ENV := $(VENV)/.ros-mujoco-env
 MUJOCO_SHIM := ros/mujoco_vendor

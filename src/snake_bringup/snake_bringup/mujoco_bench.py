@@ -3,9 +3,10 @@
 The whole graph (mujoco_ros2_control's ros2_control_node with the controllers of koopaee6_gz.yaml at 1 kHz, the
 spawner, our gait_generator and SEA controller, the robot_description publisher) on the pedal wave on flat ground,
 on the stack of ``make ros-mujoco``; the real-time factor is the sim time /clock advanced over :data:`WINDOW` wall
-seconds once the gait runs, with MuJoCo asked for real time (``mujoco_speed:=1``) and for as fast as it can
-(:data:`FAST`), against the suite's own MuJoCo runtime (lock-step, no middleware) on the same model and step in the
-same run. Prints one line and exits 0 where no mujoco_ros2_control is available.
+seconds once the gait runs, with MuJoCo asked for real time and for :data:`SLOW` (the test's setting), against the
+suite's own MuJoCo runtime (lock-step, no middleware) on the same model and step in the same run. Asking for more
+than real time gains nothing at a 1 ms step: upstream's physics loop sleeps 1 ms between its catch-up bursts and,
+once behind, steps once per sleep. Prints one line and exits 0 where no mujoco_ros2_control is available.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from snake_sim.benchmarks.engines import real_time_factor
 
 ROBOT = "koopaee6"
 WINDOW = 10.0  # wall seconds measured
-FAST = 100.0  # mujoco_speed asked for "as fast as it can"
+SLOW = 0.5  # mujoco_speed of test_mujoco_ros2_control
 DOMAIN = 201  # a ROS domain of its own (the tests use theirs, from SNAKE_TEST_DOMAIN_BASE)
 TITLE = f"Real-time factor of sim.launch.py simulator:=mujoco ({ROBOT}, pedal wave, flat, {WINDOW:g} s wall)"
 
@@ -67,13 +68,13 @@ def run() -> list[BenchRow]:
         print(f"  skipped: {MUJOCO_SKIP_REASON}")
         return []
     with tempfile.TemporaryDirectory(prefix="snake_mujoco_bench_") as tmp:
-        asked = graph_rtf(env, Path(tmp), 1.0)
-        fast = graph_rtf(env, Path(tmp), FAST)
+        real = graph_rtf(env, Path(tmp), 1.0)
+        slow = graph_rtf(env, Path(tmp), SLOW)
     suite, h, _ = real_time_factor("pedal-wave", (f"robot.name={ROBOT}", "model=mujoco", "sim.time_step=0.001"))
-    return [BenchRow("real-time factor, asked for real time", asked, "x", "mujoco_speed:=1", ">= 0.9x", asked >= 0.9),
-            BenchRow("real-time factor, as fast as it can", fast, "x", f"mujoco_speed:={FAST:g}"),
+    return [BenchRow("real-time factor, asked for 1x", real, "x", "mujoco_speed:=1"),
+            BenchRow(f"real-time factor, asked for {SLOW:g}x", slow, "x", f"mujoco_speed:={SLOW:g}"),
             BenchRow("suite's MuJoCo runtime, same model", suite, "x", f"h = {h * 1e3:g} ms, lock-step, no ROS"),
-            BenchRow("graph as fast as it can / suite runtime", fast / suite, "x", "ratio, same run")]
+            BenchRow("graph asked for 1x / suite runtime", real / suite, "x", "ratio, same run")]
 
 
 def main() -> int:
