@@ -15,23 +15,20 @@ import tempfile
 import time
 from pathlib import Path
 
-from snake_bringup.ros2_control import controllers_file, spawned_controllers
 from snake_bringup.testing import (
     MUJOCO_POINTER,
     MUJOCO_SKIP_REASON,
-    REPO,
     JazzyStack,
     Recorder,
-    active_controllers,
+    launch_mujoco_graph,
     stack_environment,
-    wait_until,
 )
 from snake_sim.benchmarks import BenchRow, print_rows
 from snake_sim.benchmarks.engines import real_time_factor
 
 ROBOT = "koopaee6"
 WINDOW = 10.0  # wall seconds measured
-SLOW = 0.5  # mujoco_speed of test_mujoco_ros2_control
+SLOW = 0.25  # mujoco_speed of test_mujoco_ros2_control
 DOMAIN = 201  # a ROS domain of its own (the tests use theirs, from SNAKE_TEST_DOMAIN_BASE)
 TITLE = f"Real-time factor of sim.launch.py simulator:=mujoco ({ROBOT}, pedal wave, flat, {WINDOW:g} s wall)"
 
@@ -44,11 +41,8 @@ def graph_rtf(env: dict[str, str], workdir: Path, speed: float) -> float:
 
     stack = JazzyStack(env, workdir, DOMAIN)
     recorder = Recorder(DOMAIN, {"/clock": Clock, "/gait/reference": JointState})
-    launch = stack.launch("mujoco", "sim.launch.py", {"simulator": "mujoco", "robot": ROBOT, "rviz": "false",
-                                                      "mujoco_speed": repr(speed)})
     try:
-        active_controllers(stack, launch, "mujoco", spawned_controllers(REPO / controllers_file(ROBOT, True)))
-        wait_until(lambda: recorder.get("/gait/reference"), "the gait's first reference")
+        launch_mujoco_graph(stack, recorder, ROBOT, speed)
 
         def sim_now() -> float:
             stamp = recorder.get("/clock")[-1].clock

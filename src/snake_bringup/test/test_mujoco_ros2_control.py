@@ -34,7 +34,7 @@ from snake_bringup.testing import (
     REPO,
     JazzyStack,
     Recorder,
-    active_controllers,
+    launch_mujoco_graph,
     stack_environment,
     wait_until,
 )
@@ -47,7 +47,7 @@ pytestmark = [pytest.mark.xdist_group("jazzy_stack"), pytest.mark.slow]
 ROBOT = "koopaee6"
 SCENARIO = "pedal-wave"  # sim.launch.py's default scenario
 #: Simulated seconds per wall second: headroom for the controllers on a busy 2-core machine.
-SPEED = 0.5
+SPEED = 0.25
 SETTLE, WINDOW = 2.0, 4.0  # s of sim time after the gait's start: one pedal-wave period, then two measured
 GAIT = yaml.safe_load((REPO / "config/snake_control.yaml").read_text())["gait_generator"]["ros__parameters"]["gait"]
 
@@ -83,19 +83,18 @@ def run(tmp_path_factory) -> Run:
     stack = JazzyStack(env, tmp_path_factory.mktemp("mujoco_ros2_control"), domain)
     recorder = Recorder(domain, {"/mujoco/base_odometry": Odometry, "/joint_states": JointState,
                                  "/gait/reference": JointState})
-    launch = stack.launch("mujoco", "sim.launch.py", {"simulator": "mujoco", "robot": ROBOT, "rviz": "false",
-                                                      "mujoco_speed": repr(SPEED)})
     try:
-        expected = spawned_controllers(REPO / controllers_file(ROBOT, True))
-        controllers = active_controllers(stack, launch, "mujoco", expected)
-        gait = wait_until(lambda: recorder.get("/gait/reference"), "the gait's first reference")
-        start = _stamp(gait[0])
+        launch = launch_mujoco_graph(stack, recorder, ROBOT, SPEED)
+        controllers = stack.controllers()
+        start = _stamp(recorder.get("/gait/reference")[0])
         wait_until(lambda: (o := recorder.get("/mujoco/base_odometry")) and _stamp(o[-1]) > start + SETTLE + WINDOW,
                    f"{SETTLE + WINDOW:g} s of sim time after the gait's start")
         publishers = recorder.publishers("/joint_states")
+        stopped = stack.stop(launch)  # Ctrl-C: everything the launch started ends cleanly
     finally:
-        assert stack.stop(launch) == 0, stack.log("mujoco")[-3000:]
+        stack.stop_all()
         recorder.close()
+    assert stopped == 0, stack.log("mujoco")[-3000:]
     odom = recorder.get("/mujoco/base_odometry")
     states = recorder.get("/joint_states")
     refs = recorder.get("/gait/reference")
