@@ -29,7 +29,7 @@ COPY worlds ${WS}/worlds
 RUN apt-get update \
     && (rosdep init 2>/dev/null || true) && rosdep update --rosdistro ${ROS_DISTRO} \
     && rosdep install --from-paths src --ignore-src -y --rosdistro ${ROS_DISTRO} \
-        --skip-keys "rviz2 joint_state_publisher_gui ros_gz_sim ros_gz_bridge gz_ros2_control" \
+        --skip-keys "rviz2 joint_state_publisher_gui ros_gz_sim ros_gz_bridge gz_ros2_control mujoco_ros2_control" \
     && rm -rf /var/lib/apt/lists/*
 
 RUN . /opt/ros/${ROS_DISTRO}/setup.sh && colcon build --event-handlers console_direct-

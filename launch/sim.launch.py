@@ -41,6 +41,7 @@ RViz's fixed frame ``world`` stays tied to the tail (link_1) by a static transfo
 body in the tail's frame, not in the simulator's world where /head/odometry is.
 """
 
+import functools
 from pathlib import Path
 
 from launch import LaunchDescription
@@ -74,8 +75,6 @@ from snake_control import graph
 from snake_core.controllers import CONTROLLER_MODES
 from snake_core.interface import GROUND_TRUTH_POSES, GROUND_TRUTH_QOS
 from snake_core.robot import load_robot
-from snake_sim.mujoco.ros2_control import scenario_mjcf
-from snake_sim.scenario import load_scenario
 
 PACKAGE = "snake_bringup"
 #: Gazebo model name of the robot (ros_gz_sim create -name): PosePublisher's topic /model/<name>/pose.
@@ -119,6 +118,16 @@ def gazebo_robot(context, *args, **kwargs):
     return [spawn, RegisterEventHandler(OnProcessExit(target_action=spawn, on_exit=[spawner]))]
 
 
+@functools.cache
+def mjcf_text(scenario: str, overrides: tuple[str, ...]) -> str:
+    """The MJCF of ``scenario`` with ``overrides`` for mujoco_ros2_control (built once per launch; MuJoCo and the
+    suite's simulator are imported only for simulator:=mujoco)."""
+    from snake_sim.mujoco.ros2_control import scenario_mjcf
+    from snake_sim.scenario import load_scenario
+
+    return scenario_mjcf(load_scenario(scenario, list(overrides)))
+
+
 def mujoco_robot(context, *args, **kwargs):
     """MuJoCo in ros2_control: the MJCF (``mujoco_model``, or written from ``scenario`` with this robot, world and
     joint roll, at one controller_manager period per MuJoCo step), mujoco_ros2_control's ros2_control_node (its
@@ -136,7 +145,7 @@ def mujoco_robot(context, *args, **kwargs):
                      f"robot.joint_roll={roll[0] if len(roll) == 1 else '[' + ', '.join(roll) + ']'}",
                      f"sim.time_step={1.0 / update_rate(controllers)!r}"]
         path = Path(launch_logging.launch_config.log_dir) / f"{robot}_{world}.mjcf.xml"
-        path.write_text(scenario_mjcf(load_scenario(arg("scenario"), overrides)), encoding="utf-8")
+        path.write_text(mjcf_text(arg("scenario"), tuple(overrides)), encoding="utf-8")
         actions.append(SetLaunchConfiguration("mujoco_model", str(path)))
     return [*actions,
             Node(package="mujoco_ros2_control", executable="ros2_control_node", output="screen",
@@ -195,8 +204,8 @@ def generate_launch_description():
         DeclareLaunchArgument("mujoco_model", default_value="",
                               description="simulator:=mujoco: an MJCF file for mujoco_ros2_control (default: written "
                                           "from scenario, robot, world; snake-sim mjcf)"),
-        DeclareLaunchArgument("mujoco_gui", default_value="false", choices=["true", "false"],
-                              description="simulator:=mujoco: MuJoCo's Simulate window (false: headless)"),
+        DeclareLaunchArgument("mujoco_gui", default_value="false",
+                              description="simulator:=mujoco: MuJoCo's Simulate window, true or false (headless)"),
         DeclareLaunchArgument("mujoco_speed", default_value="1.0",
                               description="simulator:=mujoco: simulated seconds per wall second (below 1 on a "
                                           "loaded machine keeps the controllers in step)"),

@@ -89,7 +89,7 @@ def test_the_documented_install_resolves_every_key_for_jazzy_on_noble(rosdep_env
     # the ros2_control packages the robot description and launch files name, as Jazzy releases them
     assert {"ros-jazzy-controller-manager", "ros-jazzy-joint-state-topic-hardware-interface",
             "ros-jazzy-joint-state-broadcaster", "ros-jazzy-forward-command-controller",
-            "ros-jazzy-pid-controller", "ros-jazzy-gz-ros2-control"} <= apt
+            "ros-jazzy-pid-controller", "ros-jazzy-gz-ros2-control", "ros-jazzy-mujoco-ros2-control"} <= apt
     assert {"cantools", "rosbags"} <= pip
 
 

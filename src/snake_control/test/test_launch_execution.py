@@ -27,6 +27,7 @@ import inspect
 import itertools
 import os
 import sys
+import tempfile
 import types
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
@@ -238,6 +239,16 @@ class OpaqueFunction(Action):
         return execute(self.function(context, *self.args, **self.function_kwargs) or [], context)
 
 
+class SetLaunchConfiguration(Action):
+    def __init__(self, name: Any, value: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.name, self.value = normalize_to_list_of_substitutions(name), normalize_to_list_of_substitutions(value)
+
+    def execute(self, context: Context) -> list[Any]:
+        context.launch_configurations[perform(context, self.name)] = perform(context, self.value)
+        return []
+
+
 class OnProcessExit:
     def __init__(self, *, target_action: Any = None, on_exit: Any, **kwargs: Any) -> None:
         self.target_action, self.on_exit = target_action, on_exit
@@ -364,10 +375,14 @@ class After:
     started: list[Any]
 
 
+#: launch.logging's launch_config: its log_dir, the launch's log folder (a folder of this test process here).
+LOG_DIR = tempfile.mkdtemp(prefix="snake_launch_log_")
 STAND_IN = {
-    "launch": {"LaunchDescription": LaunchDescription},
+    "launch": {"LaunchDescription": LaunchDescription,
+               "logging": types.SimpleNamespace(launch_config=types.SimpleNamespace(log_dir=LOG_DIR))},
     "launch.actions": {c.__name__: c for c in (DeclareLaunchArgument, ExecuteProcess, GroupAction,
-                                               IncludeLaunchDescription, OpaqueFunction, RegisterEventHandler)},
+                                               IncludeLaunchDescription, OpaqueFunction, RegisterEventHandler,
+                                               SetLaunchConfiguration)},
     "launch.conditions": {"IfCondition": IfCondition, "UnlessCondition": UnlessCondition},
     "launch.event_handlers": {"OnProcessExit": OnProcessExit},
     "launch.launch_description_sources": {"PythonLaunchDescriptionSource": PythonLaunchDescriptionSource},
@@ -415,13 +430,20 @@ class Launch:
 def load(name: str) -> tuple[LaunchDescription, types.ModuleType]:
     """generate_launch_description() of launch/<name>, with the stand-in for launch and launch_ros
     (also inside snake_bringup.graph_nodes, imported afresh and dropped again)."""
-    with mock.patch.dict(sys.modules, stand_in_modules()):
-        sys.modules.pop("snake_bringup.graph_nodes", None)
+    stand_ins = {**stand_in_modules(), "snake_bringup.graph_nodes": None}
+    previous = {name: sys.modules.pop(name, None) for name in stand_ins}
+    sys.modules.update({k: v for k, v in stand_ins.items() if v is not None})
+    try:  # only the stand-ins and graph_nodes go again: what else the file imports (numpy, …) stays imported
         spec = importlib.util.spec_from_file_location(name.replace(".", "_"), ROOT / "launch" / name)
         module = importlib.util.module_from_spec(spec)
         with mock.patch.object(sys, "dont_write_bytecode", True):
             spec.loader.exec_module(module)
         return module.generate_launch_description(), module
+    finally:
+        for stand_in, module_before in previous.items():
+            sys.modules.pop(stand_in, None)
+            if module_before is not None:
+                sys.modules[stand_in] = module_before
 
 
 def declared(description: LaunchDescription) -> list[DeclareLaunchArgument]:
@@ -443,6 +465,8 @@ def every_combination(name: str, robot: str = "koopaee6") -> tuple[Launch, ...]:
     choices = {a.name: a.choices for a in declared(description) if a.choices}
     if name == "robot.launch.py" and load_robot(robot).can_ids is None:
         choices["use_mock_hardware"] = ["true"]  # no CAN modules: no real hardware (refused, test below)
+    if name == "sim.launch.py" and load_robot(robot).sea is None:
+        choices["simulator"] = [s for s in choices["simulator"] if s != "mujoco"]  # SEA robots only (test below)
     launches = []
     for values in itertools.product(*choices.values()):
         context = Context({**REQUIRED, "robot": robot, **dict(zip(choices, values, strict=True))})
@@ -463,6 +487,8 @@ def expected_specs(name: str, args: Mapping[str, str]) -> list[tuple[graph.NodeS
     if args["simulator"] == "embedded":
         simulator = graph.simulator_node(args["robot"], args["world"], args["scenario"], lockstep=lockstep)
         return [(simulator, False), *((s, sim_time) for s in control)]
+    if args["simulator"] == "mujoco":
+        return [(s, sim_time) for s in control]
     return [(s, sim_time) for s in [*control, graph.head_odometry_node(args["robot"], "snake")]]
 
 
@@ -662,6 +688,11 @@ def test_sim_embedded_starts_the_simulator_instead_of_gazebo_and_its_bridges():
             assert not packages & gazebo and not any(isinstance(s, Included) for s in launch.all())
             assert "simulator" in executables and "head_odometry" not in executables
             assert "hardware:=mock" in launch.node("robot_state_publisher").parameters[0]["robot_description"]
+        elif launch.arguments["simulator"] == "mujoco":
+            assert not packages & {"ros_gz_sim", "ros_gz_bridge"} and not any(isinstance(s, Included)
+                                                                              for s in launch.all())
+            assert "simulator" not in executables and "head_odometry" not in executables
+            assert launch.node("ros2_control_node").package == "mujoco_ros2_control"
         else:
             assert gazebo <= packages and "simulator" not in executables and "head_odometry" in executables
             (gz,) = [s for s in launch.all() if isinstance(s, Included)]
@@ -697,6 +728,35 @@ def test_spawned_controllers_are_those_the_controllers_file_defines(name, suffix
     assert spawned[0] == "joint_state_broadcaster" and sorted(spawned) == sorted(defined), (spawned, defined)
     if name == "robot.launch.py":
         assert launch.node("ros2_control_node").parameters == [f"{ROOT}/config/controllers/{controllers_file}"]
+
+
+@pytest.mark.parametrize("world", ["flat", "stairs"])
+def test_sim_on_mujoco_writes_the_mjcf_the_description_names_and_spawns_the_gazebo_controllers(world):
+    """simulator:=mujoco: the MJCF of the robot on the world (a MuJoCo model with the URDF's motor joints as
+    actuators), named by the description (hardware:=mujoco); mujoco_ros2_control's ros2_control_node with the
+    Gazebo controllers file, at one MuJoCo step per controller_manager period."""
+    import mujoco
+
+    launch = run("sim.launch.py", simulator="mujoco", world=world)
+    description = launch.node("robot_state_publisher").parameters[0]["robot_description"]
+    assert "hardware:=mujoco" in description and "mujoco_headless:=true" in description
+    path = launch.arguments["mujoco_model"]
+    assert f"mujoco_model:='{path}'" in description and path.endswith(f"koopaee6_{world}.mjcf.xml")
+    model = mujoco.MjModel.from_xml_path(path)
+    assert [model.actuator(i).name for i in range(model.nu)] == [f"motor_{j}" for j in range(1, 6)]
+    assert any(model.geom(i).name.startswith("box_") for i in range(model.ngeom)) == (world == "stairs")
+    controllers = f"{ROOT}/config/controllers/koopaee6_gz.yaml"
+    node = launch.node("ros2_control_node")
+    assert (node.package, node.parameters) == ("mujoco_ros2_control", [controllers, {"use_sim_time": True}])
+    rate = yaml.safe_load(Path(controllers).read_text())["controller_manager"]["ros__parameters"]["update_rate"]
+    assert model.opt.timestep == pytest.approx(1.0 / rate)
+
+
+def test_sim_on_mujoco_refuses_a_robot_without_seas_naming_it():
+    from snake_core.validation import ConfigError
+
+    with pytest.raises(ConfigError, match=r"robot\.name = 'ariizumi10'.*needs a robot with SEAs"):
+        run("sim.launch.py", simulator="mujoco", robot="ariizumi10")
 
 
 def test_robot_launch_refuses_real_hardware_for_a_robot_without_can_modules():
