@@ -120,7 +120,9 @@ ros-stack: | $(PY)
 # upstream's mujoco_vendor downloads MuJoCo at build time). $(ROS_MUJOCO_ENV) tells the tests which environment to
 # source; empty: the MuJoCo-in-ros2_control tests are skipped with one reason. Built: mujoco_ros2_control, its
 # _msgs and _plugins, transmission_interface (from ros2_control) and the stand-in; not mujoco_3d_lidar (a test
-# dependency of the plugins, written for MuJoCo 3's headers).
+# dependency of the plugins, written for MuJoCo 3's headers). ros/mujoco_vendor/simulate/ is google-deepmind/mujoco's
+# simulate/ at commit a7255075 (2026-08-22, MuJoCo 3.12.1-dev: the newest MuJoCo source at hand; the wheel has none),
+# which compiles against the 4.0.0 wheel's headers.
 ROS_MUJOCO_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/snake_sea/ros-mujoco
 ROS_MUJOCO_ENV := $(VENV)/.ros-mujoco-env
 MUJOCO_SHIM := ros/mujoco_vendor
