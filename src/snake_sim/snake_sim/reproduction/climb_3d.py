@@ -1,19 +1,19 @@
 """docs/reproduction.md section: climbing in 3-D on MuJoCo, and one climbing table across three engines.
 
-Issue 15 item 8: open loop, local stiffness (K_d = K/6), TSC with K_τ = 0 and 6, on flat ground, the single
+The MuJoCo study: open loop, local stiffness (K_d = K/6), TSC with K_τ = 0 and 6, on flat ground, the single
 obstacle, two obstacles and the stairs, three perturbation seeds each, on the MuJoCo model
 (:mod:`snake_sim.studies.climb_3d`): climbed (time), rolled over (time), CoM speed, each run step-checked, with the
-reference gait's step and contact-softness check (issue 15 item 3); beside 002's simulation (§7.3) and experiments
-(§6.4, §7.4, Fig. 7.9). Issue 18 item 4: the same controllers and worlds in the vertical-plane model, MuJoCo and
-DART (:mod:`snake_sim.studies.engines`). The vertical model's obstacle rows are the step-checked runs the
-"stiffness" section stores (the same shipped scenarios; they take ≈ 40 min of a core), read from its results.
+reference gait's check against half the step and a contact twice as stiff; beside 002's simulation (§7.3) and
+experiments (§6.4, §7.4, Fig. 7.9). The engines table: the same controllers and worlds in the vertical-plane
+model, MuJoCo and DART (:mod:`snake_sim.studies.engines`). The vertical model's obstacle rows are the step-checked
+runs the "stiffness" section stores (the same shipped scenarios; they take ≈ 40 min of a core), read from its
+results. The plan is every case's run and its half-step run and the reference check's three runs, tasks of the
+sweep engine (summary.json each), keyed by their cell ids.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from distributed import Client
 
 from snake_core import locator
 from snake_sim.reproduction import stiffness
@@ -37,7 +37,8 @@ from snake_sim.studies.climb_3d import (
     scenario_duration,
 )
 from snake_sim.studies.engines import DART_DURATIONS, ENGINES, SEED, engine_case, engine_cases
-from snake_sim.studies.grid import run_cells
+from snake_sim.sweep import Cell
+from snake_sim.sweep.engine import simulate
 
 ENGINE_NAMES = {"vertical": "vertical plane", "mujoco": "MuJoCo", "dart": "DART"}
 
@@ -53,7 +54,7 @@ VERTICAL_CONTROLLERS = dict(zip((label for label, _, _ in stiffness.CONTROLLERS)
 @dataclass(frozen=True)
 class Results:
     fast: bool
-    reference: ReferenceCheck  # issue 15 item 3 on the reference gait
+    reference: ReferenceCheck  # the reference gait at half the step and with a contact twice as stiff
     mujoco: Climb3dStudy  # controller × world × seed
     engines: tuple[Climb3dRun, ...]  # vertical and DART (MuJoCo's are the study's seed-SEED runs)
     dart_durations: dict[str, float]  # DART's simulated time per world [s]
@@ -89,18 +90,32 @@ def _label(case: ClimbCase) -> str:
     return f"{ENGINE_NAMES[case.model]}, {case.controller}, {case.world}{seed}"
 
 
-def run(fast: bool = False, client: Client | None = None) -> Results:
-    """The MuJoCo study (three seeds), the vertical model on flat ground, DART everywhere, the reference check;
-    every run a task of the sweep engine (on ``client``, else a LocalCluster of its own), submitted in the order
-    MuJoCo seed SEED, DART, the other seeds, the vertical model. A case whose run raised or whose worker died is
-    left out of the tables and listed (``failed``); RunsFailed if a run of the reference check has no result."""
+#: A run of the plan is the sweep engine's summary.json of its scenario.
+measure = simulate
+
+
+def _cases(fast: bool) -> tuple[list[ClimbCase], list[ClimbCase]]:
+    """(the MuJoCo study's cases, every case in the order its runs are submitted: MuJoCo seed SEED, DART, the other
+    seeds, the vertical model on flat ground)."""
     duration = FAST_DURATION if fast else None
-    seeds = SEEDS[:1] if fast else SEEDS
-    mujoco = climb_3d_cases(seeds=seeds, duration=duration)
+    mujoco = climb_3d_cases(seeds=SEEDS[:1] if fast else SEEDS, duration=duration)
     first = [c for c in mujoco if c.seed == SEED]
-    cases = [*first, *engine_cases(("dart",), duration=duration), *(c for c in mujoco if c.seed != SEED),
-             *(engine_case("vertical", c, "flat", duration) for c in CONTROLLERS)]
-    rows = run_cells([*(c for case in cases for c in case_cells(case)), *reference_cells(duration)], client)
+    return mujoco, [*first, *engine_cases(("dart",), duration=duration), *(c for c in mujoco if c.seed != SEED),
+                    *(engine_case("vertical", c, "flat", duration) for c in CONTROLLERS)]
+
+
+def plan(fast: bool = False) -> dict[str, Cell]:
+    """Every case's run and its run at half the step, and the reference check's runs, by cell id."""
+    _, cases = _cases(fast)
+    cells = [*(c for case in cases for c in case_cells(case)), *reference_cells(FAST_DURATION if fast else None)]
+    return {c.id: c for c in cells}
+
+
+def assemble(fast: bool, plan: dict[str, Cell], rows: dict[str, dict]) -> Results:
+    """The study and the engines table; a case whose run raised or whose worker died is left out of the tables and
+    listed (``failed``); RunsFailed if a run of the reference check has no result."""
+    duration = FAST_DURATION if fast else None
+    mujoco, cases = _cases(fast)
     runs = [climb_run(case, rows) for case in cases]
     done = [r for r in runs if not isinstance(r, str)]
     study = Climb3dStudy(load_scenario(mujoco[0].scenario).time_step, tuple(r for r in done if r.model == "mujoco"))
@@ -121,7 +136,7 @@ TSC_GAIN_002 = stiffness.TSC_GAIN_002
 SAME_SPEED = 0.10
 #: 002 Table 5.2, the open loop at A = π/3, φ = −2π/5 on flat ground: (simulated, measured) [mm/s].
 SPEED_PI_3_002 = (49.0, 58.0)
-#: Issue 15 item 3: the reference gait's speed may change by at most this from the step to half of it and to a
+#: The reference check: the reference gait's speed may change by at most this from the step to half of it and to a
 #: contact twice as stiff.
 REFERENCE_TOLERANCE = 0.10
 
@@ -261,7 +276,7 @@ def _mujoco_summary(runs: list[Climb3dRun]) -> str:
 
 
 def _reliable_stairs(runs: list[Climb3dRun]) -> str:
-    """Which controllers climb the stairs with every seed, every run converged (issue 15 item 9: ``make demo``)."""
+    """Which controllers climb the stairs with every seed, every run converged (the stairs demo of ``make demo``)."""
     reliable = [c for c in CONTROLLERS if (g := _by(runs, c, "stairs")) and all(r.climbed and r.converged for r in g)]
     if reliable:
         return ("*The stairs, reliably* (every seed climbs, every run converged at half the step): "

@@ -2,12 +2,15 @@
 
 Figs. 2–9 on grids (serpenoid shapes at a stated wave phase, and the minimum over phases), the
 §6.1.3 partial-feedback-linearisation run under isotropic friction (blow-up, R minimum, g), and
-the §6.2 Lyapunov-like runs with and without joint 5 free at 0.05 and 0.1 m/s.
+the §6.2 Lyapunov-like runs with and without joint 5 free at 0.05 and 0.1 m/s. The plan: the grids and the
+§6.1.3 run are Tasks computed here, the §6.2 runs and the wheeled variant tasks of the sweep engine (summary.json).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 from distributed import Client
@@ -18,9 +21,11 @@ from snake_core.planar.model import build_model
 from snake_core.robot import load_robot
 from snake_sim.planar.report import head_errors
 from snake_sim.planar.runtime import RTOL, run_scenario
+from snake_sim.reproduction.experiment import Task
 from snake_sim.scenario import load_scenario
-from snake_sim.studies.grid import fields, require, run_cells
+from snake_sim.studies.grid import fields, require
 from snake_sim.sweep import Cell
+from snake_sim.sweep.engine import simulate
 
 TITLE = "004 — dynamic manipulability D/R and head-trajectory tracking"
 
@@ -213,30 +218,54 @@ def _wheeled_cell(duration: float) -> Cell:
         f"sim.duration={duration}", f"controller.evaluation_window=[0.0, {duration}]"))
 
 
-def run(fast: bool = False, client: Client | None = None) -> ManipulabilityResults:
-    """D and R on arcs and serpenoid shapes, the §6.1.3 PFL run, and the §6.2 runs and the wheeled variant as tasks
-    of the sweep engine (summary.json each; on ``client``, else a LocalCluster of its own). RunsFailed if one of
-    those raised or lost its worker."""
+def _durations(fast: bool) -> tuple[float, float]:
+    """[s] of the §6.2 runs and of the wheeled run."""
+    return (15.0, 5.0) if fast else (60.0, 20.0)
+
+
+def plan(fast: bool = False) -> dict[str, Cell | Task]:
+    """D and R on arcs and serpenoid shapes (over ``phases`` wave phases and PHASE) and the §6.1.3 PFL run, computed
+    here; the §6.2 runs (``lyapunov i``) and the wheeled variant on the sweep engine."""
+    duration, wheeled = _durations(fast)
+    runs: dict[str, Cell | Task] = {"arcs": Task("arcs"), "shapes": Task("shapes", (12 if fast else 48,)),
+                                    "pfl": Task("pfl")}
+    runs.update({f"lyapunov {i}": cell for i, (_, _, cell) in enumerate(
+        _lyapunov_cells(duration, _lyapunov_setting().window_start))})
+    runs["wheeled"] = _wheeled_cell(wheeled)
+    return runs
+
+
+def measure(run: Cell | Task, context: Path | Client | None = None) -> Any:
+    """A Task's rows (arcs, shapes, the PFL run), or a Cell's summary.json mapping (on a worker)."""
+    if isinstance(run, Cell):
+        return simulate(run, context)
     model = build_model(load_robot("ariizumi10"))
-    phases = np.append(np.linspace(0.0, 2 * np.pi, 12 if fast else 48, endpoint=False), PHASE)
+    if run.name == "arcs":
+        return _arcs(model)
+    if run.name == "shapes":
+        (n,) = run.args
+        return _shapes(model, np.append(np.linspace(0.0, 2 * np.pi, n, endpoint=False), PHASE))
+    return _pfl()
+
+
+def assemble(fast: bool, plan: dict[str, Cell | Task], rows: dict[str, Any]) -> ManipulabilityResults:
+    """The grids, the PFL run and the rows of the sweep engine's runs (RunsFailed if one raised or lost its
+    worker)."""
+    cells = {key: run for key, run in plan.items() if isinstance(run, Cell)}
+    require(cells.values(), {c.id: rows[key] for key, c in cells.items()})
+    duration, wheeled_duration = _durations(fast)
     setting = _lyapunov_setting()
-    duration = 15.0 if fast else 60.0
-    lyapunov = _lyapunov_cells(duration, setting.window_start)
-    wheeled_duration = 5.0 if fast else 20.0
-    wheeled = _wheeled_cell(wheeled_duration)
-    cells = [*(c for _, _, c in lyapunov), wheeled]
-    rows = run_cells(cells, client)
-    require(cells, rows)
     lyapunov_rows = []
-    for free, speed, cell in lyapunov:
-        s = fields(rows[cell.id])
+    for i, (free, speed, _) in enumerate(_lyapunov_cells(duration, setting.window_start)):
+        s = fields(rows[f"lyapunov {i}"])
         lyapunov_rows.append(LyapunovRow(free, speed, float(s["head_path_distance_max_m"]),
                                          float(s["head_error_rms_m"]), float(s["head_error_max_m"]),
                                          float(s["manipulability_min_R"]), float(s["torque_norm_max_Nm"])))
-    w = fields(rows[wheeled.id])
+    w, wheeled = fields(rows["wheeled"]), plan["wheeled"]
     reference = load_scenario(wheeled.scenario, wheeled.overrides).section("controller")["reference"]
     return ManipulabilityResults(
-        fast, _arcs(model), int(phases.size), _shapes(model, phases), _pfl(), duration, setting, tuple(lyapunov_rows),
+        fast, rows["arcs"], plan["shapes"].args[0] + 1, rows["shapes"], rows["pfl"], duration, setting,
+        tuple(lyapunov_rows),
         WheeledResults(wheeled_duration, float(reference["speed"]), float(w["head_path_distance_max_m"]),
                        float(w["head_error_rms_m"]), float(w["distance_m"]), float(w["manipulability_min_R"]),
                        w["status"]))

@@ -1,13 +1,19 @@
-"""003 (vertical rectilinear gait): kinematics, Newton–Euler, optimised steps, ch. 4 study, simulator cross-check."""
+"""003 (vertical rectilinear gait): kinematics, Newton–Euler, optimised steps, ch. 4 study, simulator cross-check.
+
+The plan is Tasks computed here, one per part: the kinematics, the Newton–Euler check, the optimised steps and
+cycle, the ch. 4 study and the simulator cross-check.
+"""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from snake_core.rectilinear.cycle import advance_per_cycle, average_speed, kinematic_advance, plan
+from snake_core.rectilinear.cycle import advance_per_cycle, average_speed, kinematic_advance
+from snake_core.rectilinear.cycle import plan as step_plan
 from snake_core.rectilinear.mechanism import RectilinearModel, build_model, effort
 from snake_core.rectilinear.newton_euler import PlanarChain, inverse_dynamics
 from snake_core.rectilinear.optimise import (
@@ -20,6 +26,7 @@ from snake_core.rectilinear.optimise import (
 )
 from snake_core.robot import load_robot
 from snake_core.vertical.model import GRAVITY
+from snake_sim.reproduction.experiment import Task
 from snake_sim.scenario import load_scenario
 from snake_sim.studies.rectilinear import StudyRow, markdown_table, run_study
 from snake_sim.vertical.runtime import run_scenario
@@ -161,7 +168,7 @@ def _step_row(problem: str, how: str, r, reference: str = "—") -> StepRow:
 
 
 def _steps(model: RectilinearModel, fast: bool) -> tuple[StepRow, ...]:
-    s1, s2 = plan(6)[:2]
+    s1, s2 = step_plan(6)[:2]
     p1 = StepProblem(model, s1, ALPHA)
     p1_open = StepProblem(model, s1, ALPHA, open_loop=True)
     p2 = StepProblem(model, s2, ALPHA)
@@ -196,7 +203,7 @@ def _study(robot, fast: bool) -> tuple[list[StudyRow], tuple[float, ...], tuple[
     model = build_model(robot.link_length, robot.link_mass)
     free = ALPHA * C_FINAL_003["M1"]
     ls = np.linspace(0.5 * robot.link_length, 2.0 * robot.link_length, 8)
-    js = [float(effort(evaluate(StepProblem(build_model(float(ln), robot.link_mass), plan(6)[0],
+    js = [float(effort(evaluate(StepProblem(build_model(float(ln), robot.link_mass), step_plan(6)[0],
                                             ALPHA), free).dynamics.tau, model.dt)) for ln in ls]
     fit = np.polyfit(ls, js, 4)
     residual = float(np.max(np.abs(np.polyval(fit, ls) - js)) / max(js))
@@ -230,22 +237,47 @@ def _simulator(fast: bool) -> tuple[tuple[float, float, float], tuple[float, flo
     return ((robot.link_length, robot.link_mass, k), (float(gait["angle"]), float(gait["step_time"])), tuple(rows))
 
 
-def run(fast: bool = False) -> RectilinearResults:
-    """Kinematics, Newton–Euler check, optimised steps and cycle, the ch. 4 study and the simulator cross-check."""
+#: The parts of the section, each a Task of the plan.
+PARTS = ("kinematics", "newton-euler", "steps", "cycle", "study", "simulator")
+
+
+def plan(fast: bool = False) -> dict[str, Task]:
+    """One Task per part (PARTS), each with ``fast``."""
+    return {part: Task(part, (fast,)) for part in PARTS}
+
+
+def measure(run: Task, client: Any = None) -> Any:
+    """One part's numbers at 003's baseline robot (BASELINE_ROBOT)."""
+    (fast,) = run.args
     robot = load_robot(BASELINE_ROBOT)
     model = build_model(robot.link_length, robot.link_mass)
-    cyc = optimise_cycle(model, 6, ALPHA)
-    study, angles, times, sweep, residual = _study(robot, fast)
-    sim_robot, sim_gait, sim_rows = _simulator(fast)
+    if run.name == "kinematics":
+        return _kinematics(model)
+    if run.name == "newton-euler":
+        return _newton_euler()
+    if run.name == "steps":
+        return _steps(model, fast)
+    if run.name == "cycle":
+        cyc = optimise_cycle(model, 6, ALPHA)
+        return (tuple(CycleStep(s.number, s.kind, s.reversed, float(r.effort), float(np.min(r.dynamics.normal_force)),
+                                float(np.max(np.abs(r.dynamics.tau))))
+                      for s, r in zip(cyc.steps, cyc.results, strict=True)),
+                float(cyc.effort), float(cyc.min_normal_force), float(cyc.peak_torque))
+    if run.name == "study":
+        return _study(robot, fast)
+    return _simulator(fast)
+
+
+def assemble(fast: bool, plan: dict[str, Task], rows: dict[str, Any]) -> RectilinearResults:
+    robot = load_robot(BASELINE_ROBOT)
+    cycle, cycle_effort, cycle_min_normal_force, cycle_peak_torque = rows["cycle"]
+    study, angles, times, sweep, residual = rows["study"]
+    sim_robot, sim_gait, sim_rows = rows["simulator"]
     return RectilinearResults(
         fast=fast, link_length=robot.link_length, link_mass=robot.link_mass, mu=robot.friction.mu_t,
-        torque_limit=robot.joint_effort_limit, kinematics=_kinematics(model), newton_euler_error=_newton_euler(),
-        steps=_steps(model, fast),
-        cycle=tuple(CycleStep(s.number, s.kind, s.reversed, float(r.effort), float(np.min(r.dynamics.normal_force)),
-                              float(np.max(np.abs(r.dynamics.tau))))
-                    for s, r in zip(cyc.steps, cyc.results, strict=True)),
-        cycle_effort=float(cyc.effort), cycle_min_normal_force=float(cyc.min_normal_force),
-        cycle_peak_torque=float(cyc.peak_torque), study=tuple(study), study_angles=angles, study_times=times,
+        torque_limit=robot.joint_effort_limit, kinematics=rows["kinematics"], newton_euler_error=rows["newton-euler"],
+        steps=rows["steps"], cycle=cycle, cycle_effort=cycle_effort, cycle_min_normal_force=cycle_min_normal_force,
+        cycle_peak_torque=cycle_peak_torque, study=tuple(study), study_angles=angles, study_times=times,
         time_sweep=sweep, quartic_residual=residual, sim_robot=sim_robot, sim_gait=sim_gait, simulator=sim_rows)
 
 

@@ -5,9 +5,9 @@ and TSC ((7.1)–(7.2)) with K_τ = 0 and 6: on flat ground (speed, the wave TSC
 002's single obstacle with Table 7.1's parameters and with the parameters the shipped scenarios use,
 on two obstacles and on stairs, and on the single obstacle with less friction on the box's vertical faces.
 Every row on an obstacle or stairs runs twice, at the scenario's step (1 ms) and at half of it, and the
-table shows both (issue 13: a verdict counts only if halving the step leaves it standing). Every run (and its
-half-step run) is a task of the sweep engine (:mod:`snake_sim.studies.grid`) whose evaluate, :func:`measure`,
-returns the row's numbers, computed from the RunLog on the worker.
+table shows both (a simulated verdict counts only if halving the step leaves it standing). The plan is every
+run and its half-step run, tasks of the sweep engine (:mod:`snake_sim.studies.grid`) whose evaluate,
+:func:`measure`, returns the row's numbers, computed from the RunLog on the worker.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from distributed import Client
 
 from snake_core.controllers.tsc import TSCGains
 from snake_core.vertical.model import GRAVITY
@@ -25,7 +24,7 @@ from snake_sim.climb import ClimbResult, climb_result
 from snake_sim.reproduction.results import build, plain
 from snake_sim.scenario import load_scenario
 from snake_sim.step_check import TOLERANCE, relative_change
-from snake_sim.studies.grid import fields, require, run_cells
+from snake_sim.studies.grid import fields, require
 from snake_sim.sweep import Cell
 from snake_sim.vertical import runtime
 from snake_sim.wave_analysis import cycle_waves
@@ -276,19 +275,30 @@ def _jobs(setting: Setting, fast: bool) -> list[tuple[str, str, str, tuple[str, 
     return jobs
 
 
-def run(fast: bool = False, client: Client | None = None) -> StiffnessResults:
-    """Run every row on the sweep engine (on ``client``, else a LocalCluster of its own); ``fast``: four rows of
-    3 s (smoke test). RunsFailed if a run raised or its worker died."""
+def _key(group: str, label: str, half: bool = False) -> str:
+    return f"{group}: {label}" + (" (h/2)" if half else "")
+
+
+def plan(fast: bool = False) -> dict[str, Cell]:
+    """Every row's run (``group: label``), and on an obstacle or stairs its run at half the step (``... (h/2)``);
+    ``fast``: four rows of 3 s (smoke test)."""
+    runs = {}
+    for group, label, scenario, over in _jobs(_setting(), fast):
+        run, *half = _cells(scenario, over, fast, group not in FLAT_GROUPS)
+        runs[_key(group, label)] = run
+        runs.update({_key(group, label, True): c for c in half})
+    return runs
+
+
+def assemble(fast: bool, plan: dict[str, Cell], rows: dict[str, dict[str, Any]]) -> StiffnessResults:
+    """The rows grouped by table, each with its half-step run (RunsFailed if a run raised or its worker died)."""
+    require(plan.values(), {c.id: rows[key] for key, c in plan.items()})
     setting = _setting()
-    jobs = _jobs(setting, fast)
-    plans = [_cells(scenario, over, fast, group not in FLAT_GROUPS) for group, _, scenario, over in jobs]
-    cells = [c for plan in plans for c in plan]
-    rows = run_cells(cells, client, measure)
-    require(cells, rows)
     groups: dict[str, list[Outcome]] = {}
-    for (group, label, _, _), plan in zip(jobs, plans, strict=True):
-        run, *half = (_outcome(label, rows[c.id]) for c in plan)
-        groups.setdefault(group, []).append(replace(run, half=half[0]) if half else run)
+    for group, label, _, _ in _jobs(setting, fast):
+        run = _outcome(label, rows[_key(group, label)])
+        half = rows.get(_key(group, label, True))
+        groups.setdefault(group, []).append(run if half is None else replace(run, half=_outcome(label, half)))
     return StiffnessResults(fast, setting, groups)
 
 
