@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from snake_core import locator
-from snake_sim.reproduction import stiffness
-from snake_sim.reproduction.results import load, results_path
+from snake_sim.reproduction import pedal_wave, stiffness
+from snake_sim.reproduction.results import load, pi_text, results_path
 from snake_sim.rollover import ROLL_OVER_DEG
 from snake_sim.scenario import load_scenario
 from snake_sim.step_check import TOLERANCE, relative_change
@@ -132,6 +132,10 @@ def assemble(fast: bool, plan: dict[str, Cell], rows: dict[str, dict]) -> Result
 LOCAL_STIFFNESS_TIME_002 = 24.6
 TWO_OBSTACLES_TIME_002 = stiffness.TWO_OBSTACLES_TIME_002
 TSC_GAIN_002 = stiffness.TSC_GAIN_002
+#: 002 Table 5.2 at the reference gait (A = π/6, φ = −2π/5): (simulated, measured) [cm/s].
+REFERENCE_SPEED_002 = (pedal_wave.TABLE_S[1][0], pedal_wave.TABLE_E[1][0])
+#: The MuJoCo study's TSC scenario: the gait, gains and perturbation the text states.
+STUDY_SCENARIO = "tsc-obstacle-3d"
 #: TSC climbs "about as fast" as the open loop when the climb speeds differ by less than this fraction.
 SAME_SPEED = 0.10
 #: 002 Table 5.2, the open loop at A = π/3, φ = −2π/5 on flat ground: (simulated, measured) [mm/s].
@@ -173,7 +177,8 @@ def _reference(ref: ReferenceCheck) -> list[str]:
             f"(time constant {ref.solref[0] / 2 ** 0.5:.4f} s; {_pct(stiff)}). "
             + (f"Both within the {100 * REFERENCE_TOLERANCE:g} % asked of the 3-D model." if ok else
                f"**Not within the {100 * REFERENCE_TOLERANCE:g} % asked of the 3-D model.**")
-            + " 002 Table 5.2: 18 mm/s simulated, 28 mm/s measured.", ""]
+            + f" 002 Table 5.2: {10 * REFERENCE_SPEED_002[0]:g} mm/s simulated, {10 * REFERENCE_SPEED_002[1]:g} mm/s "
+            "measured.", ""]
 
 
 def _seeds(runs: list[Climb3dRun], text) -> str:
@@ -197,11 +202,18 @@ def _mujoco_table(results: Results) -> list[str]:
     study = results.mujoco
     runs = list(study.runs)
     seeds = sorted({r.seed for r in runs})
+    scenario = load_scenario(STUDY_SCENARIO)
+    gait, ctrl, shake = scenario.section("gait"), scenario.section("controller"), scenario.data["sim"]["perturbation"]
+    flat = sorted({r.duration_s for r in runs if r.world == "flat"})
+    obstacles = sorted({r.duration_s for r in runs if r.world != "flat"})
     lines = ["### MuJoCo: every controller on every world, perturbation seeds " + ", ".join(map(str, seeds)), "",
-             f"The `*-3d` scenarios (A = π/3, ω = π, φ = −2π/5; TSC M_d = 1, D_d = 4, K_d = 14; h = "
-             f"{1e3 * study.time_step_s:g} ms, MuJoCo's default contact softness, elliptic cone, Newton solver; "
-             "`sim.perturbation`: 2° initial roll of the body, 1° joint-angle noise drawn from the seed); flat ground "
-             f"at A = π/3 for 30 s, the obstacles for the scenarios' 90–150 s. *Climbed*: the tail tip passes the "
+             f"The `*-3d` scenarios (A = {pi_text(gait['amplitude'])}, ω = {pi_text(gait['frequency'])}, "
+             f"φ = {pi_text(gait['phase_shift'])}; TSC M_d = {ctrl['inertia']:g}, D_d = {ctrl['damping']:g}, "
+             f"K_d = {ctrl['stiffness']:g}; h = {1e3 * study.time_step_s:g} ms, MuJoCo's default contact softness, "
+             f"elliptic cone, Newton solver; `sim.perturbation`: {shake['roll_deg']:g}° initial roll of the body, "
+             f"{shake['joint_noise_deg']:g}° joint-angle noise drawn from the seed); flat ground at "
+             f"A = {pi_text(gait['amplitude'])} for {'/'.join(f'{d:g}' for d in flat)} s, the obstacles for the "
+             f"scenarios' {obstacles[0]:g}–{obstacles[-1]:g} s. *Climbed*: the tail tip passes the "
              f"far edge of the last box, time per seed; *rolled over*: a module's roll about its own axis passes "
              f"{results.roll_over_deg:g}°, time per seed. Every run is repeated at half the step: *same at h/2* "
              "counts the seeds whose verdicts (status, climbed, rolled over) are unchanged, *converged* those whose "
@@ -341,7 +353,8 @@ def _against_002(results: Results) -> list[str]:
     worst = max((r.max_roll_deg for r in runs), default=0.0)
     if runs and not any(r.rolled_over for r in runs):
         lines.append(f"- *Why no roll-over here.* The largest roll of any module in any run is {worst:.1f}°, "
-                     f"far from the {results.roll_over_deg:g}° of a roll-over, against the 2° the perturbation "
+                     f"far from the {results.roll_over_deg:g}° of a roll-over, against the "
+                     f"{load_scenario(STUDY_SCENARIO).data['sim']['perturbation']['roll_deg']:g}° the perturbation "
                      "starts with. The model's modules are ideal: boxes and ground are flat and level, the body is "
                      "symmetric about its vertical plane, every joint is a perfect hinge with no play, and nothing "
                      "pulls sideways (002's robot trails its power and CAN cable through a slip ring at the tail, "
@@ -372,13 +385,15 @@ def _engines(results: Results) -> dict[str, list[Climb3dRun]]:
 def _engines_table(results: Results) -> list[str]:
     engines = _engines(results)
     dart = engines["dart"]
+    vertical_h = sorted({r.time_step_s for r in engines["vertical"]})
     lines = ["### One table, three engines", "",
              "The same controllers, gains and worlds in the vertical-plane model (002's point contacts, Table 5.1; "
-             "the shipped vertical scenarios, h = 1 ms; its obstacle rows are the stiffness section's runs), MuJoCo "
+             f"the shipped vertical scenarios, h = {'/'.join(f'{1e3 * h:g}' for h in vertical_h)} ms; its obstacle "
+             "rows are the stiffness section's runs), MuJoCo "
              f"(the table above, seed {SEED}) and DART as Gazebo sets it up (the `*-3d` scenarios with `model=dart`, "
              f"seed {SEED}, Gazebo's h = {1e3 * (dart[0].time_step_s if dart else float('nan')):g} ms, ODE collision, "
-             "Dantzig LCP, joint limits and the gz_ros2_control loop). DART runs at ≈ 2.5× real time, so its runs are "
-             "shorter: " + ", ".join(f"{w} {d:g} s" for w, d in results.dart_durations.items())
+             "Dantzig LCP, joint limits and the gz_ros2_control loop). DART is the slowest engine (`make bench`), so "
+             "its runs are shorter: " + ", ".join(f"{w} {d:g} s" for w, d in results.dart_durations.items())
              + " (a climb later than that is a *no* here). Each cell: climbed (time), rolled over (time), CoM speed, "
              "and the step check (*converged*, *same verdicts* at half the step but a time or speed moving more than "
              f"{100 * TOLERANCE:g} %, or a *verdict flip*).", "", ENGINE_HEADER, "|---|---|" + "---|" * len(ENGINES)]
@@ -455,7 +470,8 @@ def _engine_verdicts(engines: dict[str, list[Climb3dRun]], results: Results) -> 
                         + "; ".join(f"{_text_needed(t)} for {d.controller} on {d.world} (the run had "
                                     f"{d.duration_s:g} s)" for d, t in short)
                         + " to cover the distance MuJoCo covered when it climbed. " if short else "")
-                     + "MuJoCo's contact is soft (solref 20 ms, an elliptic cone, the SEA spring implicit), DART's "
+                     + f"MuJoCo's contact is soft (solref {1e3 * results.reference.solref[0]:g} ms, an elliptic cone, "
+                     "the SEA spring implicit), DART's "
                      "rigid (a boxed LCP, friction as a pyramid, Gazebo's joint position limits and effort clamp). "
                      f"DART's step check: {sum(r.converged for r in dart)} of {len(dart)} converged, {len(flips)} "
                      f"verdict flips, largest change {100 * worst.max_rate_change:.0f} % ({worst.controller}, "

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from snake_core.vertical.model import GRAVITY
+from snake_sim.reproduction.results import pi_text
 from snake_sim.runlog import RunLog
 from snake_sim.scenario import load_scenario
 from snake_sim.studies.grid import fields, require
@@ -207,16 +208,11 @@ def render(r: PedalWaveResults) -> str:
     lines = [f"## {TITLE}", "",
              f"Settings: scenario `{REFERENCE_SCENARIO}` (002 Table 5.1: K_p = {st.kp:g}, K_D = {st.kd:g}, "
              f"μ_c = {st.friction:g}, ℓ = {st.contact_stiffness:g} N/m, d = {st.contact_damping:g} N·s/m, contact "
-             f"threshold {st.contact_threshold:g} m, 2N+1 contact candidates), ω = {_pi(st.frequency)} rad/s, "
+             f"threshold {st.contact_threshold:g} m, 2N+1 contact candidates), ω = {pi_text(st.frequency)} rad/s, "
              f"{r.duration:g} s per run, rotor read as in 002 (4.36) (𝕊_3 = J_r) unless said otherwise, linearly "
              f"implicit Euler at {r.time_step * 1000:g} ms. Speeds: centre of mass, signed along +x (head first)."
              + (" **fast mode: short runs, numbers not for the docs.**" if r.fast else "")]
     return "\n".join([*lines, *_table_5_2(r), *_gap(r), *_friction(r), *_torques(r)]) + "\n"
-
-
-def _pi(value: float) -> str:
-    """π for ω = π, else the number."""
-    return "π" if math.isclose(value, math.pi) else f"{value:g}"
 
 
 def _table_5_2(r: PedalWaveResults) -> list[str]:
