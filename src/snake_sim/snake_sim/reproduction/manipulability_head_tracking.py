@@ -17,7 +17,7 @@ from distributed import Client
 
 from snake_core.gaits.serpenoid import Serpenoid
 from snake_core.planar.manipulability import manipulability
-from snake_core.planar.model import build_model
+from snake_core.planar.model import COULOMB_REGULARISATION, build_model
 from snake_core.robot import load_robot
 from snake_sim.planar.report import head_errors
 from snake_sim.planar.runtime import RTOL, run_scenario
@@ -35,6 +35,8 @@ PHASE = 0.3
 ARC_ANGLES = (-36, -27, -18, -9, -3.6, -1.8, 0, 1.8, 3.6, 9, 18, 27, 36)
 #: 004 §6.1.3, Fig. 12: ‖τ‖ grows large after this time [s].
 PFL_BLOWUP_004 = 3.44
+#: The PFL run's head error is taken up to this long before its blow-up [s] (the blow-up's last instants excluded).
+BEFORE_BLOWUP = 0.5
 #: §6.2's criterion: the head within this fraction of the body length of the path.
 PATH_FRACTION = 0.1
 #: Wheeled links (cf. 004 §6.3): Coulomb coefficients along and across the links.
@@ -183,7 +185,7 @@ def _pfl() -> PFLResults:
     k = int(np.argmin(R))
     g = log.series["g"]
     full, _ = head_errors(log)
-    early = log.t <= log.t[-1] - 0.5
+    early = log.t <= log.t[-1] - BEFORE_BLOWUP
     return PFLResults(
         status=log.status, rtol=RTOL, blowup_torque=float(scenario.section("controller").get("blowup_torque", 10.0)),
         friction=float(scenario.section("contact")["c_t"]), end_time=float(log.t[-1]), min_R_time=float(log.t[k]),
@@ -332,14 +334,15 @@ def _pfl_text(p: PFLResults) -> list[str]:
         "### §6.1.3: partial feedback linearisation (70) under isotropic friction", "",
         f"Scenario `head-tracking-pfl`: gains (79), serpenoid (81), start (82), reference (80), c_x = c_y = "
         f"{p.friction:g} N·s/m; DOP853 with rtol = {p.rtol:g}; (70) with the sign of the H22 H12⁺ 𝓗 a term flipped "
-        "(as printed it yields ẅ = −a and diverges within ~0.5 s: a sign misprint). Stop when ‖τ‖ > "
+        "(as printed it yields ẅ = −a: a sign misprint). Stop when ‖τ‖ > "
         f"{p.blowup_torque:g} N·m.", "",
         "| quantity | ours | 004 |", "|---|---|---|",
         f"| status | {p.status} | — |",
         f"| blow-up time (‖τ‖ > limit) | {p.end_time:.2f} s | ‖τ‖ large after {PFL_BLOWUP_004:g} s |",
         f"| time of min R | {p.min_R_time:.2f} s (R = {p.min_R:.3g}, max {p.max_R:.3g}) | {PFL_BLOWUP_004:g} s |",
         f"| D at min R / max D | {p.D_at_min_R:.3g} / {p.max_D:.3g} | D not small there |",
-        f"| max head error until 0.5 s before blow-up | {p.head_error_max * 1000:.2f} mm | follows until ≈ 3.4 s |",
+        f"| max head error until {BEFORE_BLOWUP:g} s before blow-up | {p.head_error_max * 1000:.2f} mm | follows "
+        f"until ≈ {PFL_BLOWUP_004:.1f} s |",
         f"| g (67) relative drift up to the blow-up | {p.g_drift:.1e} | constant, then falls after "
         f"{PFL_BLOWUP_004:g} s |",
         f"| centre-of-mass displacement | {p.com_displacement:.1e} m | — |",
@@ -400,7 +403,8 @@ def _lyapunov_text(r: ManipulabilityResults) -> list[str]:
 def _wheeled_text(w: WheeledResults) -> list[str]:
     return [f"Wheeled links (004 §6.3 uses passive wheels and Coulomb friction in a physics engine): the same "
             f"controller, which assumes nothing about friction, with only Coulomb friction μ_t = {WHEELED[0]:g}, "
-            f"μ_n = {WHEELED[1]:g} (regularised, ε = 1 mm/s), {w.speed:g} m/s, {w.duration:g} s: path distance max "
+            f"μ_n = {WHEELED[1]:g} (regularised, ε = {1e3 * COULOMB_REGULARISATION:g} mm/s), {w.speed:g} m/s, "
+            f"{w.duration:g} s: path distance max "
             f"{w.path_distance_max:.3f} m, full error rms {w.error_rms:.3f} m, centre of mass advanced "
             f"{w.com_advance:.2f} m, min R {w.min_R:.3g} (status: {w.status}). Not tuned; the viscous case above is "
             "the acceptance run.", ""]

@@ -44,6 +44,9 @@ ADVANCE_003, ADVANCE_MEASURED_003 = 0.0414, 0.038
 SPEED_003, SPEED_MEASURED_003 = 0.0138, 0.0127
 #: 003: step 1's effort with its final C "on the order of 1.7e-3", the open loop's ≈ 6.0e-3 [N²m²s] (from plots).
 STEP1_EFFORT_003, OPEN_EFFORT_003 = 1.7e-3, 6.0e-3
+#: The reference reading of 003 (its step-time study, a reconstruction with 003's fixed C for steps 1 and 2): the
+#: effort has an interior minimum near T ≈ 0.3–0.5 s [s].
+INTERIOR_MINIMUM_SEED003 = (0.3, 0.5)
 #: HS-55 stall torque at 6 V [N·m] (the robot file has 4.8 V's).
 STALL_6V = 0.127
 #: Effort "the same order" as 003's within this factor.
@@ -314,7 +317,8 @@ def _kinematics_text(r: RectilinearResults) -> list[str]:
         f"| same, {5 * step_time:g} s cycle | {100 * k.validation / (5 * step_time):.3f} cm/s | "
         f"{100 * k.validation_speed_formula:.3f} cm/s | {100 * SPEED_003:g} cm/s (measured "
         f"{100 * SPEED_MEASURED_003:g} cm/s) |",
-        f"| l = {r.link_length:g} m, α = {math.degrees(ALPHA):g}°, T = 1 s | {100 * k.baseline:.3f} cm/cycle, "
+        f"| l = {r.link_length:g} m, α = {math.degrees(ALPHA):g}°, T = {_baseline(r).step_time:g} s | "
+        f"{100 * k.baseline:.3f} cm/cycle, "
         f"{100 * k.baseline / 5:.3f} cm/s | {100 * k.baseline_formula:.3f} cm | — |",
         "",
         f"003's {100 * ADVANCE_003:g} cm is {abs(below):.1f} % {'below' if below > 0 else 'above'} the formula's "
@@ -330,10 +334,17 @@ def _newton_euler_text(r: RectilinearResults) -> list[str]:
             "force (passive joint torque 0)."]
 
 
+def _baseline(r: RectilinearResults) -> RectilinearModel:
+    """The step model of the results' robot (its step time T and samples per step are the model's defaults)."""
+    return build_model(r.link_length, r.link_mass)
+
+
 def _steps_text(r: RectilinearResults) -> list[str]:
+    base = _baseline(r)
     out = ["### Steps 1 and 2 at 003's baseline", "",
            f"l = {r.link_length:g} m, m = {r.link_mass:g} kg, thin rods (I = m l²/12), μ = {r.mu:g}, "
-           f"α = {math.degrees(ALPHA):g}°, T = 1 s, 20 samples per step (Δt = T/19), g = {GRAVITY:g} m/s².", "",
+           f"α = {math.degrees(ALPHA):g}°, T = {base.step_time:g} s, {base.samples} samples per step "
+           f"(Δt = T/{base.samples - 1}), g = {GRAVITY:g} m/s².", "",
            "| problem | C | effort J [N²m²s] | evaluations | peak τ [N·m] | min F_R [N] | 003 |",
            "|---|---|---|---|---|---|---|"]
     for s in r.steps:
@@ -388,7 +399,8 @@ def _study_text(r: RectilinearResults) -> list[str]:
     e = {(s.angle_deg, s.step_time): s.cycle_effort for s in r.study}
     angles = r.study_angles
     lines = ["### Parametric study (003 ch. 4)", "",
-             "Every setting optimised step by step (SLSQP); robot rectilinear6 (joint range ±45°). "
+             f"Every setting optimised step by step (SLSQP); robot {BASELINE_ROBOT} (joint range "
+             f"±{math.degrees(load_robot(BASELINE_ROBOT).joint_limit):g}°). "
              "`snake-sim rectilinear study` writes the same table with the figures.", "",
              markdown_table(list(r.study)), ""]
     for t in r.study_times:
@@ -409,7 +421,8 @@ def _study_text(r: RectilinearResults) -> list[str]:
                         "(Fig. 4.6), which we find only below the minimum" if interior else
                         ", at the end of the sweep, so the effort falls with the step time over it as 003 reports "
                         "(Fig. 4.6)")
-                     + "; an independent reading of 003 finds an interior minimum near 0.3–0.5 s with 003's fixed C.")
+                     + "; an independent reading of 003 finds an interior minimum near "
+                     f"{INTERIOR_MINIMUM_SEED003[0]:g}–{INTERIOR_MINIMUM_SEED003[1]:g} s with 003's fixed C.")
     if r.quartic_residual is not None:
         lines.append(f"- Effort vs link length with fixed trajectories (step 1): a quartic fits to "
                      f"{r.quartic_residual:.1e} relative (003 Fig. 4.12: \"a quartic polynomial\"; τ has m l² and "
