@@ -194,6 +194,11 @@ def _cell_group(runs: list[Climb3dRun]) -> str:
             f"{100 * max(r.max_rate_change for r in runs):.1f} % |")
 
 
+def _span(values: list[float]) -> str:
+    """The range of sorted ``values`` as the text states it: one value, or lowest–highest."""
+    return f"{values[0]:g}" if values[0] == values[-1] else f"{values[0]:g}–{values[-1]:g}"
+
+
 def _by(runs, controller: str, world: str) -> list[Climb3dRun]:
     return [r for r in runs if r.controller == controller and r.world == world]
 
@@ -212,8 +217,8 @@ def _mujoco_table(results: Results) -> list[str]:
              f"K_d = {ctrl['stiffness']:g}; h = {1e3 * study.time_step_s:g} ms, MuJoCo's default contact softness, "
              f"elliptic cone, Newton solver; `sim.perturbation`: {shake['roll_deg']:g}° initial roll of the body, "
              f"{shake['joint_noise_deg']:g}° joint-angle noise drawn from the seed); flat ground at "
-             f"A = {pi_text(gait['amplitude'])} for {'/'.join(f'{d:g}' for d in flat)} s, the obstacles for the "
-             f"scenarios' {obstacles[0]:g}–{obstacles[-1]:g} s. *Climbed*: the tail tip passes the "
+             f"A = {pi_text(gait['amplitude'])} for {_span(flat)} s, the obstacles for the scenarios' "
+             f"{_span(obstacles)} s. *Climbed*: the tail tip passes the "
              f"far edge of the last box, time per seed; *rolled over*: a module's roll about its own axis passes "
              f"{results.roll_over_deg:g}°, time per seed. Every run is repeated at half the step: *same at h/2* "
              "counts the seeds whose verdicts (status, climbed, rolled over) are unchanged, *converged* those whose "
@@ -385,10 +390,10 @@ def _engines(results: Results) -> dict[str, list[Climb3dRun]]:
 def _engines_table(results: Results) -> list[str]:
     engines = _engines(results)
     dart = engines["dart"]
-    vertical_h = sorted({r.time_step_s for r in engines["vertical"]})
+    vertical_h = [1e3 * h for h in sorted({r.time_step_s for r in engines["vertical"]})]
     lines = ["### One table, three engines", "",
              "The same controllers, gains and worlds in the vertical-plane model (002's point contacts, Table 5.1; "
-             f"the shipped vertical scenarios, h = {'/'.join(f'{1e3 * h:g}' for h in vertical_h)} ms; its obstacle "
+             f"the shipped vertical scenarios, h = {_span(vertical_h)} ms; its obstacle "
              "rows are the stiffness section's runs), MuJoCo "
              f"(the table above, seed {SEED}) and DART as Gazebo sets it up (the `*-3d` scenarios with `model=dart`, "
              f"seed {SEED}, Gazebo's h = {1e3 * (dart[0].time_step_s if dart else float('nan')):g} ms, ODE collision, "
