@@ -46,9 +46,11 @@ LARGEST_TORQUE_JOINT_002 = 3
 #: to (an ambiguity of 002: an independent implementation of the printed equations is well below the printed
 #: simulation column): ours agree in order of magnitude if ours/S is within this factor either way.
 ORDER_OF_MAGNITUDE = 10.0
-#: Slip "is a minor part of the gap" when suppressing it adds less than this fraction of the speed.
+#: Slip "is a minor part of the gap" when suppressing it adds less than this fraction of the speed (our wording,
+#: stated in the text beside the verdict).
 MINOR_SLIP = 0.1
-#: A friction gain is "far less than proportional" below this fraction of the friction's relative increase.
+#: A friction gain is "far less than proportional" below this fraction of the friction's relative increase (our
+#: wording, stated in the text; 002 §5.5's own gains are FRICTION_GAIN_002 for a +105 % friction).
 FAR_LESS = 0.5
 #: Friction high enough that the contacts do not slip (the no-slip estimate of the gap analysis).
 NO_SLIP_FRICTION = 2.0
@@ -283,7 +285,8 @@ def _gap(r: PedalWaveResults) -> list[str]:
               "and the wave makes less forward progress"
               + ("; the effect is largest at small A, where the commanded arch is lowest. " if small_a_most else
                  "; the effect is not largest at small A. ")
-              + f"Suppressing slip adds {100 * slip:.0f} % on average, so slip at the contacts is "
+              + f"Suppressing slip adds {100 * slip:.0f} % on average ({'under' if slip < MINOR_SLIP else 'over'} "
+              f"the {100 * MINOR_SLIP:g} % we call minor), so slip at the contacts is "
               + ("a minor part of the gap; what remains is the contact model itself (002 names its contact detection "
                  "at joints and tips only, slip and the power cable as the main error sources, §5.4, and does not "
                  "print every setting). " if slip < MINOR_SLIP else "a large part of the gap. ")
@@ -297,8 +300,9 @@ def _friction(r: PedalWaveResults) -> list[str]:
     lo, hi = r.friction_speeds
     gain = 100 * (hi / lo - 1)
     raise_ = 100 * (FRICTIONS_002[1] / FRICTIONS_002[0] - 1)
-    verdict = ("Doubling μ_c raises the speed far less than proportionally, as in 002." if 0 < gain < FAR_LESS * raise_
-               else f"Doubling μ_c changes the speed by {gain:+.1f} %, unlike 002's far less than proportional rise.")
+    verdict = (f"Doubling μ_c raises the speed far less than proportionally (under {FAR_LESS:g} of the friction's "
+               f"+{raise_:.0f} %), as in 002." if 0 < gain < FAR_LESS * raise_ else
+               f"Doubling μ_c changes the speed by {gain:+.1f} %, unlike 002's far less than proportional rise.")
     return ["", "### Friction (§5.5)", "",
             f"A = π/4, φ = −2.2π/5: μ_c = {FRICTIONS_002[0]:.2f} → {100 * lo:.2f} cm/s, μ_c = {FRICTIONS_002[1]:.2f} "
             f"→ {100 * hi:.2f} cm/s, **{gain:+.1f} %** (002 simulation: +{FRICTION_GAIN_002[0]:g} %, experiment: "

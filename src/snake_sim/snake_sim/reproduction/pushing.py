@@ -42,7 +42,8 @@ CHECK_RUNS = ((1.0, CONTACT_STIFFNESS, WHEEL_DAMPING), (4.0, CONTACT_STIFFNESS, 
 #: best sr of Scenarios 1 / 3.
 SEED001_SCENARIO1_A_OBJ = (0.00135, 0.00858)
 SEED001_BEST_SR = (0.0263, 0.9875)
-#: Wheels change ‖a_obj‖² "little" within this factor; sr is "near 0" below NEAR_ZERO and "near 1" above NEAR_ONE.
+#: Wheels change ‖a_obj‖² "little" within this factor; sr is "near 0" below NEAR_ZERO and "near 1" above NEAR_ONE
+#: (our wording for 001's findings, stated in the text beside them).
 LITTLE = 1.5
 NEAR_ZERO, NEAR_ONE = 0.1, 0.9
 
@@ -178,12 +179,13 @@ def _findings(table: dict[str, tuple[float, float, float]]) -> str:
     sr_23 = math.isclose(best_sr[1], best_sr[2], rel_tol=1e-9)
     return (
         "001's findings and ours: passive wheels change the best and worst ‖a_obj‖² "
-        + ("little" if little else "much") + " "
-        f"(001: ×{PAPER_TABLE2['best a_obj'][2] / PAPER_TABLE2['best a_obj'][0]:.2f} and "
+        + (f"little (within ×{LITTLE:g}; " if little else f"much (beyond ×{LITTLE:g}; ")
+        + f"001: ×{PAPER_TABLE2['best a_obj'][2] / PAPER_TABLE2['best a_obj'][0]:.2f} and "
         f"×{PAPER_TABLE2['worst a_obj'][2] / PAPER_TABLE2['worst a_obj'][0]:.2f}; ours: "
         f"×{factors[0]:.2f} and ×{factors[1]:.2f}), "
-        + ("but raise the best sr from near 0 to near 1" if to_one else "and the best sr goes")
-        + f" (001: {PAPER_TABLE2['best sr'][0]:.3g} → {PAPER_TABLE2['best sr'][2]:.3g}; ours: "
+        + (f"but raise the best sr from near 0 to near 1 (below {NEAR_ZERO:g}, above {NEAR_ONE:g}; " if to_one else
+           "and the best sr goes (")
+        + f"001: {PAPER_TABLE2['best sr'][0]:.3g} → {PAPER_TABLE2['best sr'][2]:.3g}; ours: "
         f"{best_sr[0]:.3g} → {best_sr[2]:.3g}). "
         + ("Scenarios 2 and 3 give the same ‖a_obj‖² extremes (the bounded wheels do not saturate at the optima), "
            "as in 001. " if same_23 else
