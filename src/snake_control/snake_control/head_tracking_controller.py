@@ -93,7 +93,8 @@ class HeadTrackingControllerNode(Node):
                           low=0.001, high=10.0, read_only=True)
         lockstep = declare(self, "lockstep", False, "answer each tick with the inputs stamped at its time "
                            "(a lock-stepped simulator)", read_only=True)
-        mode = TRACKERS.get(declare(self, "controller.mode", "pfl", "head tracker of 004 §6",
+        trackers = "; ".join(f"{name}: {spec.description}" for name, spec in TRACKERS.entries.items())
+        mode = TRACKERS.get(declare(self, "controller.mode", "pfl", f"head tracker of 004 §6 ({trackers})",
                                     choices=tuple(TRACKERS.entries), read_only=True), SOURCE)
         shape_gait = GAITS.get(SHAPE_GAIT)
         shape = {p.name: declare_param(self, "gait", p, f"serpenoid {p.text}", read_only=True)
