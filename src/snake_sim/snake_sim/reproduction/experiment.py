@@ -5,8 +5,9 @@ A section (a module of :mod:`snake_sim.reproduction`) exposes
 * ``plan(fast) -> dict[str, Run]``: its runs by key, in document order. A run is a :class:`~snake_sim.sweep.Cell`
   (a scenario and its overrides, run on the sweep engine's workers) or a :class:`Task` (a computation of its own
   in this process: a kinematic study, an adaptive search that submits runs itself);
-* ``measure(run, context) -> dict``: the numbers of one run. A Cell's is called on a worker (``context``: the
-  engine's output folder, None here); a Task's here (``context``: the cluster's client, or None);
+* ``measure(run, context)``: the numbers of one run. A Cell's is called on a worker (``context``: the engine's
+  output folder, None here) and returns a mapping (the sweep engine's row); a Task's is called here (``context``:
+  the cluster's client, or None) and returns what ``assemble`` takes;
 * ``assemble(fast, plan, rows) -> Results``: the runs' rows by key (a Cell's row as the sweep engine returns it:
   :func:`snake_sim.studies.grid.fields`) and the settings read from the scenario files, as the stored results;
 * ``render(results) -> str``: its Markdown from the stored results alone;
