@@ -347,13 +347,15 @@ def _pfl_text(p: PFLResults) -> list[str]:
         f"{PFL_BLOWUP_004:g} s |",
         f"| centre-of-mass displacement | {p.com_displacement:.1e} m | — |",
         f"| head reach along the reference | {p.head_reach:.3f} m | — |", "",
-        ("R falls sharply towards zero while D stays large, so R is the indicator of the singular posture, as 004 "
-         "concludes. " if sharp else
+        (f"R falls sharply towards zero while D stays large (min R under {100 * R_SHARP:g} % of its maximum, D there "
+         f"over {100 * D_LARGE:g} % of its own), so R is the indicator of the singular posture, as 004 concludes. "
+         if sharp else
          "R does not fall sharply towards zero while D stays large, so this run does not single R out as the "
          "indicator of the singular posture. ")
-        + ("Unlike 004's Fig. 12, g stays constant to integration accuracy right up to the blow-up"
-           if constant else f"g drifts by {p.g_drift:.1e} up to the blow-up")
-        + (": with isotropic friction and zero initial velocity g = m n ṗ_CM + c n p_CM pins the centre of mass, so "
+        + (f"Unlike 004's Fig. 12, g stays constant to integration accuracy (relative drift under {G_CONSTANT:g}) "
+           "right up to the blow-up" if constant else f"g drifts by {p.g_drift:.1e} up to the blow-up")
+        + (": with isotropic friction and zero initial velocity g = m n ṗ_CM + c n p_CM pins the centre of mass (it "
+           f"moves under {PINNED:g} m), so "
            f"a head {p.head_reach:.2f} m ahead of it is a hard reach limit and every controller must fail near "
            f"{p.end_time:.1f} s. " if pinned else
            f"; the centre of mass moves by {p.com_displacement:.2g} m, so the head's reach is not a hard limit. ")
