@@ -38,7 +38,7 @@ from tqdm import tqdm
 
 from snake_core.robot import load_robot
 from snake_sim import sweep
-from snake_sim.climb_mode import evaluate
+from snake_sim.climb_mode import CHORD_LIMIT_DEG, evaluate
 from snake_sim.optimise import Problem, tell
 from snake_sim.reproduction import stiffness
 from snake_sim.reproduction.experiment import Task
@@ -506,7 +506,7 @@ def _search_text(search: Search, results: Results) -> list[str]:
                   "against the box and 002's values:", "", *_region_table(search, results, checked), "",
                   f"{len(inside)} of the {len(checked)} lie inside 002's ranges of "
                   + ", ".join(SYMBOLS[k] for k, (lo, hi) in results.ranges_002.items() if lo < hi)
-                  + " (002 fixes M_d = 1). "
+                  + f" (002 fixes M_d = {stiffness.TABLE_7_1_GAINS[0]:g}). "
                   f"*How they climb*: {len(crawl)} crawl over the box, {len(tumble)} tumble (head over tail"
                   + (f", the body turning by up to {max(r.max_body_rotation_deg for r in tumble):.0f}°" if tumble
                      else "") + "). "
@@ -574,7 +574,8 @@ def render(results: Results) -> str:
              "so the search is led to the box first and to faster climbs after). Every trial that climbed runs again "
              "at half the step; its climb counts only if the verdicts stand, its times and speeds move by at most "
              f"{100 * TOLERANCE:g} % and it climbs the same way. *How it climbs* (`snake_sim.climb_mode`): it "
-             "*crawls* while the chord from the tail tip to the head tip stays within ±90° of the x axis (the head "
+             f"*crawls* while the chord from the tail tip to the head tip stays within ±{CHORD_LIMIT_DEG:g}° of the x "
+             "axis (the head "
              "ahead of the tail), it *tumbles* once the chord turns past the vertical (head over tail).", ""]
     if results.fast:
         lines += ["*(fast smoke run: a few short trials; these numbers are not the answer.)*", ""]
