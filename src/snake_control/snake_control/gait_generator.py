@@ -1,10 +1,12 @@
 """gait_generator: publishes the joint references α_d, α̇_d of a snake_core gait on /gait/reference.
 
 Parameters (config/snake_control.yaml): ``robot`` (robot file; gives the number of joints),
-``rate`` [Hz], ``gait.type`` and the gait's parameters, named as in scenarios: ``gait.amplitude``
-(A, rad), ``gait.frequency`` (ω, rad/s), ``gait.phase_shift`` (φ, rad) of the pedal wave 002 (4.38);
-``gait.periods`` of the serpenoid; ``gait.angle``, ``gait.step_time`` of the rectilinear gait. Each
-gait takes the ones it accepts (snake_core validates them). The gait parameters can
+``rate`` [Hz], ``gait.type`` and the gaits' parameters, named as in scenarios and declared from what each
+gait of ``snake_core.gaits`` publishes (description, unit, range): e.g. ``gait.amplitude`` (A, rad),
+``gait.frequency`` (ω, rad/s), ``gait.phase_shift`` (φ, rad) of the pedal wave 002 (4.38), which start at its
+defaults; ``gait.periods`` of the serpenoid; ``gait.angle``, ``gait.step_time`` of the rectilinear gait, unset
+until given. A parameter several gaits share is declared once, with the widest range; each gait takes its own
+ones (snake_core validates them). The gait parameters can
 be changed at run time (``ros2 param set /gait_generator gait.amplitude 0.6``): every update is
 validated by building the new gait through ``snake_core.gaits.make_gait``; a refused update leaves
 the running gait untouched and the reason is returned to the caller.
@@ -18,15 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 
-from snake_core.gaits import GAIT_MODULES, make_gait
+from snake_core.gaits import GAITS
 from snake_core.gaits.base import Gait
-from snake_core.gaits.pedal_wave import MAX_PHASE_SHIFT, REFERENCE_GAIT
-from snake_core.gaits.serpenoid import MAX_FREQUENCY, MAX_WINDING_ANGLE
 from snake_core.interface import GAIT_REFERENCE, joint_names
+from snake_core.registry import merged, param_names
 from snake_core.robot import load_robot
 from snake_core.validation import ConfigError
 
@@ -37,42 +37,22 @@ from .ros_interface import (
     Elapsed,
     accepted,
     declare,
+    declare_param,
     joint_state,
     rejected,
     run,
 )
 
 SOURCE = "gait_generator parameters"
-
-#: Gait parameters with a typed default (002 §5 reference experiment: A = π/6, ω = π, φ = −2π/5) and range.
-GAIT_DEFAULTS = {
-    "amplitude": (REFERENCE_GAIT["amplitude"], "A [rad] (pedal wave, 002 (4.38)) or winding angle α (serpenoid, "
-                  "004 (43))", 0.0, MAX_WINDING_ANGLE),
-    "frequency": (REFERENCE_GAIT["frequency"], "ω [rad/s] (002 (4.38)) or v (004 (43))", -MAX_FREQUENCY,
-                  MAX_FREQUENCY),
-    "phase_shift": (REFERENCE_GAIT["phase_shift"], "φ [rad] between neighbouring joints (pedal wave, 002 (4.38))",
-                    -MAX_PHASE_SHIFT, MAX_PHASE_SHIFT),
-}
-#: Parameters of other gaits, unset unless given (the gait module says when one is required).
-GAIT_OPTIONAL = {
-    "periods": "T_s, periods of the curve along the body (serpenoid, 004 (43))",
-    "angle": "joint angle of the rectilinear gait [rad] (003)",
-    "step_time": "duration of one rectilinear step [s] (003)",
-}
+#: The gait the node starts with; the other gaits' parameters start unset.
+DEFAULT_GAIT = "pedal_wave"
 
 
 def build_gait(gait_type: str, n_joints: int, values: dict, source: str) -> Gait:
-    """``make_gait`` with the parameters that ``gait_type`` accepts: snake_core's own validation says
-    which ones it does not (one "unknown field" refusal per key), so no list is kept here."""
-    params = {k: v for k, v in values.items() if v is not None}
-    while True:
-        try:
-            return make_gait(gait_type, n_joints, params, source)
-        except ConfigError as exc:
-            key = exc.field.removeprefix("gait.")
-            if not exc.allowed.startswith("unknown field") or key not in params:
-                raise
-            del params[key]
+    """The gait ``gait_type`` from the set values of its own parameters (validated by snake_core)."""
+    spec = GAITS.get(gait_type, source)
+    params = {k: values[k] for k in param_names(spec.params) if values.get(k) is not None}
+    return spec.build(n_joints, params, source)
 
 
 class GaitGeneratorNode(Node):
@@ -81,12 +61,12 @@ class GaitGeneratorNode(Node):
         robot = load_robot(declare(self, "robot", "koopaee6", "robot file config/robots/<robot>.yaml",
                                    read_only=True))
         rate = declare(self, "rate", 100.0, "publishing rate [Hz]", low=1.0, high=1000.0, read_only=True)
-        declare(self, "gait.type", "pedal_wave", "gait of snake_core.gaits", choices=tuple(GAIT_MODULES))
-        for key, (default, description, low, high) in GAIT_DEFAULTS.items():
-            declare(self, f"gait.{key}", default, description, low=low, high=high)
-        for key, description in GAIT_OPTIONAL.items():
-            self.declare_parameter(f"gait.{key}", None, ParameterDescriptor(description=description,
-                                                                            dynamic_typing=True))
+        declare(self, "gait.type", DEFAULT_GAIT, "gait of snake_core.gaits", choices=tuple(GAITS.entries))
+        self._keys = []
+        for param, description in merged({name: spec.params for name, spec in GAITS.entries.items()},
+                                         DEFAULT_GAIT).values():
+            declare_param(self, "gait", param, description)
+            self._keys.append(param.name)
         self.names = joint_names(robot.n_joints)
         self._n_joints = robot.n_joints
         self.gait = build_gait(self._gait_type(), robot.n_joints, self._gait_params(), SOURCE)
@@ -102,8 +82,7 @@ class GaitGeneratorNode(Node):
         return (updates or {}).get("gait.type", self.get_parameter("gait.type").value)
 
     def _gait_params(self, updates: dict | None = None) -> dict:
-        keys = [*GAIT_DEFAULTS, *GAIT_OPTIONAL]
-        values = {key: self.get_parameter(f"gait.{key}").value for key in keys}
+        values = {key: self.get_parameter(f"gait.{key}").value for key in self._keys}
         values.update({name.removeprefix("gait."): v for name, v in (updates or {}).items() if name != "gait.type"})
         return values
 

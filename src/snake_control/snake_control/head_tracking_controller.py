@@ -7,11 +7,12 @@ poses, latched; one pose is a set point; snake_core.planar.path_reference). Outp
 τ_d = K(α − β_d) that realise the tracker's joint torques (snake_core.planar.convention), or the
 joint torques themselves on rigid-joint robots.
 
-``controller.mode`` pfl (partial feedback linearisation, 004 (70)) or lyapunov (004 §6.2, the
-law documented in snake_core.planar.head_tracking); unset gains take 004's values ((79), §6.2).
-The shape reference is the serpenoid (43) of ``gait.amplitude`` (α), ``gait.frequency`` (v),
-``gait.periods`` (T_s); its time is ROS time since the node's first torque (under sim time, not the
-simulation's start).
+``controller.mode``: a tracker of snake_core.planar.trackers, pfl (partial feedback linearisation,
+004 (70)) or lyapunov (004 §6.2, the law documented in snake_core.planar.head_tracking); the node declares
+every tracker's gains (``controller.<gain>``) from what the tracker publishes; unset gains take 004's values
+((79), §6.2). The shape reference is the serpenoid (43) of ``gait.amplitude`` (α), ``gait.frequency`` (v),
+``gait.periods`` (T_s), declared from the serpenoid's parameters (defaults 004 (81)); its time is ROS time since
+the node's first torque (under sim time, not the simulation's start).
 
 The torques are stamped with the joint states they answer; with ``lockstep`` the tick at t waits for the
 joint states and the odometry stamped t (ros_interface.Lockstep), as a lock-stepped simulator needs.
@@ -23,7 +24,6 @@ in torque mode then hold their motors (their torque reference goes stale).
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Sequence
 
 import numpy as np
@@ -31,8 +31,7 @@ from nav_msgs.msg import Odometry, Path
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 
-from snake_core.gaits import make_gait
-from snake_core.gaits.serpenoid import HEAD_TRACKING_GAIT, MAX_FREQUENCY, MAX_WINDING_ANGLE
+from snake_core.gaits import GAITS
 from snake_core.interface import (
     HEAD_ODOMETRY,
     HEAD_REFERENCE,
@@ -49,9 +48,9 @@ from snake_core.planar.convention import (
     reverse_joints,
     sea_torque_reference,
 )
-from snake_core.planar.head_tracking import LyapunovGains, LyapunovTracker, PartialFeedbackLinearisation, PFLGains
 from snake_core.planar.model import build_model
 from snake_core.planar.path_reference import sampled_reference
+from snake_core.planar.trackers import TRACKERS
 from snake_core.robot import load_robot
 from snake_core.validation import ConfigError
 
@@ -68,6 +67,7 @@ from .ros_interface import (
     all_finite,
     declare,
     declare_numbers,
+    declare_param,
     joint_state,
     ns_seconds,
     odometry_planar,
@@ -78,11 +78,9 @@ from .ros_interface import (
     yaw,
 )
 
-#: controller.mode → (tracker class, gains class); the gains are the keyword arguments of ``diagonal``.
-TRACKERS = {"pfl": (PartialFeedbackLinearisation, PFLGains), "lyapunov": (LyapunovTracker, LyapunovGains)}
-GAIN_NAMES = {mode: tuple(p for p in inspect.signature(gains.diagonal).parameters if p != "n_joints")
-              for mode, (_tracker, gains) in TRACKERS.items()}
 SOURCE = "head_tracking_controller parameters"
+#: The gait of the shape reference φ^r (004 (78)).
+SHAPE_GAIT = "serpenoid"
 
 
 class HeadTrackingControllerNode(Node):
@@ -95,32 +93,22 @@ class HeadTrackingControllerNode(Node):
                           low=0.001, high=10.0, read_only=True)
         lockstep = declare(self, "lockstep", False, "answer each tick with the inputs stamped at its time "
                            "(a lock-stepped simulator)", read_only=True)
-        mode = declare(self, "controller.mode", "pfl", "head tracker of 004 §6", choices=tuple(TRACKERS),
-                       read_only=True)
-        # 004 (81): serpenoid α = π/3, v = 0.18, T_s = 1
-        shape = {"amplitude": declare(self, "gait.amplitude", HEAD_TRACKING_GAIT["amplitude"],
-                                      "serpenoid winding angle α [rad]", low=0.0, high=MAX_WINDING_ANGLE,
-                                      read_only=True),
-                 "frequency": declare(self, "gait.frequency", HEAD_TRACKING_GAIT["frequency"], "serpenoid v [rad/s]",
-                                      low=-MAX_FREQUENCY, high=MAX_FREQUENCY, read_only=True),
-                 "periods": declare(self, "gait.periods", HEAD_TRACKING_GAIT["periods"], "serpenoid T_s", low=0.0,
-                                    read_only=True)}
-        gains = {}
-        for name in sorted({g for names in GAIN_NAMES.values() for g in names}):
-            value = declare_numbers(self, f"controller.{name}",
-                                    f"gain {name} of 004 §6 (a number or a diagonal list; unset: 004's value)")
-            if value is not None:
-                if name not in GAIN_NAMES[mode]:
-                    raise ConfigError(f"controller.{name}", value, f"is not a gain of controller.mode = {mode} "
-                                      "(allowed: " + ", ".join(GAIN_NAMES[mode]) + ")", SOURCE)
-                gains[name] = value
+        trackers = "; ".join(f"{name}: {spec.description}" for name, spec in TRACKERS.entries.items())
+        mode = TRACKERS.get(declare(self, "controller.mode", "pfl", f"head tracker of 004 §6 ({trackers})",
+                                    choices=tuple(TRACKERS.entries), read_only=True), SOURCE)
+        shape_gait = GAITS.get(SHAPE_GAIT)
+        shape = {p.name: declare_param(self, "gait", p, f"serpenoid {p.text}", read_only=True)
+                 for p in shape_gait.params}
+        values = {}
+        for spec in TRACKERS.entries.values():
+            for param in spec.params:
+                if param.name not in values:
+                    values[param.name] = declare_param(self, "controller", param, read_only=True, unset=True)
+        gains = mode.own_gains({k: v for k, v in values.items() if v is not None}, SOURCE)
         free = declare_numbers(self, "free_joints", "joints without torque (1-based, tail → head), a list of "
                                "integers; 004 §3.2", integers=True) or []
-        tracker_class, gains_class = TRACKERS[mode]
-        model = build_model(robot)
-        self.tracker = tracker_class(model, gains_class.diagonal(robot.n_joints, **gains),
-                                     make_gait("serpenoid", robot.n_joints, shape, SOURCE),
-                                     free_joints_from_suite(list(free), robot.n_links))
+        self.tracker = mode.build(build_model(robot), gains, shape_gait.build(robot.n_joints, shape, SOURCE),
+                                  free_joints_from_suite(list(free), robot.n_links))
         self.names = joint_names(robot.n_joints)
         self._stiffness = robot.sea.stiffness if robot.sea is not None else None
         self._layout = JointStateLayout(robot.n_joints, sea=robot.sea is not None)

@@ -30,6 +30,7 @@ from std_msgs.msg import Float64MultiArray, MultiArrayDimension
 from snake_core import interface
 from snake_core.interface import DIAGNOSTICS, JointReading, JointStateLayout, Pose3, heading, plane_quaternion, rotation
 from snake_core.planar.head_state import HeadPose
+from snake_core.registry import Param
 from snake_core.validation import ConfigError, choice
 
 
@@ -81,6 +82,20 @@ def declare_numbers(node: Node, name: str, description: str, *, integers: bool =
     value = node.declare_parameter(name, None, ParameterDescriptor(
         description=description, dynamic_typing=True, read_only=read_only)).value
     return numbers(value, name, f"{node.get_name()} parameters", integers=integers)
+
+
+def declare_param(node: Node, prefix: str, param: Param, description: str | None = None, *,
+                  read_only: bool = False, unset: bool = False) -> Any:
+    """Declare ``<prefix>.<name>`` from a snake_core :class:`~snake_core.registry.Param` (``description``: its text
+    by default) and return its value: typed, with its default and range; or, if ``unset``, without a default or
+    for a number or list (a diagonal gain), unset until given (None), the default and range in the description."""
+    name, text = f"{prefix}.{param.name}", description or param.text
+    if unset or param.default is None or param.vector:
+        bounds = ", ".join(f"{k} {v:g}" for k, v in (("from", param.low), ("to", param.high)) if v is not None)
+        kind = "a number or a list of numbers" if param.vector else "a number"
+        default = "the owner's choice" if param.default is None else f"{param.default}"
+        return declare_numbers(node, name, f"{text}; {kind} ({bounds}); unset: {default}", read_only=read_only)
+    return declare(node, name, param.default, text, low=param.low, high=param.high, read_only=read_only)
 
 
 def numbers(value: Any, name: str, source: str, *, integers: bool = False

@@ -280,20 +280,19 @@ def head_tracking_loop(path, ticks: int) -> Trajectory:
     """head_tracking_controller → motor_command_mux → simulator without ROS: the tracker built from the node's
     parameters, its inputs through the /joint_states and /head/odometry conversions the nodes use, its first
     torque at the first tick (the tracker's t = 0)."""
-    from snake_control.head_tracking_controller import TRACKERS
     from snake_control.ros_interface import odometry, odometry_planar, seconds, time_msg, yaw
     from snake_core.gaits import make_gait
     from snake_core.planar.convention import free_joints_from_suite, q_from_world, qd_from_world, reverse_joints
     from snake_core.planar.model import build_model
     from snake_core.planar.path_reference import sampled_reference
+    from snake_core.planar.trackers import TRACKERS
     from snake_core.robot import load_robot
 
     robot = load_robot(PLANAR_ROBOT)
     params = node_parameters("head_tracking_controller")
-    tracker_class, gains_class = TRACKERS[params["controller"]["mode"]]
-    tracker = tracker_class(build_model(robot), gains_class.diagonal(robot.n_joints),
-                            make_gait("serpenoid", robot.n_joints, params["gait"], "test"),
-                            free_joints_from_suite([], robot.n_links))
+    tracker = TRACKERS.get(params["controller"]["mode"]).build(
+        build_model(robot), {}, make_gait("serpenoid", robot.n_joints, params["gait"], "test"),
+        free_joints_from_suite([], robot.n_links))
     reference = sampled_reference([seconds(p.header.stamp) for p in path.poses],
                                   [(p.pose.position.x, p.pose.position.y, yaw(p.pose.orientation)) for p in path.poses])
     layout = JointStateLayout(robot.n_joints, sea=False)

@@ -145,5 +145,5 @@ def test_gain_of_the_other_law_is_refused(ros):
 def test_unknown_tracker_is_refused_with_the_choices(ros):
     from snake_core.validation import ConfigError
 
-    with pytest.raises(ConfigError, match="must be one of pfl, lyapunov"):
+    with pytest.raises(ConfigError, match="must be one of lyapunov, pfl"):
         make(ros, controller__mode="sliding")

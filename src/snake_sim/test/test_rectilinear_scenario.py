@@ -31,6 +31,7 @@ def test_rectilinear_scenario_advances_head_first_by_at_most_the_no_slip_step():
 
 def test_reproduction_section_runs_fast():
     from snake_sim.reproduction import rectilinear
+    from snake_sim.reproduction.experiment import reproduce
 
-    text = rectilinear.render(rectilinear.run(fast=True))
+    text = rectilinear.render(reproduce(rectilinear, fast=True))
     assert text.startswith("## ") and "no-slip" in text and "nan" not in text.lower()

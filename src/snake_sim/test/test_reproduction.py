@@ -49,12 +49,13 @@ def test_render_flag_and_only_rewrite_the_whole_document_from_stored_results(tmp
     shutil.copytree(DOCS / "reproduction", tmp_path / "reproduction")
     assert main(["reproduce", "--render", "--out", str(tmp_path)]) == 0
     assert (tmp_path / DOCUMENT).read_text(encoding="utf-8") == (DOCS / DOCUMENT).read_text(encoding="utf-8")
-    # --only reruns one section (here a stand-in that returns the stored results with a changed time) and
-    # re-renders every section, the others from their stored results.
+    # --only reruns one section (here a stand-in plan of no runs assembled into the stored results with a changed
+    # time) and re-renders every section, the others from their stored results.
     from snake_sim.reproduction import manipulability_head_tracking as m4
 
     stored = load(m4.Results, results_path(DOCS, "manipulability_head_tracking"))
-    monkeypatch.setattr(m4, "run", lambda fast=False: replace(stored, pfl=replace(stored.pfl, end_time=4.5)))
+    monkeypatch.setattr(m4, "plan", lambda fast=False: {})
+    monkeypatch.setattr(m4, "assemble", lambda fast, plan, rows: replace(stored, pfl=replace(stored.pfl, end_time=4.5)))
     assert main(["reproduce", "--only", "manipulability_head_tracking", "--out", str(tmp_path)]) == 0
     text = (tmp_path / DOCUMENT).read_text(encoding="utf-8")
     assert "| blow-up time (‖τ‖ > limit) | 4.50 s |" in text
@@ -67,7 +68,8 @@ def test_fast_runs_never_overwrite_the_committed_results(tmp_path, monkeypatch):
     from snake_sim.reproduction import manipulability_head_tracking as m4
 
     stored = load(m4.Results, results_path(DOCS, "manipulability_head_tracking"))
-    monkeypatch.setattr(m4, "run", lambda fast=False: replace(stored, fast=fast))
+    monkeypatch.setattr(m4, "plan", lambda fast=False: {})
+    monkeypatch.setattr(m4, "assemble", lambda fast, plan, rows: replace(stored, fast=fast))
     monkeypatch.chdir(tmp_path)
     (tmp_path / "docs").mkdir()
     assert main(["reproduce", "--fast", "--only", "manipulability_head_tracking"]) == 0

@@ -1,5 +1,6 @@
-"""The 3-D section (issue 15 item 8, issue 18 item 4): its sentences follow the numbers of the runs, the vertical
-model's rows are the stiffness section's stored runs, and the runs without a result are said."""
+"""The 3-D section (the MuJoCo study, one table across three engines): its sentences follow the numbers of the runs,
+its settings come from the runs and the scenario files, the vertical model's rows are the stiffness section's stored
+runs, and the runs without a result are said."""
 
 from __future__ import annotations
 
@@ -108,3 +109,15 @@ def test_a_dart_no_too_short_for_mujocos_distance_is_called_inconclusive():
                  com_speed_mps=0.005, duration_s=30.0)
     text = m.render(slow)
     assert "1 of DART's *no* are inconclusive" in text and "TSC K_tau = 6 on stairs (the run had 30 s)" in text
+
+
+def test_the_settings_in_the_text_follow_the_runs_durations_steps_and_contact():
+    text = m.render(_results())
+    assert "the obstacles for the scenarios' 90 s" in text and "the shipped vertical scenarios, h = 2 ms" in text
+    longer = replace(_results(), mujoco=replace(_results().mujoco, runs=tuple(
+        replace(r, duration_s=150.0) if r.world == "stairs" else r for r in _results().mujoco.runs)))
+    assert "the obstacles for the scenarios' 90–150 s" in m.render(longer)
+    halved = replace(_results(), engines=tuple(replace(r, time_step_s=0.0005) if r.model == "vertical" else r
+                                               for r in _results().engines))
+    assert "the shipped vertical scenarios, h = 0.5 ms" in m.render(halved)
+    assert "2.5×" not in text and "`make bench`" in text

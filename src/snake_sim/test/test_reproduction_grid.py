@@ -10,6 +10,7 @@ import pytest
 
 from snake_sim.cli import main
 from snake_sim.reproduction import pedal_wave, stiffness
+from snake_sim.reproduction.experiment import reproduce
 from snake_sim.reproduction.results import plain
 from snake_sim.studies.climb_3d import ClimbCase, case_cells, climb_run, run_cases
 from snake_sim.studies.grid import RunsFailed, fields, require, run_cells
@@ -51,7 +52,7 @@ def test_fields_give_back_the_evaluates_mapping_with_the_runs_status():
 
 
 def test_pedal_wave_on_two_workers_is_its_runs_evaluated_here(client):
-    results = pedal_wave.run(fast=True, client=client)
+    results = reproduce(pedal_wave, fast=True, client=client)
     sea, rigid, no_slip = pedal_wave._grid_cells(pedal_wave.FAST_DURATION)
     for grid, speeds in ((sea, results.speed), (rigid, results.rigid), (no_slip, results.no_slip)):
         for i in range(len(pedal_wave.PHASES)):
@@ -67,7 +68,7 @@ def test_pedal_wave_on_two_workers_is_its_runs_evaluated_here(client):
 
 
 def test_stiffness_rows_on_two_workers_are_their_runs_evaluated_here_with_the_half_step(client):
-    results = stiffness.run(fast=True, client=client)
+    results = reproduce(stiffness, fast=True, client=client)
     jobs = stiffness._jobs(results.setting, fast=True)
     outcomes = [o for group in results.groups.values() for o in group]
     assert [o.label for o in outcomes] == [label for _, label, _, _ in jobs]

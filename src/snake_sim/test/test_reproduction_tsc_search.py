@@ -9,6 +9,7 @@ import pytest
 
 from snake_sim.reproduction import SECTIONS
 from snake_sim.reproduction import tsc_search as ts
+from snake_sim.reproduction.experiment import reproduce
 from snake_sim.reproduction.results import from_json, to_json
 
 #: On the pytest-xdist worker of the ROS graph tests, one after the other (the Dask workers take the cores).
@@ -148,7 +149,7 @@ def test_climbs_that_do_not_stand_at_half_the_step_are_sorted_by_why():
 
 
 def test_fast_mode_runs_end_to_end_on_a_local_cluster():
-    results = ts.run(fast=True)
+    results = reproduce(ts, fast=True)
     assert results.fast and results.face_friction == pytest.approx(0.6)
     assert [s.model for s in results.searches] == ["vertical", "mujoco"]
     sobol, total = ts.FAST_TRIALS

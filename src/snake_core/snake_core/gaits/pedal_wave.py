@@ -12,13 +12,20 @@ from typing import Any
 
 import numpy as np
 
-from ..validation import ConfigError, get, integer, number, positive, reject_unknown
-from .base import MAX_REFERENCE
+from ..registry import Param, param_names
+from ..validation import ConfigError, get, integer, number, reject_unknown
+from .base import MAX_FREQUENCY, MAX_REFERENCE, GaitSpec
 
-#: 002 §5's reference experiment: A = π/6, ω = π rad/s, φ = −2π/5 (gait parameters as in scenarios).
-REFERENCE_GAIT = {"amplitude": np.pi / 6, "frequency": np.pi, "phase_shift": -2 * np.pi / 5}
 #: |φ| ≤ 2π: one turn between neighbouring joints [rad].
 MAX_PHASE_SHIFT = 2 * np.pi
+
+#: The parameters of 002 (4.38); defaults are 002 §5's reference experiment: A = π/6, ω = π rad/s, φ = −2π/5.
+PARAMS = (
+    Param("amplitude", np.pi / 6, "rad", "A, joint amplitude of 002 (4.38)", 0.0, MAX_REFERENCE),
+    Param("frequency", np.pi, "rad/s", "ω of 002 (4.38), > 0", 0.0, MAX_FREQUENCY),
+    Param("phase_shift", -2 * np.pi / 5, "rad", "φ between neighbouring joints of 002 (4.38)", -MAX_PHASE_SHIFT,
+          MAX_PHASE_SHIFT),
+)
 
 
 @dataclass(frozen=True)
@@ -38,7 +45,7 @@ class PedalWave:
 
 
 def from_params(n_joints: int, params: Mapping[str, Any], source: str | None = None) -> PedalWave:
-    reject_unknown(params, ("type", "amplitude", "frequency", "phase_shift"), "gait", source)
+    reject_unknown(params, ("type", *param_names(PARAMS)), "gait", source)
     integer(n_joints, "robot.n_joints", source, low=1)
     amplitude = number(get(params, "amplitude", "gait", source), "gait.amplitude", source, low=0.0)
     if amplitude > MAX_REFERENCE:
@@ -47,7 +54,13 @@ def from_params(n_joints: int, params: Mapping[str, Any], source: str | None = N
     return PedalWave(
         n_joints=n_joints,
         amplitude=amplitude,
-        frequency=positive(get(params, "frequency", "gait", source), "gait.frequency", source),
+        frequency=number(get(params, "frequency", "gait", source), "gait.frequency", source, low=0.0,
+                         high=MAX_FREQUENCY, low_open=True),
         phase_shift=number(get(params, "phase_shift", "gait", source), "gait.phase_shift", source,
                            low=-MAX_PHASE_SHIFT, high=MAX_PHASE_SHIFT),
     )
+
+
+GAIT = GaitSpec("pedal_wave", PARAMS, from_params)
+#: 002 §5's reference experiment as gait parameters (as in scenarios).
+REFERENCE_GAIT = GAIT.defaults()

@@ -26,9 +26,17 @@ from ..rectilinear import bspline
 from ..rectilinear.cycle import N_DRIVEN, SIGN_002, StepSpec, boundary_states, plan
 from ..rectilinear.mechanism import CLOSURE_LIMIT, closed_motion, driven_trajectory
 from ..rectilinear.published import C_FINAL_003
+from ..registry import Param, param_names
 from ..validation import ConfigError, get, integer, number, positive, reject_unknown
-from .base import MAX_REFERENCE
+from .base import MAX_REFERENCE, GaitSpec
 
+#: The parameters of 003 §3's gait (no defaults: scenarios give α and T; the control points default to 003's).
+PARAMS = (
+    Param("angle", None, "rad", "joint angle α of the travelling hump, 003 §3, > 0", 0.0, MAX_REFERENCE),
+    Param("step_time", None, "s", "duration T of one gait step, 003 §3, > 0", 0.0),
+    Param("control_points", None, "rad", "B-spline control points C per mechanism M1, M2, M3, 003 (3.3)–(3.8) "
+          "(default: 003's optimised C for 45°, scaled by α / 45°)", scalar=False),
+)
 #: Samples per step used to check a gait's references against the joint limit when it is built.
 CHECK_SAMPLES = 41
 
@@ -71,7 +79,7 @@ class RectilinearGait:
 
 
 def from_params(n_joints: int, params: Mapping[str, Any], source: str | None = None) -> RectilinearGait:
-    reject_unknown(params, ("type", "angle", "step_time", "control_points"), "gait", source)
+    reject_unknown(params, ("type", *param_names(PARAMS)), "gait", source)
     integer(n_joints, "robot.n_joints", source, low=1)
     plan(n_joints + 1)  # refuses robots the construction cannot handle
     angle = number(get(params, "angle", "gait", source), "gait.angle", source, low=0.0, high=MAX_REFERENCE,
@@ -105,3 +113,6 @@ def from_params(n_joints: int, params: Mapping[str, Any], source: str | None = N
             raise ConfigError("gait.angle", angle, f"step {spec.number} ({spec.kind}) drives a joint to "
                               f"{np.degrees(np.max(np.abs(ref))):.1f}°, beyond the ±60° reference limit", source)
     return gait
+
+
+GAIT = GaitSpec("rectilinear", PARAMS, from_params)

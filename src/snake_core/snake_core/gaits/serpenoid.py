@@ -15,14 +15,20 @@ from typing import Any
 
 import numpy as np
 
+from ..registry import Param, param_names
 from ..validation import ConfigError, get, integer, non_negative, number, reject_unknown
-from .base import MAX_REFERENCE
+from .base import MAX_FREQUENCY, MAX_REFERENCE, GaitSpec
 
-#: 004 (81), the head-tracking runs' shape: α = π/3, v = 0.18 rad/s, T_s = 1 (gait parameters as in scenarios).
-HEAD_TRACKING_GAIT = {"amplitude": np.pi / 3, "frequency": 0.18, "periods": 1.0}
-#: Largest winding angle α [rad] and |v| [rad/s] accepted.
+#: Largest winding angle α accepted [rad].
 MAX_WINDING_ANGLE = np.pi / 2
-MAX_FREQUENCY = 50.0
+
+#: The parameters of 004 (43); defaults are 004 (81), the head-tracking runs' shape: α = π/3, v = 0.18 rad/s,
+#: T_s = 1.
+PARAMS = (
+    Param("amplitude", np.pi / 3, "rad", "winding angle α of 004 (43)", 0.0, MAX_WINDING_ANGLE),
+    Param("frequency", 0.18, "rad/s", "v of 004 (43)", -MAX_FREQUENCY, MAX_FREQUENCY),
+    Param("periods", 1.0, "", "T_s, periods of the curve along the body, 004 (43)", 0.0),
+)
 
 
 @dataclass(frozen=True)
@@ -56,7 +62,7 @@ class Serpenoid:
 
 def from_params(n_joints: int, params: Mapping[str, Any], source: str | None = None) -> Serpenoid:
     """``gait.amplitude`` is the winding angle α, ``gait.frequency`` v, ``gait.periods`` T_s."""
-    reject_unknown(params, ("type", "amplitude", "frequency", "periods"), "gait", source)
+    reject_unknown(params, ("type", *param_names(PARAMS)), "gait", source)
     integer(n_joints, "robot.n_joints", source, low=1)
     gait = Serpenoid(
         n_joints=n_joints,
@@ -71,3 +77,8 @@ def from_params(n_joints: int, params: Mapping[str, Any], source: str | None = N
                           f"{gait.amplitude:.4f} rad, must be <= {MAX_REFERENCE:.4f} rad (the ±60° joint limit)",
                           source)
     return gait
+
+
+GAIT = GaitSpec("serpenoid", PARAMS, from_params)
+#: 004 (81) as gait parameters (as in scenarios).
+HEAD_TRACKING_GAIT = GAIT.defaults()

@@ -23,13 +23,16 @@ suite's joint order (and to SEA torque references).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 import numpy as np
 from numba import njit
 
 from ..gaits.serpenoid import Serpenoid
-from ..validation import ConfigError
+from ..registry import Param, param_names
+from ..validation import ConfigError, reject_unknown
 from .linalg import spd_solve
 from .manipulability import check_free_joints, coordinate_order
 from .model import PlanarData, PlanarModel, check_state, compute_terms
@@ -81,11 +84,34 @@ class StraightLineReference:
         return np.linalg.norm(rel - along[..., None] * d, axis=-1)
 
 
+class HeadTracker(Protocol):
+    """What a head tracker offers: joint torques τ (004 order, head → tail) at time t for the state (q, q̇) and the
+    head reference (``data``: the model's terms at (q, q̇) when the caller has them)."""
+
+    def step(self, t: float, q: np.ndarray, qd: np.ndarray, ref: HeadReference,
+             data: PlanarData | None = None) -> np.ndarray: ...
+
+
 def _diag(values, size: int, name: str) -> np.ndarray:
     v = np.broadcast_to(np.asarray(values, dtype=float), (size,)) if np.ndim(values) <= 1 else None
     if v is None or v.shape != (size,) or not np.all(np.isfinite(v)) or np.any(v < 0):
         raise ConfigError(name, values, f"must be a number >= 0 or a list of {size} numbers >= 0 (diagonal gain)")
     return np.diag(v)
+
+
+def _given(params: tuple[Param, ...], gains: Mapping[str, Any]) -> dict[str, Any]:
+    """The gains ``gains`` over the defaults of ``params``; a gain not in ``params`` is refused."""
+    reject_unknown(gains, param_names(params), "controller")
+    return {p.name: p.default for p in params} | dict(gains)
+
+
+#: The gains of (70), a number (the same on the diagonal) or a diagonal list each; defaults are 004 (79).
+PFL_GAINS = (
+    Param("K_v", 6.0, "1/s", "head velocity gain K_v of 004 (71), 3 × 3 diagonal", 0.0, vector=True),
+    Param("K_p", 6.2, "1/s²", "head position gain K_p of 004 (71), 3 × 3 diagonal", 0.0, vector=True),
+    Param("R_v", 0.041, "1/s", "joint velocity gain R_v of 004 (78), one per joint", 0.0, vector=True),
+    Param("R_p", 0.079, "1/s²", "joint angle gain R_p of 004 (78), one per joint", 0.0, vector=True),
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -98,10 +124,11 @@ class PFLGains:
     R_p: np.ndarray
 
     @classmethod
-    def diagonal(cls, n_joints: int, K_v=6.0, K_p=6.2, R_v=0.041, R_p=0.079) -> PFLGains:
-        """Defaults are 004 (79)."""
-        return cls(_diag(K_v, 3, "controller.K_v"), _diag(K_p, 3, "controller.K_p"),
-                   _diag(R_v, n_joints, "controller.R_v"), _diag(R_p, n_joints, "controller.R_p"))
+    def diagonal(cls, n_joints: int, **gains: Any) -> PFLGains:
+        """Gains of :data:`PFL_GAINS` (unset: 004 (79))."""
+        g = _given(PFL_GAINS, gains)
+        return cls(_diag(g["K_v"], 3, "controller.K_v"), _diag(g["K_p"], 3, "controller.K_p"),
+                   _diag(g["R_v"], n_joints, "controller.R_v"), _diag(g["R_p"], n_joints, "controller.R_p"))
 
 
 class _HeadTracker:
@@ -222,6 +249,18 @@ def _min_norm_solve(A: np.ndarray, r: np.ndarray) -> np.ndarray:
     return Vt[keep].T @ ((U[:, keep].T @ r) / sv[keep])
 
 
+#: The gains of V (83) and the law of :class:`LyapunovTracker`; defaults are 004 (84).
+LYAPUNOV_GAINS = (
+    Param("K_w1", (2.0, 2.0, 3.0), "1/s", "head error gain K_w1 of s in 004 (83), 3 × 3 diagonal", 0.0,
+          vector=True),
+    Param("K_w2", (400.0, 400.0, 45.0), "", "weight K_w2 of s in V, 004 (83), 3 × 3 diagonal", 0.0, vector=True),
+    Param("K_phi", None, "", "weight K_φ of the joint rate error in V, 004 (83), one per joint (unset: "
+          "diag(10, 20, …, 20) of 004 (84))", 0.0, vector=True),
+    Param("decay", 2.0, "1/s", "decay rate c of V", 0.0),
+    Param("torque_limit", 2.0, "N·m", "joint torque limit |τ_i|, > 0", 0.0),
+)
+
+
 @dataclass(frozen=True, eq=False)
 class LyapunovGains:
     """(84): K_w1, K_w2 (3 × 3), K_φ ((n−1) × (n−1)), decay rate c [1/s] and torque limit [N·m]."""
@@ -233,9 +272,10 @@ class LyapunovGains:
     torque_limit: float
 
     @classmethod
-    def diagonal(cls, n_joints: int, K_w1=(2.0, 2.0, 3.0), K_w2=(400.0, 400.0, 45.0), K_phi=None,
-                 decay: float = 2.0, torque_limit: float = 2.0) -> LyapunovGains:
-        """Defaults are 004 (84): K_φ = diag(10, 20, …, 20)."""
+    def diagonal(cls, n_joints: int, **gains: Any) -> LyapunovGains:
+        """Gains of :data:`LYAPUNOV_GAINS` (unset: 004 (84), K_φ = diag(10, 20, …, 20))."""
+        g = _given(LYAPUNOV_GAINS, gains)
+        K_w1, K_w2, K_phi, decay, torque_limit = (g[p.name] for p in LYAPUNOV_GAINS)
         if K_phi is None:
             K_phi = [10.0] + [20.0] * (n_joints - 1)
         if not (isinstance(decay, (int, float)) and np.isfinite(decay) and decay >= 0):
@@ -277,6 +317,10 @@ class LyapunovTracker(_HeadTracker):
         tau = np.zeros(self.model.n_joints)
         tau[self._actuated] = _box_least_squares(normal, rhs, g.torque_limit)
         return tau
+
+    def value(self, t: float, q: np.ndarray, qd: np.ndarray, ref: HeadReference) -> float:
+        """V of (83) at time ``t``."""
+        return lyapunov_value(self.gains, q, qd, ref, self.shape.phi(t)[1])
 
 
 @njit(cache=True)
@@ -338,3 +382,35 @@ def _box_least_squares(normal: np.ndarray, rhs: np.ndarray, limit: float) -> np.
             break
         bound[i] = 0.0
     return np.clip(x, -limit, limit)
+
+
+#: A tracker's extra output: name → value(tracker, t, q, q̇, reference) recorded at every sample.
+TrackerSeries = Mapping[str, Callable[[Any, float, np.ndarray, np.ndarray, HeadReference], float]]
+
+
+@dataclass(frozen=True)
+class TrackerSpec:
+    """A head tracker as its module under :mod:`snake_core.planar.trackers` registers it (``TRACKER = ...``): its
+    ``controller.mode`` name, its gains (``controller.<name>``), the tracker class and its gains class
+    (``gains.diagonal(n_joints, **given)``), and series it records beside the torques."""
+
+    name: str
+    description: str
+    params: tuple[Param, ...]
+    tracker: type
+    gains: type
+    series: TrackerSeries
+
+    def own_gains(self, given: Mapping[str, Any], source: str | None = None) -> dict[str, Any]:
+        """``given`` (``controller.<gain>`` values by gain name), refused if one is not a gain of this tracker."""
+        own = param_names(self.params)
+        for k, v in given.items():
+            if k not in own:
+                raise ConfigError(f"controller.{k}", v, f"is not a gain of controller.mode = {self.name} (allowed: "
+                                  + ", ".join(own) + ")", source)
+        return dict(given)
+
+    def build(self, model: PlanarModel, given: Mapping[str, Any], shape: Serpenoid,
+              free_joints: tuple[int, ...] = ()) -> HeadTracker:
+        """The tracker with gains ``given`` (unset: the defaults of :attr:`params`)."""
+        return self.tracker(model, self.gains.diagonal(model.n_joints, **given), shape, free_joints)

@@ -16,7 +16,8 @@ Scenario sections (besides the common ones of :mod:`snake_sim.scenario`)::
                  initial_joint_angle: rad (all joints; 004 (82) starts from π/6)}
     contact:    {c_t, c_n, c_theta, mu_t, mu_n}   # replace the robot file's friction
     gait:       {type: serpenoid, amplitude: α, frequency: v, periods: T_s}   # shape reference φ^r
-    controller: {mode: pfl | lyapunov, gains (see CONTROLLER_FIELDS), blowup_torque, manipulability_threshold,
+    controller: {mode: a tracker of snake_core.planar.trackers (pfl | lyapunov), its gains, blowup_torque,
+                 manipulability_threshold,
                  reference: {speed, direction, heading, start: [X, Y]}, evaluation_window: [t0, t1]}
 
 The world frame is 004's turned by π (:mod:`snake_core.planar.convention`): the head starts at
@@ -47,16 +48,10 @@ from snake_core.planar.convention import (
     reverse_joints,
     sea_torque_reference,
 )
-from snake_core.planar.head_tracking import (
-    LyapunovGains,
-    LyapunovTracker,
-    PartialFeedbackLinearisation,
-    PFLGains,
-    StraightLineReference,
-    lyapunov_value,
-)
+from snake_core.planar.head_tracking import HeadTracker, StraightLineReference, TrackerSpec
 from snake_core.planar.manipulability import ManipulabilityMonitor
 from snake_core.planar.model import PlanarModel, build_model, compute_terms, forward_dynamics, link_positions
+from snake_core.planar.trackers import TRACKERS
 from snake_core.robot import FrictionParams, RobotParams, load_robot
 from snake_core.validation import ConfigError, choice, get, number, positive, reject_unknown
 
@@ -76,11 +71,8 @@ ATOL = 1e-10
 ROBOT_FIELDS = ("name", "free_joints", "joints", "initial_joint_angle")
 CONTACT_FIELDS = ("c_t", "c_n", "c_theta", "mu_t", "mu_n")
 REFERENCE_FIELDS = ("speed", "direction", "heading", "start")
-PFL_FIELDS = ("K_v", "K_p", "R_v", "R_p")
-LYAPUNOV_FIELDS = ("K_w1", "K_w2", "K_phi", "decay", "torque_limit")
-CONTROLLER_FIELDS = ("mode", "reference", "evaluation_window", "blowup_torque", "manipulability_threshold",
-                     *PFL_FIELDS, *LYAPUNOV_FIELDS)
-MODES = ("pfl", "lyapunov")
+#: controller.* fields besides the trackers' gains.
+CONTROLLER_FIELDS = ("mode", "reference", "evaluation_window", "blowup_torque", "manipulability_threshold")
 
 #: ‖τ‖ [N·m] beyond which a run is stopped as a torque blow-up (controller.blowup_torque): ~50× the
 #: torques of a tracking 004 robot (≤ 0.5 N·m), far beyond what its 0.18 kg links can use.
@@ -94,7 +86,8 @@ class PlanarSetup:
     model: PlanarModel
     free_joints: tuple[int, ...]  # 004 indices
     shape: Serpenoid
-    tracker: PartialFeedbackLinearisation | LyapunovTracker
+    mode: TrackerSpec
+    tracker: HeadTracker
     reference: StraightLineReference  # in 004's frame
     monitor: ManipulabilityMonitor
     q0: np.ndarray
@@ -111,21 +104,6 @@ def _friction(robot: RobotParams, section: dict, source: str) -> FrictionParams:
         raise ConfigError("contact", section, "the planar model needs ground friction: set c_t/c_n (viscous) or "
                           "mu_t/mu_n (Coulomb) here or in the robot file", source)
     return FrictionParams(**values)
-
-
-def _gains(ctrl: dict, mode: str, n_joints: int, source: str) -> PFLGains | LyapunovGains:
-    own, other = (PFL_FIELDS, LYAPUNOV_FIELDS) if mode == "pfl" else (LYAPUNOV_FIELDS, PFL_FIELDS)
-    for k in other:
-        if k in ctrl:
-            raise ConfigError(f"controller.{k}", ctrl[k], f"is not a gain of controller.mode = {mode} (allowed: "
-                              + ", ".join(own) + ")", source)
-    given = {k: ctrl[k] for k in own if k in ctrl}
-    try:
-        if mode == "pfl":
-            return PFLGains.diagonal(n_joints, **given)
-        return LyapunovGains.diagonal(n_joints, **given)
-    except ConfigError as exc:
-        raise ConfigError(exc.field, exc.value, exc.allowed, source) from None
 
 
 def _reference(section: dict, source: str) -> StraightLineReference:
@@ -171,13 +149,14 @@ def build(scenario: Scenario) -> PlanarSetup:
         raise ConfigError("gait.type", gsec.get("type"), "the head trackers take their shape reference from the "
                           "serpenoid (004 (43), (78)): use gait.type = serpenoid", src)
     ctrl = scenario.section("controller")
-    reject_unknown(ctrl, CONTROLLER_FIELDS, "controller", src)
-    mode = choice(ctrl.get("mode", "lyapunov"), "controller.mode", MODES, src)
-    gains = _gains(ctrl, mode, robot.n_joints, src)
+    gains = {p.name: None for spec in TRACKERS.entries.values() for p in spec.params}
+    reject_unknown(ctrl, (*CONTROLLER_FIELDS, *gains), "controller", src)
+    mode = TRACKERS.get(ctrl.get("mode", "lyapunov"), src)
+    given = mode.own_gains({k: v for k, v in ctrl.items() if k not in CONTROLLER_FIELDS}, src)
     try:
         threshold = ctrl.get("manipulability_threshold")  # None: the monitor's default for the free joints
         monitor = ManipulabilityMonitor(model, threshold, free_joints=free)
-        tracker = (PartialFeedbackLinearisation if mode == "pfl" else LyapunovTracker)(model, gains, gait, free)
+        tracker = mode.build(model, given, gait, free)
     except ConfigError as exc:
         raise ConfigError(exc.field, exc.value, exc.allowed, src) from None
     reference = _reference(ctrl.get("reference") or {}, src)
@@ -191,7 +170,7 @@ def build(scenario: Scenario) -> PlanarSetup:
                   high=robot.joint_limit)
     q0 = np.concatenate((reference.start, [reference.theta1], np.full(robot.n_joints, phi0)))
     sea = motor_pd(robot) if use_sea else None
-    return PlanarSetup(scenario, robot, model, free, gait, tracker, reference, monitor, q0, sea, blowup, (t0, t1))
+    return PlanarSetup(scenario, robot, model, free, gait, mode, tracker, reference, monitor, q0, sea, blowup, (t0, t1))
 
 
 def _dynamics(setup: PlanarSetup) -> tuple[Callable, Callable]:
@@ -299,7 +278,7 @@ def _log(setup: PlanarSetup, t: np.ndarray, x: np.ndarray, outputs: Callable, st
     w_ref = np.zeros((T, 3))
     alpha_ref = np.zeros((T, nj))
     alpha_ref_dot = np.zeros((T, nj))
-    V = np.zeros(T)
+    extra = {name: np.zeros(T) for name in setup.mode.series}
     isotropic = model.c_x == model.c_y and model.mu_x == 0.0 and model.mu_y == 0.0
     g = np.zeros((T, 2))
     diagnostics: list[Diagnostic] = []
@@ -322,15 +301,14 @@ def _log(setup: PlanarSetup, t: np.ndarray, x: np.ndarray, outputs: Callable, st
         w_ref[i] = ref.w
         phi_r, phid_r, _ = setup.shape.phi(t[i])
         alpha_ref[i], alpha_ref_dot[i] = reverse_joints(phi_r), reverse_joints(phid_r)
-        if isinstance(setup.tracker, LyapunovTracker):
-            V[i] = lyapunov_value(setup.tracker.gains, q, qd, ref, phid_r)
+        for name, value in setup.mode.series.items():
+            extra[name][i] = value(setup.tracker, t[i], q, qd, ref)
         if isotropic:
             g[i] = conserved_g(model, q, qd)
     series = {"tau_norm": np.linalg.norm(tau_cmd, axis=1)}
     if isotropic:
         series["g"] = g
-    if isinstance(setup.tracker, LyapunovTracker):
-        series["lyapunov_V"] = V
+    series.update(extra)
     beta = x[:, 2 * d:2 * d + nj] if setup.sea is not None else None
     return RunLog(robot=setup.robot, plane="xy", t=t, link_position=pos, link_angle=ang,
                   alpha=reverse_joints(x[:, 3:d]), alpha_dot=reverse_joints(x[:, d + 3:2 * d]), tau=tau_log,

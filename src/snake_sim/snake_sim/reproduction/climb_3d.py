@@ -1,23 +1,23 @@
 """docs/reproduction.md section: climbing in 3-D on MuJoCo, and one climbing table across three engines.
 
-Issue 15 item 8: open loop, local stiffness (K_d = K/6), TSC with K_τ = 0 and 6, on flat ground, the single
+The MuJoCo study: open loop, local stiffness (K_d = K/6), TSC with K_τ = 0 and 6, on flat ground, the single
 obstacle, two obstacles and the stairs, three perturbation seeds each, on the MuJoCo model
 (:mod:`snake_sim.studies.climb_3d`): climbed (time), rolled over (time), CoM speed, each run step-checked, with the
-reference gait's step and contact-softness check (issue 15 item 3); beside 002's simulation (§7.3) and experiments
-(§6.4, §7.4, Fig. 7.9). Issue 18 item 4: the same controllers and worlds in the vertical-plane model, MuJoCo and
-DART (:mod:`snake_sim.studies.engines`). The vertical model's obstacle rows are the step-checked runs the
-"stiffness" section stores (the same shipped scenarios; they take ≈ 40 min of a core), read from its results.
+reference gait's check against half the step and a contact twice as stiff; beside 002's simulation (§7.3) and
+experiments (§6.4, §7.4, Fig. 7.9). The engines table: the same controllers and worlds in the vertical-plane
+model, MuJoCo and DART (:mod:`snake_sim.studies.engines`). The vertical model's obstacle rows are the step-checked
+runs the "stiffness" section stores (the same shipped scenarios; they take ≈ 40 min of a core), read from its
+results. The plan is every case's run and its half-step run and the reference check's three runs, tasks of the
+sweep engine (summary.json each), keyed by their cell ids.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from distributed import Client
-
 from snake_core import locator
-from snake_sim.reproduction import stiffness
-from snake_sim.reproduction.results import load, results_path
+from snake_sim.reproduction import pedal_wave, stiffness
+from snake_sim.reproduction.results import load, pi_text, results_path
 from snake_sim.rollover import ROLL_OVER_DEG
 from snake_sim.scenario import load_scenario
 from snake_sim.step_check import TOLERANCE, relative_change
@@ -37,7 +37,8 @@ from snake_sim.studies.climb_3d import (
     scenario_duration,
 )
 from snake_sim.studies.engines import DART_DURATIONS, ENGINES, SEED, engine_case, engine_cases
-from snake_sim.studies.grid import run_cells
+from snake_sim.sweep import Cell
+from snake_sim.sweep.engine import simulate
 
 ENGINE_NAMES = {"vertical": "vertical plane", "mujoco": "MuJoCo", "dart": "DART"}
 
@@ -53,7 +54,7 @@ VERTICAL_CONTROLLERS = dict(zip((label for label, _, _ in stiffness.CONTROLLERS)
 @dataclass(frozen=True)
 class Results:
     fast: bool
-    reference: ReferenceCheck  # issue 15 item 3 on the reference gait
+    reference: ReferenceCheck  # the reference gait at half the step and with a contact twice as stiff
     mujoco: Climb3dStudy  # controller × world × seed
     engines: tuple[Climb3dRun, ...]  # vertical and DART (MuJoCo's are the study's seed-SEED runs)
     dart_durations: dict[str, float]  # DART's simulated time per world [s]
@@ -89,18 +90,32 @@ def _label(case: ClimbCase) -> str:
     return f"{ENGINE_NAMES[case.model]}, {case.controller}, {case.world}{seed}"
 
 
-def run(fast: bool = False, client: Client | None = None) -> Results:
-    """The MuJoCo study (three seeds), the vertical model on flat ground, DART everywhere, the reference check;
-    every run a task of the sweep engine (on ``client``, else a LocalCluster of its own), submitted in the order
-    MuJoCo seed SEED, DART, the other seeds, the vertical model. A case whose run raised or whose worker died is
-    left out of the tables and listed (``failed``); RunsFailed if a run of the reference check has no result."""
+#: A run of the plan is the sweep engine's summary.json of its scenario.
+measure = simulate
+
+
+def _cases(fast: bool) -> tuple[list[ClimbCase], list[ClimbCase]]:
+    """(the MuJoCo study's cases, every case in the order its runs are submitted: MuJoCo seed SEED, DART, the other
+    seeds, the vertical model on flat ground)."""
     duration = FAST_DURATION if fast else None
-    seeds = SEEDS[:1] if fast else SEEDS
-    mujoco = climb_3d_cases(seeds=seeds, duration=duration)
+    mujoco = climb_3d_cases(seeds=SEEDS[:1] if fast else SEEDS, duration=duration)
     first = [c for c in mujoco if c.seed == SEED]
-    cases = [*first, *engine_cases(("dart",), duration=duration), *(c for c in mujoco if c.seed != SEED),
-             *(engine_case("vertical", c, "flat", duration) for c in CONTROLLERS)]
-    rows = run_cells([*(c for case in cases for c in case_cells(case)), *reference_cells(duration)], client)
+    return mujoco, [*first, *engine_cases(("dart",), duration=duration), *(c for c in mujoco if c.seed != SEED),
+                    *(engine_case("vertical", c, "flat", duration) for c in CONTROLLERS)]
+
+
+def plan(fast: bool = False) -> dict[str, Cell]:
+    """Every case's run and its run at half the step, and the reference check's runs, by cell id."""
+    _, cases = _cases(fast)
+    cells = [*(c for case in cases for c in case_cells(case)), *reference_cells(FAST_DURATION if fast else None)]
+    return {c.id: c for c in cells}
+
+
+def assemble(fast: bool, plan: dict[str, Cell], rows: dict[str, dict]) -> Results:
+    """The study and the engines table; a case whose run raised or whose worker died is left out of the tables and
+    listed (``failed``); RunsFailed if a run of the reference check has no result."""
+    duration = FAST_DURATION if fast else None
+    mujoco, cases = _cases(fast)
     runs = [climb_run(case, rows) for case in cases]
     done = [r for r in runs if not isinstance(r, str)]
     study = Climb3dStudy(load_scenario(mujoco[0].scenario).time_step, tuple(r for r in done if r.model == "mujoco"))
@@ -117,11 +132,15 @@ def run(fast: bool = False, client: Client | None = None) -> Results:
 LOCAL_STIFFNESS_TIME_002 = 24.6
 TWO_OBSTACLES_TIME_002 = stiffness.TWO_OBSTACLES_TIME_002
 TSC_GAIN_002 = stiffness.TSC_GAIN_002
+#: 002 Table 5.2 at the reference gait (A = π/6, φ = −2π/5): (simulated, measured) [cm/s].
+REFERENCE_SPEED_002 = (pedal_wave.TABLE_S[1][0], pedal_wave.TABLE_E[1][0])
+#: The MuJoCo study's TSC scenario: the gait, gains and perturbation the text states.
+STUDY_SCENARIO = "tsc-obstacle-3d"
 #: TSC climbs "about as fast" as the open loop when the climb speeds differ by less than this fraction.
 SAME_SPEED = 0.10
 #: 002 Table 5.2, the open loop at A = π/3, φ = −2π/5 on flat ground: (simulated, measured) [mm/s].
 SPEED_PI_3_002 = (49.0, 58.0)
-#: Issue 15 item 3: the reference gait's speed may change by at most this from the step to half of it and to a
+#: The reference check: the reference gait's speed may change by at most this from the step to half of it and to a
 #: contact twice as stiff.
 REFERENCE_TOLERANCE = 0.10
 
@@ -158,7 +177,8 @@ def _reference(ref: ReferenceCheck) -> list[str]:
             f"(time constant {ref.solref[0] / 2 ** 0.5:.4f} s; {_pct(stiff)}). "
             + (f"Both within the {100 * REFERENCE_TOLERANCE:g} % asked of the 3-D model." if ok else
                f"**Not within the {100 * REFERENCE_TOLERANCE:g} % asked of the 3-D model.**")
-            + " 002 Table 5.2: 18 mm/s simulated, 28 mm/s measured.", ""]
+            + f" 002 Table 5.2: {10 * REFERENCE_SPEED_002[0]:g} mm/s simulated, {10 * REFERENCE_SPEED_002[1]:g} mm/s "
+            "measured.", ""]
 
 
 def _seeds(runs: list[Climb3dRun], text) -> str:
@@ -174,6 +194,11 @@ def _cell_group(runs: list[Climb3dRun]) -> str:
             f"{100 * max(r.max_rate_change for r in runs):.1f} % |")
 
 
+def _span(values: list[float]) -> str:
+    """The range of sorted ``values`` as the text states it: one value, or lowest–highest."""
+    return f"{values[0]:g}" if values[0] == values[-1] else f"{values[0]:g}–{values[-1]:g}"
+
+
 def _by(runs, controller: str, world: str) -> list[Climb3dRun]:
     return [r for r in runs if r.controller == controller and r.world == world]
 
@@ -182,11 +207,18 @@ def _mujoco_table(results: Results) -> list[str]:
     study = results.mujoco
     runs = list(study.runs)
     seeds = sorted({r.seed for r in runs})
+    scenario = load_scenario(STUDY_SCENARIO)
+    gait, ctrl, shake = scenario.section("gait"), scenario.section("controller"), scenario.data["sim"]["perturbation"]
+    flat = sorted({r.duration_s for r in runs if r.world == "flat"})
+    obstacles = sorted({r.duration_s for r in runs if r.world != "flat"})
     lines = ["### MuJoCo: every controller on every world, perturbation seeds " + ", ".join(map(str, seeds)), "",
-             f"The `*-3d` scenarios (A = π/3, ω = π, φ = −2π/5; TSC M_d = 1, D_d = 4, K_d = 14; h = "
-             f"{1e3 * study.time_step_s:g} ms, MuJoCo's default contact softness, elliptic cone, Newton solver; "
-             "`sim.perturbation`: 2° initial roll of the body, 1° joint-angle noise drawn from the seed); flat ground "
-             f"at A = π/3 for 30 s, the obstacles for the scenarios' 90–150 s. *Climbed*: the tail tip passes the "
+             f"The `*-3d` scenarios (A = {pi_text(gait['amplitude'])}, ω = {pi_text(gait['frequency'])}, "
+             f"φ = {pi_text(gait['phase_shift'])}; TSC M_d = {ctrl['inertia']:g}, D_d = {ctrl['damping']:g}, "
+             f"K_d = {ctrl['stiffness']:g}; h = {1e3 * study.time_step_s:g} ms, MuJoCo's default contact softness, "
+             f"elliptic cone, Newton solver; `sim.perturbation`: {shake['roll_deg']:g}° initial roll of the body, "
+             f"{shake['joint_noise_deg']:g}° joint-angle noise drawn from the seed); flat ground at "
+             f"A = {pi_text(gait['amplitude'])} for {_span(flat)} s, the obstacles for the scenarios' "
+             f"{_span(obstacles)} s. *Climbed*: the tail tip passes the "
              f"far edge of the last box, time per seed; *rolled over*: a module's roll about its own axis passes "
              f"{results.roll_over_deg:g}°, time per seed. Every run is repeated at half the step: *same at h/2* "
              "counts the seeds whose verdicts (status, climbed, rolled over) are unchanged, *converged* those whose "
@@ -261,7 +293,7 @@ def _mujoco_summary(runs: list[Climb3dRun]) -> str:
 
 
 def _reliable_stairs(runs: list[Climb3dRun]) -> str:
-    """Which controllers climb the stairs with every seed, every run converged (issue 15 item 9: ``make demo``)."""
+    """Which controllers climb the stairs with every seed, every run converged (the stairs demo of ``make demo``)."""
     reliable = [c for c in CONTROLLERS if (g := _by(runs, c, "stairs")) and all(r.climbed and r.converged for r in g)]
     if reliable:
         return ("*The stairs, reliably* (every seed climbs, every run converged at half the step): "
@@ -284,15 +316,20 @@ def _against_002(results: Results) -> list[str]:
     if t_ol is not None and t_t0 is not None and t_t6 is not None:
         gains = [t_ol / t - 1.0 for t in (t_t0, t_t6)]
         agree = all(g > 0 for g in gains)
+        scenario = load_scenario(STUDY_SCENARIO)
+        ours = (f"A = {pi_text(scenario.section('gait')['amplitude'])}, "
+                f"K_d = {scenario.section('controller')['stiffness']:g}")
+        table_7_1 = f"A = {pi_text(stiffness.TABLE_7_1_AMPLITUDE)}"
         lines.append("- *TSC vs open loop on the single obstacle (002 §7.3, simulation: TSC "
                      f"{100 * TSC_GAIN_002:.1f} % faster).* Mean over the seeds: open loop {t_ol:.1f} s, TSC K_τ = 0 "
                      f"{t_t0:.1f} s, K_τ = 6 "
                      f"{t_t6:.1f} s, i.e. TSC's climb speed {_pct(gains[0])} and {_pct(gains[1])} against the open "
-                     "loop's: " + ("TSC is faster, as in 002 (with A = π/3, K_d = 14, not Table 7.1's A = π/6)."
+                     "loop's: " + (f"TSC is faster, as in 002 (with {ours}, not Table 7.1's {table_7_1})."
                                    if agree else
-                                   f"TSC climbs about as fast as the open loop, not {100 * TSC_GAIN_002:.1f} % faster "
-                                   "as in 002 §7.3 (here with A = π/3, K_d = 14, not Table 7.1's A = π/6; the open "
-                                   "loop climbs here too)." if all(abs(g) < SAME_SPEED for g in gains) else
+                                   f"TSC climbs about as fast as the open loop (within {100 * SAME_SPEED:g} %), not "
+                                   f"{100 * TSC_GAIN_002:.1f} % faster as in 002 §7.3 (here with {ours}, not Table "
+                                   f"7.1's {table_7_1}; the open loop climbs here too)."
+                                   if all(abs(g) < SAME_SPEED for g in gains) else
                                    "TSC is not faster everywhere, unlike 002 §7.3."))
     else:
         lines.append("- *TSC vs open loop on the single obstacle (002 §7.3).* Not every seed of the open loop and TSC "
@@ -326,7 +363,8 @@ def _against_002(results: Results) -> list[str]:
     worst = max((r.max_roll_deg for r in runs), default=0.0)
     if runs and not any(r.rolled_over for r in runs):
         lines.append(f"- *Why no roll-over here.* The largest roll of any module in any run is {worst:.1f}°, "
-                     f"far from the {results.roll_over_deg:g}° of a roll-over, against the 2° the perturbation "
+                     f"far from the {results.roll_over_deg:g}° of a roll-over, against the "
+                     f"{load_scenario(STUDY_SCENARIO).data['sim']['perturbation']['roll_deg']:g}° the perturbation "
                      "starts with. The model's modules are ideal: boxes and ground are flat and level, the body is "
                      "symmetric about its vertical plane, every joint is a perfect hinge with no play, and nothing "
                      "pulls sideways (002's robot trails its power and CAN cable through a slip ring at the tail, "
@@ -357,13 +395,15 @@ def _engines(results: Results) -> dict[str, list[Climb3dRun]]:
 def _engines_table(results: Results) -> list[str]:
     engines = _engines(results)
     dart = engines["dart"]
+    vertical_h = [1e3 * h for h in sorted({r.time_step_s for r in engines["vertical"]})]
     lines = ["### One table, three engines", "",
              "The same controllers, gains and worlds in the vertical-plane model (002's point contacts, Table 5.1; "
-             "the shipped vertical scenarios, h = 1 ms; its obstacle rows are the stiffness section's runs), MuJoCo "
+             f"the shipped vertical scenarios, h = {_span(vertical_h)} ms; its obstacle "
+             "rows are the stiffness section's runs), MuJoCo "
              f"(the table above, seed {SEED}) and DART as Gazebo sets it up (the `*-3d` scenarios with `model=dart`, "
              f"seed {SEED}, Gazebo's h = {1e3 * (dart[0].time_step_s if dart else float('nan')):g} ms, ODE collision, "
-             "Dantzig LCP, joint limits and the gz_ros2_control loop). DART runs at ≈ 2.5× real time, so its runs are "
-             "shorter: " + ", ".join(f"{w} {d:g} s" for w, d in results.dart_durations.items())
+             "Dantzig LCP, joint limits and the gz_ros2_control loop). DART is the slowest engine (`make bench`), so "
+             "its runs are shorter: " + ", ".join(f"{w} {d:g} s" for w, d in results.dart_durations.items())
              + " (a climb later than that is a *no* here). Each cell: climbed (time), rolled over (time), CoM speed, "
              "and the step check (*converged*, *same verdicts* at half the step but a time or speed moving more than "
              f"{100 * TOLERANCE:g} %, or a *verdict flip*).", "", ENGINE_HEADER, "|---|---|" + "---|" * len(ENGINES)]
@@ -440,7 +480,8 @@ def _engine_verdicts(engines: dict[str, list[Climb3dRun]], results: Results) -> 
                         + "; ".join(f"{_text_needed(t)} for {d.controller} on {d.world} (the run had "
                                     f"{d.duration_s:g} s)" for d, t in short)
                         + " to cover the distance MuJoCo covered when it climbed. " if short else "")
-                     + "MuJoCo's contact is soft (solref 20 ms, an elliptic cone, the SEA spring implicit), DART's "
+                     + f"MuJoCo's contact is soft (solref {1e3 * results.reference.solref[0]:g} ms, an elliptic cone, "
+                     "the SEA spring implicit), DART's "
                      "rigid (a boxed LCP, friction as a pyramid, Gazebo's joint position limits and effort clamp). "
                      f"DART's step check: {sum(r.converged for r in dart)} of {len(dart)} converged, {len(flips)} "
                      f"verdict flips, largest change {100 * worst.max_rate_change:.0f} % ({worst.controller}, "

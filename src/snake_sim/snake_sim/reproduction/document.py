@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import importlib
-import inspect
 from pathlib import Path
 from types import ModuleType
 
 from distributed import Client
 
 from snake_sim.reproduction import SECTIONS
+from snake_sim.reproduction.experiment import reproduce
 from snake_sim.reproduction.results import dump, load, results_path
 
 #: Name of the document in the output folder.
@@ -30,13 +30,10 @@ def section(name: str) -> ModuleType:
 
 
 def run_section(name: str, out: Path, fast: bool = False, client: Client | None = None) -> Path:
-    """Run section ``name`` and store its results under ``out``; returns the file written. A section whose runs go
-    through the sweep engine (its ``run`` takes ``client``) runs them on ``client``, or on a LocalCluster of its
-    own without one."""
-    module = section(name)
-    cluster = {"client": client} if "client" in inspect.signature(module.run).parameters else {}
+    """Run section ``name`` (plan → measure → assemble, its Cells on ``client``, or on a LocalCluster of their own
+    without one) and store its results under ``out``; returns the file written."""
     path = results_path(out, name)
-    dump(module.run(fast=fast, **cluster), path)
+    dump(reproduce(section(name), fast, client), path)
     return path
 
 

@@ -2,25 +2,30 @@
 
 Figs. 2–9 on grids (serpenoid shapes at a stated wave phase, and the minimum over phases), the
 §6.1.3 partial-feedback-linearisation run under isotropic friction (blow-up, R minimum, g), and
-the §6.2 Lyapunov-like runs with and without joint 5 free at 0.05 and 0.1 m/s.
+the §6.2 Lyapunov-like runs with and without joint 5 free at 0.05 and 0.1 m/s. The plan: the grids and the
+§6.1.3 run are Tasks computed here, the §6.2 runs and the wheeled variant tasks of the sweep engine (summary.json).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 from distributed import Client
 
 from snake_core.gaits.serpenoid import Serpenoid
 from snake_core.planar.manipulability import manipulability
-from snake_core.planar.model import build_model
+from snake_core.planar.model import COULOMB_REGULARISATION, build_model
 from snake_core.robot import load_robot
 from snake_sim.planar.report import head_errors
 from snake_sim.planar.runtime import RTOL, run_scenario
+from snake_sim.reproduction.experiment import Task
 from snake_sim.scenario import load_scenario
-from snake_sim.studies.grid import fields, require, run_cells
+from snake_sim.studies.grid import fields, require
 from snake_sim.sweep import Cell
+from snake_sim.sweep.engine import simulate
 
 TITLE = "004 — dynamic manipulability D/R and head-trajectory tracking"
 
@@ -30,6 +35,8 @@ PHASE = 0.3
 ARC_ANGLES = (-36, -27, -18, -9, -3.6, -1.8, 0, 1.8, 3.6, 9, 18, 27, 36)
 #: 004 §6.1.3, Fig. 12: ‖τ‖ grows large after this time [s].
 PFL_BLOWUP_004 = 3.44
+#: The PFL run's head error is taken up to this long before its blow-up [s] (the blow-up's last instants excluded).
+BEFORE_BLOWUP = 0.5
 #: §6.2's criterion: the head within this fraction of the body length of the path.
 PATH_FRACTION = 0.1
 #: Wheeled links (cf. 004 §6.3): Coulomb coefficients along and across the links.
@@ -178,7 +185,7 @@ def _pfl() -> PFLResults:
     k = int(np.argmin(R))
     g = log.series["g"]
     full, _ = head_errors(log)
-    early = log.t <= log.t[-1] - 0.5
+    early = log.t <= log.t[-1] - BEFORE_BLOWUP
     return PFLResults(
         status=log.status, rtol=RTOL, blowup_torque=float(scenario.section("controller").get("blowup_torque", 10.0)),
         friction=float(scenario.section("contact")["c_t"]), end_time=float(log.t[-1]), min_R_time=float(log.t[k]),
@@ -213,30 +220,54 @@ def _wheeled_cell(duration: float) -> Cell:
         f"sim.duration={duration}", f"controller.evaluation_window=[0.0, {duration}]"))
 
 
-def run(fast: bool = False, client: Client | None = None) -> ManipulabilityResults:
-    """D and R on arcs and serpenoid shapes, the §6.1.3 PFL run, and the §6.2 runs and the wheeled variant as tasks
-    of the sweep engine (summary.json each; on ``client``, else a LocalCluster of its own). RunsFailed if one of
-    those raised or lost its worker."""
+def _durations(fast: bool) -> tuple[float, float]:
+    """[s] of the §6.2 runs and of the wheeled run."""
+    return (15.0, 5.0) if fast else (60.0, 20.0)
+
+
+def plan(fast: bool = False) -> dict[str, Cell | Task]:
+    """D and R on arcs and serpenoid shapes (over ``phases`` wave phases and PHASE) and the §6.1.3 PFL run, computed
+    here; the §6.2 runs (``lyapunov i``) and the wheeled variant on the sweep engine."""
+    duration, wheeled = _durations(fast)
+    runs: dict[str, Cell | Task] = {"arcs": Task("arcs"), "shapes": Task("shapes", (12 if fast else 48,)),
+                                    "pfl": Task("pfl")}
+    runs.update({f"lyapunov {i}": cell for i, (_, _, cell) in enumerate(
+        _lyapunov_cells(duration, _lyapunov_setting().window_start))})
+    runs["wheeled"] = _wheeled_cell(wheeled)
+    return runs
+
+
+def measure(run: Cell | Task, context: Path | Client | None = None) -> Any:
+    """A Task's rows (arcs, shapes, the PFL run), or a Cell's summary.json mapping (on a worker)."""
+    if isinstance(run, Cell):
+        return simulate(run, context)
     model = build_model(load_robot("ariizumi10"))
-    phases = np.append(np.linspace(0.0, 2 * np.pi, 12 if fast else 48, endpoint=False), PHASE)
+    if run.name == "arcs":
+        return _arcs(model)
+    if run.name == "shapes":
+        (n,) = run.args
+        return _shapes(model, np.append(np.linspace(0.0, 2 * np.pi, n, endpoint=False), PHASE))
+    return _pfl()
+
+
+def assemble(fast: bool, plan: dict[str, Cell | Task], rows: dict[str, Any]) -> ManipulabilityResults:
+    """The grids, the PFL run and the rows of the sweep engine's runs (RunsFailed if one raised or lost its
+    worker)."""
+    cells = {key: run for key, run in plan.items() if isinstance(run, Cell)}
+    require(cells.values(), {c.id: rows[key] for key, c in cells.items()})
+    duration, wheeled_duration = _durations(fast)
     setting = _lyapunov_setting()
-    duration = 15.0 if fast else 60.0
-    lyapunov = _lyapunov_cells(duration, setting.window_start)
-    wheeled_duration = 5.0 if fast else 20.0
-    wheeled = _wheeled_cell(wheeled_duration)
-    cells = [*(c for _, _, c in lyapunov), wheeled]
-    rows = run_cells(cells, client)
-    require(cells, rows)
     lyapunov_rows = []
-    for free, speed, cell in lyapunov:
-        s = fields(rows[cell.id])
+    for i, (free, speed, _) in enumerate(_lyapunov_cells(duration, setting.window_start)):
+        s = fields(rows[f"lyapunov {i}"])
         lyapunov_rows.append(LyapunovRow(free, speed, float(s["head_path_distance_max_m"]),
                                          float(s["head_error_rms_m"]), float(s["head_error_max_m"]),
                                          float(s["manipulability_min_R"]), float(s["torque_norm_max_Nm"])))
-    w = fields(rows[wheeled.id])
+    w, wheeled = fields(rows["wheeled"]), plan["wheeled"]
     reference = load_scenario(wheeled.scenario, wheeled.overrides).section("controller")["reference"]
     return ManipulabilityResults(
-        fast, _arcs(model), int(phases.size), _shapes(model, phases), _pfl(), duration, setting, tuple(lyapunov_rows),
+        fast, rows["arcs"], plan["shapes"].args[0] + 1, rows["shapes"], rows["pfl"], duration, setting,
+        tuple(lyapunov_rows),
         WheeledResults(wheeled_duration, float(reference["speed"]), float(w["head_path_distance_max_m"]),
                        float(w["head_error_rms_m"]), float(w["distance_m"]), float(w["manipulability_min_R"]),
                        w["status"]))
@@ -303,25 +334,28 @@ def _pfl_text(p: PFLResults) -> list[str]:
         "### §6.1.3: partial feedback linearisation (70) under isotropic friction", "",
         f"Scenario `head-tracking-pfl`: gains (79), serpenoid (81), start (82), reference (80), c_x = c_y = "
         f"{p.friction:g} N·s/m; DOP853 with rtol = {p.rtol:g}; (70) with the sign of the H22 H12⁺ 𝓗 a term flipped "
-        "(as printed it yields ẅ = −a and diverges within ~0.5 s: a sign misprint). Stop when ‖τ‖ > "
+        "(as printed it yields ẅ = −a: a sign misprint). Stop when ‖τ‖ > "
         f"{p.blowup_torque:g} N·m.", "",
         "| quantity | ours | 004 |", "|---|---|---|",
         f"| status | {p.status} | — |",
         f"| blow-up time (‖τ‖ > limit) | {p.end_time:.2f} s | ‖τ‖ large after {PFL_BLOWUP_004:g} s |",
         f"| time of min R | {p.min_R_time:.2f} s (R = {p.min_R:.3g}, max {p.max_R:.3g}) | {PFL_BLOWUP_004:g} s |",
         f"| D at min R / max D | {p.D_at_min_R:.3g} / {p.max_D:.3g} | D not small there |",
-        f"| max head error until 0.5 s before blow-up | {p.head_error_max * 1000:.2f} mm | follows until ≈ 3.4 s |",
+        f"| max head error until {BEFORE_BLOWUP:g} s before blow-up | {p.head_error_max * 1000:.2f} mm | follows "
+        f"until ≈ {PFL_BLOWUP_004:.1f} s |",
         f"| g (67) relative drift up to the blow-up | {p.g_drift:.1e} | constant, then falls after "
         f"{PFL_BLOWUP_004:g} s |",
         f"| centre-of-mass displacement | {p.com_displacement:.1e} m | — |",
         f"| head reach along the reference | {p.head_reach:.3f} m | — |", "",
-        ("R falls sharply towards zero while D stays large, so R is the indicator of the singular posture, as 004 "
-         "concludes. " if sharp else
+        (f"R falls sharply towards zero while D stays large (min R under {100 * R_SHARP:g} % of its maximum, D there "
+         f"over {100 * D_LARGE:g} % of its own), so R is the indicator of the singular posture, as 004 concludes. "
+         if sharp else
          "R does not fall sharply towards zero while D stays large, so this run does not single R out as the "
          "indicator of the singular posture. ")
-        + ("Unlike 004's Fig. 12, g stays constant to integration accuracy right up to the blow-up"
-           if constant else f"g drifts by {p.g_drift:.1e} up to the blow-up")
-        + (": with isotropic friction and zero initial velocity g = m n ṗ_CM + c n p_CM pins the centre of mass, so "
+        + (f"Unlike 004's Fig. 12, g stays constant to integration accuracy (relative drift under {G_CONSTANT:g}) "
+           "right up to the blow-up" if constant else f"g drifts by {p.g_drift:.1e} up to the blow-up")
+        + (": with isotropic friction and zero initial velocity g = m n ṗ_CM + c n p_CM pins the centre of mass (it "
+           f"moves under {PINNED:g} m), so "
            f"a head {p.head_reach:.2f} m ahead of it is a hard reach limit and every controller must fail near "
            f"{p.end_time:.1f} s. " if pinned else
            f"; the centre of mass moves by {p.com_displacement:.2g} m, so the head's reach is not a hard limit. ")
@@ -371,7 +405,8 @@ def _lyapunov_text(r: ManipulabilityResults) -> list[str]:
 def _wheeled_text(w: WheeledResults) -> list[str]:
     return [f"Wheeled links (004 §6.3 uses passive wheels and Coulomb friction in a physics engine): the same "
             f"controller, which assumes nothing about friction, with only Coulomb friction μ_t = {WHEELED[0]:g}, "
-            f"μ_n = {WHEELED[1]:g} (regularised, ε = 1 mm/s), {w.speed:g} m/s, {w.duration:g} s: path distance max "
+            f"μ_n = {WHEELED[1]:g} (regularised, ε = {1e3 * COULOMB_REGULARISATION:g} mm/s), {w.speed:g} m/s, "
+            f"{w.duration:g} s: path distance max "
             f"{w.path_distance_max:.3f} m, full error rms {w.error_rms:.3f} m, centre of mass advanced "
             f"{w.com_advance:.2f} m, min R {w.min_R:.3g} (status: {w.status}). Not tuned; the viscous case above is "
             "the acceptance run.", ""]

@@ -1,4 +1,8 @@
-"""001 (pushing an object with a snake): Table 2 beside ours, case study 1, and a dynamic check."""
+"""001 (pushing an object with a snake): Table 2 beside ours, case study 1, and a dynamic check.
+
+The plan is three Tasks computed here: case study 2 (three joints, Table 2) with 001 Fig. 4's configuration, case
+study 1 (two joints), and the dynamic check against the penalty-contact simulation.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +10,14 @@ import math
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from snake_core.pushing import Scenario
 from snake_core.pushing.study import extremes
 from snake_sim.pushing.plant import CONTACT_STIFFNESS, FIT_WINDOW, WHEEL_DAMPING
+from snake_sim.reproduction.experiment import Task
 from snake_sim.studies.pushing import (
     CHECK_JOINTS_DEG,
     FAST_DIRECTIONS,
@@ -36,7 +42,8 @@ CHECK_RUNS = ((1.0, CONTACT_STIFFNESS, WHEEL_DAMPING), (4.0, CONTACT_STIFFNESS, 
 #: best sr of Scenarios 1 / 3.
 SEED001_SCENARIO1_A_OBJ = (0.00135, 0.00858)
 SEED001_BEST_SR = (0.0263, 0.9875)
-#: Wheels change ‖a_obj‖² "little" within this factor; sr is "near 0" below NEAR_ZERO and "near 1" above NEAR_ONE.
+#: Wheels change ‖a_obj‖² "little" within this factor; sr is "near 0" below NEAR_ZERO and "near 1" above NEAR_ONE
+#: (our wording for 001's findings, stated in the text beside them).
 LITTLE = 1.5
 NEAR_ZERO, NEAR_ONE = 0.1, 0.9
 
@@ -86,10 +93,10 @@ def _ratio_rows(ours: dict[str, tuple[float, float, float]]) -> list[str]:
     return rows
 
 
-def _check(fast: bool) -> tuple[CheckRow, ...]:
-    """The dynamic check runs of CHECK_RUNS (the first only when fast)."""
+def _check(runs: tuple[tuple[float, float, float], ...]) -> tuple[CheckRow, ...]:
+    """The dynamic check runs ``runs`` (of CHECK_RUNS)."""
     rows = []
-    for scale, stiffness, damping in CHECK_RUNS[:1] if fast else CHECK_RUNS:
+    for scale, stiffness, damping in runs:
         with tempfile.TemporaryDirectory(prefix="pushing-check-") as tmp:
             for r in run_check(Path(tmp), list(CHECK_JOINTS_DEG), None, scale, stiffness, damping):
                 rows.append(CheckRow(scale, stiffness, r["scenario"], float(np.linalg.norm(r["a_obj_analysis"])),
@@ -99,20 +106,39 @@ def _check(fast: bool) -> tuple[CheckRow, ...]:
     return tuple(rows)
 
 
-def run(fast: bool = False) -> PushingResults:
-    """Table 2 (three joints), case study 1 (two joints) and the dynamic check."""
-    settings = Settings(kappa=100.0, step_deg=FAST_STEP_DEG if fast else 10.0, limit_deg=135.0,
-                        directions=FAST_DIRECTIONS if fast else 48)
-    case2 = run_case(settings.model(3), settings, progress=False)
-    two = settings.model(2)
-    fig4 = {s: extremes(two, FIG4_Q[None], s) for s in Scenario}
-    case1 = run_case(two, settings, progress=False)
+def _settings(fast: bool) -> Settings:
+    return Settings(kappa=100.0, step_deg=FAST_STEP_DEG if fast else 10.0, limit_deg=135.0,
+                    directions=FAST_DIRECTIONS if fast else 48)
+
+
+def plan(fast: bool = False) -> dict[str, Task]:
+    """Case study 2 (Table 2, and Fig. 4's configuration), case study 1, and the dynamic check (the first run of
+    CHECK_RUNS only when fast)."""
+    return {"case 2": Task("case", (3, fast)), "fig. 4": Task("fig. 4"), "case 1": Task("case", (2, fast)),
+            "check": Task("check", CHECK_RUNS[:1] if fast else CHECK_RUNS)}
+
+
+def measure(run: Task, client: Any = None) -> Any:
+    """A Task's numbers: a case study's table and grid size, Fig. 4's per-scenario maxima, or the check's rows."""
+    if run.name == "case":
+        n_joints, fast = run.args
+        settings = _settings(fast)
+        case = run_case(settings.model(n_joints), settings, progress=False)
+        return {"table": case.table(), "configurations": len(case.q)}
+    if run.name == "fig. 4":
+        two = _settings(False).model(2)
+        return tuple((float(e.a_obj_sq[0]), float(e.sr[0])) for e in (extremes(two, FIG4_Q[None], s) for s in Scenario))
+    return _check(run.args)
+
+
+def assemble(fast: bool, plan: dict[str, Task], rows: dict[str, Any]) -> PushingResults:
+    settings = _settings(fast)
+    case2, case1 = rows["case 2"], rows["case 1"]
     return PushingResults(
         fast=fast, kappa=settings.kappa, step_deg=settings.step_deg, limit_deg=settings.limit_deg,
-        directions=settings.directions, table=case2.table(), configurations=len(case2.q),
-        fig4=tuple((float(fig4[s].a_obj_sq[0]), float(fig4[s].sr[0])) for s in Scenario),
-        case1={k: v for k, v in case1.table().items() if k in ("best a_obj", "best sr")},
-        case1_configurations=len(case1.q), check=_check(fast))
+        directions=settings.directions, table=case2["table"], configurations=case2["configurations"],
+        fig4=rows["fig. 4"], case1={k: v for k, v in case1["table"].items() if k in ("best a_obj", "best sr")},
+        case1_configurations=case1["configurations"], check=rows["check"])
 
 
 def render(r: PushingResults) -> str:
@@ -153,12 +179,13 @@ def _findings(table: dict[str, tuple[float, float, float]]) -> str:
     sr_23 = math.isclose(best_sr[1], best_sr[2], rel_tol=1e-9)
     return (
         "001's findings and ours: passive wheels change the best and worst ‖a_obj‖² "
-        + ("little" if little else "much") + " "
-        f"(001: ×{PAPER_TABLE2['best a_obj'][2] / PAPER_TABLE2['best a_obj'][0]:.2f} and "
+        + (f"little (within ×{LITTLE:g}; " if little else f"much (beyond ×{LITTLE:g}; ")
+        + f"001: ×{PAPER_TABLE2['best a_obj'][2] / PAPER_TABLE2['best a_obj'][0]:.2f} and "
         f"×{PAPER_TABLE2['worst a_obj'][2] / PAPER_TABLE2['worst a_obj'][0]:.2f}; ours: "
         f"×{factors[0]:.2f} and ×{factors[1]:.2f}), "
-        + ("but raise the best sr from near 0 to near 1" if to_one else "and the best sr goes")
-        + f" (001: {PAPER_TABLE2['best sr'][0]:.3g} → {PAPER_TABLE2['best sr'][2]:.3g}; ours: "
+        + (f"but raise the best sr from near 0 to near 1 (below {NEAR_ZERO:g}, above {NEAR_ONE:g}; " if to_one else
+           "and the best sr goes (")
+        + f"001: {PAPER_TABLE2['best sr'][0]:.3g} → {PAPER_TABLE2['best sr'][2]:.3g}; ours: "
         f"{best_sr[0]:.3g} → {best_sr[2]:.3g}). "
         + ("Scenarios 2 and 3 give the same ‖a_obj‖² extremes (the bounded wheels do not saturate at the optima), "
            "as in 001. " if same_23 else

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import types
 import typing
 from pathlib import Path
@@ -84,3 +85,13 @@ def dump(results: Any, path: Path) -> None:
 def load(kind: type[T], path: Path) -> T:
     """Read the results of type ``kind`` stored at ``path``."""
     return from_json(kind, path.read_text(encoding="utf-8"))
+
+
+def pi_text(value: float) -> str:
+    """An angle or rate as the text states it: a fraction pπ/q of π (q ≤ 6) when it is one, else the number."""
+    for q in range(1, 7):
+        p = round(value * q / math.pi)
+        if p and math.isclose(value, p * math.pi / q, rel_tol=1e-9) and math.gcd(p, q) == 1:
+            num = {1: "π", -1: "−π"}.get(p, f"{p}π".replace("-", "−"))
+            return num if q == 1 else f"{num}/{q}"
+    return f"{value:g}"

@@ -5,9 +5,9 @@ and TSC ((7.1)–(7.2)) with K_τ = 0 and 6: on flat ground (speed, the wave TSC
 002's single obstacle with Table 7.1's parameters and with the parameters the shipped scenarios use,
 on two obstacles and on stairs, and on the single obstacle with less friction on the box's vertical faces.
 Every row on an obstacle or stairs runs twice, at the scenario's step (1 ms) and at half of it, and the
-table shows both (issue 13: a verdict counts only if halving the step leaves it standing). Every run (and its
-half-step run) is a task of the sweep engine (:mod:`snake_sim.studies.grid`) whose evaluate, :func:`measure`,
-returns the row's numbers, computed from the RunLog on the worker.
+table shows both (a simulated verdict counts only if halving the step leaves it standing). The plan is every
+run and its half-step run, tasks of the sweep engine (:mod:`snake_sim.studies.grid`) whose evaluate,
+:func:`measure`, returns the row's numbers, computed from the RunLog on the worker.
 """
 
 from __future__ import annotations
@@ -17,15 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from distributed import Client
 
 from snake_core.controllers.tsc import TSCGains
 from snake_core.vertical.model import GRAVITY
 from snake_sim.climb import ClimbResult, climb_result
-from snake_sim.reproduction.results import build, plain
+from snake_sim.reproduction.results import build, pi_text, plain
 from snake_sim.scenario import load_scenario
 from snake_sim.step_check import TOLERANCE, relative_change
-from snake_sim.studies.grid import fields, require, run_cells
+from snake_sim.studies.grid import fields, require
 from snake_sim.sweep import Cell
 from snake_sim.vertical import runtime
 from snake_sim.wave_analysis import cycle_waves
@@ -82,6 +81,10 @@ GRID_TORQUE_GAINS = (0.0, 6.0)
 #: (label, scenario suffix, world file) of the shipped obstacle worlds.
 WORLDS = (("single obstacle", "obstacle", "single_obstacle"), ("two obstacles", "two-obstacles", "two_obstacles"),
           ("stairs", "stairs", "stairs"))
+#: Simulated time of every run of a ``fast`` smoke run [s].
+FAST_DURATION = 3.0
+#: The shipped open loop on the single obstacle (the sensitivity rows change it slightly).
+SHIPPED_OPEN_LOOP = "open-loop-obstacle"
 #: Groups of rows on flat ground: run at the scenario's step (5 ms) only, with the bench's evidence (``make bench``).
 FLAT_GROUPS = ("flat",)
 #: A row "barely moves" when its CoM speed is below this fraction of the reference row's.
@@ -152,7 +155,7 @@ def measure(cell: Cell, out: Path | None = None) -> dict[str, Any]:
 
 def _cells(scenario: str, overrides: tuple[str, ...], fast: bool, check_step: bool) -> tuple[Cell, ...]:
     """The row's run, and with ``check_step`` the same run at half the step."""
-    overrides = (*overrides, *(("sim.duration=3",) if fast else ()))
+    overrides = (*overrides, *((f"sim.duration={FAST_DURATION!r}",) if fast else ()))
     run = Cell(scenario, overrides)
     if not check_step:
         return (run,)
@@ -276,19 +279,30 @@ def _jobs(setting: Setting, fast: bool) -> list[tuple[str, str, str, tuple[str, 
     return jobs
 
 
-def run(fast: bool = False, client: Client | None = None) -> StiffnessResults:
-    """Run every row on the sweep engine (on ``client``, else a LocalCluster of its own); ``fast``: four rows of
-    3 s (smoke test). RunsFailed if a run raised or its worker died."""
+def _key(group: str, label: str, half: bool = False) -> str:
+    return f"{group}: {label}" + (" (h/2)" if half else "")
+
+
+def plan(fast: bool = False) -> dict[str, Cell]:
+    """Every row's run (``group: label``), and on an obstacle or stairs its run at half the step (``... (h/2)``);
+    ``fast``: four rows of 3 s (smoke test)."""
+    runs = {}
+    for group, label, scenario, over in _jobs(_setting(), fast):
+        run, *half = _cells(scenario, over, fast, group not in FLAT_GROUPS)
+        runs[_key(group, label)] = run
+        runs.update({_key(group, label, True): c for c in half})
+    return runs
+
+
+def assemble(fast: bool, plan: dict[str, Cell], rows: dict[str, dict[str, Any]]) -> StiffnessResults:
+    """The rows grouped by table, each with its half-step run (RunsFailed if a run raised or its worker died)."""
+    require(plan.values(), {c.id: rows[key] for key, c in plan.items()})
     setting = _setting()
-    jobs = _jobs(setting, fast)
-    plans = [_cells(scenario, over, fast, group not in FLAT_GROUPS) for group, _, scenario, over in jobs]
-    cells = [c for plan in plans for c in plan]
-    rows = run_cells(cells, client, measure)
-    require(cells, rows)
     groups: dict[str, list[Outcome]] = {}
-    for (group, label, _, _), plan in zip(jobs, plans, strict=True):
-        run, *half = (_outcome(label, rows[c.id]) for c in plan)
-        groups.setdefault(group, []).append(replace(run, half=half[0]) if half else run)
+    for group, label, _, _ in _jobs(setting, fast):
+        run = _outcome(label, rows[_key(group, label)])
+        half = rows.get(_key(group, label, True))
+        groups.setdefault(group, []).append(run if half is None else replace(run, half=_outcome(label, half)))
     return StiffnessResults(fast, setting, groups)
 
 
@@ -309,7 +323,7 @@ def _slow_rows(bad: list[Outcome]) -> str:
     dv = max(abs(r.speed_mps - r.half.speed_mps) for r in slow)
     hardly = top < HARDLY_MOVES
     return (f" Of these, the {len(slow)} that do not climb move at most {1e3 * top:.2f} mm/s"
-            + (" (the robot hardly moves)" if hardly else "")
+            + (f" (the robot hardly moves: under {1e3 * HARDLY_MOVES:g} mm/s)" if hardly else "")
             + f", and halving the step changes their speed by at most {1e3 * dv:.3f} mm/s in absolute terms"
             + (" (the percentage is large because the speed is almost zero)." if hardly else "."))
 
@@ -365,7 +379,7 @@ def render(results: StiffnessResults) -> str:
     groups, setting = results.groups, results.setting
     out = [f"## {TITLE}", ""]
     if results.fast:
-        out += ["*Fast smoke run (3 s per run): the numbers below are not results.*", ""]
+        out += [f"*Fast smoke run ({FAST_DURATION:g} s per run): the numbers below are not results.*", ""]
     out += _intro(groups, setting)
     out += _flat(groups.get("flat"), setting)
     if "t71" in groups:
@@ -377,8 +391,10 @@ def render(results: StiffnessResults) -> str:
                 "higher average speed.", ""]
         out += [*_table(rows, rows[0]), ""]
     if "sens" in groups:
+        gait = load_scenario(SHIPPED_OPEN_LOOP).section("gait")
         out += ["### Near the shipped parameters", "",
-                "The shipped open loop (A = π/3, φ = −2π/5) changed slightly, and TSC with 002's largest K_d:", ""]
+                f"The shipped open loop (A = {pi_text(gait['amplitude'])}, φ = {pi_text(gait['phase_shift'])}) "
+                "changed slightly, and TSC with 002's largest K_d:", ""]
         out += [*_table(groups["sens"]), ""]
     out += _grid(groups.get("grid"), setting)
     for wlabel, _, _ in WORLDS:
@@ -461,7 +477,8 @@ def _flat(rows: list[Outcome] | None, setting: Setting) -> list[str]:
         + f" against the tail's {tail:.0f}°) and the robot "
         + ("barely moves" if barely else "moves")
         + " (" + ", ".join(f"{1e3 * r.speed_mps:.1f} mm/s" for r in t71) + " against "
-        f"{1e3 * open71.speed_mps:.1f} mm/s for the open loop). "
+        f"{1e3 * open71.speed_mps:.1f} mm/s for the open loop; "
+        f"{'under' if barely else 'not all under'} the {100 * BARELY_MOVES:g} % of it we call barely moving). "
         f"K_d = {k_d:g} ({'inside' if in_range else 'outside'} 002's {K_D_RANGE_002[0]:g}–{K_D_RANGE_002[1]:g}) "
         f"gives |H(iπ)| = {abs(shipped):.2f} and arg H = {lag:.0f}°"
         + (", i.e. the φ = −2π/5 = −72° of 002's open-loop gait, which keeps the wave alive to the head"
@@ -485,8 +502,11 @@ def _grid(rows: list[Outcome] | None, setting: Setting) -> list[str]:
     cells = iter(rows)
     columns = [(a, kt) for a, _ in GRID_AMPLITUDES for kt in GRID_TORQUE_GAINS]
     lines = ["### TSC over 002's gain ranges, single obstacle", "",
-             "M_d = 1; A = π/3, 002's largest; D_d and K_d from Table 7.1 (4, 12) to the experiments (10, 17.5); "
-             "K_τ = 0 and 6. Each cell: climbed (time) or not, the CoM speed over the run [mm/s], then the verdict at "
+             f"M_d = {setting.tsc_gains[0]:g}; A = {', '.join(a for a, _ in GRID_AMPLITUDES)}, 002's largest; D_d and "
+             f"K_d from Table 7.1 ({TABLE_7_1_GAINS[1]:g}, {TABLE_7_1_GAINS[2]:g}) to the experiments "
+             f"({GRID_DAMPING[-1]:g}, {GRID_STIFFNESS[-1]:g}); K_τ = "
+             + " and ".join(f"{k:g}" for k in GRID_TORQUE_GAINS) + ". Each cell: climbed (time) or not, the CoM "
+             "speed over the run [mm/s], then the verdict at "
              "half the step and whether the row is converged (same verdict, time and speed within "
              f"{100 * TOLERANCE:g} %).", "",
              "| D_d, K_d | " + " | ".join(f"A = {a}, K_τ = {kt:g}" for a, kt in columns) + " |",
@@ -517,7 +537,9 @@ def _grid(rows: list[Outcome] | None, setting: Setting) -> list[str]:
               f"D_d = {d_hi:g}, |H(iπ)| ≤ {weak:.2f} per joint, so the wave reaching the head is at most "
               f"{100 * weak ** 4:.0f} % of A (before the SEA's sag) and the robot "
               + ("hardly moves" if hardly else "still moves")
-              + f" (at most {1e3 * max(abs(r.speed_mps) for r in damped):.1f} mm/s); with D_d = {d_lo:g}, "
+              + f" (at most {1e3 * max(abs(r.speed_mps) for r in damped):.1f} mm/s"
+              + (f", under the {1e3 * HARDLY_MOVES:g} mm/s we call hardly moving" if hardly else "")
+              + f"); with D_d = {d_lo:g}, "
               f"K_d = {k_hi:g}, |H(iπ)| = {strong:.2f} and the wave reaches the head "
               + (f"at the ±{setting.joint_limit_deg:.0f}° limit" if at_limit else
                  f"at {free.head_amplitude_deg:.0f}°, below the ±{setting.joint_limit_deg:.0f}° limit") + ".", ""]

@@ -1,7 +1,7 @@
 """docs/reproduction.md section: does any TSC setting climb the single obstacle with 002's face friction?
 
-Issue 3 left it open, issue 19 item 5 answers it with a search. Over a box of TSC's parameters much wider than 002's
-ranges (A up to the ±60° joint limit, M_d, D_d, K_d over two decades, K_τ from 0 to five times 002's 6), on the
+The stiffness section's settings leave it open; a search answers it. Over a box of TSC's parameters much wider than
+002's ranges (A up to the ±60° joint limit, M_d, D_d, K_d over two decades, K_τ from 0 to five times 002's 6), on the
 vertical-plane model (``tsc-obstacle``) and the 3-D MuJoCo model (``tsc-obstacle-3d``), the box's faces keeping the
 world file's μ (002's). Each search is an Optuna study whose trials run as Dask tasks (:mod:`snake_sim.sweep`):
 
@@ -19,6 +19,9 @@ at half the step (:mod:`snake_sim.step_check`): only a climb whose verdict, time
 φ = −2π/5) runs beside, step-checked: at 002's face μ and, in the vertical model, with the faces' μ lowered in steps
 of :data:`FACE_FRICTION_STEP`, to find the highest μ at which it climbs. In 3-D the best step-checked climbers and
 the open loop also run at other perturbation seeds (roll and joint noise).
+
+The plan is one Task per search (adaptive: TPE asks for its trials as the earlier ones are told), measured here, its
+trials submitted to the cluster's client (or to a LocalCluster of one worker per core).
 """
 
 from __future__ import annotations
@@ -35,9 +38,10 @@ from tqdm import tqdm
 
 from snake_core.robot import load_robot
 from snake_sim import sweep
-from snake_sim.climb_mode import evaluate
+from snake_sim.climb_mode import CHORD_LIMIT_DEG, evaluate
 from snake_sim.optimise import Problem, tell
 from snake_sim.reproduction import stiffness
+from snake_sim.reproduction.experiment import Task
 from snake_sim.rollover import ROLL_OVER_DEG
 from snake_sim.scenario import load_scenario
 from snake_sim.step_check import TOLERANCE, step_check
@@ -281,18 +285,32 @@ def _search(client, spec: SearchSpec, box: tuple[Range, ...], face_mu: float, fa
                   tuple(opened), own_run, float(np.mean(walls)) if walls else float("nan"))
 
 
-def run(fast: bool = False, client: Client | None = None) -> Results:
-    """Both searches on ``client`` (``snake-sim reproduce``'s cluster), or on a LocalCluster of one worker per core;
-    ``fast``: FAST_TRIALS trials of FAST_DURATION s."""
+def _box() -> tuple[float, float, dict[str, tuple[float, float]]]:
+    """(the single obstacle's face μ, the joint limit [rad], 002's ranges) from the shipped files."""
     scenario = load_scenario(SEARCHES[0].scenario)
     limit = load_robot(scenario.section("robot")["name"]).joint_limit
     faces = {b.friction for b in load_world(scenario.world_file).static_boxes}
     (face_mu,) = faces  # the single obstacle: one μ on every face
-    ranges = ranges_002(limit)
-    box = wide_box(ranges)
+    return face_mu, limit, ranges_002(limit)
+
+
+def plan(fast: bool = False) -> dict[str, Task]:
+    """Both searches (SEARCHES), by model; ``fast``: FAST_TRIALS trials of FAST_DURATION s."""
+    return {spec.model: Task("search", (i, fast)) for i, spec in enumerate(SEARCHES)}
+
+
+def measure(run: Task, client: Client | None = None) -> Search:
+    """One search, its trials on ``client``, or on a LocalCluster of one worker per core."""
+    index, fast = run.args
+    face_mu, _, ranges = _box()
     with engine.connect() if client is None else contextlib.nullcontext(client) as held:
-        searches = tuple(_search(held, spec, box, face_mu, fast) for spec in SEARCHES)
-    return Results(fast, SAMPLER_SEED, face_mu, float(np.degrees(limit)), ranges, searches)
+        return _search(held, SEARCHES[index], wide_box(ranges), face_mu, fast)
+
+
+def assemble(fast: bool, plan: dict[str, Task], rows: dict[str, Search]) -> Results:
+    face_mu, limit, ranges = _box()
+    return Results(fast, SAMPLER_SEED, face_mu, float(np.degrees(limit)), ranges,
+                   tuple(rows[spec.model] for spec in SEARCHES))
 
 
 # --- rendering ---------------------------------------------------------------------------------------------------
@@ -488,7 +506,7 @@ def _search_text(search: Search, results: Results) -> list[str]:
                   "against the box and 002's values:", "", *_region_table(search, results, checked), "",
                   f"{len(inside)} of the {len(checked)} lie inside 002's ranges of "
                   + ", ".join(SYMBOLS[k] for k, (lo, hi) in results.ranges_002.items() if lo < hi)
-                  + " (002 fixes M_d = 1). "
+                  + f" (002 fixes M_d = {stiffness.TABLE_7_1_GAINS[0]:g}). "
                   f"*How they climb*: {len(crawl)} crawl over the box, {len(tumble)} tumble (head over tail"
                   + (f", the body turning by up to {max(r.max_body_rotation_deg for r in tumble):.0f}°" if tumble
                      else "") + "). "
@@ -556,7 +574,8 @@ def render(results: Results) -> str:
              "so the search is led to the box first and to faster climbs after). Every trial that climbed runs again "
              "at half the step; its climb counts only if the verdicts stand, its times and speeds move by at most "
              f"{100 * TOLERANCE:g} % and it climbs the same way. *How it climbs* (`snake_sim.climb_mode`): it "
-             "*crawls* while the chord from the tail tip to the head tip stays within ±90° of the x axis (the head "
+             f"*crawls* while the chord from the tail tip to the head tip stays within ±{CHORD_LIMIT_DEG:g}° of the x "
+             "axis (the head "
              "ahead of the tail), it *tumbles* once the chord turns past the vertical (head over tail).", ""]
     if results.fast:
         lines += ["*(fast smoke run: a few short trials; these numbers are not the answer.)*", ""]

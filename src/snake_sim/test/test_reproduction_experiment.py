@@ -1,0 +1,97 @@
+"""Every reproduction section has one shape, plan → measure → assemble → render: the driver measures a plan's
+Cells on the sweep engine and its Tasks here, the render reads nothing but the stored results (and the shipped
+files), and the numbers of the text follow the results."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from snake_sim.reproduction import SECTIONS
+from snake_sim.reproduction import pedal_wave as pw
+from snake_sim.reproduction.document import section
+from snake_sim.reproduction.experiment import Task, measure_plan, reproduce
+from snake_sim.reproduction.results import load, pi_text, results_path
+
+DOCS = Path(__file__).resolve().parents[3] / "docs"
+
+
+@pytest.mark.parametrize("name", SECTIONS)
+def test_every_section_has_the_shape_and_a_plan_of_runs(name):
+    module = section(name)
+    assert all(callable(getattr(module, f)) for f in ("plan", "measure", "assemble", "render"))
+    if name != "climb_3d":  # its plan loads every 3-D case's scenario: the MuJoCo tests cover it
+        runs = module.plan(fast=True)
+        assert runs and all(isinstance(k, str) for k in runs)
+
+
+def test_the_driver_measures_tasks_here_and_assembles_the_rows_by_key():
+    calls = []
+
+    def measure(run, client):
+        calls.append((run, client))
+        return {"twice": 2 * run.args[0]}
+
+    fake = SimpleNamespace(plan=lambda fast: {"a": Task("x", (1,)), "b": Task("x", (5,))}, measure=measure,
+                           assemble=lambda fast, plan, rows: (fast, {k: r["twice"] for k, r in rows.items()}))
+    assert reproduce(fake, fast=True) == (True, {"a": 2, "b": 10})
+    assert [run.args for run, _ in calls] == [(1,), (5,)] and all(client is None for _, client in calls)
+    assert measure_plan(fake, {}) == {}
+
+
+@pytest.mark.parametrize("name", SECTIONS)
+def test_render_runs_nothing(name, monkeypatch):
+    """The render reads the stored results: planning, measuring or simulating anything fails the test."""
+    module = section(name)
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("the render ran something")
+
+    for attr in ("plan", "measure", "assemble"):
+        monkeypatch.setattr(module, attr, forbidden)
+    monkeypatch.setattr("snake_sim.sweep.engine.simulate", forbidden)
+    monkeypatch.setattr("snake_sim.studies.grid.run_cells", forbidden)
+    results = load(module.Results, results_path(DOCS, name))
+    assert module.render(results) == module.render(results)
+
+
+def _pedal_fixture(**changes) -> pw.PedalWaveResults:
+    """A small hand-made result: every speed 0.5 × 002's simulated column."""
+    table = tuple(tuple(0.5 * s / 100 for s in row) for row in pw.TABLE_S)
+    setting = pw.Setting(kp=60.0, kd=25.0, friction=0.6, contact_stiffness=1e4, contact_damping=50.0,
+                         contact_threshold=0.005, frequency=3.0, amplitude=0.5, spring_stiffness=1.74,
+                         link_mass=0.15, half_length=0.06, reflected_inertia=0.01)
+    base = pw.PedalWaveResults(False, 10.0, 0.001, setting, table, table, table, 0.003, -0.003, 0.003,
+                               (0.01, 0.011), 2.0, (0.1,) * 5, (0.2,) * 5, 0.99, 0.9, 0.01, 0.3)
+    return replace(base, **changes)
+
+
+def test_pedal_wave_renders_from_a_fixture_with_its_numbers_and_settings():
+    text = pw.render(_pedal_fixture())
+    assert "ω = 3 rad/s" in text and "K_p = 60" in text and "10 s per run" in text
+    assert "(ratios 0.50 to 0.50)" in text
+    at_pi = replace(_pedal_fixture().setting, frequency=3.141592653589793)
+    assert "ω = π rad/s" in pw.render(_pedal_fixture(setting=at_pi))
+
+
+def test_pedal_wave_ratio_verdict_is_the_order_of_magnitude_and_its_numbers_follow_the_speeds():
+    fixture = _pedal_fixture()
+    speed = [list(row) for row in fixture.speed]
+    speed[0][0] = 0.3 * pw.TABLE_S[0][0] / 100
+    text = pw.render(replace(fixture, speed=tuple(map(tuple, speed))))
+    assert "(ratios 0.30 to 0.50)" in text and "same order of magnitude as 002's simulated value" in text
+    assert "**yes** (ratios" in text
+    speed[0][0] = 1.01 * pw.TABLE_S[0][0] / 100 / pw.ORDER_OF_MAGNITUDE  # just inside the order of magnitude
+    assert "**yes** (ratios 0.10" in pw.render(replace(fixture, speed=tuple(map(tuple, speed))))
+    speed[0][0] = 0.99 * pw.TABLE_S[0][0] / 100 / pw.ORDER_OF_MAGNITUDE  # just outside
+    assert "**NO** (ratios 0.10" in pw.render(replace(fixture, speed=tuple(map(tuple, speed))))
+
+
+def test_angles_are_written_as_fractions_of_pi_only_when_they_are_one():
+    import math
+
+    assert [pi_text(v) for v in (math.pi, math.pi / 3, -2 * math.pi / 5, 0.18, 2.0)] == [
+        "π", "π/3", "−2π/5", "0.18", "2"]
