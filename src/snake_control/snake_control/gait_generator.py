@@ -37,9 +37,11 @@ from .ros_interface import (
     Elapsed,
     accepted,
     declare,
+    fix_parameters,
     joint_state,
     rejected,
     run,
+    watch_clock,
 )
 
 SOURCE = "gait_generator parameters"
@@ -78,6 +80,7 @@ def build_gait(gait_type: str, n_joints: int, values: dict, source: str) -> Gait
 class GaitGeneratorNode(Node):
     def __init__(self, **kwargs) -> None:
         super().__init__("gait_generator", **kwargs)
+        fix_parameters(self)
         robot = load_robot(declare(self, "robot", "koopaee6", "robot file config/robots/<robot>.yaml",
                                    read_only=True))
         rate = declare(self, "rate", 100.0, "publishing rate [Hz]", low=1.0, high=1000.0, read_only=True)
@@ -96,6 +99,7 @@ class GaitGeneratorNode(Node):
         self._pub = self.create_publisher(JointState, GAIT_REFERENCE, LATCHED_QOS)
         self._diag = Diagnostics(self, "gait")
         self._elapsed = Elapsed(self)
+        self.clock_watchdog = watch_clock(self, self._diag)  # a stopped or restarted sim clock: no reference
         self._timer = self.create_timer(1.0 / rate, self._tick)
 
     def _gait_type(self, updates: dict | None = None) -> str:
@@ -119,6 +123,8 @@ class GaitGeneratorNode(Node):
         return accepted()
 
     def _tick(self) -> None:
+        if self.clock_watchdog.check() is not None:
+            return
         t = self._elapsed()
         alpha_d, alpha_d_dot = self.gait.reference(t)
         self._pub.publish(joint_state(self, self.names, alpha_d, alpha_d_dot))

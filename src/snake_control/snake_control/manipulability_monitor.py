@@ -54,10 +54,12 @@ from .ros_interface import (
     all_finite,
     declare,
     declare_numbers,
+    fix_parameters,
     floats,
     quaternion_about_z,
     read_joint_states,
     run,
+    watch_clock,
 )
 
 #: Label of the /manipulability array (one dimension).
@@ -67,6 +69,7 @@ LAYOUT = "D, R, sigma_1..k (ellipsoid semi-axes), lambda_1..k (singular values o
 class ManipulabilityMonitorNode(Node):
     def __init__(self, **kwargs) -> None:
         super().__init__("manipulability_monitor", **kwargs)
+        fix_parameters(self)
         robot = load_robot(declare(self, "robot", "ariizumi10", "robot file config/robots/<robot>.yaml",
                                    read_only=True))
         rate = declare(self, "rate", 20.0, "evaluation rate [Hz]", low=0.1, high=1000.0, read_only=True)
@@ -92,6 +95,7 @@ class ManipulabilityMonitorNode(Node):
         self._pub = self.create_publisher(Float64MultiArray, MANIPULABILITY, COMMAND_QOS)
         self._markers = self.create_publisher(MarkerArray, MANIPULABILITY_MARKERS, COMMAND_QOS)
         self._diag = Diagnostics(self, "manipulability")
+        self.clock_watchdog = watch_clock(self, self._diag)  # a stopped or restarted sim clock: nothing new
         self.create_timer(1.0 / rate, self._tick)
 
     def _on_joint_states(self, msg: JointState) -> None:
@@ -113,6 +117,8 @@ class ManipulabilityMonitorNode(Node):
         return MarkerArray(markers=[marker])
 
     def _tick(self) -> None:
+        if self.clock_watchdog.check() is not None:
+            return
         if self._fresh.stale(["joint_states"]):
             self._diag.report(ERROR, "hold: stale input: joint_states")
             return

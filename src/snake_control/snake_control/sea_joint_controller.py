@@ -70,6 +70,7 @@ from .ros_interface import (
     all_finite,
     declare,
     declare_numbers,
+    fix_parameters,
     float_array,
     joint_state,
     joint_state_fields,
@@ -77,6 +78,7 @@ from .ros_interface import (
     read_joint_states,
     run,
     stamp_ns,
+    watch_clock,
 )
 
 #: The parameters of every mode module (``PARAMS`` of snake_core.controllers.<mode>), without "mode".
@@ -93,6 +95,7 @@ def mode_parameters(mode: str) -> tuple[str, ...]:
 class SEAJointControllerNode(Node):
     def __init__(self, **kwargs) -> None:
         super().__init__("sea_joint_controller", **kwargs)
+        fix_parameters(self)
         robot = load_robot(declare(self, "robot", "koopaee6", "robot file config/robots/<robot>.yaml",
                                    read_only=True))
         source = f"{self.get_name()} parameters"
@@ -146,6 +149,7 @@ class SEAJointControllerNode(Node):
             # β̇_d: the velocity reference of Gazebo's motor PD (002 (4.39) feed-forward, controllers/<robot>_gz.yaml)
             self._rate_pub = self.create_publisher(Float64MultiArray, MOTOR_VELOCITY_COMMANDS, COMMAND_QOS)
         self._diag = Diagnostics(self, joint_name(index) if index else "sea_joints")
+        self.clock_watchdog = watch_clock(self, self._diag, self.lockstep)  # a stopped or restarted sim clock holds
         inputs = {"joint_states": JOINT_STATES, "gait_reference": GAIT_REFERENCE, "torque_reference": TORQUE_REFERENCE}
         self._ticks = Lockstep(self, {k: inputs[k] for k in self._required}, self._step,
                                lambda: self._publish(*self._last), self.lockstep)
@@ -187,7 +191,10 @@ class SEAJointControllerNode(Node):
         return lag if self._reference_stamp > 0 and 0.0 < lag <= self._fresh.timeout else 0.0
 
     def _inputs(self, t_ns: int) -> list[tuple[JointMeasurement, JointReference]] | str:
-        """Each joint's controller inputs at ``t``, or why there are none (stale or non-finite)."""
+        """Each joint's controller inputs at ``t``, or why there are none (clock, stale or non-finite)."""
+        clock = self.clock_watchdog.check()
+        if clock is not None:
+            return f"ROS {clock}"
         stale = self._fresh.stale(self._required + (["hardware_states"] if self._lost is not None else []))
         if stale:
             return "stale input: " + ", ".join(stale)
