@@ -12,6 +12,8 @@ the running gait untouched and the reason is returned to the caller.
 Gait time t is ROS time since the node's first tick (sim time under Gazebo or the embedded
 simulator: the first /clock the node sees, not the simulation's start), so the reference published
 at t is exactly ``gait.reference(t)``; a change of ω takes effect at the next tick without re-phasing.
+While the sim clock is stopped or has jumped back (ros_interface.watch_clock) nothing is published and
+/diagnostics says ERROR.
 """
 
 from __future__ import annotations

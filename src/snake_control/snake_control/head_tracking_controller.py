@@ -18,7 +18,8 @@ joint states and the odometry stamped t (ros_interface.Lockstep), as a lock-step
 
 On stale (older than ``stale_timeout``) or non-finite joint states or odometry, or before a
 reference has arrived, nothing is published and /diagnostics reports ERROR: the SEA controllers
-in torque mode then hold their motors (their torque reference goes stale).
+in torque mode then hold their motors (their torque reference goes stale). Likewise while the sim
+clock is stopped or has jumped back (ros_interface.watch_clock).
 """
 
 from __future__ import annotations

@@ -9,8 +9,8 @@ Input: /joint_states (α_j, tail → head). Outputs at ``rate``:
   linear accelerations (snake_core.planar.ellipse) as a flat ellipsoid in the ``head_tip`` frame,
   ``marker_scale`` metres per m/s²;
 - /diagnostics: WARN when R < ``threshold`` (near-singular posture, e.g. a straight body; R = 0
-  exactly at singular postures, Theorem 1), ERROR when /joint_states is stale or not finite (the
-  outputs are then held: nothing new is published).
+  exactly at singular postures, Theorem 1), ERROR when /joint_states is stale or not finite, or the
+  sim clock is stopped or has jumped back (the outputs are then held: nothing new is published).
 
 D and R do not depend on where the head is, so no odometry is needed: the posture is evaluated with
 the head at the origin and heading 0 (snake_core.planar.convention.q_from_world).

@@ -392,7 +392,7 @@ def watch_clock(node: Node, diagnostics: Diagnostics, lockstep: bool = False) ->
     on /diagnostics (repeated at its period); the node holds while :meth:`ClockWatchdog.check` gives a reason, and
     its own report of the next tick on a running clock puts the diagnostics back."""
 
-    def report(reason: str | None = None) -> None:
+    def report(*_change: str | None) -> None:  # on a change (with the reason) and while stalled
         if watchdog.reason is not None:
             diagnostics.report(ERROR, f"hold: ROS {watchdog.reason}")
 

@@ -25,6 +25,7 @@ tick of t_r, as happens when the machine is busy) is held to first order, α_d +
 before t (another clock), is taken as is. If a required input is older than ``stale_timeout`` or carries
 NaN/inf, the node holds its last command (republishes its β_d with β̇_d = 0; nothing before the first valid
 step) and reports ERROR on /diagnostics; an active joint/deflection limit in a controller is reported as WARN.
+A sim clock that stops or jumps back (ros_interface.watch_clock) holds likewise, with ERROR until it runs again.
 
 ``controller.*`` parameters are those of the mode's snake_core module (``controller.stiffness``
 is K_d in the stiffness and tsc modes, a number or one per joint); left unset, the mode's own
