@@ -387,16 +387,23 @@ CLOCK_TIMEOUT = 0.9
 CLOCK_CHECK = 0.1
 
 
-def watch_clock(node: Node, diagnostics: Diagnostics, lockstep: bool = False) -> ClockWatchdog:
+def watch_clock(node: Node, diagnostics: Diagnostics, lockstep: bool = False,
+                hold: Callable[[], object] | None = None) -> ClockWatchdog:
     """The watchdog of a controller on sim time: while /clock is stopped or jumped back, ERROR "hold: ROS clock …"
-    on /diagnostics (repeated at its period); the node holds while :meth:`ClockWatchdog.check` gives a reason, and
-    its own report of the next tick on a running clock puts the diagnostics back."""
+    on /diagnostics (repeated at its period), and ``hold()`` once as the fault begins (a controller's hold
+    command); the node holds while :meth:`ClockWatchdog.check` gives a reason, and its own report of the next
+    tick on a running clock puts the diagnostics back."""
 
-    def report(*_change: str | None) -> None:  # on a change (with the reason) and while stalled
+    def changed(reason: str | None) -> None:
+        report()
+        if reason is not None and hold is not None:
+            hold()
+
+    def report() -> None:
         if watchdog.reason is not None:
             diagnostics.report(ERROR, f"hold: ROS {watchdog.reason}")
 
-    watchdog = ClockWatchdog(node, report, report, CLOCK_TIMEOUT, CLOCK_CHECK, lockstep)
+    watchdog = ClockWatchdog(node, changed, report, CLOCK_TIMEOUT, CLOCK_CHECK, lockstep)
     return watchdog
 
 

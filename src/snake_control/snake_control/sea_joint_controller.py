@@ -150,7 +150,8 @@ class SEAJointControllerNode(Node):
             # β̇_d: the velocity reference of Gazebo's motor PD (002 (4.39) feed-forward, controllers/<robot>_gz.yaml)
             self._rate_pub = self.create_publisher(Float64MultiArray, MOTOR_VELOCITY_COMMANDS, COMMAND_QOS)
         self._diag = Diagnostics(self, joint_name(index) if index else "sea_joints")
-        self.clock_watchdog = watch_clock(self, self._diag, self.lockstep)  # a stopped or restarted sim clock holds
+        # a stopped or restarted sim clock holds
+        self.clock_watchdog = watch_clock(self, self._diag, self.lockstep, self._hold)
         inputs = {"joint_states": JOINT_STATES, "gait_reference": GAIT_REFERENCE, "torque_reference": TORQUE_REFERENCE}
         self._ticks = Lockstep(self, {k: inputs[k] for k in self._required}, self._step,
                                lambda: self._publish(*self._last), self.lockstep)
@@ -221,14 +222,18 @@ class SEAJointControllerNode(Node):
             self._pub.publish(float_array(beta_d, answers=self._state_stamp))
             self._rate_pub.publish(float_array(beta_d_dot, answers=self._state_stamp))
 
+    def _hold(self) -> bool:
+        """Republish the last command as a hold (β_d kept, β̇_d = 0); False before the first command."""
+        if self._last is not None:
+            self._publish(self._last[0], [0.0 for _ in self._last[1]])
+        return self._last is not None
+
     def _step(self, t_ns: int) -> bool:
         """Step the controllers at ROS time ``t_ns`` and publish; False if there was nothing to send."""
         inputs = self._inputs(t_ns)
         if isinstance(inputs, str):
             self._diag.report(ERROR, f"hold: {inputs}", {"mode": self.mode})
-            if self._last is not None:
-                self._publish(self._last[0], [0.0 for _ in self._last[1]])  # hold: β_d kept, β̇_d = 0
-            return self._last is not None
+            return self._hold()
         t = ns_seconds(t_ns)
         commands = [c.step(t, self.dt, *i) for c, i in zip(self.controllers, inputs, strict=True)]
         self._last = ([c.beta_d for c in commands], [c.beta_d_dot for c in commands])

@@ -167,7 +167,12 @@ def test_controller_holds_with_an_error_when_the_sim_clock_stops_or_jumps_back_a
     seen, published = len(statuses(ros, node)), len(ros.messages(output))
     wait_for(lambda: error("stopped"), ros.spin, "ERROR: clock stopped", timeout=10.0)
     feed(ros)  # inputs keep coming, the clock does not
-    assert len(ros.messages(output)) == published
+    held = ros.messages(output)[published:]
+    if name == "sea_joint_controller":  # its hold: the last β_d again, with β̇_d = 0, once
+        assert [(list(m.position), list(m.velocity)) for m in held] == [
+            (list(ros.messages(output)[published - 1].position), [0.0])]
+    else:
+        assert held == []  # nothing new
     resumes()
     # /clock jumps back (a restarted simulator): ERROR, then it runs on from there
     seen = len(statuses(ros, node))
@@ -189,3 +194,27 @@ def test_a_lock_stepped_controller_takes_a_clock_that_comes_again_unchanged_as_t
         ros.spin(0.02)
         assert watchdog.check() is None
     wait_for(lambda: watchdog.reason == "clock stopped", ros.spin, "the stop", timeout=10.0)
+
+
+def test_diagnostics_go_on_at_their_period_while_sim_time_stands_still_or_after_it_went_back(ros):
+    """A restarted simulator sets ROS time back: the periodic reports must not wait until it catches up."""
+    from rclpy.node import Node
+
+    from snake_control.ros_interface import OK, Diagnostics
+
+    node = ros.make(lambda **kw: Node("diagnostics_period", **kw))
+    diagnostics = Diagnostics(node, "test", period=0.05)
+    ros.record("/diagnostics", type(diagnostics._pub.msg_type()))
+
+    def reports() -> int:
+        return sum(1 for m in ros.messages("/diagnostics") for s in m.status if s.message == "running")
+
+    diagnostics.report(OK, "running")
+    assert reports() == 1
+    diagnostics.report(OK, "running")  # the same, within the period: not repeated
+    assert reports() == 1
+    wait_for(lambda: (diagnostics.report(OK, "running"), reports())[1] >= 2, ros.spin, "a periodic report while "
+             "sim time stands still", timeout=10.0)
+    ros.jump(-0.5)
+    wait_for(lambda: (diagnostics.report(OK, "running"), reports())[1] >= 3, ros.spin, "a periodic report after "
+             "sim time went back", timeout=10.0)
