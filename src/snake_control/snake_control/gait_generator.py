@@ -14,6 +14,8 @@ the running gait untouched and the reason is returned to the caller.
 Gait time t is ROS time since the node's first tick (sim time under Gazebo or the embedded
 simulator: the first /clock the node sees, not the simulation's start), so the reference published
 at t is exactly ``gait.reference(t)``; a change of ω takes effect at the next tick without re-phasing.
+While the sim clock is stopped or has jumped back (ros_interface.watch_clock) nothing is published and
+/diagnostics says ERROR.
 """
 
 from __future__ import annotations
@@ -38,9 +40,11 @@ from .ros_interface import (
     accepted,
     declare,
     declare_param,
+    fix_parameters,
     joint_state,
     rejected,
     run,
+    watch_clock,
 )
 
 SOURCE = "gait_generator parameters"
@@ -58,6 +62,7 @@ def build_gait(gait_type: str, n_joints: int, values: dict, source: str) -> Gait
 class GaitGeneratorNode(Node):
     def __init__(self, **kwargs) -> None:
         super().__init__("gait_generator", **kwargs)
+        fix_parameters(self)
         robot = load_robot(declare(self, "robot", "koopaee6", "robot file config/robots/<robot>.yaml",
                                    read_only=True))
         rate = declare(self, "rate", 100.0, "publishing rate [Hz]", low=1.0, high=1000.0, read_only=True)
@@ -76,6 +81,7 @@ class GaitGeneratorNode(Node):
         self._pub = self.create_publisher(JointState, GAIT_REFERENCE, LATCHED_QOS)
         self._diag = Diagnostics(self, "gait")
         self._elapsed = Elapsed(self)
+        self.clock_watchdog = watch_clock(self, self._diag)  # a stopped or restarted sim clock: no reference
         self._timer = self.create_timer(1.0 / rate, self._tick)
 
     def _gait_type(self, updates: dict | None = None) -> str:
@@ -98,6 +104,8 @@ class GaitGeneratorNode(Node):
         return accepted()
 
     def _tick(self) -> None:
+        if self.clock_watchdog.check() is not None:
+            return
         t = self._elapsed()
         alpha_d, alpha_d_dot = self.gait.reference(t)
         self._pub.publish(joint_state(self, self.names, alpha_d, alpha_d_dot))

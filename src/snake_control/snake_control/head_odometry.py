@@ -39,6 +39,7 @@ from .ros_interface import (
     Diagnostics,
     InputFreshness,
     declare,
+    fix_parameters,
     planar_odometry,
     pose3,
     run,
@@ -49,6 +50,7 @@ from .ros_interface import (
 class HeadOdometryNode(Node):
     def __init__(self, **kwargs) -> None:
         super().__init__("head_odometry", **kwargs)
+        fix_parameters(self)
         robot = load_robot(declare(self, "robot", "koopaee6", "robot file config/robots/<robot>.yaml (head link "
                                    "length)", read_only=True))
         self.model = declare(self, "model", "snake", "Gazebo model name (ros_gz_sim create -name): the frame "

@@ -19,7 +19,8 @@ joint states and the odometry stamped t (ros_interface.Lockstep), as a lock-step
 
 On stale (older than ``stale_timeout``) or non-finite joint states or odometry, or before a
 reference has arrived, nothing is published and /diagnostics reports ERROR: the SEA controllers
-in torque mode then hold their motors (their torque reference goes stale).
+in torque mode then hold their motors (their torque reference goes stale). Likewise while the sim
+clock is stopped or has jumped back (ros_interface.watch_clock).
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ from .ros_interface import (
     declare,
     declare_numbers,
     declare_param,
+    fix_parameters,
     joint_state,
     ns_seconds,
     odometry_planar,
@@ -75,6 +77,7 @@ from .ros_interface import (
     run,
     seconds,
     stamp_ns,
+    watch_clock,
     yaw,
 )
 
@@ -86,6 +89,7 @@ SHAPE_GAIT = "serpenoid"
 class HeadTrackingControllerNode(Node):
     def __init__(self, **kwargs) -> None:
         super().__init__("head_tracking_controller", **kwargs)
+        fix_parameters(self)
         robot = load_robot(declare(self, "robot", "ariizumi10", "robot file config/robots/<robot>.yaml",
                                    read_only=True))
         rate = declare(self, "rate", 100.0, "control rate [Hz]", low=1.0, high=1000.0, read_only=True)
@@ -124,6 +128,7 @@ class HeadTrackingControllerNode(Node):
         self.create_subscription(Path, HEAD_REFERENCE, self._on_reference, LATCHED_QOS)
         self._pub = self.create_publisher(JointState, TORQUE_REFERENCE, COMMAND_QOS)
         self._diag = Diagnostics(self, "head_tracking")
+        self.clock_watchdog = watch_clock(self, self._diag, lockstep)  # a stopped or restarted sim clock: no torque
         self._ticks = Lockstep(self, {"joint_states": JOINT_STATES, "head_odometry": HEAD_ODOMETRY}, self._step,
                                self._publish, lockstep)
         self.create_timer(1.0 / rate, self._ticks.tick)
@@ -154,6 +159,8 @@ class HeadTrackingControllerNode(Node):
 
     def _step(self, t_ns: int) -> bool:
         """The torques at ROS time ``t_ns``, published; False when there are none (reported)."""
+        if self.clock_watchdog.check() is not None:
+            return False
         stale = self._fresh.stale(["joint_states", "head_odometry"])
         if stale or self.reference is None:
             self._diag.report(ERROR, "no torque: " + ("stale input: " + ", ".join(stale) if stale

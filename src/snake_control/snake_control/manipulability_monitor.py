@@ -9,8 +9,8 @@ Input: /joint_states (α_j, tail → head). Outputs at ``rate``:
   linear accelerations (snake_core.planar.ellipse) as a flat ellipsoid in the ``head_tip`` frame,
   ``marker_scale`` metres per m/s²;
 - /diagnostics: WARN when R < ``threshold`` (near-singular posture, e.g. a straight body; R = 0
-  exactly at singular postures, Theorem 1), ERROR when /joint_states is stale or not finite (the
-  outputs are then held: nothing new is published).
+  exactly at singular postures, Theorem 1), ERROR when /joint_states is stale or not finite, or the
+  sim clock is stopped or has jumped back (the outputs are then held: nothing new is published).
 
 D and R do not depend on where the head is, so no odometry is needed: the posture is evaluated with
 the head at the origin and heading 0 (snake_core.planar.convention.q_from_world).
@@ -54,10 +54,12 @@ from .ros_interface import (
     all_finite,
     declare,
     declare_numbers,
+    fix_parameters,
     floats,
     quaternion_about_z,
     read_joint_states,
     run,
+    watch_clock,
 )
 
 #: Label of the /manipulability array (one dimension).
@@ -67,6 +69,7 @@ LAYOUT = "D, R, sigma_1..k (ellipsoid semi-axes), lambda_1..k (singular values o
 class ManipulabilityMonitorNode(Node):
     def __init__(self, **kwargs) -> None:
         super().__init__("manipulability_monitor", **kwargs)
+        fix_parameters(self)
         robot = load_robot(declare(self, "robot", "ariizumi10", "robot file config/robots/<robot>.yaml",
                                    read_only=True))
         rate = declare(self, "rate", 20.0, "evaluation rate [Hz]", low=0.1, high=1000.0, read_only=True)
@@ -92,6 +95,7 @@ class ManipulabilityMonitorNode(Node):
         self._pub = self.create_publisher(Float64MultiArray, MANIPULABILITY, COMMAND_QOS)
         self._markers = self.create_publisher(MarkerArray, MANIPULABILITY_MARKERS, COMMAND_QOS)
         self._diag = Diagnostics(self, "manipulability")
+        self.clock_watchdog = watch_clock(self, self._diag)  # a stopped or restarted sim clock: nothing new
         self.create_timer(1.0 / rate, self._tick)
 
     def _on_joint_states(self, msg: JointState) -> None:
@@ -113,6 +117,8 @@ class ManipulabilityMonitorNode(Node):
         return MarkerArray(markers=[marker])
 
     def _tick(self) -> None:
+        if self.clock_watchdog.check() is not None:
+            return
         if self._fresh.stale(["joint_states"]):
             self._diag.report(ERROR, "hold: stale input: joint_states")
             return

@@ -44,6 +44,7 @@ from .ros_interface import (
     InputFreshness,
     all_finite,
     declare,
+    fix_parameters,
     float_array,
     joint_state_fields,
     run,
@@ -60,6 +61,7 @@ MODES = {
 class MotorCommandMuxNode(Node):
     def __init__(self, **kwargs) -> None:
         super().__init__("motor_command_mux", **kwargs)
+        fix_parameters(self)
         robot = load_robot(declare(self, "robot", "koopaee6", "robot file config/robots/<robot>.yaml",
                                    read_only=True))
         self.mode = declare(self, "mode", "position", "position: β_d of SEA motors; effort: joint torques",

@@ -24,6 +24,7 @@ from rclpy.exceptions import ParameterException
 from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from rosgraph_msgs.msg import Clock as ClockMsg
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, MultiArrayDimension
 
@@ -334,16 +335,20 @@ class ClockWatchdog:
     ``reason`` is "clock stopped" once ROS time has not advanced for ``timeout`` seconds of wall time (a simulator
     that died, or no /clock yet) and "clock jumped back" when it went back (a restarted simulator), None while it
     runs; ``on_change(reason)`` is called on each change and ``while_stalled()`` every ``period`` of wall time while
-    it is not None (the node's own timers on ROS time have stopped). :meth:`monotonic` follows ROS time while it
-    runs and the wall while it does not, and never goes back: the time base for a node's own watchdogs.
+    it is not None (the node's own timers on ROS time have stopped). So a stop is seen within ``timeout + period``
+    of wall time. With ``lockstep`` a /clock that keeps coming without advancing is a lock-stepped simulator
+    waiting for an answer (it republishes its tick), not a stop. :meth:`monotonic` follows ROS time while it runs
+    and the wall while it does not, and never goes back: the time base for a node's own watchdogs.
     """
 
     def __init__(self, node: Node, on_change: Callable[[str | None], None],
-                 while_stalled: Callable[[], None] | None = None, timeout: float = 0.5, period: float = 0.1) -> None:
+                 while_stalled: Callable[[], None] | None = None, timeout: float = 0.5, period: float = 0.1,
+                 lockstep: bool = False) -> None:
         self._node = node
         self._on_change = on_change
         self._while_stalled = while_stalled
         self.timeout = timeout
+        self.period = period
         self._steady = Clock(clock_type=ClockType.STEADY_TIME)
         self._last_ros = now_seconds(node)
         self._last_wall = self._wall()
@@ -351,7 +356,12 @@ class ClockWatchdog:
         self._time = self._last_ros
         self._jumped = False
         self.reason: str | None = None
-        node.create_timer(period, self._check, clock=self._steady)
+        node.create_timer(period, self.check, clock=self._steady)
+        if lockstep:
+            node.create_subscription(ClockMsg, interface.CLOCK, self._heard, 10)
+
+    def _heard(self, _msg: ClockMsg) -> None:
+        self._advanced_wall = max(self._advanced_wall, self._wall())
 
     def _wall(self) -> float:
         return self._steady.now().nanoseconds * 1e-9
@@ -372,7 +382,8 @@ class ClockWatchdog:
                 self._time += wall - self._last_wall
         self._last_ros, self._last_wall = ros, wall
 
-    def _check(self) -> None:
+    def check(self) -> str | None:
+        """Update ``reason`` from the clocks now (the steady timer does so every ``period``) and return it."""
         self._update()
         reason = "clock jumped back" if self._jumped else \
             "clock stopped" if self._last_wall - self._advanced_wall >= self.timeout else None
@@ -382,6 +393,33 @@ class ClockWatchdog:
             self._on_change(reason)
         if self.reason is not None and self._while_stalled is not None:
             self._while_stalled()
+        return self.reason
+
+
+#: A controller's sim-time watchdog: ROS time that has not advanced for CLOCK_TIMEOUT s of wall time, checked every
+#: CLOCK_CHECK s, is a stopped clock (ERROR on /diagnostics within their sum, 1 s).
+CLOCK_TIMEOUT = 0.9
+CLOCK_CHECK = 0.1
+
+
+def watch_clock(node: Node, diagnostics: Diagnostics, lockstep: bool = False,
+                hold: Callable[[], object] | None = None) -> ClockWatchdog:
+    """The watchdog of a controller on sim time: while /clock is stopped or jumped back, ERROR "hold: ROS clock …"
+    on /diagnostics (repeated at its period), and ``hold()`` once as the fault begins (a controller's hold
+    command); the node holds while :meth:`ClockWatchdog.check` gives a reason, and its own report of the next
+    tick on a running clock puts the diagnostics back."""
+
+    def changed(reason: str | None) -> None:
+        report()
+        if reason is not None and hold is not None:
+            hold()
+
+    def report() -> None:
+        if watchdog.reason is not None:
+            diagnostics.report(ERROR, f"hold: ROS {watchdog.reason}")
+
+    watchdog = ClockWatchdog(node, changed, report, CLOCK_TIMEOUT, CLOCK_CHECK, lockstep)
+    return watchdog
 
 
 class InputFreshness:
@@ -411,13 +449,15 @@ class Diagnostics:
         self._name = node.get_fully_qualified_name()
         self._hardware_id = hardware_id
         self._period = period
+        # the period on the wall: ROS time that stops or goes back (a restarted simulator) silenced the reports
+        self._steady = Clock(clock_type=ClockType.STEADY_TIME)
         self._last: tuple[bytes, str] | None = None
         self._last_time = -math.inf
         self.level = OK
         self.message = ""
 
     def report(self, level: bytes, message: str, values: Mapping[str, Any] | None = None) -> None:
-        now = now_seconds(self._node)
+        now = ns_seconds(self._steady.now().nanoseconds)
         self.level, self.message = level, message
         if (level, message) == self._last and now - self._last_time < self._period:
             return

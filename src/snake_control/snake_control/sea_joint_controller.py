@@ -25,6 +25,7 @@ tick of t_r, as happens when the machine is busy) is held to first order, α_d +
 before t (another clock), is taken as is. If a required input is older than ``stale_timeout`` or carries
 NaN/inf, the node holds its last command (republishes its β_d with β̇_d = 0; nothing before the first valid
 step) and reports ERROR on /diagnostics; an active joint/deflection limit in a controller is reported as WARN.
+A sim clock that stops or jumps back (ros_interface.watch_clock) holds likewise, with ERROR until it runs again.
 
 ``controller.*`` parameters are those of the mode's snake_core module (``controller.stiffness``
 is K_d in the stiffness and tsc modes, a number or one per joint); left unset, the mode's own
@@ -70,6 +71,7 @@ from .ros_interface import (
     all_finite,
     declare,
     declare_numbers,
+    fix_parameters,
     float_array,
     joint_state,
     joint_state_fields,
@@ -77,6 +79,7 @@ from .ros_interface import (
     read_joint_states,
     run,
     stamp_ns,
+    watch_clock,
 )
 
 #: The parameters of every mode module (``PARAMS`` of snake_core.controllers.<mode>), without "mode".
@@ -93,6 +96,7 @@ def mode_parameters(mode: str) -> tuple[str, ...]:
 class SEAJointControllerNode(Node):
     def __init__(self, **kwargs) -> None:
         super().__init__("sea_joint_controller", **kwargs)
+        fix_parameters(self)
         robot = load_robot(declare(self, "robot", "koopaee6", "robot file config/robots/<robot>.yaml",
                                    read_only=True))
         source = f"{self.get_name()} parameters"
@@ -146,6 +150,8 @@ class SEAJointControllerNode(Node):
             # β̇_d: the velocity reference of Gazebo's motor PD (002 (4.39) feed-forward, controllers/<robot>_gz.yaml)
             self._rate_pub = self.create_publisher(Float64MultiArray, MOTOR_VELOCITY_COMMANDS, COMMAND_QOS)
         self._diag = Diagnostics(self, joint_name(index) if index else "sea_joints")
+        # a stopped or restarted sim clock holds
+        self.clock_watchdog = watch_clock(self, self._diag, self.lockstep, self._hold)
         inputs = {"joint_states": JOINT_STATES, "gait_reference": GAIT_REFERENCE, "torque_reference": TORQUE_REFERENCE}
         self._ticks = Lockstep(self, {k: inputs[k] for k in self._required}, self._step,
                                lambda: self._publish(*self._last), self.lockstep)
@@ -187,7 +193,10 @@ class SEAJointControllerNode(Node):
         return lag if self._reference_stamp > 0 and 0.0 < lag <= self._fresh.timeout else 0.0
 
     def _inputs(self, t_ns: int) -> list[tuple[JointMeasurement, JointReference]] | str:
-        """Each joint's controller inputs at ``t``, or why there are none (stale or non-finite)."""
+        """Each joint's controller inputs at ``t``, or why there are none (clock, stale or non-finite)."""
+        clock = self.clock_watchdog.check()
+        if clock is not None:
+            return f"ROS {clock}"
         stale = self._fresh.stale(self._required + (["hardware_states"] if self._lost is not None else []))
         if stale:
             return "stale input: " + ", ".join(stale)
@@ -213,14 +222,18 @@ class SEAJointControllerNode(Node):
             self._pub.publish(float_array(beta_d, answers=self._state_stamp))
             self._rate_pub.publish(float_array(beta_d_dot, answers=self._state_stamp))
 
+    def _hold(self) -> bool:
+        """Republish the last command as a hold (β_d kept, β̇_d = 0); False before the first command."""
+        if self._last is not None:
+            self._publish(self._last[0], [0.0 for _ in self._last[1]])
+        return self._last is not None
+
     def _step(self, t_ns: int) -> bool:
         """Step the controllers at ROS time ``t_ns`` and publish; False if there was nothing to send."""
         inputs = self._inputs(t_ns)
         if isinstance(inputs, str):
             self._diag.report(ERROR, f"hold: {inputs}", {"mode": self.mode})
-            if self._last is not None:
-                self._publish(self._last[0], [0.0 for _ in self._last[1]])  # hold: β_d kept, β̇_d = 0
-            return self._last is not None
+            return self._hold()
         t = ns_seconds(t_ns)
         commands = [c.step(t, self.dt, *i) for c, i in zip(self.controllers, inputs, strict=True)]
         self._last = ([c.beta_d for c in commands], [c.beta_d_dot for c in commands])

@@ -32,6 +32,12 @@ t_1 = one period. The controllers must run at the simulator's rate.
 ``real_time_factor`` paces the steps against the wall clock (1: real time, as Gazebo's default; 0: as
 fast as the graph answers, lockstep only). A non-finite state stops the simulation with ERROR on
 /diagnostics and exit code 1.
+
+Commands from the topic are limited as the CAN bridge limits them (snake_core.controllers.limits.CommandLimits):
+a command of the wrong size or non-finite, or on SEA robots a β_d that is no joint angle (|β_d| > π), is refused
+with ERROR on /diagnostics and never stepped on: running free the motors hold the angles β they have, in lockstep
+the tick keeps waiting for a usable answer. β_d is clipped to the joint limits and its change per step to the
+servo's maximum speed; steps with a clipped command are reported as WARN with the count of clipped values.
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
+import numpy as np
 from nav_msgs.msg import Odometry
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
@@ -46,6 +53,7 @@ from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
+from snake_core.controllers.limits import command_limits
 from snake_core.interface import (
     CLOCK,
     HEAD_ODOMETRY,
@@ -56,6 +64,7 @@ from snake_core.interface import (
     WORLD_FRAME,
     JointStateLayout,
 )
+from snake_core.robot import load_robot
 from snake_core.validation import ConfigError
 from snake_sim.scenario import load_scenario
 from snake_sim.stepping import SimulationDiverged, stepper
@@ -70,6 +79,7 @@ from .ros_interface import (
     all_finite,
     answered,
     declare,
+    fix_parameters,
     joint_state,
     odometry,
     run,
@@ -83,6 +93,7 @@ REPUBLISH = 0.1
 class SimulatorNode(Node):
     def __init__(self, **kwargs) -> None:
         super().__init__("simulator", **kwargs)
+        fix_parameters(self)
         if self.get_parameter("use_sim_time").value:
             raise ConfigError("use_sim_time", True, "must be false: the simulator publishes /clock itself",
                               "simulator parameters")
@@ -110,7 +121,12 @@ class SimulatorNode(Node):
         self.command_topic = JOINT_EFFORT_COMMANDS if self.sim.command_interface == "effort" \
             else MOTOR_POSITION_COMMANDS
         self._wall_period = (1.0 / rtf) * self.sim.control_period if rtf > 0.0 else 0.0
+        # β_d within the joint limits and the servo's speed (torques of rigid joints: size and finite only)
+        self.limits = command_limits(load_robot(scenario.section("robot")["name"])) \
+            if self.sim.command_interface == "position" else None
+        self.commands_clamped = 0  # β_d values clipped, since start
         self._command = self.sim.hold_command()  # free run: the latest command
+        self._stepped = self._command  # the command of the last step
         self._answer: list[float] | None = None  # lockstep: the command that answers the current tick
         self._tick_started = self._published_at = time.monotonic()
         self._clock_pub = self.create_publisher(Clock, CLOCK, 10)
@@ -126,10 +142,19 @@ class SimulatorNode(Node):
         # stamp 0.219999999 s, so a controller's timer due at 0.22 s would fire one period late
         return round(1e9 * self.sim.t)
 
+    def _refusal(self, command: Sequence[float]) -> str | None:
+        if self.limits is not None:
+            return self.limits.refusal(command)
+        if len(command) != len(self._command) or not all_finite(command):
+            return f"{len(command)} values (expected {len(self._command)}, finite)"
+        return None
+
     def _on_command(self, msg: Float64MultiArray) -> None:
-        if len(msg.data) != len(self._command) or not all_finite(msg.data):
-            self._diag.report(ERROR, f"command refused: {len(msg.data)} values (expected {len(self._command)}, "
-                              "finite) on " + self.command_topic)
+        refused = self._refusal(msg.data)
+        if refused:
+            self._diag.report(ERROR, f"hold: command refused on {self.command_topic}: {refused}")
+            if not self.lockstep:
+                self._command = self.sim.hold_command()
             return
         if not self.lockstep:
             self._command = list(msg.data)
@@ -147,15 +172,30 @@ class SimulatorNode(Node):
                 self._wait(now)
                 return
             self._command = self._answer
+        command, clamped = self._limited(self._command)
         try:
-            self.sim.step(self._command)
+            self.sim.step(command)
         except SimulationDiverged as exc:
             self._diag.report(ERROR, f"stopped: {exc}")
             raise SystemExit(1) from exc
+        self._stepped = command
         self._answer = None
         self._tick_started = now
         self._publish()
-        self._diag.report(OK, "running")
+        if clamped:
+            self._diag.report(WARN, f"command clamped to the joint limits and the servo's speed "
+                              f"({self.limits.describe()})", {"commands_clamped": self.commands_clamped})
+        else:
+            self._diag.report(OK, "running", {"commands_clamped": self.commands_clamped})
+
+    def _limited(self, command: Sequence[float]) -> tuple[Sequence[float], int]:
+        """``command`` within the limits from the last step's, and how many of its values were clipped."""
+        if self.limits is None:
+            return command, 0
+        limited, clamped = self.limits.clamp(np.asarray(command, dtype=float), np.asarray(self._stepped, dtype=float),
+                                             self.sim.control_period)
+        self.commands_clamped += clamped
+        return limited, clamped
 
     def _wait(self, now: float) -> None:
         """Lockstep, no answer yet: republish the tick for late nodes; report a wait past the timeout."""

@@ -23,8 +23,10 @@ import yaml
 
 from snake_control.graph import control_nodes, sea_mode_params, simulator_node
 from snake_control.testing import graph_harness
+from snake_core.controllers.limits import command_limits
 from snake_core.interface import JointStateLayout
 from snake_core.locator import data_dir
+from snake_core.robot import load_robot
 from snake_sim.scenario import load_scenario
 from snake_sim.stepping import stepper
 from snake_sim.vertical.runtime import run_scenario
@@ -113,8 +115,12 @@ def every_tick_from_the_first(graph: Trajectory) -> bool:
 
 def stepped_without_ros(scenario, command, ticks: int) -> Trajectory:
     """The simulator node's loop driven in-process: tick 0 steps with the start command, tick k ≥ 1 with
-    ``command(t_ns, sim)``, the answer to the states of t_k, as the lock-stepped graph does."""
+    ``command(t_ns, sim)``, the answer to the states of t_k, as the lock-stepped graph does; β_d within the
+    robot's command limits from the last step's (the node clamps what comes from the topic)."""
     sim = stepper(scenario)
+    limits = command_limits(load_robot(scenario.section("robot")["name"])) \
+        if sim.command_interface == "position" else None
+    stepped = sim.hold_command()
     t_ns, alpha, beta, head = [], [], [], []
     for k in range(ticks + 1):
         now = round(1e9 * sim.t)
@@ -124,7 +130,9 @@ def stepped_without_ros(scenario, command, ticks: int) -> Trajectory:
         beta.append(j.beta)
         head.append(sim.head().position[:2])
         if k < ticks:
-            sim.step(sim.hold_command() if now == 0 else command(now, sim))
+            answer = sim.hold_command() if now == 0 else np.asarray(command(now, sim), dtype=float)
+            stepped = answer if limits is None else limits.clamp(answer, stepped, sim.control_period)[0]
+            sim.step(stepped)
     return Trajectory(np.array(t_ns), np.array(alpha), None if beta[0] is None else np.array(beta), np.array(head))
 
 

@@ -1,7 +1,9 @@
 """simulator in lockstep: it steps a tick only with the command that answers it (the ``answers_ns``
 dimension of the array), ignores an answer to an older tick, holds and reports on /diagnostics when no
-answer comes, and takes an unstamped command as the answer to the tick it waits on. Each assertion is
-on the simulation's time (the stamps of /joint_states): how long the harness waits changes nothing."""
+answer comes, and takes an unstamped command as the answer to the tick it waits on; β_d from the topic is
+clamped to the joint limits and the servo's speed, and a command that is no joint angle is never stepped on.
+Each assertion is on the simulation's time (the stamps of /joint_states): how long the harness waits changes
+nothing."""
 
 import numpy as np
 import pytest
@@ -72,3 +74,64 @@ def test_free_running_simulator_needs_a_real_time_factor(ros):
 
     with pytest.raises(ConfigError, match="real_time_factor"):
         make(ros, lockstep=False)
+
+
+def reference_stepper():
+    """The model the node steps (its scenario, overrides and rate), stepped here without ROS."""
+    from snake_sim.scenario import load_scenario
+    from snake_sim.stepping import stepper
+
+    return stepper(load_scenario("pedal-wave", ["robot.name=koopaee6", "world.file=flat", "sim.control_rate=100.0"]))
+
+
+def statuses(ros, level):
+    return [s for m in ros.messages("/diagnostics") for s in m.status if s.level == level]
+
+
+def test_beta_d_beyond_the_joint_limits_and_the_servo_speed_is_stepped_clamped_and_reported_with_a_count(ros):
+    ticks, target = 30, 1.2  # rad: beyond koopaee6's ±60° (1.047 rad), a joint angle all the same
+    node = make(ros, lockstep_timeout=600.0)  # no WARN of a wait between the clamp's reports
+    republished(ros)
+    for k in range(1, ticks + 1):
+        command(ros, [target] * N, answers=k * PERIOD)
+    republished(ros)
+    assert max(stamps(ros)) == (ticks + 1) * PERIOD
+
+    # by hand: each step's β_d within 6.30 rad/s × 10 ms of the last step's, then within ±60° (the robot file)
+    clamped, free = reference_stepper(), reference_stepper()
+    beta_d = clamped.hold_command()  # tick 0: the start command
+    for sim in (clamped, free):
+        sim.step(beta_d)
+    for _ in range(ticks):
+        beta_d = np.clip(np.clip(target, beta_d - 6.30 * 0.01, beta_d + 6.30 * 0.01), -np.pi / 3, np.pi / 3)
+        clamped.step(beta_d)
+        free.step(np.full(N, target))
+    assert motors(ros) == pytest.approx(clamped.joints().beta.tolist(), abs=1e-12)
+    assert np.abs(free.joints().beta - clamped.joints().beta).max() > 0.05  # unclamped, the motors would differ
+    assert np.abs(motors(ros)).max() < np.pi / 3 + 0.01
+
+    assert node.commands_clamped == ticks * N  # every value of every step: first the speed, then the limit
+    warnings = [s for s in statuses(ros, b"\x01") if "clamped" in s.message]
+    assert warnings and "±60° and 6.3 rad/s" in warnings[0].message
+    assert 0 < int({v.key: v.value for v in warnings[-1].values}["commands_clamped"]) <= ticks * N
+    assert len(warnings) < ticks  # reported once (and at the diagnostics' period), not per command
+
+
+@pytest.mark.parametrize(("beta_d", "why"), [
+    ([4.0] * N, "is no joint angle"),  # |β_d| > π: a wrong unit or a garbled array
+    ([0.1, 0.1, float("nan"), 0.1, 0.1], "NaN or Inf"),
+    ([1e6] * N, "is no joint angle"),
+    ([0.1] * (N - 1), f"has {N - 1} values"),
+])
+def test_a_non_finite_or_absurd_command_is_never_stepped_on_and_reported(ros, beta_d, why):
+    make(ros)
+    republished(ros)
+    start = motors(ros)
+    command(ros, beta_d, answers=PERIOD)
+    republished(ros)
+    assert max(stamps(ros)) == PERIOD and motors(ros) == start  # held: tick 1 still waits
+    errors = [s.message for s in statuses(ros, b"\x02")]
+    assert any(m.startswith("hold: command refused") and why in m for m in errors), errors
+    command(ros, [0.01] * N, answers=PERIOD)  # a usable answer steps
+    republished(ros)
+    assert max(stamps(ros)) == 2 * PERIOD

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import can
 import numpy as np
 
-from snake_core.controllers.limits import SEALimits, sea_limits
+from snake_core.controllers.limits import SEALimits, command_limits, sea_limits
 from snake_core.robot import RobotParams
 from snake_core.validation import ConfigError, number, positive
 
@@ -54,8 +54,6 @@ RECONFIGURE_PERIOD = 0.2  # s between CONFIG frames to a module that reports its
 RELEASE_TIMEOUT = 1.0  # s the modules have to confirm the release of an emergency stop
 RELEASE_HOW = "release it with the can_bridge's ~/estop service (data: false) or snake-can estop --release"
 EVENT_HISTORY = 1000  # fault events kept for inspection
-#: |β_d| beyond this is no joint angle of a snake module (half a turn): such a command is refused and holds
-ABSURD_COMMAND = math.pi
 RATE_FILTER = 2 * math.pi * 20.0  # rad/s, low-pass on the differentiated β (and α on the compact profile)
 
 
@@ -107,7 +105,7 @@ class CanDriver:
         self.robot = robot
         self.config = config or DriverConfig()
         self.limits: list[SEALimits] = [sea_limits(robot, j + 1, robot.name) for j in range(robot.n_joints)]
-        self._reference_limit = np.array([lim.reference_limit for lim in self.limits])
+        self.command_limits = command_limits(robot)
         self.commands_clamped = 0  # command values beyond the joint limits, since start
         self.nodes = robot.can_ids
         self._index = {node: j for j, node in enumerate(self.nodes)}
@@ -160,15 +158,11 @@ class CanDriver:
         n = self.robot.n_joints
         b = np.asarray(beta_d, dtype=float).ravel()
         r = np.zeros(n) if beta_rate_d is None else np.asarray(beta_rate_d, dtype=float).ravel()
-        if b.shape != (n,) or r.shape != (n,):
-            self.reject_command(f"command has {b.size} values, the robot has {n} joints", now)
-            return
-        if not (np.all(np.isfinite(b)) and np.all(np.isfinite(r))):
-            self.reject_command("command contains NaN or Inf", now)
-            return
-        if np.any(np.abs(b) > ABSURD_COMMAND):
-            j = int(np.argmax(np.abs(b)))
-            self.reject_command(f"command β_d of joint {j + 1} = {b[j]:.4g} rad is no joint angle (|β_d| > π)", now)
+        refused = self.command_limits.refusal(b) or (
+            None if r.shape == (n,) else f"command rate has {r.size} values, the robot has {n} joints") or (
+            None if np.all(np.isfinite(r)) else "command contains NaN or Inf")
+        if refused:
+            self.reject_command(refused, now)
             return
         self._cause_cleared("command_invalid", now)
         self._count_clamped(b, now)
@@ -177,11 +171,11 @@ class CanDriver:
     def _count_clamped(self, beta_d: np.ndarray, now: float) -> None:
         """Command values beyond a joint's reference limit (the sent reference is clipped to it): counted and
         reported as a warning (``command_clamped``) while they keep coming."""
-        outside = np.abs(beta_d) > self._reference_limit
+        outside = self.command_limits.outside(beta_d)
         if outside.any():
             self.commands_clamped += int(outside.sum())
             self._set_fault("command_clamped", "command values outside the joint limits (±"
-                            f"{np.degrees(self._reference_limit.min()):.0f}°) clamped", now)
+                            f"{np.degrees(self.command_limits.reference_limit.min()):.0f}°) clamped", now)
         else:
             self._cause_cleared("command_clamped", now)
 
@@ -422,8 +416,7 @@ class CanDriver:
             target, rate = self.hold_beta, np.zeros_like(self.hold_beta)
         else:
             target, rate = self.command, self.command_rate
-        max_step = self.robot.actuator.max_speed * dt
-        beta_d = np.clip(target, self.sent - max_step, self.sent + max_step) if dt > 0 else self.sent.copy()
+        beta_d = self.command_limits.toward(target, self.sent, dt)
         rate = np.clip(np.where(beta_d == target, rate, 0.0), -20.47, 20.47)
         self._cmd_counter += 1
         for j, lim in enumerate(self.limits):

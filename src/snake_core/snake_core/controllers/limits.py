@@ -1,4 +1,5 @@
-"""Per-joint SEA limits shared by the torque-using modes (local stiffness, TSC, torque).
+"""Per-joint SEA limits shared by the torque-using modes (local stiffness, TSC, torque), and the limits of a
+motor command β_d wherever one arrives from outside (the CAN bridge, the ROS simulator).
 
 Two limits of the 002 module are validated and enforced here (DESIGN.md "Bad input"):
 
@@ -11,6 +12,8 @@ Two limits of the 002 module are validated and enforced here (DESIGN.md "Bad inp
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,6 +21,9 @@ import numpy as np
 from ..gaits.base import MAX_REFERENCE
 from ..robot import RobotParams
 from ..validation import ConfigError, integer
+
+#: |β_d| beyond this is no joint angle of a snake module (half a turn): such a command is refused and holds
+ABSURD_COMMAND = math.pi
 
 
 @dataclass(frozen=True)
@@ -57,3 +63,53 @@ def sea_limits(robot: RobotParams, joint_index: int, source: str | None = None) 
         reference_limit=min(MAX_REFERENCE, robot.joint_limit),
         deflection_limit=robot.sea.deflection_limit,
     )
+
+
+@dataclass(frozen=True)
+class CommandLimits:
+    """What a motor command β_d (tail → head) from a topic may do: a command of the wrong size, non-finite or
+    absurd (|β_d| > π, :data:`ABSURD_COMMAND`) is refused (the robot holds); otherwise each β_d is clipped to
+    its joint's reference limit (±60° or the robot's smaller joint limit, 002 §3.3) and its change per step to
+    the servo's maximum speed (``actuator.max_speed``; unlimited for a robot without an actuator section)."""
+
+    reference_limit: np.ndarray  # |β_d,j| ≤ this [rad], tail → head
+    max_speed: float  # |Δβ_d| ≤ max_speed · Δt [rad/s]
+
+    def refusal(self, beta_d: Sequence[float] | np.ndarray) -> str | None:
+        """Why ``beta_d`` cannot be used (None: it can)."""
+        b = np.asarray(beta_d, dtype=float).ravel()
+        n = self.reference_limit.size
+        if b.shape != (n,):
+            return f"command has {b.size} values, the robot has {n} joints"
+        if not np.all(np.isfinite(b)):
+            return "command contains NaN or Inf"
+        if np.any(np.abs(b) > ABSURD_COMMAND):
+            j = int(np.argmax(np.abs(b)))
+            return f"command β_d of joint {j + 1} = {b[j]:.4g} rad is no joint angle (|β_d| > π)"
+        return None
+
+    def outside(self, beta_d: np.ndarray) -> np.ndarray:
+        """Which joints' β_d lie beyond their reference limit."""
+        return np.abs(beta_d) > self.reference_limit
+
+    def toward(self, target: np.ndarray, previous: np.ndarray, dt: float) -> np.ndarray:
+        """``target`` reached from ``previous`` at most at the servo's speed over ``dt`` [s] (none if dt ≤ 0)."""
+        step = self.max_speed * max(dt, 0.0)
+        return np.clip(target, previous - step, previous + step)
+
+    def clamp(self, beta_d: np.ndarray, previous: np.ndarray, dt: float) -> tuple[np.ndarray, int]:
+        """``beta_d`` rate-limited from ``previous`` over ``dt``, then within the reference limits, and how many
+        of its values that changed."""
+        limited = np.clip(self.toward(beta_d, previous, dt), -self.reference_limit, self.reference_limit)
+        return limited, int(np.count_nonzero(limited != beta_d))
+
+    def describe(self) -> str:
+        speed = f" and {self.max_speed:g} rad/s" if math.isfinite(self.max_speed) else ""
+        return f"±{np.degrees(self.reference_limit.min()):.0f}°{speed}"
+
+
+def command_limits(robot: RobotParams) -> CommandLimits:
+    """The limits of ``robot``'s motor commands."""
+    limit = min(MAX_REFERENCE, robot.joint_limit)
+    return CommandLimits(np.full(robot.n_joints, limit),
+                         robot.actuator.max_speed if robot.actuator is not None else math.inf)
