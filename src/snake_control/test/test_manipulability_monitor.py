@@ -66,7 +66,7 @@ def test_curved_posture_publishes_snake_cores_d_and_r_in_runlog_layout(ros):
     data = ros.messages("/manipulability")[-1].data
     core = ManipulabilityMonitor(build_model(ROBOT)).evaluate(q_from_world(np.zeros(2), 0.0, alpha))
     assert list(data) == pytest.approx([core.D, core.R, *core.sigma, *core.lam], rel=1e-12)
-    assert len(data) == 2 + 2 * 3  # RunLog.manipulability's layout (snake_sim.planar.runtime)
+    assert len(data) == 2 + 2 * 3  # RunLog.manipulability's layout (snake_sim.engines.planar.runtime)
     assert data[1] > 1e-3  # clearly regular
     assert ros.messages("/diagnostics")[-1].status[0].level == b"\x00"
     # the head's position and heading do not enter: the same shape turned and moved gives the same D, R

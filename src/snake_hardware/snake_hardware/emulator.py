@@ -361,8 +361,8 @@ class BodyPlant:
     used in this mode); a disabled module is free (β_d = β, β̇_d = β̇: U = 0)."""
 
     def __init__(self, robot_name: str, world: str = "flat"):
-        from snake_sim.scenario import load_scenario
-        from snake_sim.vertical.runtime import build  # the simulator is only needed in this mode
+        from snake_sim.core.scenario import load_scenario
+        from snake_sim.engines.vertical.runtime import build  # the simulator is only needed in this mode
 
         setup = build(load_scenario("pedal-wave", [f"robot.name={robot_name}", f"world.file={world}"]))
         self.plant, self.model = setup.plant, setup.model

@@ -12,11 +12,11 @@ import pytest
 from snake_core import locator
 from snake_core.robot import load_robot
 from snake_core.validation import ConfigError
-from snake_sim.dart import gz_control as gz
-from snake_sim.dart import model as dm
-from snake_sim.dart import sdf as dsdf
-from snake_sim.dart.settings import Settings, settings_from
-from snake_sim.world import load_world
+from snake_sim.core.world import load_world
+from snake_sim.engines.dart import gz_control as gz
+from snake_sim.engines.dart import model as dm
+from snake_sim.engines.dart import sdf as dsdf
+from snake_sim.engines.dart.settings import Settings, settings_from
 
 
 @pytest.fixture(scope="module")

@@ -1,13 +1,13 @@
-"""The runtime interface (snake_sim.models): every registered model exposes it, an unknown ``model:`` is one
+"""The runtime interface (snake_sim.core.models): every registered model exposes it, an unknown ``model:`` is one
 ConfigError naming ``model``, and the CLI's outputs follow the scenario's ``outputs:`` through it."""
 
 import pytest
 
 from snake_core.validation import ConfigError
-from snake_sim.cli import main
-from snake_sim.models import MODELS, ModelRuntime, runtime_for
-from snake_sim.scenario import load_scenario
-from snake_sim.stepping import stepper
+from snake_sim.commands.cli import main
+from snake_sim.core.models import MODELS, ModelRuntime, runtime_for
+from snake_sim.core.scenario import load_scenario
+from snake_sim.core.stepping import stepper
 
 
 @pytest.mark.parametrize("model", sorted(MODELS))

@@ -18,10 +18,10 @@ from snake_core import locator
 from snake_core.robot import load_robot
 from snake_core.vertical import build_model as vertical_model
 from snake_core.vertical import compute_terms, point_jacobians
-from snake_sim.engine3d import joint_rolls
-from snake_sim.mujoco import model as mm
-from snake_sim.mujoco.settings import Settings
-from snake_sim.world import World, load_world
+from snake_sim.core.world import World, load_world
+from snake_sim.engines.engine3d import joint_rolls
+from snake_sim.engines.mujoco import model as mm
+from snake_sim.engines.mujoco.settings import Settings
 
 ROLLS = ["0", "90", "alternate"]
 NOWHERE = World("empty", Path("empty.sdf"), None, (), ())  # no ground, no boxes: the robot alone

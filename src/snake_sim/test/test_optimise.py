@@ -1,4 +1,4 @@
-"""snake-sim optimise (snake_sim.optimise, issue 19): bad input is one error before any trial, and a study of a
+"""snake-sim optimise (snake_sim.studies.optimise, issue 19): bad input is one error before any trial, and a study of a
 cheap analytic objective, its trials as Dask tasks on a LocalCluster of 2 worker processes, converges, resumes
 from its journal and writes a best.yaml that is the best trial's scenario."""
 
@@ -10,11 +10,11 @@ import matplotlib
 import pytest
 
 from snake_core.validation import ConfigError
-from snake_sim.cli import main
-from snake_sim.optimise import Constraint, Problem, optimise, parse_constraint
-from snake_sim.scenario import load_scenario
-from snake_sim.sweep import parse_range
-from snake_sim.sweep.table import ResultsTable
+from snake_sim.commands.cli import main
+from snake_sim.core.scenario import load_scenario
+from snake_sim.studies.optimise import Constraint, Problem, optimise, parse_constraint
+from snake_sim.studies.sweep import parse_range
+from snake_sim.studies.sweep.table import ResultsTable
 
 #: On the pytest-xdist worker of the ROS graph tests, one after the other: the 2 Dask worker processes would otherwise
 #: take the cores that the graph's nodes need to keep up with the simulator's clock.

@@ -8,13 +8,13 @@ from dataclasses import replace
 import cloudpickle
 import pytest
 
-from snake_sim.cli import main
+from snake_sim.analysis.summary import flatten
+from snake_sim.commands.cli import main
 from snake_sim.reproduction import pedal_wave, stiffness
 from snake_sim.reproduction.results import plain
 from snake_sim.studies.climb_3d import ClimbCase, case_cells, climb_run, run_cases
 from snake_sim.studies.grid import RunsFailed, fields, require, run_cells
-from snake_sim.summary import flatten
-from snake_sim.sweep import Cell, engine
+from snake_sim.studies.sweep import Cell, engine
 
 #: With the ROS graph tests, one after the other (the 2 Dask workers would take the cores the graph needs).
 pytestmark = pytest.mark.xdist_group("ros_graph")

@@ -1,4 +1,4 @@
-"""snake-sim sweep (snake_sim.sweep, issue 19): planning and validation before any run, results.csv, and runs on
+"""snake-sim sweep (snake_sim.studies.sweep, issue 19): planning and validation before any run, results.csv, and runs on
 a real LocalCluster of 2 worker processes: the rows equal the same runs made one by one, a raising run and a
 killed worker leave the other rows, --resume runs only the missing cells."""
 
@@ -10,12 +10,12 @@ import cloudpickle
 import pytest
 
 from snake_core.validation import ConfigError
-from snake_sim.cli import main
-from snake_sim.scenario import load_scenario
-from snake_sim.sweep import Cell, SweepSpec, engine, parse_grid, parse_range, plan, sweep
-from snake_sim.sweep.cells import START_OFFSET_M, seed_overrides
-from snake_sim.sweep.report import default_field, write_report
-from snake_sim.sweep.table import ResultsTable
+from snake_sim.commands.cli import main
+from snake_sim.core.scenario import load_scenario
+from snake_sim.studies.sweep import Cell, SweepSpec, engine, parse_grid, parse_range, plan, sweep
+from snake_sim.studies.sweep.cells import START_OFFSET_M, seed_overrides
+from snake_sim.studies.sweep.report import default_field, write_report
+from snake_sim.studies.sweep.table import ResultsTable
 
 #: On the pytest-xdist worker of the ROS graph tests, one after the other: the 2 Dask worker processes would otherwise
 #: take the cores that the graph's nodes need to keep up with the simulator's clock.

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import time
 
+from snake_sim.analysis.climb import climb_result
+from snake_sim.analysis.step_check import TOLERANCE, relative_change
 from snake_sim.benchmarks import BenchRow
-from snake_sim.climb import climb_result
-from snake_sim.scenario import load_scenario
-from snake_sim.step_check import TOLERANCE, relative_change
-from snake_sim.vertical.runtime import build, simulate
+from snake_sim.core.scenario import load_scenario
+from snake_sim.engines.vertical.runtime import build, simulate
 
 SCENARIO = "open-loop-obstacle"
 REFERENCE_STEP = 1e-4  # 002 Table 5.1

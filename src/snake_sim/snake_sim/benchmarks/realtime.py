@@ -19,9 +19,9 @@ import time
 import numpy as np
 
 from snake_sim.benchmarks import BenchRow
-from snake_sim.scenario import load_scenario
-from snake_sim.vertical.integrator import explicit_euler_step
-from snake_sim.vertical.runtime import build, simulate
+from snake_sim.core.scenario import load_scenario
+from snake_sim.engines.vertical.integrator import explicit_euler_step
+from snake_sim.engines.vertical.runtime import build, simulate
 
 #: The reference scenario of the issue: 002's pedal wave, N = 6, flat ground.
 REFERENCE_SCENARIO = "pedal-wave"

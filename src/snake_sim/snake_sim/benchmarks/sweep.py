@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 from snake_sim.benchmarks import BenchRow
-from snake_sim.sweep import Cell, SweepSpec, engine, plan
+from snake_sim.studies.sweep import Cell, SweepSpec, engine, plan
 
 SCENARIO = "tsc-obstacle"
 DURATION_S = 20.0  # [s] of the scenario's 90 s: a task long against the scheduler's few ms, as a real sweep's runs are

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from snake_sim.scenario import DEFAULT_SCENARIO, describe, list_scenarios
+from snake_sim.core.scenario import DEFAULT_SCENARIO, describe, list_scenarios
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from distributed import Client
 
 from snake_core import locator
+from snake_sim.analysis.rollover import ROLL_OVER_DEG
+from snake_sim.analysis.step_check import TOLERANCE, relative_change
+from snake_sim.core.scenario import load_scenario
 from snake_sim.reproduction import stiffness
 from snake_sim.reproduction.results import load, results_path
-from snake_sim.rollover import ROLL_OVER_DEG
-from snake_sim.scenario import load_scenario
-from snake_sim.step_check import TOLERANCE, relative_change
 from snake_sim.studies.climb_3d import (
     CONTROLLERS,
     SEEDS,

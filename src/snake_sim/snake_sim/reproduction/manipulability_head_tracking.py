@@ -16,11 +16,11 @@ from snake_core.gaits.serpenoid import Serpenoid
 from snake_core.planar.manipulability import manipulability
 from snake_core.planar.model import build_model
 from snake_core.robot import load_robot
-from snake_sim.planar.report import head_errors
-from snake_sim.planar.runtime import RTOL, run_scenario
-from snake_sim.scenario import load_scenario
+from snake_sim.core.scenario import load_scenario
+from snake_sim.engines.planar.report import head_errors
+from snake_sim.engines.planar.runtime import RTOL, run_scenario
 from snake_sim.studies.grid import fields, require, run_cells
-from snake_sim.sweep import Cell
+from snake_sim.studies.sweep import Cell
 
 TITLE = "004 — dynamic manipulability D/R and head-trajectory tracking"
 

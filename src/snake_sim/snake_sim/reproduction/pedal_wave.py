@@ -15,11 +15,11 @@ import numpy as np
 from distributed import Client
 
 from snake_core.vertical.model import GRAVITY
-from snake_sim.runlog import RunLog
-from snake_sim.scenario import load_scenario
+from snake_sim.core.runlog import RunLog
+from snake_sim.core.scenario import load_scenario
+from snake_sim.engines.vertical.runtime import build, run_scenario
 from snake_sim.studies.grid import fields, require, run_cells
-from snake_sim.sweep import Cell
-from snake_sim.vertical.runtime import build, run_scenario
+from snake_sim.studies.sweep import Cell
 
 #: 002's reference gait on flat ground (config/scenarios/pedal-wave.yaml).
 REFERENCE_SCENARIO = "pedal-wave"

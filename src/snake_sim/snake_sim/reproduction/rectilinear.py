@@ -20,9 +20,9 @@ from snake_core.rectilinear.optimise import (
 )
 from snake_core.robot import load_robot
 from snake_core.vertical.model import GRAVITY
-from snake_sim.scenario import load_scenario
+from snake_sim.core.scenario import load_scenario
+from snake_sim.engines.vertical.runtime import run_scenario
 from snake_sim.studies.rectilinear import StudyRow, markdown_table, run_study
-from snake_sim.vertical.runtime import run_scenario
 
 TITLE = "003: vertical rectilinear gait, effort-optimal trajectories"
 

@@ -21,15 +21,15 @@ from distributed import Client
 
 from snake_core.controllers.tsc import TSCGains
 from snake_core.vertical.model import GRAVITY
-from snake_sim.climb import ClimbResult, climb_result
+from snake_sim.analysis.climb import ClimbResult, climb_result
+from snake_sim.analysis.step_check import TOLERANCE, relative_change
+from snake_sim.analysis.wave_analysis import cycle_waves
+from snake_sim.core.scenario import load_scenario
+from snake_sim.core.world import load_world
+from snake_sim.engines.vertical import runtime
 from snake_sim.reproduction.results import build, plain
-from snake_sim.scenario import load_scenario
-from snake_sim.step_check import TOLERANCE, relative_change
 from snake_sim.studies.grid import fields, require, run_cells
-from snake_sim.sweep import Cell
-from snake_sim.vertical import runtime
-from snake_sim.wave_analysis import cycle_waves
-from snake_sim.world import load_world
+from snake_sim.studies.sweep import Cell
 
 TITLE = "Local stiffness and tail-leading stiffness control over obstacles (002 ch. 6–7)"
 

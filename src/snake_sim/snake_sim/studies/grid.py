@@ -1,19 +1,19 @@
 """Independent runs of a study or a reproduction section on the sweep engine (issue 19 item 4).
 
-A study plans its runs as sweep cells (:class:`snake_sim.sweep.Cell`: a scenario and its ``--set`` overrides) and
-:func:`run_cells` runs each distinct cell once as a Dask task (:mod:`snake_sim.sweep.engine`), on the client it is
-given (``snake-sim reproduce`` connects once, to a LocalCluster of ``--workers N`` processes or to
+A study plans its runs as sweep cells (:class:`snake_sim.studies.sweep.Cell`: a scenario and its ``--set`` overrides)
+and :func:`run_cells` runs each distinct cell once as a Dask task (:mod:`snake_sim.studies.sweep.engine`), on the
+client it is given (``snake-sim reproduce`` connects once, to a LocalCluster of ``--workers N`` processes or to
 ``--scheduler ADDRESS``, and hands the same client to every section) or else on a LocalCluster of its own, one
 worker per core, with a progress bar. The rows come back keyed by cell id, so that the same run planned twice
 (a row shared by two tables) runs once.
 
-What a task returns is its ``evaluate``'s mapping: summary.json by default (:func:`snake_sim.sweep.engine.simulate`),
-or a study's own module-level function ``evaluate(cell, out) -> mapping`` where it needs more of the run than the
-summary (a wave's amplitude, a torque statistic from the RunLog); it computes those numbers on the worker, so that
-no RunLog travels between processes. The engine flattens that mapping into the row; :func:`fields` gives it back
-(nested mappings and lists rebuilt, ``status`` the run's own). A run that raised, or whose worker died, is a row
-with status ``error`` or ``killed``, never a silent hole: :func:`require` raises :class:`RunsFailed` naming every
-such run, or the study states the gap (:func:`failure` is the text).
+What a task returns is its ``evaluate``'s mapping: summary.json by default
+(:func:`snake_sim.studies.sweep.engine.simulate`), or a study's own module-level function ``evaluate(cell, out) ->
+mapping`` where it needs more of the run than the summary (a wave's amplitude, a torque statistic from the RunLog); it
+computes those numbers on the worker, so that no RunLog travels between processes. The engine flattens that mapping
+into the row; :func:`fields` gives it back (nested mappings and lists rebuilt, ``status`` the run's own). A run that
+raised, or whose worker died, is a row with status ``error`` or ``killed``, never a silent hole: :func:`require` raises
+:class:`RunsFailed` naming every such run, or the study states the gap (:func:`failure` is the text).
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from typing import Any
 
 from distributed import Client
 
-from snake_sim import sweep
-from snake_sim.sweep import Cell
-from snake_sim.sweep.engine import Evaluate, simulate
+from snake_sim.studies import sweep
+from snake_sim.studies.sweep import Cell
+from snake_sim.studies.sweep.engine import Evaluate, simulate
 
 #: Columns the engine adds to a row (the cells of a study sweep nothing, so it has no value or seed column).
 ENGINE_COLUMNS = ("cell", "status", "message", "wall_time_s", "worker")

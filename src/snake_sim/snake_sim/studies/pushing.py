@@ -10,7 +10,7 @@ configurations (Fig. 6) and Table 2. Writes to a folder: ``fig4_case1.png``, ``f
 ``study.json``. Each configuration is scored by :data:`snake_core.pushing.study.REDUCTION`.
 
 :func:`run_check` pushes the box of ``worlds/pushing.sdf`` in the dynamic simulation of
-:mod:`snake_sim.pushing.plant` and compares the initial accelerations with the analysis
+:mod:`snake_sim.engines.pushing.plant` and compares the initial accelerations with the analysis
 (``check.json``, ``check.png``). :func:`analyse` answers for one shape (and optionally one input).
 """
 
@@ -40,7 +40,14 @@ from snake_core.pushing.study import (
     input_ellipse_grid,
 )
 from snake_core.validation import ConfigError, integer, number, positive
-from snake_sim.pushing.plant import CONTACT_STIFFNESS, FIT_WINDOW, WHEEL_DAMPING, Comparison, compare, pushing_world
+from snake_sim.engines.pushing.plant import (
+    CONTACT_STIFFNESS,
+    FIT_WINDOW,
+    WHEEL_DAMPING,
+    Comparison,
+    compare,
+    pushing_world,
+)
 
 #: 001 Table 2 "Results of the norms" (case study 2), per scenario 1, 2, 3.
 PAPER_TABLE2 = {
