@@ -19,7 +19,8 @@ from snake_sim.benchmarks import BenchRow
 from snake_sim.core.runlog import RunLog
 from snake_sim.core.scenario import load_scenario
 from snake_sim.engines.vertical.batch import simulate_batch
-from snake_sim.engines.vertical.runtime import VerticalSetup, build, simulate
+from snake_sim.engines.vertical.model import VerticalSetup, build
+from snake_sim.engines.vertical.runtime import simulate
 from snake_sim.reproduction.pedal_wave import AMPLITUDES, PHASES, REFERENCE_SCENARIO, STEP
 
 DURATION_S = 10.0  # Table 5.2's runs, as the reproduction makes them

@@ -30,7 +30,7 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from scipy.integrate import solve_ivp
@@ -64,14 +64,9 @@ from ...core.runlog import Diagnostic, RunLog
 from ...core.scenario import Scenario
 from ...core.signals import INTERRUPTED, StopRequest, stopped
 from ...core.world import World
+from .integration import ATOL, RTOL, blowup_status, initial_state, integration_method
 from .report import head_tracking_summary
-
-if TYPE_CHECKING:
-    from .stepper import PlanarStepper
-
-#: Integrator tolerances (see the module docstring).
-RTOL = 1e-8
-ATOL = 1e-10
+from .stepper import PlanarStepper
 
 ROBOT_FIELDS = ("name", "free_joints", "joints", "initial_joint_angle")
 CONTACT_FIELDS = ("c_t", "c_n", "c_theta", "mu_t", "mu_n")
@@ -227,27 +222,6 @@ def _dynamics(setup: PlanarSetup) -> tuple[Callable, Callable]:
     return rhs, outputs
 
 
-def initial_state(setup: PlanarSetup) -> np.ndarray:
-    """x(0) = [q0, q̇ = 0] (and, through SEAs, [β = α(0), β̇ = 0])."""
-    d = setup.model.dof
-    x0 = np.concatenate((setup.q0, np.zeros(d)))
-    if setup.sea is not None:
-        x0 = np.concatenate((x0, reverse_joints(setup.q0[3:]), np.zeros(setup.model.n_joints)))
-    return x0
-
-
-def integration_method(setup: PlanarSetup) -> str:
-    """LSODA where SEA rotors or regularised Coulomb friction make the system stiff, else DOP853."""
-    stiff = setup.sea is not None or setup.model.mu_x > 0.0 or setup.model.mu_y > 0.0
-    return "LSODA" if stiff else "DOP853"
-
-
-def blowup_status(setup: PlanarSetup, t: float) -> str:
-    """The status of a run stopped at ``t`` because ‖τ‖ exceeded controller.blowup_torque."""
-    return (f"torque blow-up: ‖τ‖ exceeded controller.blowup_torque = {setup.blowup_torque:g} N·m at "
-            f"t = {t:.3f} s (tracking lost)")
-
-
 def simulate(setup: PlanarSetup, duration: float | None = None, progress: bool = False,
              stop: StopRequest | None = None) -> RunLog:
     """Integrate the closed loop and log it at ``sim.log_rate`` (stops at a torque blow-up, or at ``stop``: the
@@ -361,6 +335,4 @@ def write_figures(log: RunLog, out: Path, world: World, animation: bool, plots: 
 
 def stepper(scenario: Scenario) -> PlanarStepper:
     """The scenario's model stepped by joint torques (the ROS simulator node's; rigid joints only)."""
-    from .stepper import PlanarStepper  # it integrates with this module's settings, so it imports this module
-
     return PlanarStepper(build(scenario))

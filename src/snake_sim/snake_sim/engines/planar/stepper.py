@@ -3,10 +3,12 @@
 
 The torques are held over the control period (zero-order hold, as a joint_effort_controller applies them)
 and the period is integrated by scipy's solve_ivp with the planar runtime's method and tolerances
-(:mod:`snake_sim.engines.planar.runtime`: DOP853, rtol 1e-8).
+(:mod:`snake_sim.engines.planar.integration`: DOP853, rtol 1e-8).
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.integrate import solve_ivp
@@ -18,7 +20,10 @@ from snake_core.planar.model import compute_terms, forward_dynamics
 from snake_core.validation import ConfigError
 
 from ...core.stepping import HeadSample, JointSample, SimulationDiverged, check_command
-from .runtime import ATOL, RTOL, PlanarSetup, blowup_status, initial_state, integration_method
+from .integration import ATOL, RTOL, blowup_status, initial_state, integration_method
+
+if TYPE_CHECKING:
+    from .runtime import PlanarSetup
 
 
 class PlanarStepper:

@@ -1,6 +1,6 @@
 """Batched runs of the vertical-plane model: B runs of one scenario with different parameter values stepped together.
 
-:func:`simulate_batch` runs B set-ups (:func:`snake_sim.engines.vertical.runtime.build`) as :func:`~.runtime.simulate`
+:func:`simulate_batch` runs B set-ups (:func:`snake_sim.engines.vertical.model.build`) as :func:`~.runtime.simulate`
 runs each, and returns the B logs, equal to the one-by-one logs to rounding (the tests hold them to 1e-12):
 
 - physics: every sub-step is one compiled call for all runs (:class:`~.plant.BatchedPlant`,
@@ -42,8 +42,8 @@ from snake_core.validation import ConfigError
 from ...core.runlog import RunLog
 from ...core.scenario import Scenario
 from ...core.sea_loop import CommandRamp, Samples, Tick
+from .model import VerticalData, VerticalSetup, build, progress_bar, references
 from .plant import BatchedPlant
-from .runtime import VerticalData, VerticalSetup, build, progress_bar, references
 
 
 def batch_key(scenario: Scenario) -> Hashable:

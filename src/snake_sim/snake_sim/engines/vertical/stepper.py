@@ -23,7 +23,7 @@ from ...core.sea_loop import CommandRamp
 from ...core.stepping import HeadSample, JointSample, SimulationDiverged, check_command
 
 if TYPE_CHECKING:
-    from .runtime import VerticalData, VerticalSetup
+    from .model import VerticalData, VerticalSetup
 
 
 class VerticalStepper:
