@@ -102,9 +102,10 @@ def test_write_figures_renders_the_robot_and_the_box_with_mujoco(tmp_path):
     from PIL import Image
 
     from snake_sim.core.world import load_world
+    from snake_sim.outputs.figures import write_figures
 
     log = _run("tsc-obstacle-3d", "world.start_x=0.2", duration=0.4)
-    written = rt.write_figures(log, tmp_path, load_world("single_obstacle"), animation=True)
+    written = write_figures(rt.FIGURES, log, tmp_path, load_world("single_obstacle"), animation=True)
     assert [p.name for p in written] == ["joints.png", "com.png", "animation.gif"]
     gif = Image.open(tmp_path / "animation.gif")
     assert gif.n_frames == 4 and gif.size[0] >= 640 and gif.size[1] >= 400

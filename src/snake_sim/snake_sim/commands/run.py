@@ -27,6 +27,7 @@ from snake_sim.core.runlog import RunLog
 from snake_sim.core.scenario import Scenario, load_scenario
 from snake_sim.core.signals import INTERRUPTED, stop_on_signals
 from snake_sim.core.world import World, load_world
+from snake_sim.outputs.figures import write_figures
 from snake_sim.outputs.output_folder import writable_folder
 
 
@@ -94,8 +95,8 @@ def _write(runtime: ModelRuntime, scenario: Scenario, log: RunLog, summary: dict
     written = [out / "summary.json"]
     if len(log.t) > 1:
         outputs = scenario.data["outputs"]
-        written += runtime.write_figures(log, out, world, animation=outputs["animation"] and not args.no_animation,
-                                         plots=outputs["plots"])
+        written += write_figures(runtime.FIGURES, log, out, world,
+                                 animation=outputs["animation"] and not args.no_animation, plots=outputs["plots"])
     if len(log.t) > 0:
         from snake_sim.outputs.recording import write_rosbag
         written.append(write_rosbag(log, out / "rosbag", progress=not args.quiet))

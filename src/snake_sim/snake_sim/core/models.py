@@ -1,6 +1,7 @@
 """The embedded simulator's models behind one runtime interface, and the registry ``model:`` → runtime.
 
-Every model has a subpackage (``vertical/`` 002, ``planar/`` 004, ``pushing/`` 001, ``mujoco/`` 002 in 3-D)
+Every model has a subpackage of :mod:`snake_sim.engines` (``vertical/`` 002, ``planar/`` 004, ``pushing/`` 001,
+``mujoco/`` and ``dart/`` 002 in 3-D)
 whose ``runtime`` module satisfies :class:`ModelRuntime`; the command line (``run``, ``compare``,
 ``--check-step``, ``sweep``) and the embedded simulator's ROS node (through :func:`snake_sim.core.stepping.stepper`)
 reach a model only through :func:`runtime_for`, so they hold no per-model branches. Optional members: ``stepper``
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Hashable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from snake_core.validation import ConfigError
@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     from .scenario import Scenario
     from .signals import StopRequest
     from .stepping import Stepper
-    from .world import World
 
 #: ``model:`` of a scenario → the module of its runtime.
 MODELS: dict[str, str] = {
@@ -35,7 +34,11 @@ MODELS: dict[str, str] = {
 
 
 class ModelRuntime(Protocol):
-    """What a model's runtime module exposes (module-level functions)."""
+    """What a model's runtime module exposes (module-level functions, and its figure set)."""
+
+    #: The figures of its runs: a key of :data:`snake_sim.outputs.figures.FIGURE_SETS` (outputs draw them, so that
+    #: no engine imports an output module).
+    FIGURES: str
 
     def build(self, scenario: Scenario) -> Any:
         """Validate the model's sections of ``scenario`` and assemble its set-up before anything runs."""
@@ -49,11 +52,6 @@ class ModelRuntime(Protocol):
 
     def summary_extra(self, log: RunLog, scenario: Scenario) -> dict[str, Any]:
         """The model's own fields of summary.json (beside :func:`snake_sim.analysis.summary.summarize`'s)."""
-
-    def write_figures(self, log: RunLog, out: Path, world: World, animation: bool, plots: bool = True
-                      ) -> list[Path]:
-        """The model's plots (if ``plots``) and animation.gif (if ``animation``) in ``out``; the files written."""
-
 
 class SteppedRuntime(ModelRuntime, Protocol):
     """A runtime whose model can also be stepped from outside (the ROS simulator node)."""

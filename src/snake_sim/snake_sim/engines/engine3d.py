@@ -1,6 +1,6 @@
 """What the 3-D engines (``mujoco``, ``dart``) share: the robot section (a SEA robot and the URDF's
 ``joint_roll``), the fields of an engine's model, the logged samples of a run (every link's pose from the
-engine: origin, orientation, the rotors' orientation) and the run's figures.
+engine: origin, orientation, the rotors' orientation) and the run's figure set.
 
 Scenario sections read here::
 
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 import numpy as np
@@ -29,6 +28,10 @@ from ..core.world import World, load_world
 WORLD_FIELDS = ("file", "start_x")
 
 SettingsT = TypeVar("SettingsT")
+
+
+#: The figures of a 3-D run (:data:`snake_sim.outputs.figures.FIGURE_SETS`), whichever engine ran.
+FIGURES = "3d"
 
 
 def joint_rolls(value: object, n_joints: int, source: str | None = None) -> tuple[int, ...]:
@@ -127,13 +130,3 @@ class Samples3D:
 def summary_extra(log: RunLog, scenario: Scenario) -> dict[str, Any]:
     """Nothing more: roll-over, numerics and perturbation are in the log's ``summary_fields``."""
     return {}
-
-
-def write_figures(log: RunLog, out: Path, world: World, animation: bool, plots: bool = True) -> list[Path]:
-    """joints.png, com.png (x–z and x–y) (``plots``) and animation.gif rendered by MuJoCo from the logged link
-    poses (``animation``), whichever engine ran."""
-    from ..outputs import figures3d as figures  # matplotlib and the renderer only where figures are drawn
-    from ..outputs.plots import plot_joints
-
-    return [*([plot_joints(log, out / "joints.png"), figures.plot_com(log, out / "com.png", world)] if plots else []),
-            *([figures.write_animation(log, out / "animation.gif", world)] if animation else [])]

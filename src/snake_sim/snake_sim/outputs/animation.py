@@ -16,22 +16,11 @@ from matplotlib.patches import Polygon
 
 from ..core.runlog import RunLog
 from ..core.world import World
-from .plots import draw_terrain
+from .plots import body_points, draw_terrain
 
 #: Frames per second of the GIF and the most frames rendered (longer runs are sped up).
 FPS = 10
 MAX_FRAMES = 120
-
-
-def body_points(log: RunLog, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Tail tip, joints and head tip (N+1 points) at log sample k, in the plane (x, z or y)."""
-    l_half = log.robot.half_length
-    idx = 2 if log.plane == "xz" else 1
-    cx, cz = log.link_position[k, :, 0], log.link_position[k, :, idx]
-    th = log.link_angle[k]
-    xs = np.concatenate([[cx[0] - l_half * np.cos(th[0])], cx + l_half * np.cos(th)])
-    zs = np.concatenate([[cz[0] - l_half * np.sin(th[0])], cz + l_half * np.sin(th)])
-    return xs, zs
 
 
 def write_animation(log: RunLog, path: Path, world: World | None = None) -> Path:

@@ -13,6 +13,18 @@ from matplotlib.patches import Rectangle
 
 from ..core.runlog import RunLog
 from ..core.world import Box, World
+from ..engines.planar.report import head_errors
+
+
+def body_points(log: RunLog, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Tail tip, joints and head tip (N+1 points) at log sample k, in the plane (x, z or y)."""
+    l_half = log.robot.half_length
+    idx = 2 if log.plane == "xz" else 1
+    cx, cz = log.link_position[k, :, 0], log.link_position[k, :, idx]
+    th = log.link_angle[k]
+    xs = np.concatenate([[cx[0] - l_half * np.cos(th[0])], cx + l_half * np.cos(th)])
+    zs = np.concatenate([[cz[0] - l_half * np.sin(th[0])], cz + l_half * np.sin(th)])
+    return xs, zs
 
 
 def plot_joints(log: RunLog, path: Path) -> Path:
@@ -105,3 +117,51 @@ def plot_com(log: RunLog, path: Path, world: World | None = None) -> Path:
 def write_plots(log: RunLog, out: Path, world: World | None = None) -> list[Path]:
     """joints.png and com.png (over ``world``'s terrain) in ``out``."""
     return [plot_joints(log, out / "joints.png"), plot_com(log, out / "com.png", world)]
+
+
+def write_head_tracking_plots(log: RunLog, out: Path) -> list[Path]:
+    """head_path.png (head path vs reference), manipulability.png (D, R, ‖τ‖, head errors and g (67) when it
+    exists) of a planar head-tracking run (004) in ``out``."""
+    if log.head_reference is None:
+        return []
+    paths = []
+    head = log.head_position
+    span = np.ptp(np.vstack((head[:, :2], log.head_reference[:, :2], log.link_position[0, :, :2])), axis=0) + 0.2
+    fig, ax = plt.subplots(figsize=(8, float(np.clip(8 * span[1] / span[0] + 1.2, 2.5, 8))))
+    ax.plot(log.head_reference[:, 0], log.head_reference[:, 1], "k--", lw=1, label="reference")
+    ax.plot(head[:, 0], head[:, 1], color="C3", label="head")
+    ax.plot(log.com[:, 0], log.com[:, 1], color="C0", lw=0.8, label="centre of mass")
+    for k in np.linspace(0, len(log.t) - 1, 6).round().astype(int):
+        xs, ys = body_points(log, k)
+        ax.plot(xs, ys, "-", color="0.6", lw=1.5)
+    ax.set_aspect("equal")
+    ax.set_xlabel("x [m]")
+    ax.set_ylabel("y [m]")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    paths.append(out / "head_path.png")
+    fig.savefig(paths[-1], dpi=90)
+    plt.close(fig)
+
+    has_g = "g" in log.series
+    fig, axes = plt.subplots(3 + has_g, 1, figsize=(7, 2.2 * (3 + has_g)), sharex=True)
+    if log.manipulability is not None:
+        axes[0].semilogy(log.t, np.maximum(log.manipulability[:, 0], 1e-12), label="D (30)")
+        axes[1].semilogy(log.t, np.maximum(log.manipulability[:, 1], 1e-12), color="C1", label="R (31)")
+    full, dist = head_errors(log)
+    axes[2].plot(log.t, log.series.get("tau_norm", np.linalg.norm(log.tau, axis=1)), color="C2", label="‖τ‖ [N·m]")
+    axes[2].plot(log.t, full, color="C3", lw=0.8, label="head error [m]")
+    axes[2].plot(log.t, dist, color="C4", lw=0.8, label="path distance [m]")
+    if has_g:
+        axes[3].plot(log.t, log.series["g"][:, 0], label="g_1 (67)")
+        axes[3].plot(log.t, log.series["g"][:, 1], label="g_2 (67)")
+    for a in axes:
+        a.legend(fontsize=8, loc="best")
+        a.grid(alpha=0.3)
+    axes[-1].set_xlabel("t [s]")
+    fig.tight_layout()
+    paths.append(out / "manipulability.png")
+    fig.savefig(paths[-1], dpi=90)
+    plt.close(fig)
+    return paths

@@ -37,12 +37,12 @@ from ...core.runlog import RunLog
 from ...core.scenario import Scenario
 from ...core.sea_loop import CommandRamp, Reading, Tick, control_steps, gait_references, run, sea_control
 from ...core.signals import StopRequest
-from ..engine3d import Samples3D, sea_robot, summary_extra, world_and_start, write_figures
+from ..engine3d import FIGURES, Samples3D, sea_robot, summary_extra, world_and_start
 from . import model as mm
 from .settings import settings_from
 
 ROBOT_FIELDS = ("name", "joint_roll")
-__all__ = ["build", "run_scenario", "simulate", "summary_extra", "write_figures"]
+__all__ = ["FIGURES", "build", "run_scenario", "simulate", "summary_extra"]
 
 
 @dataclass(eq=False)

@@ -29,7 +29,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -63,7 +62,6 @@ from snake_core.validation import ConfigError, choice, get, number, positive, re
 from ...core.runlog import Diagnostic, RunLog
 from ...core.scenario import Scenario
 from ...core.signals import INTERRUPTED, StopRequest, stopped
-from ...core.world import World
 from .integration import ATOL, RTOL, blowup_status, initial_state, integration_method
 from .report import head_tracking_summary
 from .stepper import PlanarStepper
@@ -322,15 +320,8 @@ def summary_extra(log: RunLog, scenario: Scenario) -> dict[str, Any]:
     return head_tracking_summary(log, scenario)
 
 
-def write_figures(log: RunLog, out: Path, world: World, animation: bool, plots: bool = True) -> list[Path]:
-    """joints.png, com.png, head_path.png, manipulability.png (``plots``) and the top view with the head
-    reference, animation.gif (``animation``)."""
-    from ...outputs.animation import write_planar_animation  # matplotlib only where figures are drawn
-    from ...outputs.plots import write_plots
-    from .report import write_head_tracking_plots
-
-    return [*(write_plots(log, out) + write_head_tracking_plots(log, out) if plots else []),
-            *([write_planar_animation(log, out / "animation.gif")] if animation else [])]
+#: The figures of a run (:data:`snake_sim.outputs.figures.FIGURE_SETS`).
+FIGURES = "head-tracking"
 
 
 def stepper(scenario: Scenario) -> PlanarStepper:

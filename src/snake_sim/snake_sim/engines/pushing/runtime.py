@@ -25,7 +25,6 @@ Scenario sections (besides the common ones of :mod:`snake_sim.core.scenario`)::
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -39,7 +38,6 @@ from snake_core.validation import ConfigError, get, integer, number, positive, r
 from ...core.runlog import Diagnostic, RunLog
 from ...core.scenario import Scenario as ScenarioFile
 from ...core.signals import StopRequest
-from ...core.world import World
 from .plant import (
     CONTACT_STIFFNESS,
     FIT_WINDOW,
@@ -59,6 +57,10 @@ CONTACT_FIELDS = ("scenario", "stiffness", "wheel_damping")
 #: 1e7 N/m) 1e-4 s still runs, 5e-5 s keeps a factor 2 and changes the fitted initial
 #: accelerations by < 1e-5 relative to the 1e-6 s reference step of snake_sim.engines.pushing.plant.
 MAX_TIME_STEP = 5e-5
+
+
+#: The figures of a run (:data:`snake_sim.outputs.figures.FIGURE_SETS`).
+FIGURES = "top"
 
 
 def _robot(section: dict, world: PushingWorld, src: str) -> RobotParams:
@@ -134,15 +136,6 @@ def object_outline(world: PushingWorld, pose: np.ndarray) -> np.ndarray:
     x = pose[:, :1] + c * local[:, 0] - s * local[:, 1]
     y = pose[:, 1:2] + s * local[:, 0] + c * local[:, 1]
     return np.stack((x, y), axis=-1).reshape(len(pose), 8)
-
-
-def write_figures(log: RunLog, out: Path, world: World, animation: bool, plots: bool = True) -> list[Path]:
-    """joints.png, com.png (``plots``) and the top view with the box, animation.gif (``animation``)."""
-    from ...outputs.animation import write_planar_animation  # matplotlib only where figures are drawn
-    from ...outputs.plots import write_plots
-
-    return [*(write_plots(log, out) if plots else []),
-            *([write_planar_animation(log, out / "animation.gif")] if animation else [])]
 
 
 def _summary(comp: Comparison, kw: dict, lost_at: float | None) -> dict[str, Any]:

@@ -19,7 +19,6 @@ caller change the per-joint references (α_d, α̇_d, τ_d arrays) each control 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from snake_core.validation import positive
@@ -28,13 +27,15 @@ from ...core.runlog import RunLog
 from ...core.scenario import Scenario
 from ...core.sea_loop import CommandRamp, Samples, Tick, run
 from ...core.signals import StopRequest
-from ...core.world import World
 
 # the batched runs of this model (snake_sim.core.models.BatchedRuntime)
 from .batch import batch_key as batch_key
 from .batch import simulate_batch as simulate_batch
 from .model import TickHook, VerticalData, VerticalSetup, build, progress_bar, references
 from .stepper import VerticalStepper
+
+#: The figures of a run (:data:`snake_sim.outputs.figures.FIGURE_SETS`).
+FIGURES = "side"
 
 
 def simulate(setup: VerticalSetup, duration: float | None = None, progress: bool = False,
@@ -67,15 +68,6 @@ def run_scenario(scenario: Scenario, progress: bool = False, stop: StopRequest |
 def summary_extra(log: RunLog, scenario: Scenario) -> dict[str, Any]:
     """No fields beyond :func:`snake_sim.analysis.summary.summarize`'s (climb, torques, contacts)."""
     return {}
-
-
-def write_figures(log: RunLog, out: Path, world: World, animation: bool, plots: bool = True) -> list[Path]:
-    """joints.png, com.png (``plots``) and the side view with the world's boxes, animation.gif (``animation``)."""
-    from ...outputs.animation import write_animation  # matplotlib only where figures are drawn
-    from ...outputs.plots import write_plots
-
-    return [*(write_plots(log, out, world) if plots else []),
-            *([write_animation(log, out / "animation.gif", world)] if animation else [])]
 
 
 def stepper(scenario: Scenario) -> VerticalStepper:

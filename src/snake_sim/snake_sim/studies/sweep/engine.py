@@ -48,6 +48,7 @@ from snake_sim.core.models import BatchedRuntime, ModelRuntime, runtime_for
 from snake_sim.core.runlog import RunLog
 from snake_sim.core.scenario import Scenario, load_scenario
 from snake_sim.core.world import World, load_world
+from snake_sim.outputs.figures import write_figures
 from snake_sim.outputs.recording import write_rosbag
 
 from .cells import Cell
@@ -113,7 +114,7 @@ def _summary(runtime: ModelRuntime, scenario: Scenario, world: World, log: RunLo
         out.mkdir(parents=True, exist_ok=True)
         (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
         if len(log.t) > 1:
-            runtime.write_figures(log, out, world, animation=False, plots=True)
+            write_figures(runtime.FIGURES, log, out, world, animation=False, plots=True)
             write_rosbag(log, out / "rosbag")
     return summary
 
