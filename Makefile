@@ -153,7 +153,8 @@ test: $(STAMP) $(ROSSTAMP) $(SYSSTAMP) build ros-stack
 bench: $(STAMP) $(ROSSTAMP)
 	$(BIN)/snake-sim bench
 	$(BIN)/snake-can bench
-	$(BIN)/snake-control-bench
+	@if $(PY) -c "import rclpy" 2>/dev/null; then $(BIN)/snake-control-bench; \
+	else echo "snake-control-bench: skipped, rclpy not importable; \`make ros\` installs it"; fi
 
 lint: $(STAMP)
 	$(BIN)/ruff check src launch

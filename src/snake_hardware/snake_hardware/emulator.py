@@ -30,6 +30,8 @@ from scipy.linalg import expm
 from snake_core.gaits import make_gait
 from snake_core.robot import RobotParams
 from snake_core.validation import ConfigError
+from snake_sim.core.scenario import load_scenario
+from snake_sim.engines.vertical.model import build
 
 from . import protocol as p
 from .driver import can_message
@@ -361,9 +363,6 @@ class BodyPlant:
     used in this mode); a disabled module is free (β_d = β, β̇_d = β̇: U = 0)."""
 
     def __init__(self, robot_name: str, world: str = "flat"):
-        from snake_sim.core.scenario import load_scenario
-        from snake_sim.engines.vertical.runtime import build  # the simulator is only needed in this mode
-
         setup = build(load_scenario("pedal-wave", [f"robot.name={robot_name}", f"world.file={world}"]))
         self.plant, self.model = setup.plant, setup.model
         self.q, self.v = setup.q0.copy(), np.zeros_like(setup.q0)

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import warnings
 
+from snake_sim.core.models import runtime_for
+from snake_sim.core.scenario import load_scenario
+
 #: (model's runtime module, scenario) pairs whose first steps reach every compiled kernel.
 WARM_UP_RUNS: tuple[tuple[str, str], ...] = (
     ("vertical", "open-loop-obstacle"), ("vertical", "pedal-wave"),
@@ -17,9 +20,6 @@ WARM_UP_RUNS: tuple[tuple[str, str], ...] = (
 
 
 def main() -> None:
-    from snake_sim.core.models import runtime_for
-    from snake_sim.core.scenario import load_scenario
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # numba's performance notes on first compilation
         for model, name in WARM_UP_RUNS:

@@ -30,10 +30,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from tqdm import tqdm
 
 from snake_core.pushing import PushingModel, Scenario, build_model
-from snake_core.pushing.constraints import contact_normal
+from snake_core.pushing.constraints import contact_normal, system_inertia
 from snake_core.pushing.kinematics import joint_points, link_directions, link_point
+from snake_core.pushing.maps import slippage_ratio
 from snake_core.pushing.response import Push, push
 from snake_core.validation import ConfigError, number, positive
 from snake_sim.core.world import load_world
@@ -190,7 +192,6 @@ def simulate(world: PushingWorld, q0: np.ndarray, tau: np.ndarray, scenario: Sce
     """Constant torques from rest; semi-implicit Euler. See the module docstring for the models.
     Every step is recorded (the fit of :func:`fitted_accelerations` needs them); ``progress``: a tqdm bar."""
     import pinocchio as pin
-    from tqdm import tqdm
 
     model = world.model
     positive(duration, "duration")
@@ -255,9 +256,6 @@ class Comparison:
 
 def compare(world: PushingWorld, q0: np.ndarray, tau: np.ndarray, scenario: Scenario, **kw) -> Comparison:
     """Simulate and compare with the analysis; raises ContactLostError if τ does not push."""
-    from snake_core.pushing.constraints import system_inertia
-    from snake_core.pushing.maps import slippage_ratio
-
     model = world.model
     check_clear_of_box(world, q0)
     ana = push(model, q0, tau, scenario)
