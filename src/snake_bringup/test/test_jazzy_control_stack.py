@@ -33,8 +33,8 @@ import pytest
 import yaml
 
 from snake_bringup.ros2_control import controllers_file, spawned_controllers
-from snake_bringup.testing import REPO, SKIP_REASON, JazzyStack, free_port, stack_environment, wait_until
-from snake_control.testing import isolate_ros_domain
+from snake_test_support.jazzy_stack import REPO, SKIP_REASON, JazzyStack, free_port, stack_environment, wait_until
+from snake_test_support.ros import isolate_ros_domain
 from snake_core import locator
 from snake_core.robot import load_robot
 

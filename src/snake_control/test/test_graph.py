@@ -22,7 +22,7 @@ import pytest
 import yaml
 
 from snake_control.graph import control_nodes, sea_mode_params, simulator_node
-from snake_control.testing import graph_harness
+from snake_test_support.ros import graph_harness
 from snake_core.interface import JointStateLayout
 from snake_core.locator import data_dir
 from snake_sim.core.scenario import load_scenario

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from snake_control.testing import publishers, subscriptions, type_name
+from snake_test_support.ros import publishers, subscriptions, type_name
 from snake_core.robot import load_robot
 
 ROBOT = load_robot("koopaee6")

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from snake_control.testing import publishers, subscriptions, type_name
+from snake_test_support.ros import publishers, subscriptions, type_name
 from snake_core.gaits import make_gait
 from snake_core.planar.convention import q_from_world, qd_from_world, reverse_joints
 from snake_core.planar.head_tracking import LyapunovGains, LyapunovTracker, PartialFeedbackLinearisation, PFLGains

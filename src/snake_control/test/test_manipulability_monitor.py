@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from snake_control.testing import publishers, subscriptions, type_name
+from snake_test_support.ros import publishers, subscriptions, type_name
 from snake_core.planar.convention import q_from_world
 from snake_core.planar.manipulability import ManipulabilityMonitor
 from snake_core.planar.model import build_model

@@ -24,7 +24,7 @@ def stamps(ros) -> list[int]:
 
 def republished(ros) -> None:
     """Wait until the simulator has published again (a tick it waits on is republished for late nodes)."""
-    from snake_control.testing import wait_for
+    from snake_test_support.ros import wait_for
 
     n = len(ros.messages("/joint_states"))
     wait_for(lambda: len(ros.messages("/joint_states")) > n + 1, ros.spin, "the simulator to publish again")
@@ -42,7 +42,7 @@ def motors(ros) -> list[float]:
 
 
 def test_lockstep_steps_only_with_the_command_answering_the_tick_and_holds_without_it(ros):
-    from snake_control.testing import wait_for
+    from snake_test_support.ros import wait_for
 
     make(ros)
     republished(ros)

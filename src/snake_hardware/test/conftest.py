@@ -132,4 +132,4 @@ def rig(profile):
         r.close()
 
 
-from snake_control.testing import ros  # noqa: E402, F401  (the fixture: nodes on real rclpy)
+from snake_test_support.ros import ros  # noqa: E402, F401  (the fixture: nodes on real rclpy)

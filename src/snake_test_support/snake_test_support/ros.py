@@ -2,7 +2,7 @@
 
 Any package's tests use it by importing it in their ``test/conftest.py``::
 
-    from snake_control.testing import ros  # noqa: F401  (the fixture)
+    from snake_test_support.ros import ros  # noqa: F401  (the fixture)
 
 and importing rclpy-based modules inside the test, after the fixture has run::
 
