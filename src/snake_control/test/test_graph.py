@@ -22,12 +22,12 @@ import pytest
 import yaml
 
 from snake_control.graph import control_nodes, sea_mode_params, simulator_node
-from snake_test_support.ros import graph_harness
 from snake_core.interface import JointStateLayout
 from snake_core.locator import data_dir
 from snake_sim.core.scenario import load_scenario
 from snake_sim.core.stepping import stepper
 from snake_sim.engines.vertical.runtime import run_scenario
+from snake_test_support.ros import graph_harness
 
 #: The graph tests run one after another on one pytest-xdist worker (each starts up to 8 processes).
 pytestmark = pytest.mark.xdist_group("ros_graph")

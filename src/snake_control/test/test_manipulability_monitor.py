@@ -6,11 +6,11 @@ import math
 import numpy as np
 import pytest
 
-from snake_test_support.ros import publishers, subscriptions, type_name
 from snake_core.planar.convention import q_from_world
 from snake_core.planar.manipulability import ManipulabilityMonitor
 from snake_core.planar.model import build_model
 from snake_core.robot import load_robot
+from snake_test_support.ros import publishers, subscriptions, type_name
 
 ROBOT = load_robot("ariizumi10")
 N = ROBOT.n_joints

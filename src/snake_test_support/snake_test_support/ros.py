@@ -41,6 +41,7 @@ from typing import Any
 
 import pytest
 
+from snake_control import graph
 from snake_core.locator import data_dir
 
 DOMAIN_BASE_ENV = "SNAKE_TEST_DOMAIN_BASE"
@@ -328,11 +329,9 @@ class GraphHarness:
 
     def start(self, spec: Any, *, use_sim_time: bool = True) -> subprocess.Popen:
         """Start one node of the graph; its output goes to <workdir>/<node>.log."""
-        from snake_control.graph import start
-
         name = spec.fully_qualified_name
         log = (self.workdir / f"{name.strip('/').replace('/', '__')}.log").open("w")
-        self.processes[name] = start(spec, data_dir(), self.workdir, use_sim_time=use_sim_time, stdout=log,
+        self.processes[name] = graph.start(spec, data_dir(), self.workdir, use_sim_time=use_sim_time, stdout=log,
                                      stderr=subprocess.STDOUT)
         return self.processes[name]
 
@@ -346,9 +345,7 @@ class GraphHarness:
 
     def stop(self, name: str) -> int:
         """SIGINT the node ``name`` (fully qualified) and wait for it; its exit code."""
-        from snake_control.graph import stop
-
-        return stop([self.processes.pop(name)])[0]
+        return graph.stop([self.processes.pop(name)])[0]
 
     def record(self, topic: str, msg_type: type) -> list[Any]:
         if topic not in self._log:
