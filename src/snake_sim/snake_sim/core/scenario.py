@@ -15,6 +15,10 @@ and what the run writes. Top-level sections (DESIGN.md "Command line" names)::
     sim:     {duration: 10, time_step: 0.005, control_rate: 100, log_rate: 50}
     outputs: {animation: true, plots: true}
 
+A scenario may name a shipped scenario as its ``base:`` and state only what differs (:func:`compose`): its mapping
+is laid over the base's as a JSON Merge Patch (RFC 7386): mappings merge key by key, ``null`` removes a key, any
+other value replaces the base's; ``name`` is the scenario's own (its file name by default). Bases may have bases.
+
 Numbers may be written as simple expressions of ``pi`` (``-2*pi/5``), in files and in ``--set``.
 This module validates the common sections (model, robot.name, world, sim, outputs); each runner
 validates its own sections (gait, controller, contact, ...) before it simulates anything.
@@ -241,13 +245,51 @@ def scenario_from_dict(data: Any, source: str, overrides: list[str] | tuple[str,
     return Scenario(name, source, data)
 
 
-def load_scenario(name: str | Path, overrides: list[str] | tuple[str, ...] = ()) -> Scenario:
-    """Load ``config/scenarios/<name>.yaml`` (or a path), apply ``--set`` overrides, validate."""
+def merge_patch(base: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+    """``patch`` laid over ``base`` (JSON Merge Patch, RFC 7386 §2): mappings merge key by key, ``None`` removes the
+    key, any other value replaces the base's; neither argument is changed."""
+    merged = copy.deepcopy(base)
+    for key, value in patch.items():
+        if value is None:
+            merged.pop(key, None)
+        elif isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = merge_patch(merged[key], value)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
+
+
+def compose(data: Any, source: str, chain: tuple[str, ...] = ()) -> Any:
+    """The scenario mapping ``data`` (from the file ``source``) over its ``base:`` scenario, bases resolved in
+    turn; a mapping without ``base`` as it is. ``chain``: the scenarios already on the way (for the cycle error)."""
+    if not isinstance(data, dict) or "base" not in data:
+        return data
+    own = Path(source).stem
+    base = data["base"]
+    if not isinstance(base, str) or base not in list_scenarios():
+        raise ConfigError("base", base, "must name a shipped scenario (known: " + ", ".join(list_scenarios()) + ")",
+                          source)
+    chain = (*chain, own)
+    if base in chain:
+        raise ConfigError("base", base, "makes a cycle of bases: " + " -> ".join((*chain, base)), source)
+    path = locator.scenario_file(base)
+    parent = compose(yaml_files.load_file(path), path.name, chain)
+    patch = {key: value for key, value in data.items() if key != "base"}
+    return {**merge_patch(parent, patch), "name": str(data.get("name") or own)}
+
+
+def scenario_data(name: str | Path) -> tuple[dict[str, Any], str]:
+    """The composed mapping of ``config/scenarios/<name>.yaml`` (or a path) and its file name."""
     path = locator.scenario_file(name)
     if not path.is_file():
         raise ConfigError("scenario", str(name), "unknown scenario; known: " + ", ".join(list_scenarios()))
-    data = yaml_files.load_file(path)
-    return scenario_from_dict(data, path.name, overrides)
+    return compose(yaml_files.load_file(path), path.name), path.name
+
+
+def load_scenario(name: str | Path, overrides: list[str] | tuple[str, ...] = ()) -> Scenario:
+    """Load ``config/scenarios/<name>.yaml`` (or a path) over its base, apply ``--set`` overrides, validate."""
+    data, source = scenario_data(name)
+    return scenario_from_dict(data, source, overrides)
 
 
 def list_scenarios() -> list[str]:
@@ -258,8 +300,22 @@ def list_scenarios() -> list[str]:
 def describe(name: str) -> str:
     """The description line of a shipped scenario (empty if none or unreadable)."""
     try:
-        with open(locator.scenario_file(name), encoding="utf-8") as fh:
-            data = yaml_files.safe_load(fh)
-    except (OSError, yaml.YAMLError):
+        data, _ = scenario_data(name)
+    except (OSError, yaml.YAMLError, ConfigError):
         return ""
     return str(data.get("description", "")) if isinstance(data, dict) else ""
+
+
+def changes(name: str) -> tuple[str | None, list[str]]:
+    """A shipped scenario's ``base`` (None without one) and the keys its file sets over it (``section.key``; a
+    whole section where it replaces one that is not a mapping), sorted."""
+    try:
+        data = yaml_files.load_file(locator.scenario_file(name))
+    except (OSError, yaml.YAMLError):
+        return None, []
+    if not isinstance(data, dict) or "base" not in data:
+        return None, []
+    keys = [f"{section}.{key}" if isinstance(value, dict) else section
+            for section, value in data.items() if section not in ("base", "name", "description")
+            for key in (value if isinstance(value, dict) else [None])]
+    return str(data["base"]), sorted(keys)
