@@ -2,7 +2,8 @@
 functions; those under ``if TYPE_CHECKING:`` load nothing and are left out) has no cycle; an import inside a
 function is one of an optional heavy third-party package (or a command module deferring its work, so that
 ``snake-sim --help`` does not load Dask, Optuna or rosbags); no engine reaches an output module, and no product
-module reaches the test harness (snake_test_support)."""
+module reaches the test harness (snake_test_support); snake_sim's folders import only their own and earlier
+folders of :data:`SIM_LAYERS`."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ LAZY_THIRD_PARTY = {"mujoco", "dartpy", "matplotlib", "PIL", "dask", "distribute
 #: Our modules a function may import: a command module (snake-sim's parser imports every one) defers the module
 #: that does its work.
 DEFERRED_WORK = {"snake_sim.commands": ("snake_sim.studies", "snake_sim.outputs.recording")}
+#: snake_sim's folders by role, in the order they may import each other (docs/design.md, "Layout").
+SIM_LAYERS = ("core", "analysis", "engines", "outputs", "studies", "reproduction", "benchmarks", "commands")
 #: The test harness, imported by tests only.
 TEST_SUPPORT = "snake_test_support"
 
@@ -161,6 +164,16 @@ def test_no_engine_reaches_an_output_module(workspace):
     assert len(engines) > 10
     bad = {e: sorted(m for m in reachable(edges, e) if m.startswith("snake_sim.outputs")) for e in engines}
     assert not {e: m for e, m in bad.items() if m}
+
+
+def test_snake_sim_folders_import_only_their_own_and_earlier_ones(workspace):
+    known, edges = workspace
+    folders = {name.split(".")[1] for name in known if name.count(".") >= 2 and name.startswith("snake_sim.")}
+    assert folders == set(SIM_LAYERS), "a snake_sim folder outside SIM_LAYERS"
+    layer = {name: SIM_LAYERS.index(name.split(".")[1]) for name in known
+             if name.count(".") >= 2 and name.startswith("snake_sim.")}
+    upward = sorted(f"{a} -> {b}" for a in layer for b in edges[a] if b in layer and layer[b] > layer[a])
+    assert not upward, "imports of a later folder: " + "; ".join(upward)
 
 
 def test_no_product_module_reaches_the_test_harness(workspace):

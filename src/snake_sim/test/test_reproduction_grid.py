@@ -39,12 +39,12 @@ def assert_same(got: dict, expected: dict) -> None:
 
 
 def nested(cell, out):
-    """An evaluate whose mapping has nested mappings, a list and a run status."""
+    """A measure whose mapping has nested mappings, a list and a run status."""
     return {"speed": 0.5, "climb": {"climbed": False, "time_s": None}, "torque": [1.0, 2.0, 3.0],
             "status": "non-finite state at t = 1 s"}
 
 
-def test_fields_give_back_the_evaluates_mapping_with_the_runs_status():
+def test_fields_give_back_the_measures_mapping_with_the_runs_status():
     row = engine.run_cell(Cell("pedal-wave", ("sim.duration=0.1",)), nested)
     assert row["status"] == "non-finite"
     assert fields(row) == nested(None, None)
@@ -110,7 +110,7 @@ def test_a_3d_case_is_the_step_check_of_its_two_runs_and_a_failed_one_is_its_rea
                      ("controller.torque_gain=6", "sim.perturbation.seed=2", "sim.duration=0.3"))
     broken = replace(case, overrides=(*case.overrides, "gait.frequency=-3"))
     run, reason = run_cases([case, broken], client)
-    full, half = (engine.run_cell(c) for c in case_cells(case))  # the default evaluate, here: summary.json
+    full, half = (engine.run_cell(c) for c in case_cells(case))  # the default measure, here: summary.json
     assert (run.status, run.climbed, run.seed) == ("ok", False, 2)
     assert run.com_speed_mps == pytest.approx(full["average_speed_mps"], rel=1e-9)
     assert run.half_com_speed_mps == pytest.approx(half["average_speed_mps"], rel=1e-9)

@@ -20,15 +20,12 @@ search that maximises it is led towards the box and then to faster climbs.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..core.runlog import RunLog
 from ..core.world import World
-from ..studies.sweep.cells import Cell
-from ..studies.sweep.engine import simulate
 from .climb import ClimbResult, climb_result, tail_tip_x
 
 #: The modes, in the order of :func:`climb_mode`'s verdict.
@@ -84,11 +81,6 @@ def climb_mode(log: RunLog, world: World | None) -> ClimbMode:
 
 
 def climb_fields(log: RunLog, world: World | None) -> dict[str, Any]:
-    """The climbing mode's fields for summary.json (:data:`snake_sim.studies.sweep.engine.ExtraFields`)."""
+    """The climbing mode's fields for summary.json (:data:`snake_sim.studies.sweep.engine.ExtraFields`; a sweep's
+    :func:`snake_sim.studies.sweep.engine.measure_climb`)."""
     return climb_mode(log, world).as_summary()
-
-
-def evaluate(cell: Cell, out: Path | None = None) -> dict[str, Any]:
-    """A sweep/search evaluation (:data:`snake_sim.studies.sweep.engine.Evaluate`): the cell's run and its summary.json
-    mapping with the climbing mode's fields added."""
-    return simulate(cell, out, extra=climb_fields)

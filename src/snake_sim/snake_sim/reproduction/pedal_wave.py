@@ -124,7 +124,7 @@ def _cell(overrides: list[str], duration: float) -> Cell:
 
 
 def measure(cell: Cell, out: Path | None = None) -> dict[str, Any]:
-    """The sweep engine's evaluate of a run (on the worker): its speed and the torque statistics after the start-up
+    """The sweep engine's measure of a run (on the worker): its speed and the torque statistics after the start-up
     transient (t ≥ min(2 s, half the run)); ``out`` unused."""
     scenario = load_scenario(cell.scenario, cell.overrides)
     log = run_scenario(scenario)

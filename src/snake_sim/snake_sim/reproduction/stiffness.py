@@ -6,7 +6,7 @@ and TSC ((7.1)–(7.2)) with K_τ = 0 and 6: on flat ground (speed, the wave TSC
 on two obstacles and on stairs, and on the single obstacle with less friction on the box's vertical faces.
 Every row on an obstacle or stairs runs twice, at the scenario's step (1 ms) and at half of it, and the
 table shows both (issue 13: a verdict counts only if halving the step leaves it standing). Every run (and its
-half-step run) is a task of the sweep engine (:mod:`snake_sim.studies.grid`) whose evaluate, :func:`measure`,
+half-step run) is a task of the sweep engine (:mod:`snake_sim.studies.grid`) whose measure, :func:`measure`,
 returns the row's numbers, computed from the RunLog on the worker.
 """
 
@@ -136,7 +136,7 @@ def head_at_face(log, setup) -> tuple[float, float]:
 
 
 def measure(cell: Cell, out: Path | None = None) -> dict[str, Any]:
-    """The sweep engine's evaluate of a row's run (on the worker): the fields of :class:`Outcome` except its
+    """The sweep engine's measure of a row's run (on the worker): the fields of :class:`Outcome` except its
     label and half (``out`` unused: the section keeps no per-run outputs)."""
     sc = load_scenario(cell.scenario, cell.overrides)
     setup = runtime.build(sc)

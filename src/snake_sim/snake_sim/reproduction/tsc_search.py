@@ -34,7 +34,6 @@ from scipy.stats import qmc
 from tqdm import tqdm
 
 from snake_core.robot import load_robot
-from snake_sim.analysis.climb_mode import evaluate
 from snake_sim.analysis.rollover import ROLL_OVER_DEG
 from snake_sim.analysis.step_check import TOLERANCE, step_check
 from snake_sim.core.scenario import load_scenario
@@ -44,6 +43,7 @@ from snake_sim.studies import sweep
 from snake_sim.studies.climb_3d import SEEDS
 from snake_sim.studies.optimise import Problem, tell
 from snake_sim.studies.sweep import Cell, Range, engine
+from snake_sim.studies.sweep.engine import measure_climb
 
 TITLE = "Does any TSC setting climb the single obstacle? A search over a wide box"
 
@@ -51,7 +51,8 @@ TITLE = "Does any TSC setting climb the single obstacle? A search over a wide bo
 SAMPLER_SEED = 0
 #: Trials asked, run and told together (the study does not depend on the workers).
 BATCH = 8
-#: The search's objective (a field :func:`snake_sim.analysis.climb_mode.evaluate` adds to summary.json), maximised.
+#: The search's objective (a field :func:`snake_sim.studies.sweep.engine.measure_climb` adds to summary.json),
+#: maximised.
 OBJECTIVE = "climb_progress_speed_mps"
 #: The open loop's face friction is lowered from 002's in steps of this much, down to 0.
 FACE_FRICTION_STEP = 0.05
@@ -196,7 +197,7 @@ def _halved(cell: Cell, time_step: float) -> Cell:
 
 def _rows(client, cells: list[Cell], progress: bool = False) -> list[dict[str, Any]]:
     """The rows of ``cells``, in their order."""
-    return sweep.run(cells, evaluate=evaluate, progress=progress, client=client) if cells else []
+    return sweep.run(cells, measure=measure_climb, progress=progress, client=client) if cells else []
 
 
 def _with_half(run: Run, row: dict[str, Any], half: dict[str, Any], time_step: float) -> Run:

@@ -8,7 +8,7 @@ objective (null) is a failed trial. ``--constraint FIELD>=V`` (or ``<=``) is set
 (FIELD − V; infinite for a run without the field), which the TPE sampler uses; the best trial is the best of those
 meeting them all.
 
-Storage: only this process talks to the study (the workers only simulate), so the study lives in a file in
+Storage: only this process talks to the study (the workers only run), so the study lives in a file in
 DIR: an Optuna journal (``study.log``, append-only, no database server), which survives Ctrl-C or a lost
 machine and lets the same command resume: the trials it has are kept, those cut off are asked again.
 optuna-integration's DaskStorage is still experimental and keeps the study in the scheduler's memory, so a
@@ -43,7 +43,7 @@ from tqdm import tqdm
 from snake_core.validation import ConfigError, choice, integer
 from snake_sim.core.scenario import load_scenario
 from snake_sim.studies.sweep.cells import Cell, Range, check_keys, validate
-from snake_sim.studies.sweep.engine import Evaluate, check_field, collect, connect, probe, simulate, submit
+from snake_sim.studies.sweep.engine import Measure, check_field, collect, connect, measure_summary, probe, submit
 from snake_sim.studies.sweep.table import ResultsTable
 
 #: Name of the study in its storage.
@@ -109,7 +109,7 @@ class Problem:
                 "set": list(self.sets)}
 
 
-def check(problem: Problem, evaluate: Evaluate = simulate) -> None:
+def check(problem: Problem, measure: Measure = measure_summary) -> None:
     """Every input error as one ConfigError before any trial: keys, the box's corners in the model's ranges, the
     objective and constraint fields in the scenario's summary.json (from a short run at the box's centre)."""
     if not problem.space:
@@ -119,7 +119,7 @@ def check(problem: Problem, evaluate: Evaluate = simulate) -> None:
     for corner in corners:
         validate(load_scenario(problem.scenario, problem.cell(corner).overrides))
     centre = {r.key: math.sqrt(r.low * r.high) if r.log else 0.5 * (r.low + r.high) for r in problem.space}
-    fields = probe(problem.cell(centre), evaluate)
+    fields = probe(problem.cell(centre), measure)
     check_field(fields, problem.objective, "--objective")
     for c in problem.constraints:
         check_field(fields, c.field, "--constraint")
@@ -227,10 +227,10 @@ class OptimiseOutcome:
 
 def optimise(problem: Problem, out: Path, trials: int, sampler: str = "tpe", storage: str | None = None,
              workers: int | None = None, scheduler: str | None = None, progress: bool = True,
-             evaluate: Evaluate = simulate) -> OptimiseOutcome:
+             measure: Measure = measure_summary) -> OptimiseOutcome:
     """Run the study until it has ``trials`` finished trials (resuming the one in ``out``); write the outputs."""
     integer(trials, "--trials", low=1)
-    check(problem, evaluate)
+    check(problem, measure)
     chosen = make_sampler(sampler, problem)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     interrupted = False
@@ -248,7 +248,7 @@ def optimise(problem: Problem, out: Path, trials: int, sampler: str = "tpe", sto
         def ask() -> None:
             trial = study.ask(problem.distributions())
             cell = problem.cell(trial.params)
-            future = submit(client, cell, evaluate)
+            future = submit(client, cell, measure)
             in_flight[future] = (trial, cell)
             pending.add(future)
 

@@ -26,21 +26,21 @@ from snake_core.validation import ConfigError
 from ...outputs.output_folder import writable_folder
 from . import engine
 from .cells import Cell, Range, SweepSpec, parse_grid, parse_range, plan
-from .engine import Evaluate, check_field, connect, probe, simulate
+from .engine import Measure, check_field, connect, measure_summary, probe
 from .report import default_field, write_report
 from .table import ResultsTable, writer_lock
 
 __all__ = ["Cell", "Range", "SweepOutcome", "SweepSpec", "parse_grid", "parse_range", "plan", "run", "sweep"]
 
 
-def run(cells: list[Cell], workers: int | None = None, scheduler: str | None = None, evaluate: Evaluate = simulate,
+def run(cells: list[Cell], workers: int | None = None, scheduler: str | None = None, measure: Measure = measure_summary,
         progress: bool = False, batch: int = 1, client: Client | None = None) -> list[dict[str, Any]]:
     """The row of every cell (:mod:`.engine`), run on ``client`` (a cluster the caller holds, e.g. one for several
     grids) or else on a new LocalCluster of ``workers`` processes or on ``scheduler``, up to ``batch`` runs of a
     scenario stepped together per task; in the order of ``cells``."""
-    engine.check_batch(batch, evaluate)
+    engine.check_batch(batch, measure)
     with connect(workers, scheduler) if client is None else contextlib.nullcontext(client) as held:
-        rows = engine.run(cells, held, evaluate, progress=progress, batch=batch)
+        rows = engine.run(cells, held, measure, progress=progress, batch=batch)
     order = {c.id: i for i, c in enumerate(cells)}
     return sorted(rows, key=lambda r: order[r["cell"]])
 
@@ -56,19 +56,19 @@ class SweepOutcome:
 
 def sweep(spec: SweepSpec, out: Path, workers: int | None = None, scheduler: str | None = None,
           resume: bool = False, field: str | None = None, outputs: bool = False, progress: bool = True,
-          evaluate: Evaluate = simulate, batch: int = 1) -> SweepOutcome:
+          measure: Measure = measure_summary, batch: int = 1) -> SweepOutcome:
     """Plan and validate the sweep, run the cells ``out/results.csv`` lacks (all of them unless ``resume``; up to
     ``batch`` of them stepped together per task, :mod:`.engine`), stream their rows into it, write the report. Each
     run's own outputs go to ``out/runs/<cell>/`` if ``outputs``. Every input error is a ConfigError before the
     first run; Ctrl-C stops the sweep with its rows kept."""
-    engine.check_batch(batch, evaluate)
+    engine.check_batch(batch, measure)
     cells = plan(spec)
     if field is not None:
-        check_field(probe(cells[0], evaluate), field, "--field")
+        check_field(probe(cells[0], measure), field, "--field")
     fresh = not out.exists()
     with writer_lock(writable_folder(out) / "results.csv"):
         try:
-            return _sweep_locked(spec, cells, out, workers, scheduler, resume, field, outputs, progress, evaluate,
+            return _sweep_locked(spec, cells, out, workers, scheduler, resume, field, outputs, progress, measure,
                                  batch)
         except ConfigError:
             if fresh and not (out / "results.csv").exists():  # a sweep refused before its first row leaves no folder
@@ -77,7 +77,7 @@ def sweep(spec: SweepSpec, out: Path, workers: int | None = None, scheduler: str
 
 
 def _sweep_locked(spec: SweepSpec, cells: list[Cell], out: Path, workers: int | None, scheduler: str | None,
-                  resume: bool, field: str | None, outputs: bool, progress: bool, evaluate: Evaluate,
+                  resume: bool, field: str | None, outputs: bool, progress: bool, measure: Measure,
                   batch: int) -> SweepOutcome:
     """:func:`sweep` in ``out``, whose writer lock the caller holds."""
     table = ResultsTable(out / "results.csv")
@@ -97,7 +97,7 @@ def _sweep_locked(spec: SweepSpec, cells: list[Cell], out: Path, workers: int | 
                                         encoding="utf-8")
         try:
             if client is not None:
-                engine.run(todo, client, evaluate, out / "runs" if outputs else None, table.append, progress, batch)
+                engine.run(todo, client, measure, out / "runs" if outputs else None, table.append, progress, batch)
         except KeyboardInterrupt:
             interrupted = True
         except OSError as exc:

@@ -3,7 +3,7 @@
 The cluster is a ``distributed.LocalCluster`` of single-threaded worker processes on this machine
 (:func:`connect` with ``workers``), or a running scheduler that ``dask worker`` processes on other machines joined
 (``scheduler="tcp://host:8786"``; the workers need the same workspace installed). A task evaluates its cell
-(default :func:`simulate`: the scenario's run and its summary.json, as ``snake-sim run`` computes it) and returns
+(default :func:`measure_summary`: the scenario's run and its summary.json, as ``snake-sim run`` computes it) and returns
 its row: the cell's columns, ``status``, ``message``, ``wall_time_s`` (the task's: load, simulate, summarise),
 ``worker`` and every scalar of summary.json by dotted path (``contacts.mean``, ``torque_Nm.2.rms``).
 
@@ -19,7 +19,7 @@ row is the row of the cell run alone (the logs are equal to rounding, :mod:`snak
 the times: a run's ``wall_time_s`` in summary.json (and its ``real_time_factor``) is its own build plus the batch's
 simulation time / B, the row's ``wall_time_s`` that plus its load and summary. If the batch raises as a whole, its
 cells run one by one. A worker that dies takes the rows of its whole batch (``killed``). Only the default
-evaluation (:func:`simulate`) is batched. A batch occupies one worker: keep at least as many tasks as workers
+measure (:func:`measure_summary`) is batched. A batch occupies one worker: keep at least as many tasks as workers
 (N ≤ cells / workers), or batching trades the cluster's parallelism for its smaller gain (``snake-sim bench``).
 """
 
@@ -43,6 +43,7 @@ from distributed.scheduler import KilledWorker
 from tqdm import tqdm
 
 from snake_core.validation import ConfigError
+from snake_sim.analysis.climb_mode import climb_fields
 from snake_sim.analysis.summary import flatten, summarize
 from snake_sim.core.models import BatchedRuntime, ModelRuntime, runtime_for
 from snake_sim.core.runlog import RunLog
@@ -53,8 +54,9 @@ from snake_sim.outputs.recording import write_rosbag
 
 from .cells import Cell
 
-#: An evaluation of a cell: (cell, folder for its own outputs or None) → its summary.json mapping.
-Evaluate = Callable[[Cell, "Path | None"], dict[str, Any]]
+#: A measure of a cell, the role of every study's per-run function: (cell, folder for its own outputs or None) →
+#: its summary.json mapping.
+Measure = Callable[[Cell, "Path | None"], dict[str, Any]]
 #: The local scheduler's settings: a worker holds only the run it is running (a dying worker takes no other run
 #: with it; runs are seconds to minutes long, nothing to gain from prefetching), and a run whose worker died is
 #: tried once more, then it is a ``killed`` row. The workers' statistical profiler (a sample of the running thread
@@ -94,7 +96,7 @@ def connect(workers: int | None = None, scheduler: str | None = None) -> Iterato
 ExtraFields = Callable[[RunLog, "World | None"], dict[str, Any]]
 
 
-def simulate(cell: Cell, out: Path | None = None, extra: ExtraFields | None = None) -> dict[str, Any]:
+def measure_summary(cell: Cell, out: Path | None = None, extra: ExtraFields | None = None) -> dict[str, Any]:
     """Run the cell's scenario; its summary.json mapping, with ``extra``'s fields if given. With ``out``:
     summary.json, the plots and rosbag/ there (no animation)."""
     scenario = load_scenario(cell.scenario, cell.overrides)
@@ -103,6 +105,12 @@ def simulate(cell: Cell, out: Path | None = None, extra: ExtraFields | None = No
     start = time.perf_counter()
     log = runtime.run_scenario(scenario)
     return _summary(runtime, scenario, world, log, time.perf_counter() - start, out, extra)
+
+
+def measure_climb(cell: Cell, out: Path | None = None) -> dict[str, Any]:
+    """The cell's run and its summary.json mapping with the climbing mode's fields added
+    (:func:`snake_sim.analysis.climb_mode.climb_fields`)."""
+    return measure_summary(cell, out, extra=climb_fields)
 
 
 def _summary(runtime: ModelRuntime, scenario: Scenario, world: World, log: RunLog, wall_time_s: float,
@@ -119,9 +127,9 @@ def _summary(runtime: ModelRuntime, scenario: Scenario, world: World, log: RunLo
     return summary
 
 
-def probe(cell: Cell, evaluate: Evaluate = simulate) -> dict[str, Any]:
+def probe(cell: Cell, measure: Measure = measure_summary) -> dict[str, Any]:
     """The fields of the cell's summary.json (flattened) from a run of :data:`PROBE_S` simulated seconds here."""
-    return flatten(evaluate(Cell(cell.scenario, (*cell.overrides, f"sim.duration={PROBE_S!r}")), None))
+    return flatten(measure(Cell(cell.scenario, (*cell.overrides, f"sim.duration={PROBE_S!r}")), None))
 
 
 def check_field(fields: dict[str, Any], name: str, option: str) -> None:
@@ -142,21 +150,21 @@ def _worker() -> str:
         return "local"
 
 
-def run_cell(cell: Cell, evaluate: Evaluate | bytes = simulate, outputs: Path | None = None) -> dict[str, Any]:
-    """The task: evaluate the cell (its own outputs in ``outputs/<id>/`` if asked) and return its row.
-    ``evaluate`` may come as cloudpickle bytes (see :func:`submit`)."""
+def run_cell(cell: Cell, measure: Measure | bytes = measure_summary, outputs: Path | None = None) -> dict[str, Any]:
+    """The task: measure the cell (its own outputs in ``outputs/<id>/`` if asked) and return its row.
+    ``measure`` may come as cloudpickle bytes (see :func:`submit`)."""
     start = time.perf_counter()
-    if isinstance(evaluate, bytes):
-        evaluate = cloudpickle.loads(evaluate)
+    if isinstance(measure, bytes):
+        measure = cloudpickle.loads(measure)
     try:
-        summary = evaluate(cell, None if outputs is None else outputs / cell.id)
+        summary = measure(cell, None if outputs is None else outputs / cell.id)
     except Exception as exc:  # a failed run is a row, not the end of the sweep
         return _error_row(cell, exc, time.perf_counter() - start)
     return _row(cell, summary, time.perf_counter() - start)
 
 
 def _error_row(cell: Cell, exc: Exception, wall_time_s: float) -> dict[str, Any]:
-    """The row of a cell whose evaluation raised ``exc``."""
+    """The row of a cell whose measure raised ``exc``."""
     last = traceback.extract_tb(exc.__traceback__)[-1]
     return {**cell.columns(), "status": "error", "wall_time_s": wall_time_s, "worker": _worker(),
             "message": f"{type(exc).__name__}: {exc} ({Path(last.filename).name}:{last.lineno})"}
@@ -196,7 +204,7 @@ def run_batch(cells: list[Cell], outputs: Path | None = None) -> list[dict[str, 
             runtime = runtime_for(scenario.model, scenario.source)
             world = load_world(scenario.world_file)
             if not hasattr(runtime, "simulate_batch"):  # a model without batches: alone
-                rows[cell.id] = run_cell(cell, simulate, outputs)
+                rows[cell.id] = run_cell(cell, measure_summary, outputs)
                 continue
             built = time.perf_counter()
             setup = runtime.build(scenario)
@@ -211,7 +219,7 @@ def run_batch(cells: list[Cell], outputs: Path | None = None) -> list[dict[str, 
         try:
             logs = group[0].runtime.simulate_batch([p.setup for p in group])
         except Exception:  # the batch as a whole: each cell alone, for its own row
-            rows.update((p.cell.id, run_cell(p.cell, simulate, outputs)) for p in group)
+            rows.update((p.cell.id, run_cell(p.cell, measure_summary, outputs)) for p in group)
             continue
         share = (time.perf_counter() - start) / len(group)
         for p, log in zip(group, logs, strict=True):
@@ -250,12 +258,12 @@ def batches(cells: list[Cell], size: int) -> list[list[Cell]]:
     return tasks
 
 
-def submit(client: Client, cell: Cell, evaluate: Evaluate = simulate, outputs: Path | None = None) -> Future:
-    """The cell's task on the cluster. An ``evaluate`` other than :func:`simulate` travels as cloudpickle bytes, so
-    that a function registered to be pickled by value (``cloudpickle.register_pickle_by_value``: a script's, a
+def submit(client: Client, cell: Cell, measure: Measure = measure_summary, outputs: Path | None = None) -> Future:
+    """The cell's task on the cluster. A ``measure`` other than :func:`measure_summary` travels as cloudpickle bytes,
+    so that a function registered to be pickled by value (``cloudpickle.register_pickle_by_value``: a script's, a
     notebook's, a test module's) reaches workers that cannot import its module (dask's own pickling of the task
     would refer to it by module name)."""
-    payload = evaluate if evaluate is simulate else cloudpickle.dumps(evaluate)
+    payload = measure if measure is measure_summary else cloudpickle.dumps(measure)
     return client.submit(run_cell, cell, payload, outputs, pure=False)
 
 
@@ -272,22 +280,22 @@ def collect_rows(future: Future, cells: list[Cell]) -> list[dict[str, Any]]:
         return result if isinstance(result, list) else [result]
     except KilledWorker as exc:
         status, message = "killed", f"the worker process died running it ({exc})"
-    except Exception as exc:  # the task did not run (e.g. an evaluate the workers cannot import)
+    except Exception as exc:  # the task did not run (e.g. a measure the workers cannot import)
         status, message = "error", f"{type(exc).__name__}: {exc}"
     return [{**cell.columns(), "status": status, "message": message, "wall_time_s": None, "worker": None}
             for cell in cells]
 
 
-def run(cells: list[Cell], client: Client, evaluate: Evaluate = simulate, outputs: Path | None = None,
+def run(cells: list[Cell], client: Client, measure: Measure = measure_summary, outputs: Path | None = None,
         on_row: Callable[[dict[str, Any]], None] | None = None, progress: bool = False,
         batch: int = 1) -> list[dict[str, Any]]:
     """Every cell as a task on ``client`` (up to ``batch`` cells stepped together, module docstring); the rows in
     the order the runs finish (``on_row`` is called with each as it arrives). Ctrl-C cancels what has not finished
     and re-raises: the rows passed to ``on_row`` stay."""
-    check_batch(batch, evaluate)
+    check_batch(batch, measure)
     futures = {}
     for task in batches(cells, batch):
-        future = (submit(client, task[0], evaluate, outputs) if len(task) == 1
+        future = (submit(client, task[0], measure, outputs) if len(task) == 1
                   else client.submit(run_batch, task, outputs, pure=False))
         futures[future] = task
     rows: list[dict[str, Any]] = []
@@ -307,10 +315,10 @@ def run(cells: list[Cell], client: Client, evaluate: Evaluate = simulate, output
     return rows
 
 
-def check_batch(batch: int, evaluate: Evaluate = simulate) -> None:
-    """ConfigError unless ``batch`` ≥ 1, and 1 with an evaluation other than :func:`simulate`."""
+def check_batch(batch: int, measure: Measure = measure_summary) -> None:
+    """ConfigError unless ``batch`` ≥ 1, and 1 with a measure other than :func:`measure_summary`."""
     if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
         raise ConfigError("--batch", batch, "must be a whole number of runs >= 1 (1: every run alone)")
-    if batch > 1 and evaluate is not simulate:
-        raise ConfigError("--batch", batch, "batches the default evaluation only (a scenario's run and summary); "
-                          "with another evaluate, leave it at 1")
+    if batch > 1 and measure is not measure_summary:
+        raise ConfigError("--batch", batch, "batches the default measure only (a scenario's run and summary); "
+                          "with another measure, leave it at 1")
