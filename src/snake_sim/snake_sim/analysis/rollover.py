@@ -1,4 +1,4 @@
-"""Roll-over of a 3-D run (002 §6.4, §7.4; issue 15 item 4), shared by the 3-D engines (``mujoco``, ``dart``).
+"""Roll-over of a 3-D run (002 §6.4, §7.4), shared by the 3-D engines (``mujoco``, ``dart``).
 
 ``max_roll_deg`` is the largest |roll| of any module about its own axis over the run, ``rolled_over`` whether it
 passed :data:`ROLL_OVER_DEG`, ``time_of_roll_over_s`` when. A symmetric robot on a symmetric world never rolls, so
@@ -20,7 +20,7 @@ from snake_core.robot import RobotParams
 from snake_core.validation import ConfigError, integer, number, reject_unknown
 
 PERTURBATION_FIELDS = ("roll_deg", "lateral_offset", "joint_noise_deg", "seed")
-#: A module rolled past this about its own axis has rolled over [deg] (issue 15 item 4).
+#: A module rolled past this about its own axis has rolled over [deg].
 ROLL_OVER_DEG = 60.0
 
 

@@ -15,7 +15,8 @@ from typing import Any
 
 from .summary import flatten
 
-#: Largest relative change of a time or speed between the step and its half (issue 13: 5 %).
+#: Largest relative change of a time or speed between the step and its half (5 %: DESIGN.md, "every
+#: verdict is converged").
 TOLERANCE = 0.05
 #: Fields that must not change at all.
 VERDICTS = ("status", "climbed", "rolled_over")

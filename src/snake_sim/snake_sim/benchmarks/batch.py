@@ -1,4 +1,4 @@
-"""Batched runs of the vertical model (issue 20 item 4): the Table 5.2 grid of 002 (A ∈ {π/6, π/4, π/3} ×
+"""Batched runs of the vertical model: the Table 5.2 grid of 002 (A ∈ {π/6, π/4, π/3} ×
 φ ∈ {(−2π ∓ 0.4)/5, −2π/5} on pedal-wave, 1 ms steps, the reproduction's settings, :data:`DURATION_S` each) run one
 after another (``simulate``) and as one batch (``simulate_batch``) in this process, in the same run: runs per
 second both ways, the ratio, and that every run ends at the same centre of mass both ways.

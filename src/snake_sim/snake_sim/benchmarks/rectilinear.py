@@ -1,4 +1,4 @@
-"""Effort optimiser vs 003's ±Δ search on the same problems, measured in one run (issue 8).
+"""Effort optimiser vs 003's ±Δ search on the same problems, measured in one run.
 
 Problems: 003's baseline (l = 0.14 m, m = 0.015 kg, μ = 0.4, α = 45°, T = 1 s), step 1 (closed-loop M1, 6
 free control points) and step 2 (M2, 9), each from 003's initial guess. Target: the gradient optimiser ends

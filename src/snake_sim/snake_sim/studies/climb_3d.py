@@ -1,4 +1,4 @@
-"""Climbing in 3-D (issue 15 item 8): open loop, local stiffness (K_d = K/6), TSC with K_τ = 0 and 6, on flat
+"""Climbing in 3-D: open loop, local stiffness (K_d = K/6), TSC with K_τ = 0 and 6, on flat
 ground, the single obstacle, two obstacles and the stairs, each with several perturbation seeds, on the MuJoCo
 model (the ``*-3d`` scenarios). Every run is repeated at half its step (:mod:`snake_sim.analysis.step_check`), so each
 verdict comes with whether it is converged. Numbers only: the reproduction section renders them.
@@ -154,7 +154,7 @@ def climb_3d_study(controllers: tuple[str, ...] = tuple(CONTROLLERS), worlds: tu
     return Climb3dStudy(h, tuple(runs))
 
 
-#: The reference gait of the step and contact-softness check (issue 15 item 3): A = π/6, ω = π, φ = −2π/5,
+#: The reference gait of the step and contact-softness check of the MuJoCo settings: A = π/6, ω = π, φ = −2π/5,
 #: flat ground, 10 s.
 REFERENCE_SCENARIO = "open-loop-flat-3d"
 

@@ -1,4 +1,4 @@
-"""Independent runs of a study or a reproduction section on the sweep engine (issue 19 item 4).
+"""Independent runs of a study or a reproduction section on the sweep engine.
 
 A study plans its runs as sweep cells (:class:`snake_sim.studies.sweep.Cell`: a scenario and its ``--set`` overrides)
 and :func:`run_cells` runs each distinct cell once as a Dask task (:mod:`snake_sim.studies.sweep.engine`), on the

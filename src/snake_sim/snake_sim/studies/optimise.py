@@ -1,4 +1,4 @@
-"""Searches of a scenario's parameters with Optuna, the trials run as Dask tasks (``snake-sim optimise``, issue 19).
+"""Searches of a scenario's parameters with Optuna, the trials run as Dask tasks (``snake-sim optimise``).
 
 The study asks for a trial, the trial's cell (the scenario with the trial's values,
 :class:`snake_sim.studies.sweep.Cell`) runs as a task of :mod:`snake_sim.studies.sweep.engine` and the study is told

@@ -1,1 +1,2 @@
-"""Gazebo's physics engine (DART, gz-physics' dartsim plugin) on the shipped description (issue 18)."""
+"""Gazebo's physics engine (DART, gz-physics' dartsim plugin) on the shipped description,
+without Gazebo."""

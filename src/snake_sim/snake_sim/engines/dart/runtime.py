@@ -1,4 +1,4 @@
-"""The runtime of ``model: dart`` (issue 18): the shipped Gazebo set-up on DART, stepped as gz sim steps it.
+"""The runtime of ``model: dart``: the shipped Gazebo set-up on DART, stepped as gz sim steps it.
 
 Per physics step of ``sim.time_step`` (Gazebo's 1 ms): at every control period (``sim.control_rate``) each
 joint's SEA controller of snake_core (any ``controller.mode``, unchanged) gets what its module measures and

@@ -1,4 +1,4 @@
-"""The lock-step runtime of the 3-D model (issue 15): gait → per-joint SEA controllers → motor-side PD (4.39)
+"""The lock-step runtime of the 3-D model on MuJoCo: gait → per-joint SEA controllers → motor-side PD (4.39)
 on MuJoCo, producing a :class:`~snake_sim.core.runlog.RunLog` like the vertical model's.
 
 Every control period (``sim.control_rate``) each joint's controller of snake_core (any ``controller.mode``,

@@ -1,4 +1,4 @@
-"""Numerical settings of the MuJoCo model, fixed per scenario and reported in summary.json (issue 15 item 3).
+"""Numerical settings of the MuJoCo model, fixed per scenario and reported in summary.json.
 
 From a scenario: ``sim.time_step`` (h) and the ``contact:`` section::
 
@@ -13,7 +13,7 @@ The vertical model's Kelvin–Voigt fields (``stiffness``, ``damping``, ``thresh
 accepted, so that ``--set model=mujoco`` turns any vertical scenario into its 3-D run, and do not act here:
 MuJoCo's contact softness is ``solref``/``solimp``.
 
-Integrator: always MuJoCo's ``discrete`` (issue 15 item 1; measured on koopaee6, ``rotor_inertia_model: own``).
+Integrator: always MuJoCo's ``discrete`` (measured on koopaee6, ``rotor_inertia_model: own``).
 
 - What limits the step is the SEA spring, not the contact and not the roll moment. With the motors held, the
   springs of the free chain have modes at 28.8, 82.6, 171, 296 and 390 rad/s; the fastest is the links turning

@@ -1,4 +1,4 @@
-"""Parameter sweeps of a scenario on dask.distributed (``snake-sim sweep``, issue 19).
+"""Parameter sweeps of a scenario on dask.distributed (``snake-sim sweep``).
 
 :mod:`.cells` plans the runs (grid × random samples × seeds) and validates each before anything runs,
 :mod:`.engine` runs them as Dask tasks on a LocalCluster or a running scheduler, :mod:`.table` streams the rows
