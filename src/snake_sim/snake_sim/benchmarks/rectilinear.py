@@ -12,13 +12,14 @@ import numpy as np
 from snake_core.rectilinear.cycle import plan
 from snake_core.rectilinear.mechanism import build_model
 from snake_core.rectilinear.optimise import StepProblem, optimise_step
+from snake_core.robot import load_robot
 from snake_sim.benchmarks import BenchRow
 
 TITLE = "Rectilinear gait (003): SLSQP with complex-step gradients vs 003's ±Δ search"
 
 
 def run() -> list[BenchRow]:
-    model = build_model(0.14, 0.015)
+    model = build_model(load_robot("rectilinear6"))  # 003 §3.6: l = 0.14 m, m = 0.015 kg
     rows = []
     for spec in plan(6)[:2]:
         problem = StepProblem(model, spec, np.pi / 4)

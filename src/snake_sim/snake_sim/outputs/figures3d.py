@@ -113,7 +113,7 @@ def write_animation(log: RunLog, path: Path, world: World) -> Path:
     n = len(log.t)
     if n == 0:
         raise ValueError("empty run log")
-    model = mm.build_model(log.robot, world, Settings(), log.summary_fields["joint_roll"])
+    model = mm.build_model(log.robot, world=world, settings=Settings(), joint_roll=log.summary_fields["joint_roll"])
     m, data = model.mj, model.create_data()
     frames = np.unique(np.linspace(0, n - 1, int(min(MAX_FRAMES, max(2, log.duration * FPS)))).round().astype(int))
     context = _gl_context()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -188,15 +188,15 @@ def _study(robot, fast: bool) -> tuple[list[StudyRow], tuple[float, ...], tuple[
     angles = (15.0, 45.0) if fast else (15.0, 25.0, 30.0, 35.0, 45.0)
     times = (1.0,) if fast else (1.0, 0.1)
     args = ([robot.link_length], [robot.link_mass], robot.friction.mu_t, robot.joint_limit, robot.joint_effort_limit)
-    rows, _ = run_study(6, list(angles), list(times), *args, progress=False)
+    rows, _ = run_study(robot, list(angles), list(times), *args, progress=False)
     if fast:
         return rows, angles, times, (), None
     sweep = [0.1, 0.2, 0.3, 0.5, 1.0]
-    t_rows, _ = run_study(6, [45.0], sweep, *args, progress=False)
-    model = build_model(robot.link_length, robot.link_mass)
+    t_rows, _ = run_study(robot, [45.0], sweep, *args, progress=False)
+    model = build_model(robot)
     free = ALPHA * C_FINAL_003["M1"]
     ls = np.linspace(0.5 * robot.link_length, 2.0 * robot.link_length, 8)
-    js = [float(effort(evaluate(StepProblem(build_model(float(ln), robot.link_mass), plan(6)[0],
+    js = [float(effort(evaluate(StepProblem(build_model(replace(robot, link_length=float(ln))), plan(6)[0],
                                             ALPHA), free).dynamics.tau, model.dt)) for ln in ls]
     fit = np.polyfit(ls, js, 4)
     residual = float(np.max(np.abs(np.polyval(fit, ls) - js)) / max(js))
@@ -233,7 +233,7 @@ def _simulator(fast: bool) -> tuple[tuple[float, float, float], tuple[float, flo
 def run(fast: bool = False) -> RectilinearResults:
     """Kinematics, Newton–Euler check, optimised steps and cycle, the ch. 4 study and the simulator cross-check."""
     robot = load_robot(BASELINE_ROBOT)
-    model = build_model(robot.link_length, robot.link_mass)
+    model = build_model(robot)
     cyc = optimise_cycle(model, 6, ALPHA)
     study, angles, times, sweep, residual = _study(robot, fast)
     sim_robot, sim_gait, sim_rows = _simulator(fast)

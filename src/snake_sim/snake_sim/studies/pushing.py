@@ -87,7 +87,7 @@ class Settings:
 
     def model(self, n_joints: int) -> PushingModel:
         """The case-study model: 001 Table 1 with κ and the --param overrides."""
-        return build_model(n_joints, {**dict(self.params), "kappa": self.kappa}, "--param", path="")
+        return build_model(n_joints, fields={**dict(self.params), "kappa": self.kappa}, source="--param", path="")
 
 
 @dataclass(frozen=True)
@@ -378,7 +378,8 @@ def analyse(joints_deg: list[float], tau: list[float] | None, kappa: float = KAP
     """001's answers for one shape: per scenario the best ‖a_obj‖² and sr over (31) with their inputs,
     and, for ``tau``, the accelerations' norms and sr (or that the contact is lost)."""
     phi = np.radians([number(v, f"--joints-deg[{i}]", low=-180.0, high=180.0) for i, v in enumerate(joints_deg)])
-    model = build_model(len(phi), {**dict(params), "kappa": positive(kappa, "--kappa")}, "--param", path="")
+    model = build_model(len(phi), fields={**dict(params), "kappa": positive(kappa, "--kappa")}, source="--param",
+                        path="")
     if tau is not None and len(tau) != model.n_joints:
         raise ConfigError("--tau", tau, f"must be {model.n_joints} numbers (one per joint of --joints-deg)")
     q = configurations(phi)

@@ -197,7 +197,7 @@ def _world_skeleton(world: World) -> dart.dynamics.Skeleton:
     return skel
 
 
-def build_model(robot: RobotParams, world: World, settings: Settings, sdf: SdfModel,
+def build_model(robot: RobotParams, *, world: World, settings: Settings, sdf: SdfModel,
                 joint_roll: Sequence[int] | None = None) -> DartModel:
     """The DART model of ``sdf`` (:func:`.sdf.gazebo_model` of ``robot``) on ``world``."""
     if robot.sea is None or robot.actuator is None:

@@ -150,7 +150,7 @@ def build(scenario: Scenario) -> DartSetup:
     world, start_x = world_and_start(scenario)
     settings = settings_from(scenario.time_step, scenario.section("contact"), src)
     sdf = gazebo_model(robot.name, " ".join(str(r) for r in rolls), settings.friction)
-    model = dm.build_model(robot, world, settings, sdf, rolls)
+    model = dm.build_model(robot, world=world, settings=settings, sdf=sdf, joint_roll=rolls)
     model.create_data()  # refuses worlds DART cannot take (ConfigError naming world.file) before anything runs
     gait, controllers = sea_control(scenario, robot)
     h = scenario.time_step

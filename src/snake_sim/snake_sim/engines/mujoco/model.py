@@ -1,4 +1,4 @@
-"""The 3-D SEA snake on MuJoCo, Pinocchio style: ``model = build_model(robot, world, settings)``,
+"""The 3-D SEA snake on MuJoCo, Pinocchio style: ``model = build_model(robot, world=world, settings=settings)``,
 ``data = model.create_data()``, plain functions over them (what a joint module measures, the motor command,
 stepping, module roll).
 
@@ -53,7 +53,7 @@ class MujocoData:
     mj: mujoco.MjData
 
 
-def build_model(robot: RobotParams, world: World, settings: Settings,
+def build_model(robot: RobotParams, *, world: World, settings: Settings,
                 joint_roll: Sequence[int] | None = None) -> MujocoModel:
     """Compile the MJCF of ``robot`` on ``world`` (:func:`.mjcf.mjcf`); ``joint_roll`` default all 0 (pitch)."""
     rolls = tuple(joint_roll) if joint_roll is not None else (0,) * robot.n_joints

@@ -101,7 +101,8 @@ def build(scenario: Scenario) -> MujocoSetup:
     if world.ground_height is None:
         raise ConfigError("world.file", scenario.world_file, "the MuJoCo model needs a world with a ground plane",
                           src)
-    model = mm.build_model(robot, world, settings_from(scenario.time_step, scenario.section("contact"), src), rolls)
+    settings = settings_from(scenario.time_step, scenario.section("contact"), src)
+    model = mm.build_model(robot, world=world, settings=settings, joint_roll=rolls)
     gait, controllers = sea_control(scenario, robot)
     substeps, log_every = control_steps(scenario, scenario.time_step)
     return MujocoSetup(scenario, robot, model, gait, controllers,

@@ -69,13 +69,13 @@ def pushing_world(n_joints: int, world: str = "pushing") -> PushingWorld:
     """
     box = load_world(world).box("object")
     sx, sy = box.size[0], box.size[1]
-    base = build_model(n_joints, {"link_mass": PUSHING_LINK_MASS})
+    base = build_model(n_joints, fields={"link_mass": PUSHING_LINK_MASS})
     q0 = np.zeros(base.n_s)
     p_c = link_point(base, q0, base.contact_link, base.contact_position)
     n = contact_normal(base, q0)
     e = link_directions(q0)[base.contact_link - 1]
     offset = np.asarray(box.center[:2]) - p_c
-    model = build_model(n_joints, {"link_mass": PUSHING_LINK_MASS, "kappa": PUSHING_KAPPA,
+    model = build_model(n_joints, fields={"link_mass": PUSHING_LINK_MASS, "kappa": PUSHING_KAPPA,
                                    "object_offset": (float(offset @ n), float(offset @ e)),
                                    "object_gyration": float(np.sqrt((sx**2 + sy**2) / 12.0))})
     return PushingWorld(model, (sx, sy), np.asarray(box.center[:2], dtype=float), box.yaw, PUSHING_ROBOT_WIDTH)
