@@ -1,8 +1,8 @@
 """The workspace's import graph (every module of src/*/<package>, read with ast: imports at module level and inside
 functions; those under ``if TYPE_CHECKING:`` load nothing and are left out) has no cycle; an import inside a
 function is one of an optional heavy third-party package (or a command module deferring its work, so that
-``snake-sim --help`` does not load Dask, Optuna or rosbags); no engine reaches an output module, and no product
-module reaches the test harness (snake_test_support); snake_sim's folders import only their own and earlier
+``snake-sim --help`` does not load Dask, Optuna, matplotlib or rosbags); no engine reaches an output module, and no
+product module reaches the test harness (snake_test_support); snake_sim's folders import only their own and earlier
 folders of :data:`SIM_LAYERS`."""
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ SRC = Path(__file__).resolve().parents[2]
 LAZY_THIRD_PARTY = {"mujoco", "dartpy", "matplotlib", "PIL", "dask", "distributed", "optuna", "pinocchio", "xacro",
                     "sros2", "rclpy", "rosgraph_msgs", "builtin_interfaces"}
 #: Our modules a function may import: a command module (snake-sim's parser imports every one) defers the module
-#: that does its work.
-DEFERRED_WORK = {"snake_sim.commands": ("snake_sim.studies", "snake_sim.outputs.recording")}
+#: that does its work or draws its outputs (Dask, Optuna, matplotlib, the MuJoCo renderer, rosbags).
+DEFERRED_WORK = {"snake_sim.commands": ("snake_sim.studies", "snake_sim.outputs")}
 #: snake_sim's folders by role, in the order they may import each other (docs/design.md, "Layout").
 SIM_LAYERS = ("core", "analysis", "engines", "outputs", "studies", "reproduction", "benchmarks", "commands")
 #: The test harness, imported by tests only.

@@ -27,7 +27,6 @@ from snake_sim.core.runlog import RunLog
 from snake_sim.core.scenario import Scenario, load_scenario
 from snake_sim.core.signals import INTERRUPTED, stop_on_signals
 from snake_sim.core.world import World, load_world
-from snake_sim.outputs.figures import write_figures
 from snake_sim.outputs.output_folder import writable_folder
 
 
@@ -94,6 +93,8 @@ def _write(runtime: ModelRuntime, scenario: Scenario, log: RunLog, summary: dict
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     written = [out / "summary.json"]
     if len(log.t) > 1:
+        from snake_sim.outputs.figures import write_figures  # matplotlib and the MuJoCo renderer: only when drawing
+
         outputs = scenario.data["outputs"]
         written += write_figures(runtime.FIGURES, log, out, world,
                                  animation=outputs["animation"] and not args.no_animation, plots=outputs["plots"])
