@@ -10,7 +10,7 @@ setup(
         ("share/ament_index/resource_index/packages", ["resource/" + package_name]),
         ("share/" + package_name, ["package.xml"]),
     ],
-    install_requires=["setuptools", "pytest", "snake_core", "snake_control"],
+    install_requires=["setuptools", "pytest", "snake_core"],
     zip_safe=True,
     maintainer="Snake SEA suite maintainers",
     maintainer_email="maintainers@snake-sea.dev",

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 import yaml
 
+from snake_control import graph as launcher
 from snake_control.graph import control_nodes, sea_mode_params, simulator_node
 from snake_core.interface import JointStateLayout
 from snake_core.locator import data_dir
@@ -202,7 +203,7 @@ def run_sea_graph(mode: str, layout: str, workdir) -> SeaRun:
 
     from snake_control.ros_interface import answered
 
-    with graph_harness(workdir) as ros_graph:
+    with graph_harness(workdir, launcher) as ros_graph:
         odometry = ros_graph.record("/head/odometry", Odometry)
         joint_states = ros_graph.record("/joint_states", JointState)
         reference = ros_graph.record("/gait/reference", JointState)

@@ -37,11 +37,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pytest
 
-from snake_control import graph
 from snake_core.locator import data_dir
 
 DOMAIN_BASE_ENV = "SNAKE_TEST_DOMAIN_BASE"
@@ -308,17 +307,28 @@ class RosHarness:
         self.rclpy.try_shutdown(context=self.context)
 
 
+class NodeLauncher(Protocol):
+    """What starts and stops the nodes of a graph as processes (snake_control.graph, passed in by the tests: this
+    package does not depend on the packages it tests)."""
+
+    def start(self, spec: Any, data: Path, workdir: Path, *, use_sim_time: bool, stdout: Any, stderr: Any
+              ) -> subprocess.Popen: ...
+
+    def stop(self, processes: list[subprocess.Popen]) -> list[int]: ...
+
+
 class GraphHarness:
     """Nodes in their own processes (snake_control.graph specs, as ``ros2 run`` starts them) and a
     probe node on the wall clock that records topics. The processes get SIGINT at the end (as launch
     stops them), SIGKILL if they do not exit within 10 s."""
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, nodes: NodeLauncher) -> None:
         import rclpy
         from rclpy.executors import SingleThreadedExecutor
 
         self.rclpy = rclpy
         self.workdir = workdir
+        self.nodes = nodes
         self.context = rclpy.Context()
         rclpy.init(context=self.context)
         self.probe = rclpy.create_node("snake_test_probe", context=self.context)
@@ -331,8 +341,8 @@ class GraphHarness:
         """Start one node of the graph; its output goes to <workdir>/<node>.log."""
         name = spec.fully_qualified_name
         log = (self.workdir / f"{name.strip('/').replace('/', '__')}.log").open("w")
-        self.processes[name] = graph.start(spec, data_dir(), self.workdir, use_sim_time=use_sim_time, stdout=log,
-                                     stderr=subprocess.STDOUT)
+        self.processes[name] = self.nodes.start(spec, data_dir(), self.workdir, use_sim_time=use_sim_time,
+                                                stdout=log, stderr=subprocess.STDOUT)
         return self.processes[name]
 
     def start_simulator(self, spec: Any, joint_states: list[Any]) -> subprocess.Popen:
@@ -345,7 +355,7 @@ class GraphHarness:
 
     def stop(self, name: str) -> int:
         """SIGINT the node ``name`` (fully qualified) and wait for it; its exit code."""
-        return graph.stop([self.processes.pop(name)])[0]
+        return self.nodes.stop([self.processes.pop(name)])[0]
 
     def record(self, topic: str, msg_type: type) -> list[Any]:
         if topic not in self._log:
@@ -379,11 +389,11 @@ def lockstep_simulator(spec: Any) -> Any:
 
 
 @contextmanager
-def graph_harness(workdir: Path) -> Iterator[GraphHarness]:
-    """A :class:`GraphHarness` in ``workdir``, closed (its processes stopped) at the end; for fixtures that
-    share one graph run between tests."""
+def graph_harness(workdir: Path, nodes: NodeLauncher) -> Iterator[GraphHarness]:
+    """A :class:`GraphHarness` in ``workdir`` whose nodes ``nodes`` starts, closed (its processes stopped) at the
+    end; for fixtures that share one graph run between tests."""
     _require_rclpy()
-    harness = GraphHarness(workdir)
+    harness = GraphHarness(workdir, nodes)
     try:
         yield harness
     finally:
@@ -396,13 +406,6 @@ def _require_rclpy() -> None:
         import rclpy  # noqa: F401
     except ImportError as exc:
         pytest.skip(f"ROS 2 Jazzy's rclpy is not importable here ({exc}); `make ros` installs it on x86_64 Linux")
-
-
-@pytest.fixture
-def ros_graph(tmp_path: Path) -> Iterator[GraphHarness]:
-    """Nodes as processes on real rclpy, with a probe (see :class:`GraphHarness`)."""
-    with graph_harness(tmp_path) as harness:
-        yield harness
 
 
 @pytest.fixture
