@@ -190,10 +190,10 @@ system-deps: $(SYSSTAMP)
 # no test or node process pays the compilation (tens of seconds on a loaded machine) at its first step.
 build: $(STAMP)
 	$(BIN)/colcon build --base-paths src --event-handlers console_direct- >/dev/null
-	$(PY) -m snake_sim.warm_up
+	$(PY) -m snake_sim.commands.warm_up
 
 demo: $(STAMP) build
-	$(BIN)/snake-sim run $$($(PY) -c "from snake_sim.scenario import DEFAULT_SCENARIO as s, DEFAULT_OVERRIDES as o; \
+	$(BIN)/snake-sim run $$($(PY) -c "from snake_sim.core.scenario import DEFAULT_SCENARIO as s, DEFAULT_OVERRIDES as o; \
 		print(s, *(f'--set {v}' for v in o))") --out $(DEMO_OUT)
 	@echo
 	@echo "Look at $(DEMO_OUT)/animation.gif, com.png, joints.png and summary.json. Next, in this shell:"
@@ -209,8 +209,9 @@ test: $(STAMP) $(ROSSTAMP) $(SYSSTAMP) build ros-stack ros-mujoco
 bench: $(STAMP) $(ROSSTAMP) build ros-mujoco
 	$(BIN)/snake-sim bench
 	$(BIN)/snake-can bench
-	$(BIN)/snake-control-bench
-	$(BIN)/python -m snake_bringup.mujoco_bench
+	@if $(PY) -c "import rclpy" 2>/dev/null; then $(BIN)/snake-control-bench; \
+	else echo "snake-control-bench: skipped, rclpy not importable; \`make ros\` installs it"; fi
+	$(BIN)/python -m snake_test_support.mujoco_bench
 
 lint: $(STAMP)
 	$(BIN)/ruff check src launch

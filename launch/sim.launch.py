@@ -24,7 +24,7 @@ controller manager exists only after the spawn). Ground truth: the model's PoseP
 on /ground_truth/poses (frame ids kept, gz's ``::`` written ``/``; not /tf, whose link tree
 robot_state_publisher owns) → head_odometry → /head/odometry for head_tracking_controller.
 
-simulator:=mujoco: the MJCF of the robot on the world (snake_sim.mujoco.ros2_control: the suite's MuJoCo model
+simulator:=mujoco: the MJCF of the robot on the world (snake_sim.engines.mujoco.ros2_control: the suite's MuJoCo model
 of ``scenario`` with this robot and world, its time step one controller_manager period of the controllers file) is
 written to the launch's log folder (or ``mujoco_model`` is taken as it is) → robot_state_publisher (xacro,
 hardware:=mujoco) → mujoco_ros2_control's ros2_control_node (MuJoCo steps the model and publishes /clock) → one
@@ -122,8 +122,8 @@ def gazebo_robot(context, *args, **kwargs):
 def mjcf_text(scenario: str, overrides: tuple[str, ...]) -> str:
     """The MJCF of ``scenario`` with ``overrides`` for mujoco_ros2_control (built once per launch; MuJoCo and the
     suite's simulator are imported only for simulator:=mujoco)."""
-    from snake_sim.mujoco.ros2_control import scenario_mjcf
-    from snake_sim.scenario import load_scenario
+    from snake_sim.core.scenario import load_scenario
+    from snake_sim.engines.mujoco.ros2_control import scenario_mjcf
 
     return scenario_mjcf(load_scenario(scenario, list(overrides)))
 

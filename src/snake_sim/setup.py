@@ -6,9 +6,9 @@ setup(
     name=package_name,
     version="0.1.0",
     packages=find_packages(exclude=["test"]),
-    # the libsdformat URDF → SDF converter, compiled on first use (snake_sim.dart.sdf): shipped so that a
+    # the libsdformat URDF → SDF converter, compiled on first use (snake_sim.engines.dart.sdf): shipped so that a
     # non-editable install finds it beside the module
-    package_data={package_name: ["dart/urdf2sdf.cc"]},
+    package_data={package_name: ["engines/dart/urdf2sdf.cc"]},
     data_files=[
         ("share/ament_index/resource_index/packages", ["resource/" + package_name]),
         ("share/" + package_name, ["package.xml"]),
@@ -21,5 +21,5 @@ setup(
     description="ROS-free embedded simulator of the modular SEA snake",
     license="Apache-2.0",
     extras_require={"test": ["pytest"]},
-    entry_points={"console_scripts": ["snake-sim = snake_sim.cli:main"]},
+    entry_points={"console_scripts": ["snake-sim = snake_sim.commands.cli:main"]},
 )

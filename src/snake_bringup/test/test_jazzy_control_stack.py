@@ -31,7 +31,9 @@ import pytest
 import yaml
 
 from snake_bringup.ros2_control import controllers_file, spawned_controllers
-from snake_bringup.testing import (
+from snake_core import locator
+from snake_core.robot import load_robot
+from snake_test_support.jazzy_stack import (
     REPO,
     SKIP_REASON,
     JazzyStack,
@@ -41,9 +43,7 @@ from snake_bringup.testing import (
     stack_environment,
     wait_until,
 )
-from snake_control.testing import isolate_ros_domain
-from snake_core import locator
-from snake_core.robot import load_robot
+from snake_test_support.ros import isolate_ros_domain
 
 pytestmark = [pytest.mark.xdist_group("jazzy_stack"), pytest.mark.slow]
 ROBOTS = locator.robot_names()

@@ -4,9 +4,9 @@ with the Gazebo path's controllers (config/controllers/koopaee6_gz.yaml: pid_con
 spawner and our nodes (gait_generator → sea_joint_controller), Jazzy's launch running our launch file.
 
 - every controller of the file is active, /joint_states comes from joint_state_broadcaster;
-- the pedal wave moves the robot as the suite's own MuJoCo runtime does (snake_sim.mujoco.runtime, same scenario,
-  robot, world and time step): the tail's progress over two gait periods, after one period from the gait's start,
-  in sim time, within 15 %. Why not closer: the runtime gives the actuator β_d + β̇_d s + ½ β̈_d s² within each
+- the pedal wave moves the robot as the suite's own MuJoCo runtime does (snake_sim.engines.mujoco.runtime, same
+  scenario, robot, world and time step): the tail's progress over two gait periods, after one period from the gait's
+  start, in sim time, within 15 %. Why not closer: the runtime gives the actuator β_d + β̇_d s + ½ β̈_d s² within each
   control period, in lock-step; here forward_command_controller holds each β_d, β̇_d of the 100 Hz SEA controller
   until the next (up to one period late through the topics), and MuJoCo runs beside the controller_manager rather
   than in lock-step with it (its /clock paces the controllers). The model itself agrees to well under 1 %
@@ -28,7 +28,10 @@ import pytest
 import yaml
 
 from snake_bringup.ros2_control import controllers_file, spawned_controllers
-from snake_bringup.testing import (
+from snake_core.robot import load_robot
+from snake_sim.core.scenario import load_scenario
+from snake_sim.engines.mujoco.runtime import build, simulate
+from snake_test_support.jazzy_stack import (
     MUJOCO_POINTER,
     MUJOCO_SKIP_REASON,
     REPO,
@@ -38,10 +41,7 @@ from snake_bringup.testing import (
     stack_environment,
     wait_until,
 )
-from snake_control.testing import isolate_ros_domain
-from snake_core.robot import load_robot
-from snake_sim.mujoco.runtime import build, simulate
-from snake_sim.scenario import load_scenario
+from snake_test_support.ros import isolate_ros_domain
 
 pytestmark = [pytest.mark.xdist_group("jazzy_stack"), pytest.mark.slow]
 ROBOT = "koopaee6"

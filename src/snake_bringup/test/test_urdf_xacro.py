@@ -18,8 +18,8 @@ import yaml
 
 from snake_core import locator
 from snake_core.robot import load_robot
-from snake_sim import worldgen
-from snake_sim.world import load_world
+from snake_sim.core import worldgen
+from snake_sim.core.world import load_world
 
 
 def _vertical():

@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from snake_core import locator
-from snake_sim import worldgen
-from snake_sim.world import load_world
+from snake_sim.core import worldgen
+from snake_sim.core.world import load_world
 
 WORLDS = locator.world_names()
 GZ_SYSTEMS = {"gz::sim::systems::Physics", "gz::sim::systems::UserCommands", "gz::sim::systems::SceneBroadcaster"}
@@ -40,7 +40,7 @@ def test_world_is_accepted_by_libsdformat_and_read_alike_by_the_simulator(name, 
 @pytest.mark.parametrize("name", WORLDS)
 def test_obstacle_friction_is_read_alike_by_libsdformat_and_the_simulator(name, sdf_checker):
     """Every static box (obstacle, step) carries its μ in SDF's <surface><friction><ode> (isotropic), and
-    libsdformat reads the μ the simulator uses (snake_sim.world); worlds/ files carry 002 §4.6's μ_c = 0.6."""
+    libsdformat reads the μ the simulator uses (snake_sim.core.world); worlds/ files carry 002 §4.6's μ_c = 0.6."""
     rep = sdf_checker(locator.world_file(name))
     world = load_world(name)
     ours = {b.friction for b in world.static_boxes}
@@ -53,7 +53,7 @@ def test_obstacle_friction_is_read_alike_by_libsdformat_and_the_simulator(name, 
 def test_a_box_with_a_top_plate_passes_libsdformat_with_each_collisions_friction(tmp_path, sdf_checker):
     """002 §6.4's plate: two collisions, the box's μ and the plate's, which libsdformat reads per link and the
     simulator joins into one box (top: the plate's μ, sides: the box's)."""
-    from snake_sim.vertical.terrain import terrain_from_world
+    from snake_sim.engines.vertical.terrain import terrain_from_world
 
     path = tmp_path / "plate.sdf"
     path.write_text(worldgen.single_obstacle_world(top_friction=0.82))
@@ -151,7 +151,7 @@ def test_every_world_a_scenario_names_exists_and_starts_the_robot_clear_of_its_o
             robot_cfg = data["robot"] if isinstance(data.get("robot"), dict) else {}
             world_cfg = data["world"] if isinstance(data.get("world"), dict) else {}
             robot = robot_cfg.get("name", "koopaee6")
-            start = world_cfg.get("start_x", 0.0)  # tail tip at t = 0 (snake_sim.scenario)
+            start = world_cfg.get("start_x", 0.0)  # tail tip at t = 0 (snake_sim.core.scenario)
             head = start + load_robot(robot).total_length
             ahead = [b for b in world.static_boxes if b.x_max > start]
             assert all(b.x_min >= head for b in ahead), (

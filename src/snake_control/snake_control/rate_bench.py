@@ -22,26 +22,24 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+import rclpy
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.qos import QoSProfile
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
 
 from snake_core.interface import JOINT_STATES, MOTOR_COMMANDS, MOTOR_POSITION_COMMANDS, JointStateLayout, motor_names
 from snake_core.locator import data_dir
 from snake_core.robot import load_robot
 
 from .graph import LAYOUTS, control_nodes, start, stop
+from .ros_interface import SENSOR_QOS, floats
 
 RATES = (100.0, 250.0, 500.0, 1000.0)
 
 
 def measure(robot: str, layout: str, rate: float, window: float, settle: float) -> dict[str, float]:
     """One run: counts and inter-arrival statistics over ``window`` s, ``settle`` s after the first command."""
-    import rclpy
-    from rclpy.executors import SingleThreadedExecutor
-    from rclpy.qos import QoSProfile
-    from sensor_msgs.msg import JointState
-    from std_msgs.msg import Float64MultiArray
-
-    from .ros_interface import SENSOR_QOS, floats
-
     n = load_robot(robot).n_joints
     with tempfile.TemporaryDirectory() as tmp:
         procs = [start(replace(spec, parameters={**spec.parameters, "rate": rate}), data_dir(), Path(tmp),
@@ -111,11 +109,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--window", type=float, default=3.0, help="counting window [s]")
     parser.add_argument("--settle", type=float, default=1.0, help="from the first command to counting [s]")
     args = parser.parse_args(argv)
-    try:
-        import rclpy  # noqa: F401
-    except ImportError as exc:
-        print(f"snake-control-bench: skipped, rclpy not importable ({exc}); `make ros` installs it")
-        return 0
     os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
     print(f"Control loop on real rclpy ({args.robot}, {load_robot(args.robot).n_joints} joints, "
           f"{args.window:g} s window): commands per joint expected / sent / received by the plant")

@@ -2,7 +2,7 @@
 ros2_control offers it (``sim.launch.py simulator:=embedded``).
 
 It steps the model of ``scenario`` (a name in config/scenarios/ or a file; ``overrides`` in
-``snake-sim run --set`` syntax, e.g. ``world.file=stairs``) through snake_sim.stepping, one
+``snake-sim run --set`` syntax, e.g. ``world.file=stairs``) through snake_sim.core.stepping, one
 control period (1/``rate``) per step, and owns the simulation time:
 
 - takes the commands of the robot's forward command controller (std_msgs/Float64MultiArray, tail →
@@ -66,8 +66,8 @@ from snake_core.interface import (
 )
 from snake_core.robot import load_robot
 from snake_core.validation import ConfigError
-from snake_sim.scenario import load_scenario
-from snake_sim.stepping import SimulationDiverged, stepper
+from snake_sim.core.scenario import load_scenario
+from snake_sim.core.stepping import SimulationDiverged, stepper
 
 from .ros_interface import (
     COMMAND_QOS,

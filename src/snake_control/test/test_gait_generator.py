@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from snake_control.testing import publishers, type_name
+from snake_test_support.ros import publishers, type_name
 
 A, OMEGA, PHI = 0.4, 2.0, -0.9
 

@@ -5,7 +5,7 @@ read), in lockstep on the simulator's /clock: gait_generator → sea_joint_contr
 motor_command_mux (effort) → simulator with manipulability_monitor watching.
 
 In lockstep the graph computes exactly what the same command path computes stepped without ROS (the
-simulator node's loop over snake_sim.stepping driven in-process, the controllers and the gait of
+simulator node's loop over snake_sim.core.stepping driven in-process, the controllers and the gait of
 snake_core with the nodes' parameter files): every sample agrees to EXACT, on any machine at any load.
 Against ``snake-sim run`` of the same scenario the graph differs by a stated tolerance, for a stated
 reason (sample-and-hold commands against the runtime's continuous-time controllers)."""
@@ -21,15 +21,16 @@ import numpy as np
 import pytest
 import yaml
 
+from snake_control import graph as launcher
 from snake_control.graph import control_nodes, sea_mode_params, simulator_node
-from snake_control.testing import graph_harness
 from snake_core.controllers.limits import command_limits
 from snake_core.interface import JointStateLayout
 from snake_core.locator import data_dir
 from snake_core.robot import load_robot
-from snake_sim.scenario import load_scenario
-from snake_sim.stepping import stepper
-from snake_sim.vertical.runtime import run_scenario
+from snake_sim.core.scenario import load_scenario
+from snake_sim.core.stepping import stepper
+from snake_sim.engines.vertical.runtime import run_scenario
+from snake_test_support.ros import graph_harness
 
 #: The graph tests run one after another on one pytest-xdist worker (each starts up to 8 processes).
 pytestmark = pytest.mark.xdist_group("ros_graph")
@@ -210,7 +211,7 @@ def run_sea_graph(mode: str, layout: str, workdir) -> SeaRun:
 
     from snake_control.ros_interface import answered
 
-    with graph_harness(workdir) as ros_graph:
+    with graph_harness(workdir, launcher) as ros_graph:
         odometry = ros_graph.record("/head/odometry", Odometry)
         joint_states = ros_graph.record("/joint_states", JointState)
         reference = ros_graph.record("/gait/reference", JointState)
@@ -340,8 +341,8 @@ def test_planar_head_tracking_through_the_graph_is_the_loop_without_ros_and_trac
     from snake_core.planar.model import build_model
     from snake_core.planar.path_reference import sampled_reference
     from snake_core.robot import load_robot
-    from snake_sim.planar import runtime as planar_runtime
-    from snake_sim.planar.report import head_tracking_summary
+    from snake_sim.engines.planar import runtime as planar_runtime
+    from snake_sim.engines.planar.report import head_tracking_summary
 
     scenario = load_scenario(PLANAR_SCENARIO)
     setup = planar_runtime.build(scenario)

@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from snake_control.testing import publishers, subscriptions, type_name
 from snake_core.robot import load_robot
+from snake_test_support.ros import publishers, subscriptions, type_name
 
 ROBOT = load_robot("koopaee6")
 L = ROBOT.link_length

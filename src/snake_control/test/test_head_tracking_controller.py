@@ -6,13 +6,13 @@ import math
 import numpy as np
 import pytest
 
-from snake_control.testing import publishers, subscriptions, type_name
 from snake_core.gaits import make_gait
 from snake_core.planar.convention import q_from_world, qd_from_world, reverse_joints
 from snake_core.planar.head_tracking import LyapunovGains, LyapunovTracker, PartialFeedbackLinearisation, PFLGains
 from snake_core.planar.model import build_model
 from snake_core.planar.path_reference import sampled_reference
 from snake_core.robot import load_robot
+from snake_test_support.ros import publishers, subscriptions, type_name
 
 ROBOT = load_robot("ariizumi10")
 N = ROBOT.n_joints

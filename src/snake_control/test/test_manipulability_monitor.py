@@ -6,11 +6,11 @@ import math
 import numpy as np
 import pytest
 
-from snake_control.testing import publishers, subscriptions, type_name
 from snake_core.planar.convention import q_from_world
 from snake_core.planar.manipulability import ManipulabilityMonitor
 from snake_core.planar.model import build_model
 from snake_core.robot import load_robot
+from snake_test_support.ros import publishers, subscriptions, type_name
 
 ROBOT = load_robot("ariizumi10")
 N = ROBOT.n_joints
@@ -66,7 +66,7 @@ def test_curved_posture_publishes_snake_cores_d_and_r_in_runlog_layout(ros):
     data = ros.messages("/manipulability")[-1].data
     core = ManipulabilityMonitor(build_model(ROBOT)).evaluate(q_from_world(np.zeros(2), 0.0, alpha))
     assert list(data) == pytest.approx([core.D, core.R, *core.sigma, *core.lam], rel=1e-12)
-    assert len(data) == 2 + 2 * 3  # RunLog.manipulability's layout (snake_sim.planar.runtime)
+    assert len(data) == 2 + 2 * 3  # RunLog.manipulability's layout (snake_sim.engines.planar.runtime)
     assert data[1] > 1e-3  # clearly regular
     assert ros.messages("/diagnostics")[-1].status[0].level == b"\x00"
     # the head's position and heading do not enter: the same shape turned and moved gives the same D, R

@@ -7,7 +7,7 @@ it, and the waits are guards against a hang (the watchdog's bound is asserted on
 import numpy as np
 import pytest
 
-from snake_control.testing import wait_for
+from snake_test_support.ros import wait_for
 
 KOOPAEE = {"robot": "koopaee6"}
 ARIIZUMI = {"robot": "ariizumi10"}

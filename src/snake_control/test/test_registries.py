@@ -139,8 +139,8 @@ def test_a_registered_tracker_is_declared_by_the_head_tracking_controller(ros, d
 
 
 def test_a_registered_tracker_is_run_by_the_planar_runtime_with_its_series(damping_tracker):
-    from snake_sim.planar.runtime import build, simulate
-    from snake_sim.scenario import scenario_from_dict
+    from snake_sim.core.scenario import scenario_from_dict
+    from snake_sim.engines.planar.runtime import build, simulate
 
     data = {"name": "damping", "model": "planar", "robot": {"name": "ariizumi10", "initial_joint_angle": 0.3},
             "contact": {"c_t": 0.5, "c_n": 0.5, "c_theta": 7.2e-5},

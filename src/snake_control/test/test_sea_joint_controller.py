@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from snake_control.testing import publishers, subscriptions, type_name
+from snake_test_support.ros import publishers, subscriptions, type_name
 
 N = 5  # koopaee6
 ALPHA = [0.11, -0.22, 0.33, -0.14, 0.05]  # distinct per joint: a wrong index shows

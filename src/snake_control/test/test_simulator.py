@@ -26,7 +26,7 @@ def stamps(ros) -> list[int]:
 
 def republished(ros) -> None:
     """Wait until the simulator has published again (a tick it waits on is republished for late nodes)."""
-    from snake_control.testing import wait_for
+    from snake_test_support.ros import wait_for
 
     n = len(ros.messages("/joint_states"))
     wait_for(lambda: len(ros.messages("/joint_states")) > n + 1, ros.spin, "the simulator to publish again")
@@ -44,7 +44,7 @@ def motors(ros) -> list[float]:
 
 
 def test_lockstep_steps_only_with_the_command_answering_the_tick_and_holds_without_it(ros):
-    from snake_control.testing import wait_for
+    from snake_test_support.ros import wait_for
 
     make(ros)
     republished(ros)
@@ -78,8 +78,8 @@ def test_free_running_simulator_needs_a_real_time_factor(ros):
 
 def reference_stepper():
     """The model the node steps (its scenario, overrides and rate), stepped here without ROS."""
-    from snake_sim.scenario import load_scenario
-    from snake_sim.stepping import stepper
+    from snake_sim.core.scenario import load_scenario
+    from snake_sim.core.stepping import stepper
 
     return stepper(load_scenario("pedal-wave", ["robot.name=koopaee6", "world.file=flat", "sim.control_rate=100.0"]))
 

@@ -1,5 +1,5 @@
 """The suite's ROS 2 interface as plain data (DESIGN.md "ROS 2 interface"), shared by the nodes
-(snake_control), the CAN bridge (snake_hardware) and the recordings (snake_sim.recording): names of
+(snake_control), the CAN bridge (snake_hardware) and the recordings (snake_sim.outputs.recording): names of
 joints, motors and frames, the /joint_states layout, topic names, QoS profiles, and the pose and
 quaternion helpers. No rclpy here: snake_control turns :class:`Qos` into rclpy's QoSProfile.
 

@@ -26,7 +26,7 @@ FIG4_Q = np.array([0.0, 0.0, 0.0, np.radians(-135.0), np.radians(-135.0)])
 
 @pytest.fixture(scope="module")
 def case2():
-    model = build_model(3, {"kappa": 100.0})
+    model = build_model(3, fields={"kappa": 100.0})
     q = configurations(angle_grid(3))  # 001: [−135°, 135°] every 10°, 21 952 configurations
     out = {s: extremes(model, q, s) for s in (Scenario.NO_FRICTION, Scenario.IDEAL_WHEELS)}
     coarse = configurations(angle_grid(3, step_deg=30.0))  # Scenario 2 is sampled: a coarser grid for test time
@@ -81,7 +81,7 @@ def test_object_acceleration_peaks_with_the_com_at_plus_minus_90_degrees(case2):
 
 def test_case_study_1_fig4_findings():
     """001 Fig. 4 at q_s = (0, 0, 0, −135°, −135°), κ = 100."""
-    model = build_model(2, {"kappa": 100.0})
+    model = build_model(2, fields={"kappa": 100.0})
     best = {}
     for scenario in (Scenario.NO_FRICTION, Scenario.IDEAL_WHEELS):
         ex = extremes(model, FIG4_Q[None], scenario)

@@ -14,7 +14,7 @@ from snake_core.pushing.projectors import left_pseudo_inverse
 
 def random_case(rng: np.random.Generator, n_joints: int) -> tuple[PushingModel, np.ndarray]:
     """Random masses, κ, geometry (object off the normal, so it rotates) and configuration."""
-    model = build_model(n_joints, dict(
+    model = build_model(n_joints, fields=dict(
         link_mass=rng.uniform(0.3, 3.0), link_length=rng.uniform(0.08, 0.3),
         link_inertia=rng.uniform(1e-4, 5e-3), kappa=rng.uniform(0.5, 200.0), object_gyration=rng.uniform(0.02, 0.2),
         object_offset=(rng.uniform(0.02, 0.2), rng.uniform(-0.1, 0.1)), contact_link=int(rng.integers(1, n_joints + 2)),

@@ -48,7 +48,7 @@ def test_norms_are_invariant_to_a_change_of_coordinates(scenario, n_joints, rng)
     actuator coordinates, B' = B S⁻¹). The same physical input must give the same norms, sr and
     best values over the input region, while the Euclidean q̈ᵀq̈ changes.
     """
-    model = build_model(n_joints, {"object_offset": (0.07, 0.03)})  # off-centre: the object rotates
+    model = build_model(n_joints, fields={"object_offset": (0.07, 0.03)})  # off-centre: the object rotates
     q = configuration(rng, n_joints)
     m_bar, i_bar, j_s, g, b = matrices(model, q, scenario)
     tau = rng.normal(size=n_joints) * 0.05
@@ -80,7 +80,7 @@ def test_norms_scale_as_one_over_m_and_one_over_kappa_m(rng):
     """001 after (29): Ξ_τ ∝ 1/m and Ω_τ ∝ 1/(κm) for fixed unit-mass inertias and κ."""
     q = configuration(rng, 3)
     base = build_model(3)
-    heavy = build_model(3, {"link_mass": 2.5, "link_inertia": base.link_inertia * 2.5})
+    heavy = build_model(3, fields={"link_mass": 2.5, "link_inertia": base.link_inertia * 2.5})
     m1 = input_maps(*matrices(base, q, Scenario.IDEAL_WHEELS), base.link_mass, base.kappa)
     m2 = input_maps(*matrices(heavy, q, Scenario.IDEAL_WHEELS), heavy.link_mass, heavy.kappa)
     np.testing.assert_allclose(m2.Xi_tau, m1.Xi_tau / 2.5, rtol=1e-9, atol=1e-12)
@@ -95,7 +95,7 @@ def test_slippage_ratio_is_bounded_and_heavier_objects_move_less(scenario, rng):
     prev_best = np.inf
     bests = []
     for kappa in (1.0, 10.0, 100.0, 1e4):
-        model = build_model(3, {"kappa": kappa})
+        model = build_model(3, fields={"kappa": kappa})
         maps = input_maps(*matrices(model, q, scenario), model.link_mass, kappa)
         qdd_sq = np.einsum("ki,ij,kj->k", tau, maps.Xi_tau, tau)  # (26), f_obj = 0
         a_sq = np.einsum("ki,ij,kj->k", tau, maps.Omega_tau, tau)  # (27)
@@ -129,12 +129,12 @@ def test_max_ratio_handles_inputs_that_move_nothing():
 ])
 def test_bad_parameters_are_refused_with_one_clear_message(field, value, message):
     with pytest.raises(ConfigError, match=message):
-        build_model(3, {field: value}, path="")
+        build_model(3, fields={field: value}, path="")
 
 
 def test_model_from_mapping_names_the_path_and_refuses_typos():
-    assert build_model(2, {"kappa": 50}).kappa == 50.0
+    assert build_model(2, fields={"kappa": 50}).kappa == 50.0
     with pytest.raises(ConfigError, match=r"pushing\.kappa = -1 is invalid"):
-        build_model(2, {"kappa": -1})
+        build_model(2, fields={"kappa": -1})
     with pytest.raises(ConfigError, match=r"pushing\.kapa.*unknown field"):
-        build_model(2, {"kapa": 5})
+        build_model(2, fields={"kapa": 5})

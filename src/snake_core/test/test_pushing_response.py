@@ -97,8 +97,8 @@ def test_bounded_wheels_tend_to_no_friction_and_to_ideal_wheels(rng):
     tau = rng.normal(size=(40, 3)) * 0.1
     limits = {0.0: Scenario.NO_FRICTION, 1e6: Scenario.IDEAL_WHEELS}
     for mu, other in limits.items():
-        r2 = respond(build_model(3, {"mu_s": mu}), Q3, tau, Scenario.BOUNDED_WHEELS)
-        ro = respond(build_model(3, {"mu_s": mu}), Q3, tau, other)
+        r2 = respond(build_model(3, fields={"mu_s": mu}), Q3, tau, Scenario.BOUNDED_WHEELS)
+        ro = respond(build_model(3, fields={"mu_s": mu}), Q3, tau, other)
         np.testing.assert_allclose(r2.qdd, ro.qdd, atol=1e-9)
         np.testing.assert_allclose(r2.a_obj, ro.a_obj, atol=1e-9)
 

@@ -19,10 +19,13 @@ from snake_core.rectilinear.mechanism import (
 from snake_core.rectilinear.newton_euler import GRAVITY, PlanarChain, inverse_dynamics, link_kinematics
 from snake_core.rectilinear.optimise import initial_points
 from snake_core.rectilinear.published import C_FINAL_003
+from snake_core.robot import load_robot
 from snake_core.validation import ConfigError
 
 ALPHA = np.pi / 4
-BASELINE = build_model(0.14, 0.015)  # 003 §3.6: l = 0.14 m, m = 0.015 kg, μ = 0.4, T = 1 s
+#: 003 §3.6: l = 0.14 m, m = 0.015 kg (the shipped rectilinear6).
+ROBOT = load_robot("rectilinear6")
+BASELINE = build_model(ROBOT)  # 003 §3.6: l = 0.14 m, m = 0.015 kg, μ = 0.4, T = 1 s
 
 
 def craig_two_link(m, ln, th, thd, thdd, g=GRAVITY):
@@ -131,7 +134,7 @@ def test_effort_discretisation_of_a_constant_torque_is_half_c_squared_t():
 def test_friction_is_what_breaks_the_time_symmetry_of_the_reversed_steps():
     steps = plan(6)
     free = ALPHA * C_FINAL_003["M1"]
-    frictionless = build_model(0.14, 0.015, mu=0.0)
+    frictionless = build_model(ROBOT, mu=0.0)
     fwd = step_dynamics(frictionless, steps[0], ALPHA, free)
     rev = step_dynamics(frictionless, steps[4], ALPHA, free)
     np.testing.assert_allclose(rev.tau, fwd.tau[::-1], rtol=1e-9, atol=1e-12)
@@ -172,7 +175,7 @@ def test_joint_work_equals_potential_energy_gain_plus_friction_loss(step):
     """∫ τ·θ̇ dt over a step (rest to rest) = Δ(m g y_c) + ∫ μ F_R |v_tip| dt: the torques, their signs and the
     friction law are consistent with energy conservation."""
     spec = plan(6)[step]
-    m = build_model(0.14, 0.015, samples=4001)
+    m = build_model(ROBOT, samples=4001)
     th, thd, thdd = driven_trajectory(spec, ALPHA, ALPHA * C_FINAL_003[spec.kind], m.u, m.step_time)
     motion = closed_motion(spec, th, thd, thdd)
     tau, _, f_fr, p = closed_chain_forces(m, spec, motion)

@@ -16,10 +16,13 @@ from snake_core.rectilinear.optimise import (
     optimise_cycle,
     optimise_step,
 )
+from snake_core.robot import load_robot
 from snake_core.validation import ConfigError
 
 ALPHA = np.pi / 4
-BASELINE = build_model(0.14, 0.015)  # 003 §3.6
+#: 003 §3.6: l = 0.14 m, m = 0.015 kg (the shipped rectilinear6).
+ROBOT = load_robot("rectilinear6")
+BASELINE = build_model(ROBOT)  # 003 §3.6
 
 
 @dataclass(frozen=True)
@@ -138,7 +141,7 @@ def test_cycle_series_maps_steps_to_the_robot_joints_and_back_to_flat():
 
 
 def test_eight_links_use_m3_with_a_longer_slider_and_stay_feasible():
-    model = build_model(0.14, 0.015, step_time=0.5)
+    model = build_model(ROBOT, step_time=0.5)
     steps = plan(8)
     assert [s.slider_links for s in steps if s.kind == "M3"] == [1, 2, 3]
     for spec in steps:
@@ -152,4 +155,4 @@ def test_eight_links_use_m3_with_a_longer_slider_and_stay_feasible():
 
 def test_problem_refuses_a_gait_angle_beyond_the_joint_range():
     with pytest.raises(ConfigError, match="alpha"):
-        StepProblem(build_model(0.14, 0.015, joint_limit=np.radians(40)), plan(6)[0], ALPHA)
+        StepProblem(build_model(ROBOT, joint_limit=np.radians(40)), plan(6)[0], ALPHA)

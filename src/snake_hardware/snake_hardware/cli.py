@@ -29,7 +29,7 @@ from snake_core.validation import ConfigError, number
 
 from . import protocol as p
 from .driver import DriverConfig, can_message, open_bus, release_confirmed, release_frames
-from .emulator import BodyPlant, EmulatedRobot
+from .emulator import EmulatedRobot
 from .faults import FaultSwitches, FaultyBus
 
 BENCH_JOINTS = (5, 10)
@@ -228,7 +228,11 @@ def emulate(robot: RobotParams, bus_factory: Callable[[], can.BusABC], duration:
     """Run one emulated module per joint (or per id of ``modules``) in real time until ``duration`` (0: until
     interrupted); with ``world``, all on the embedded simulator's whole-body model on that world."""
     switches = FaultSwitches(drop_rate=drop)
-    body = BodyPlant(robot.name, world) if world else None
+    body = None
+    if world:
+        from .body_plant import BodyPlant  # the embedded simulator: only this mode pays its start-up
+
+        body = BodyPlant(robot.name, world)
     emu = EmulatedRobot(robot, lambda: FaultyBus(bus_factory(), switches) if drop > 0 else bus_factory(), body=body,
                         nodes=modules)
     print(f"emulating {robot.name}: modules {', '.join(str(m.model.node) for m in emu.modules)}"

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import can
 import numpy as np
@@ -33,6 +34,9 @@ from snake_core.validation import ConfigError
 
 from . import protocol as p
 from .driver import can_message
+
+if TYPE_CHECKING:
+    from .body_plant import BodyPlant
 
 TICK = 1e-3  # s, the firmware loop: 1 kHz
 HEARTBEAT_PERIOD = 1.0 / p.HEARTBEAT_RATE
@@ -352,29 +356,6 @@ class EmulatedModule:
     def advance(self, until: float) -> None:
         while self.time + 0.5 * TICK <= until:
             self.tick()
-
-
-class BodyPlant:
-    """The whole snake behind the modules: the embedded simulator's vertical-plane model (002 (4.35),
-    contacts with the world, gravity), stepped once per firmware tick. Its motor-side PD is 002 (4.39)
-    with the robot file's gains (the firmware's CONFIG gains, integral term and stall limit are not
-    used in this mode); a disabled module is free (β_d = β, β̇_d = β̇: U = 0)."""
-
-    def __init__(self, robot_name: str, world: str = "flat"):
-        from snake_sim.scenario import load_scenario
-        from snake_sim.vertical.runtime import build  # the simulator is only needed in this mode
-
-        setup = build(load_scenario("pedal-wave", [f"robot.name={robot_name}", f"world.file={world}"]))
-        self.plant, self.model = setup.plant, setup.model
-        self.q, self.v = setup.q0.copy(), np.zeros_like(setup.q0)
-
-    def step(self, beta_d: np.ndarray, beta_rate_d: np.ndarray) -> None:
-        self.q, self.v, _, _ = self.plant.step(self.q, self.v, TICK, beta_d, beta_rate_d)
-
-    def joint(self, j: int) -> np.ndarray:
-        """(α_j, α̇_j, β_j, β̇_j) of joint j (0-based, tail → head)."""
-        ia, ib = self.model.i_alpha, self.model.i_beta
-        return np.array([self.q[ia][j], self.v[ia][j], self.q[ib][j], self.v[ib][j]])
 
 
 class EmulatedRobot:

@@ -16,8 +16,9 @@ import pytest
 from snake_core.gaits import make_gait
 from snake_core.robot import RobotParams, load_robot
 from snake_hardware import protocol as p
+from snake_hardware.body_plant import BodyPlant
 from snake_hardware.driver import CanDriver, DriverConfig
-from snake_hardware.emulator import BodyPlant, EmulatedRobot
+from snake_hardware.emulator import EmulatedRobot
 from snake_hardware.faults import FaultSwitches, FaultyBus
 
 _channels = itertools.count()
@@ -132,4 +133,4 @@ def rig(profile):
         r.close()
 
 
-from snake_control.testing import ros  # noqa: E402, F401  (the fixture: nodes on real rclpy)
+from snake_test_support.ros import ros  # noqa: E402, F401  (the fixture: nodes on real rclpy)

@@ -255,7 +255,7 @@ def test_use_sim_time_is_refused_at_runtime_and_commands_beyond_the_limits_are_c
 
 
 def test_a_stopped_or_restarted_sim_clock_holds_the_bridge_with_an_error_and_it_resumes(ros):
-    from snake_control.testing import wait_for
+    from snake_test_support.ros import wait_for
 
     with bridge_on_emulated_modules(ros, "clock") as (node, _emu, run):
         driver = node.bridge.driver

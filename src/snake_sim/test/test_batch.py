@@ -1,5 +1,5 @@
-"""Batched runs of the vertical model (snake_sim.vertical.batch, issue 20 item 4): B runs stepped together give the
-logs of the same runs made one by one (to 1e-12), a run that goes non-finite stops alone, and runs that cannot share
+"""Batched runs of the vertical model (snake_sim.engines.vertical.batch, issue 20 item 4): B runs stepped together give
+the logs of the same runs made one by one (to 1e-12), a run that goes non-finite stops alone, and runs that cannot share
 a batch are refused naming the field."""
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from snake_core.validation import ConfigError
-from snake_sim.models import runtime_for
-from snake_sim.runlog import RunLog
-from snake_sim.scenario import load_scenario
-from snake_sim.vertical import runtime
-from snake_sim.vertical.batch import batch_key, check_batch, run_batch
+from snake_sim.core.models import runtime_for
+from snake_sim.core.runlog import RunLog
+from snake_sim.core.scenario import load_scenario
+from snake_sim.engines.vertical import runtime
+from snake_sim.engines.vertical.batch import batch_key, check_batch, run_batch
 
 #: Every logged series of a vertical run.
 SIGNALS = ("t", "link_position", "link_angle", "alpha", "alpha_dot", "tau", "beta", "beta_ref", "alpha_ref",

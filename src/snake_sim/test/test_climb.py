@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from snake_core.robot import load_robot
-from snake_sim.climb import climb_result, tail_tip_x
-from snake_sim.runlog import RunLog
-from snake_sim.world import Box, World
+from snake_sim.analysis.climb import climb_result, tail_tip_x
+from snake_sim.core.runlog import RunLog
+from snake_sim.core.world import Box, World
 
 ROBOT = load_robot("koopaee6")
 L = ROBOT.link_length

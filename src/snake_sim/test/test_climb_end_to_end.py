@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from snake_core.validation import ConfigError
-from snake_sim.cli import main
+from snake_sim.analysis.wave_analysis import cycle_waves
+from snake_sim.commands.cli import main
 from snake_sim.commands.compare import load_compared
-from snake_sim.scenario import load_scenario
-from snake_sim.vertical import runtime
-from snake_sim.wave_analysis import cycle_waves
+from snake_sim.core.scenario import load_scenario
+from snake_sim.engines.vertical import runtime
 
 #: 002 Table 7.1's TSC (A = π/6, M_d = 1, D_d = 4, K_d = 12) with torque feedback K_τ = 6.
 TABLE_7_1 = ["gait.amplitude=pi/6", "controller.stiffness=12", "controller.torque_gain=6"]
@@ -74,7 +74,7 @@ def test_a_climb_of_the_single_obstacle_holds_at_half_the_step(tmp_path):
 def test_tsc_is_held_at_the_box_face_by_the_friction_on_it():
     """The TSC stall of docs/reproduction.md: with (4.27) on the box's near face (002 §4.6, μ = 0.6 in the world
     file) the head tip stays pressed on the face; the same run without friction on the vertical faces climbs."""
-    from snake_sim.climb import climb_result
+    from snake_sim.analysis.climb import climb_result
     from snake_sim.reproduction.stiffness import head_at_face
 
     held, setup = simulate("tsc-obstacle", "sim.duration=45", "controller.torque_gain=0")
@@ -144,7 +144,7 @@ def test_parameter_grid_table_has_one_cell_per_run_in_order():
     the verdict at half the step in each cell."""
     from dataclasses import replace
 
-    from snake_sim.climb import ClimbResult
+    from snake_sim.analysis.climb import ClimbResult
     from snake_sim.reproduction import stiffness
 
     n_cols = len(stiffness.GRID_AMPLITUDES) * len(stiffness.GRID_TORQUE_GAINS)
@@ -166,7 +166,7 @@ def test_parameter_grid_table_has_one_cell_per_run_in_order():
 def test_a_row_is_converged_only_with_the_same_verdict_and_times_within_five_percent():
     from dataclasses import replace
 
-    from snake_sim.climb import ClimbResult
+    from snake_sim.analysis.climb import ClimbResult
     from snake_sim.reproduction import stiffness
 
     row = stiffness.Outcome("r", 0.010, ClimbResult(True, 40.0, 0.7, 0.28, 0.007), 50.0, -280.0, "ok")

@@ -1,5 +1,6 @@
-"""How a run climbs (snake_sim.climb_mode) on constructed logs: a chain crawling forward with a wave in it is a crawl,
-a chain turning end over end about its tail tip is a tumble; the progress speed ranks non-climbers below climbers."""
+"""How a run climbs (snake_sim.analysis.climb_mode) on constructed logs: a chain crawling forward with a wave in it is
+a crawl, a chain turning end over end about its tail tip is a tumble; the progress speed ranks non-climbers below
+climbers."""
 
 from pathlib import Path
 
@@ -7,10 +8,10 @@ import numpy as np
 import pytest
 
 from snake_core.robot import load_robot
-from snake_sim.climb import ClimbResult
-from snake_sim.climb_mode import chord_angle, climb_mode, progress_speed
-from snake_sim.runlog import RunLog
-from snake_sim.world import Box, World
+from snake_sim.analysis.climb import ClimbResult
+from snake_sim.analysis.climb_mode import chord_angle, climb_mode, progress_speed
+from snake_sim.core.runlog import RunLog
+from snake_sim.core.world import Box, World
 
 ROBOT = load_robot("koopaee6")
 L = ROBOT.link_length

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from snake_sim.wave_analysis import cycle_waves
+from snake_sim.analysis.wave_analysis import cycle_waves
 
 
 def pedal(t, a, w, phi, n=5):

@@ -12,11 +12,11 @@ import pytest
 from snake_core import locator
 from snake_core.robot import load_robot
 from snake_core.validation import ConfigError
-from snake_sim.dart import gz_control as gz
-from snake_sim.dart import model as dm
-from snake_sim.dart import sdf as dsdf
-from snake_sim.dart.settings import Settings, settings_from
-from snake_sim.world import load_world
+from snake_sim.core.world import load_world
+from snake_sim.engines.dart import gz_control as gz
+from snake_sim.engines.dart import model as dm
+from snake_sim.engines.dart import sdf as dsdf
+from snake_sim.engines.dart.settings import Settings, settings_from
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +28,7 @@ def koopaee6() -> dsdf.SdfModel:
 
 
 def _model(sdf: dsdf.SdfModel, world: str = "flat") -> dm.DartModel:
-    return dm.build_model(load_robot("koopaee6"), load_world(world), Settings(), sdf)
+    return dm.build_model(load_robot("koopaee6"), world=load_world(world), settings=Settings(), sdf=sdf)
 
 
 def test_mass_matrix_equals_pinocchios_from_the_same_urdf(koopaee6):
@@ -128,7 +128,7 @@ def test_a_worlds_friction_reaches_its_box(koopaee6, tmp_path):
     text = (locator.data_dir() / "worlds" / "single_obstacle.sdf").read_text()
     world = tmp_path / "slippery.sdf"
     world.write_text(text.replace("<mu>0.6</mu><mu2>0.6</mu2>", "<mu>0.25</mu><mu2>0.25</mu2>"))
-    model = dm.build_model(load_robot("koopaee6"), load_world(world), Settings(), koopaee6)
+    model = dm.build_model(load_robot("koopaee6"), world=load_world(world), settings=Settings(), sdf=koopaee6)
     ground = model.create_data().world.getSkeleton("world")
     box = ground.getBodyNode("box_0_obstacle").getShapeNode(0)
     assert box.getDynamicsAspect().getFrictionCoeff() == 0.25
@@ -143,7 +143,7 @@ def test_bad_input_names_the_field(koopaee6, monkeypatch, tmp_path):
     with pytest.raises(ConfigError, match=r"contact\.collision_detector"):
         settings_from(0.001, {"collision_detector": "havok"})
     with pytest.raises(ConfigError, match=r"robot\.name"):
-        dm.build_model(load_robot("rectilinear6"), load_world("flat"), Settings(), koopaee6)
+        dm.build_model(load_robot("rectilinear6"), world=load_world("flat"), settings=Settings(), sdf=koopaee6)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # no cached converter, and no compiler
     monkeypatch.setattr(dsdf.shutil, "which", lambda name: None)
     with pytest.raises(ConfigError, match=r"model.*libsdformat-dev"):

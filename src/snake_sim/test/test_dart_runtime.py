@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from snake_core.validation import ConfigError
-from snake_sim.dart import runtime
-from snake_sim.scenario import load_scenario
+from snake_sim.core.scenario import load_scenario
+from snake_sim.engines.dart import runtime
 
 
 def test_a_short_flat_run_moves_forward_with_the_other_models_summary_fields():

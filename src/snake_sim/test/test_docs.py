@@ -35,7 +35,7 @@ from pathlib import Path
 import pytest
 
 from snake_hardware import cli as can_cli
-from snake_sim import cli
+from snake_sim.commands import cli
 
 ROOT = Path(__file__).resolve().parents[3]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -107,7 +107,7 @@ def _shortened(argv: list[str]) -> list[str]:
     argv = list(argv)
     sub = argv[0]
     if sub in ("run", "compare") and "--help" not in argv:
-        from snake_sim.scenario import load_scenario
+        from snake_sim.core.scenario import load_scenario
 
         scenario = load_scenario(argv[1], [a for i, a in enumerate(argv) if i and argv[i - 1] == "--set"])
         duration = SHORT[scenario.model]

@@ -6,8 +6,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from snake_sim.plots import draw_terrain
-from snake_sim.world import load_world
+from snake_sim.core.world import load_world
+from snake_sim.outputs.plots import draw_terrain
 
 
 def test_the_stairs_are_drawn_under_a_path_that_crosses_them():

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from snake_core.validation import ConfigError
-from snake_sim.cli import main
-from snake_sim.planar.report import head_errors, head_tracking_summary, path_distance
-from snake_sim.planar.runtime import build, run_scenario, simulate
-from snake_sim.scenario import load_scenario
+from snake_sim.commands.cli import main
+from snake_sim.core.scenario import load_scenario
+from snake_sim.engines.planar.report import head_errors, head_tracking_summary, path_distance
+from snake_sim.engines.planar.runtime import build, run_scenario, simulate
 
 BODY_LENGTH = 10 * 0.12
 

@@ -7,8 +7,8 @@ import yaml
 
 from snake_core import yaml_files
 from snake_core.validation import ConfigError
-from snake_sim.cli import main
-from snake_sim.scenario import MAX_LOG_SAMPLES, load_scenario
+from snake_sim.commands.cli import main
+from snake_sim.core.scenario import MAX_LOG_SAMPLES, load_scenario
 
 PEDAL_WAVE = """\
 model: vertical

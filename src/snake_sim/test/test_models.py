@@ -1,22 +1,24 @@
-"""The runtime interface (snake_sim.models): every registered model exposes it, an unknown ``model:`` is one
+"""The runtime interface (snake_sim.core.models): every registered model exposes it, an unknown ``model:`` is one
 ConfigError naming ``model``, and the CLI's outputs follow the scenario's ``outputs:`` through it."""
 
 import pytest
 
 from snake_core.validation import ConfigError
-from snake_sim.cli import main
-from snake_sim.models import MODELS, ModelRuntime, runtime_for
-from snake_sim.scenario import load_scenario
-from snake_sim.stepping import stepper
+from snake_sim.commands.cli import main
+from snake_sim.core.models import MODELS, ModelRuntime, runtime_for
+from snake_sim.core.scenario import load_scenario
+from snake_sim.core.stepping import stepper
+from snake_sim.outputs.figures import FIGURE_SETS
 
 
 @pytest.mark.parametrize("model", sorted(MODELS))
 def test_every_registered_runtime_exposes_the_interface(model):
     runtime = runtime_for(model)
     members = [name for name in vars(ModelRuntime) if not name.startswith("_")]
-    assert {"build", "simulate", "run_scenario", "summary_extra", "write_figures"} <= set(members)
+    assert {"build", "simulate", "run_scenario", "summary_extra"} <= set(members)
     missing = [name for name in members if not callable(getattr(runtime, name, None))]
     assert not missing, f"{MODELS[model]} lacks {missing}"
+    assert runtime.FIGURES in FIGURE_SETS, f"{MODELS[model]}.FIGURES = {runtime.FIGURES!r} is no figure set"
 
 
 def test_unknown_model_is_one_config_error_naming_model(capsys):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from snake_sim.mujoco import runtime as rt
-from snake_sim.scenario import load_scenario
+from snake_sim.core.scenario import load_scenario
+from snake_sim.engines.mujoco import runtime as rt
 from snake_sim.studies.climb_3d import climb_3d_study
 
 #: Its runs go to a LocalCluster of its own (one worker per core): with the ROS graph tests, one after the other.

@@ -18,10 +18,10 @@ from snake_core import locator
 from snake_core.robot import load_robot
 from snake_core.vertical import build_model as vertical_model
 from snake_core.vertical import compute_terms, point_jacobians
-from snake_sim.engine3d import joint_rolls
-from snake_sim.mujoco import model as mm
-from snake_sim.mujoco.settings import Settings
-from snake_sim.world import World, load_world
+from snake_sim.core.world import World, load_world
+from snake_sim.engines.engine3d import joint_rolls
+from snake_sim.engines.mujoco import model as mm
+from snake_sim.engines.mujoco.settings import Settings
 
 ROLLS = ["0", "90", "alternate"]
 NOWHERE = World("empty", Path("empty.sdf"), None, (), ())  # no ground, no boxes: the robot alone
@@ -51,7 +51,7 @@ def test_mass_matrix_equals_pinocchios_from_the_xacro_urdf(roll, tmp_path):
     """MuJoCo's M(q) of the MJCF built from the YAML = Pinocchio's CRBA of the xacro URDF of the same YAML, at
     random poses: M_mj = Sᵀ M_pin S, S mapping MuJoCo's free-joint velocity (world linear) to Pinocchio's (local)."""
     robot = load_robot("koopaee6")
-    model = mm.build_model(robot, NOWHERE, Settings(), joint_rolls(roll, robot.n_joints))
+    model = mm.build_model(robot, world=NOWHERE, settings=Settings(), joint_roll=joint_rolls(roll, robot.n_joints))
     data = model.create_data()
     pmodel = pin.buildModelFromUrdf(str(_urdf(tmp_path, roll)), pin.JointModelFreeFlyer())
     pdata = pmodel.createData()
@@ -77,7 +77,8 @@ def test_xacro_urdf_loads_into_mujoco_with_the_yamls_numbers(tmp_path):
     fixed-base URDF model's joint-space mass matrix is the joint block of the MJCF model's."""
     robot = load_robot("koopaee6")
     urdf = mujoco.MjModel.from_xml_path(str(_urdf(tmp_path, "alternate")))
-    model = mm.build_model(robot, NOWHERE, Settings(), joint_rolls("alternate", robot.n_joints))
+    model = mm.build_model(robot, world=NOWHERE, settings=Settings(),
+                           joint_roll=joint_rolls("alternate", robot.n_joints))
     assert urdf.nv == model.mj.nv - 6 and urdf.nmesh == 1
     names = [urdf.joint(i).name for i in range(urdf.njnt)]
     assert names == [f"{k}_{j}" for j in range(1, robot.n_joints + 1) for k in ("motor", "spring")]
@@ -101,7 +102,7 @@ def test_xacro_urdf_loads_into_mujoco_with_the_yamls_numbers(tmp_path):
 def _mujoco_sag(robot, k: int) -> tuple[np.ndarray, np.ndarray]:
     """(α, β) at rest with link k clamped horizontally: N_kᵀ (passive + actuator − bias) = 0, N_k spanning the
     motions that keep link k still (the clamp's wrench does no work on them)."""
-    model = mm.build_model(robot, NOWHERE, Settings())
+    model = mm.build_model(robot, world=NOWHERE, settings=Settings())
     m, d = model.mj, model.create_data().mj
     body = int(model.link_body[k - 1])
     joints = np.concatenate([model.motor_qpos, model.spring_qpos])
@@ -172,7 +173,7 @@ def test_every_shipped_worlds_boxes_are_at_the_sdfs_poses(name):
     plane at its height with μ_c."""
     world = load_world(name)
     settings = Settings(friction=0.7)
-    model = mm.build_model(load_robot("koopaee6"), world, settings)
+    model = mm.build_model(load_robot("koopaee6"), world=world, settings=settings)
     m, d = model.mj, model.create_data().mj
     mujoco.mj_forward(m, d)
     boxes = [i for i in range(m.ngeom) if m.geom_type[i] == mujoco.mjtGeom.mjGEOM_BOX]
@@ -193,7 +194,7 @@ def test_the_pushing_worlds_moving_box_is_refused_naming_the_world():
     from snake_core.validation import ConfigError
 
     with pytest.raises(ConfigError, match=r"world\.file = .*pushing\.sdf.* static boxes only; moving: "):
-        mm.build_model(load_robot("koopaee6"), load_world("pushing"), Settings())
+        mm.build_model(load_robot("koopaee6"), world=load_world("pushing"), settings=Settings())
 
 
 def test_a_robot_without_seas_is_refused_naming_the_robot():
@@ -201,4 +202,4 @@ def test_a_robot_without_seas_is_refused_naming_the_robot():
 
     with pytest.raises(ConfigError, match=r"robot\.name = 'ariizumi10' is invalid: the MuJoCo model needs a robot "
                                           r"with SEAs"):
-        mm.build_model(load_robot("ariizumi10"), NOWHERE, Settings())
+        mm.build_model(load_robot("ariizumi10"), world=NOWHERE, settings=Settings())

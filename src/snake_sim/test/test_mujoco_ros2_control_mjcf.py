@@ -1,4 +1,4 @@
-"""The MJCF that mujoco_ros2_control simulates (``snake-sim mjcf``, snake_sim.mujoco.ros2_control), against what
+"""The MJCF that mujoco_ros2_control simulates (``snake-sim mjcf``, snake_sim.engines.mujoco.ros2_control), against what
 upstream reads from it and against the suite's own MuJoCo runtime.
 
 Upstream: ros-controls/mujoco_ros2_control bda2b67 (the source bundle), mujoco_ros2_control/src/
@@ -21,10 +21,10 @@ import xacro
 
 from snake_core import locator
 from snake_sim.cli import main
-from snake_sim.mujoco import model as mm
-from snake_sim.mujoco.ros2_control import BASE_JOINT, START_KEYFRAME, ros2_control_mjcf, start_qpos
-from snake_sim.mujoco.runtime import MujocoSetup, build, simulate
-from snake_sim.scenario import load_scenario
+from snake_sim.core.scenario import load_scenario
+from snake_sim.engines.mujoco import model as mm
+from snake_sim.engines.mujoco.ros2_control import BASE_JOINT, START_KEYFRAME, ros2_control_mjcf, start_qpos
+from snake_sim.engines.mujoco.runtime import MujocoSetup, build, simulate
 
 SCENARIO = "open-loop-flat-3d"
 #: One controller_manager period of config/controllers/<robot>_gz.yaml (update_rate 1000 Hz) per MuJoCo step.

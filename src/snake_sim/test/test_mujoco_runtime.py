@@ -11,9 +11,9 @@ import pytest
 
 from snake_core.actuator import motor_pd
 from snake_core.validation import ConfigError
-from snake_sim.mujoco import model as mm
-from snake_sim.mujoco import runtime as rt
-from snake_sim.scenario import load_scenario
+from snake_sim.core.scenario import load_scenario
+from snake_sim.engines.mujoco import model as mm
+from snake_sim.engines.mujoco import runtime as rt
 
 
 def _run(name: str, *overrides: str, duration: float = 0.5):
@@ -101,10 +101,11 @@ def test_write_figures_renders_the_robot_and_the_box_with_mujoco(tmp_path):
     from a camera on the robot: the red head module and the obstacle's colour are in the frames."""
     from PIL import Image
 
-    from snake_sim.world import load_world
+    from snake_sim.core.world import load_world
+    from snake_sim.outputs.figures import write_figures
 
     log = _run("tsc-obstacle-3d", "world.start_x=0.2", duration=0.4)
-    written = rt.write_figures(log, tmp_path, load_world("single_obstacle"), animation=True)
+    written = write_figures(rt.FIGURES, log, tmp_path, load_world("single_obstacle"), animation=True)
     assert [p.name for p in written] == ["joints.png", "com.png", "animation.gif"]
     gif = Image.open(tmp_path / "animation.gif")
     assert gif.n_frames == 4 and gif.size[0] >= 640 and gif.size[1] >= 400

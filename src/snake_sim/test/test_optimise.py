@@ -1,4 +1,4 @@
-"""snake-sim optimise (snake_sim.optimise, issue 19): bad input is one error before any trial, and a study of a
+"""snake-sim optimise (snake_sim.studies.optimise, issue 19): bad input is one error before any trial, and a study of a
 cheap analytic objective, its trials as Dask tasks on a LocalCluster of 2 worker processes, converges, resumes
 from its journal and writes a best.yaml that is the best trial's scenario."""
 
@@ -10,11 +10,11 @@ import matplotlib
 import pytest
 
 from snake_core.validation import ConfigError
-from snake_sim.cli import main
-from snake_sim.optimise import Constraint, Problem, optimise, parse_constraint
-from snake_sim.scenario import load_scenario
-from snake_sim.sweep import parse_range
-from snake_sim.sweep.table import ResultsTable
+from snake_sim.commands.cli import main
+from snake_sim.core.scenario import load_scenario
+from snake_sim.studies.optimise import Constraint, Problem, optimise, parse_constraint
+from snake_sim.studies.sweep import parse_range
+from snake_sim.studies.sweep.table import ResultsTable
 
 #: On the pytest-xdist worker of the ROS graph tests, one after the other: the 2 Dask worker processes would otherwise
 #: take the cores that the graph's nodes need to keep up with the simulator's clock.
@@ -77,7 +77,7 @@ def test_a_study_of_an_analytic_objective_converges_resumes_and_writes_its_best(
     out = tmp_path / "o"
     prob = problem(maximise=True, constraints=(parse_constraint("climbed>=1"),))
     style = matplotlib.rcParams["axes.facecolor"]
-    first = optimise(prob, out, 40, workers=2, progress=False, evaluate=bowl)
+    first = optimise(prob, out, 40, workers=2, progress=False, measure=bowl)
     assert matplotlib.rcParams["axes.facecolor"] == style  # Optuna's plots leave the process's style alone
     assert (first.trials, first.ran) == (40, 40) and not first.interrupted
     best = first.best
@@ -90,16 +90,16 @@ def test_a_study_of_an_analytic_objective_converges_resumes_and_writes_its_best(
     scenario = load_scenario(out / "best.yaml")
     assert scenario.name == "pedal-wave-best" and scenario.model == "vertical"
     assert {k: scenario.data["gait"][k.split(".")[1]] for k in PEAK} == best.params
-    again = optimise(prob, out, 45, workers=2, progress=False, evaluate=bowl)
+    again = optimise(prob, out, 45, workers=2, progress=False, measure=bowl)
     assert (again.trials, again.ran) == (45, 5)
     assert again.best.value >= best.value
     with pytest.raises(ConfigError, match="holds a study of another problem"):
-        optimise(problem(), out, 45, workers=2, progress=False, evaluate=bowl)
+        optimise(problem(), out, 45, workers=2, progress=False, measure=bowl)
 
 
 def test_failed_runs_and_missing_objectives_are_failed_trials(tmp_path):
     prob = problem(space=(parse_range("gait.amplitude=0.3:0.34", "--space"),))
-    outcome = optimise(prob, tmp_path / "o", 4, sampler="cmaes", workers=2, progress=False, evaluate=bowl)
+    outcome = optimise(prob, tmp_path / "o", 4, sampler="cmaes", workers=2, progress=False, measure=bowl)
     assert outcome.trials == 4 and outcome.best is None
     rows = ResultsTable(tmp_path / "o" / "trials.csv").rows
     assert len(rows) == 4

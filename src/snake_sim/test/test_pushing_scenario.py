@@ -12,12 +12,13 @@ from snake_core.pushing import Scenario
 from snake_core.pushing.kinematics import joint_points
 from snake_core.pushing.study import configurations, maps_at
 from snake_core.validation import ConfigError
-from snake_sim.cli import main
-from snake_sim.pushing.plant import pushing_world
-from snake_sim.pushing.runtime import run_scenario
-from snake_sim.scenario import load_scenario
+from snake_sim.commands.cli import main
+from snake_sim.core.scenario import load_scenario
+from snake_sim.engines.pushing.plant import pushing_world
+from snake_sim.engines.pushing.runtime import run_scenario
 
-#: snake_sim.pushing.plant's docstring: at the default stiffness 1e7 N/m the fitted accelerations are within 0.1 %.
+#: snake_sim.engines.pushing.plant's docstring: at the default stiffness 1e7 N/m the fitted accelerations are within
+#: 0.1 %.
 CONTACT_MODEL_BOUND = 1e-3
 
 
@@ -120,7 +121,7 @@ def test_cli_reports_bad_pushing_input_in_one_line(capsys):
 def test_top_view_animation_draws_the_box(short_log, tmp_path):
     from PIL import Image
 
-    from snake_sim.animation import write_planar_animation
+    from snake_sim.outputs.animation import write_planar_animation
 
     frame = np.asarray(Image.open(write_planar_animation(short_log, tmp_path / "a.gif")).convert("RGB"), dtype=int)
     orange = np.all(np.abs(frame - [255, 178, 110]) < 25, axis=-1)  # C1 at alpha 0.6 on white

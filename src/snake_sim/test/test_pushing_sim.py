@@ -9,8 +9,8 @@ import pytest
 
 from snake_core.pushing import ContactLostError, Scenario
 from snake_core.pushing.study import extremes
-from snake_sim.cli import main
-from snake_sim.pushing.plant import compare, pushing_world
+from snake_sim.commands.cli import main
+from snake_sim.engines.pushing.plant import compare, pushing_world
 
 Q0 = np.array([0.0, 0.0, 0.0, np.radians(-60.0), np.radians(-60.0)])
 

@@ -17,10 +17,10 @@ from snake_core.planar.manipulability import ManipulabilityMonitor
 from snake_core.planar.model import build_model
 from snake_core.robot import load_robot
 from snake_sim.commands.run import run as run_command
-from snake_sim.models import runtime_for
-from snake_sim.recording import TOPIC_TYPES, write_rosbag
-from snake_sim.runlog import Diagnostic, RunLog
-from snake_sim.scenario import DEFAULT_SCENARIO, load_scenario
+from snake_sim.core.models import runtime_for
+from snake_sim.core.runlog import Diagnostic, RunLog
+from snake_sim.core.scenario import DEFAULT_SCENARIO, load_scenario
+from snake_sim.outputs.recording import TOPIC_TYPES, write_rosbag
 
 T = 40
 

@@ -7,8 +7,8 @@ from snake_core.rectilinear.cycle import advance_per_cycle
 
 
 def test_rectilinear_scenario_advances_head_first_by_at_most_the_no_slip_step():
-    from snake_sim.scenario import load_scenario
-    from snake_sim.vertical import runtime
+    from snake_sim.core.scenario import load_scenario
+    from snake_sim.engines.vertical import runtime
 
     sc = load_scenario("rectilinear", ["sim.duration=5.0"])  # one cycle of 5 steps of 1 s
     log = runtime.run_scenario(sc)

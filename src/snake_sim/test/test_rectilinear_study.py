@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from snake_core.gaits import make_gait
-from snake_sim.cli import main
+from snake_sim.commands.cli import main
 
 
 @pytest.fixture(scope="module")

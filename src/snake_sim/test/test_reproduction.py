@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from snake_sim.cli import main
+from snake_sim.commands.cli import main
 from snake_sim.reproduction import SECTIONS
 from snake_sim.reproduction.document import DOCUMENT, render_document, section
 from snake_sim.reproduction.results import from_json, load, results_path, to_json
@@ -162,7 +162,7 @@ def test_head_tracking_reach_limit_follows_the_run():
 
 
 def test_results_json_round_trips_nested_optional_and_nan_fields():
-    from snake_sim.climb import ClimbResult
+    from snake_sim.analysis.climb import ClimbResult
     from snake_sim.reproduction.stiffness import Outcome
 
     row = Outcome("r", 0.01, ClimbResult(True, 40.0, 0.7, 0.28, 0.007), 50.0, -280.0, "ok", time_step_s=1e-3)

@@ -8,14 +8,14 @@ from dataclasses import replace
 import cloudpickle
 import pytest
 
-from snake_sim.cli import main
+from snake_sim.analysis.summary import flatten
+from snake_sim.commands.cli import main
 from snake_sim.reproduction import pedal_wave, stiffness
 from snake_sim.reproduction.experiment import reproduce
 from snake_sim.reproduction.results import plain
 from snake_sim.studies.climb_3d import ClimbCase, case_cells, climb_run, run_cases
 from snake_sim.studies.grid import RunsFailed, fields, require, run_cells
-from snake_sim.summary import flatten
-from snake_sim.sweep import Cell, engine
+from snake_sim.studies.sweep import Cell, engine
 
 #: With the ROS graph tests, one after the other (the 2 Dask workers would take the cores the graph needs).
 pytestmark = pytest.mark.xdist_group("ros_graph")
@@ -40,12 +40,12 @@ def assert_same(got: dict, expected: dict) -> None:
 
 
 def nested(cell, out):
-    """An evaluate whose mapping has nested mappings, a list and a run status."""
+    """A measure whose mapping has nested mappings, a list and a run status."""
     return {"speed": 0.5, "climb": {"climbed": False, "time_s": None}, "torque": [1.0, 2.0, 3.0],
             "status": "non-finite state at t = 1 s"}
 
 
-def test_fields_give_back_the_evaluates_mapping_with_the_runs_status():
+def test_fields_give_back_the_measures_mapping_with_the_runs_status():
     row = engine.run_cell(Cell("pedal-wave", ("sim.duration=0.1",)), nested)
     assert row["status"] == "non-finite"
     assert fields(row) == nested(None, None)
@@ -111,7 +111,7 @@ def test_a_3d_case_is_the_step_check_of_its_two_runs_and_a_failed_one_is_its_rea
                      ("controller.torque_gain=6", "sim.perturbation.seed=2", "sim.duration=0.3"))
     broken = replace(case, overrides=(*case.overrides, "gait.frequency=-3"))
     run, reason = run_cases([case, broken], client)
-    full, half = (engine.run_cell(c) for c in case_cells(case))  # the default evaluate, here: summary.json
+    full, half = (engine.run_cell(c) for c in case_cells(case))  # the default measure, here: summary.json
     assert (run.status, run.climbed, run.seed) == ("ok", False, 2)
     assert run.com_speed_mps == pytest.approx(full["average_speed_mps"], rel=1e-9)
     assert run.half_com_speed_mps == pytest.approx(half["average_speed_mps"], rel=1e-9)

@@ -9,9 +9,9 @@ import sys
 import pytest
 
 from snake_core.validation import ConfigError
-from snake_sim.cli import main
-from snake_sim.output_folder import writable_folder
-from snake_sim.sweep.table import ResultsTable
+from snake_sim.commands.cli import main
+from snake_sim.outputs.output_folder import writable_folder
+from snake_sim.studies.sweep.table import ResultsTable
 
 GRID = ["sweep", "pedal-wave", "--grid", "gait.amplitude=0.5,0.6"]
 
@@ -74,7 +74,7 @@ def test_a_second_writer_on_the_same_out_is_refused_and_the_file_is_left_alone(t
     out.mkdir()
     before = two_rows(out / "results.csv")
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, pathlib; from snake_sim.sweep.table import writer_lock\n"
+        [sys.executable, "-c", "import sys, pathlib; from snake_sim.studies.sweep.table import writer_lock\n"
          "with writer_lock(pathlib.Path(sys.argv[1])):\n print('held', flush=True); sys.stdin.read()",
          str(out / "results.csv")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:

@@ -1,4 +1,4 @@
-"""Roll-over of the 3-D engines (snake_sim.rollover): one module-roll implementation for MuJoCo and DART."""
+"""Roll-over of the 3-D engines (snake_sim.analysis.rollover): one module-roll implementation for MuJoCo and DART."""
 
 import math
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from snake_sim.rollover import module_roll, roll_over
+from snake_sim.analysis.rollover import module_roll, roll_over
 
 
 def _chain(pitch_deg, roll_deg=0.0):

@@ -21,7 +21,7 @@ WAIT = 600  # s: the child is stuck, not slow, if nothing happens in this time
 
 
 def _run(args: list[str]) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "snake_sim.cli", "run", *args], stdout=subprocess.PIPE,
+    return subprocess.Popen([sys.executable, "-m", "snake_sim.commands.cli", "run", *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=False)
 
 

@@ -1,4 +1,4 @@
-"""The one SEA control loop (snake_sim.sea_loop): every path that runs it — the vertical runtime, the batched runs,
+"""The one SEA control loop (snake_sim.core.sea_loop): every path that runs it — the vertical runtime, the batched runs,
 the MuJoCo and DART runtimes and the ROS simulator's stepper — gives the commands of the loop driven on a recorded
 plant, and the stepper driven by the runtime's controllers is the runtime's run."""
 
@@ -9,10 +9,10 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from snake_sim.models import runtime_for
-from snake_sim.runlog import RunLog
-from snake_sim.scenario import load_scenario
-from snake_sim.sea_loop import (
+from snake_sim.core.models import runtime_for
+from snake_sim.core.runlog import RunLog
+from snake_sim.core.scenario import load_scenario
+from snake_sim.core.sea_loop import (
     CommandRamp,
     Reading,
     Samples,
@@ -23,8 +23,8 @@ from snake_sim.sea_loop import (
     run,
     sea_control,
 )
-from snake_sim.vertical import runtime
-from snake_sim.vertical.batch import simulate_batch
+from snake_sim.engines.vertical import runtime
+from snake_sim.engines.vertical.batch import simulate_batch
 
 #: A sample every control period, so that the log holds every command.
 EVERY_PERIOD = ("sim.duration=1.5", "sim.log_rate=100")

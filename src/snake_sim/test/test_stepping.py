@@ -1,4 +1,4 @@
-"""The planar model (004) stepped from outside with joint torques (snake_sim.planar.stepper.PlanarStepper),
+"""The planar model (004) stepped from outside with joint torques (snake_sim.engines.planar.stepper.PlanarStepper),
 as the embedded simulator's ROS node steps it, without ROS."""
 
 import numpy as np
@@ -6,10 +6,10 @@ import pytest
 
 from snake_core.planar.convention import q_from_world, qd_from_world, reverse_joints
 from snake_core.validation import ConfigError
-from snake_sim.planar.runtime import build, run_scenario
-from snake_sim.planar.stepper import PlanarStepper
-from snake_sim.scenario import load_scenario
-from snake_sim.stepping import HeadSample, SimulationDiverged, stepper
+from snake_sim.core.scenario import load_scenario
+from snake_sim.core.stepping import HeadSample, SimulationDiverged, stepper
+from snake_sim.engines.planar.runtime import build, run_scenario
+from snake_sim.engines.planar.stepper import PlanarStepper
 
 #: Head-tracking window compared with the runtime: the PFL scenario's evaluation window (its torques
 #: blow up near 3.9 s by design).

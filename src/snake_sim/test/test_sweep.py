@@ -1,4 +1,4 @@
-"""snake-sim sweep (snake_sim.sweep, issue 19): planning and validation before any run, results.csv, and runs on
+"""snake-sim sweep (snake_sim.studies.sweep, issue 19): planning and validation before any run, results.csv, and runs on
 a real LocalCluster of 2 worker processes: the rows equal the same runs made one by one, a raising run and a
 killed worker leave the other rows, --resume runs only the missing cells."""
 
@@ -10,12 +10,12 @@ import cloudpickle
 import pytest
 
 from snake_core.validation import ConfigError
-from snake_sim.cli import main
-from snake_sim.scenario import load_scenario
-from snake_sim.sweep import Cell, SweepSpec, engine, parse_grid, parse_range, plan, sweep
-from snake_sim.sweep.cells import START_OFFSET_M, seed_overrides
-from snake_sim.sweep.report import default_field, write_report
-from snake_sim.sweep.table import ResultsTable
+from snake_sim.commands.cli import main
+from snake_sim.core.scenario import load_scenario
+from snake_sim.studies.sweep import Cell, SweepSpec, engine, parse_grid, parse_range, plan, sweep
+from snake_sim.studies.sweep.cells import START_OFFSET_M, seed_overrides
+from snake_sim.studies.sweep.report import default_field, write_report
+from snake_sim.studies.sweep.table import ResultsTable
 
 #: On the pytest-xdist worker of the ROS graph tests, one after the other: the 2 Dask worker processes would otherwise
 #: take the cores that the graph's nodes need to keep up with the simulator's clock.
@@ -143,17 +143,17 @@ def test_resume_runs_only_the_missing_cells(client, tmp_path):
     spec = SweepSpec("pedal-wave", (parse_grid("gait.amplitude=0.5,0.6,0.7,0.8"), parse_grid("gait.frequency=1,2")))
     out = tmp_path / "s"
     address = client.scheduler.address
-    first = sweep(spec, out, scheduler=address, outputs=True, progress=False, evaluate=toy)
+    first = sweep(spec, out, scheduler=address, outputs=True, progress=False, measure=toy)
     assert (first.planned, first.ran, len(first.rows)) == (8, 8, 8)
     with pytest.raises(ConfigError, match="add --resume"):
-        sweep(spec, out, scheduler=address, progress=False, evaluate=toy)
+        sweep(spec, out, scheduler=address, progress=False, measure=toy)
     # an interrupted sweep: 3 rows never written
     with open(out / "results.csv", newline="", encoding="utf-8") as fh:
         kept = list(csv.reader(fh))[:-3]
     with open(out / "results.csv", "w", newline="", encoding="utf-8") as fh:
         csv.writer(fh).writerows(kept)
     missing = {c.id for c in plan(spec)} - {r[0] for r in kept[1:]}
-    second = sweep(spec, out, scheduler=address, resume=True, outputs=True, progress=False, evaluate=toy)
+    second = sweep(spec, out, scheduler=address, resume=True, outputs=True, progress=False, measure=toy)
     assert (second.ran, len(second.rows)) == (3, 8)
     calls = {p.parent.name: len(p.read_text().split()) for p in (out / "runs").glob("*/calls")}
     assert calls == {c.id: 2 if c.id in missing else 1 for c in plan(spec)}
@@ -166,11 +166,11 @@ def test_resume_runs_only_the_missing_cells(client, tmp_path):
 def test_resume_drops_a_partial_last_row_with_a_warning_and_runs_its_cell_again(client, tmp_path, capsys):
     spec = SweepSpec("pedal-wave", (parse_grid("gait.amplitude=0.5,0.6,0.7"),))
     out = tmp_path / "s"
-    sweep(spec, out, scheduler=client.scheduler.address, progress=False, evaluate=toy)
+    sweep(spec, out, scheduler=client.scheduler.address, progress=False, measure=toy)
     whole = (out / "results.csv").read_bytes()
     (out / "results.csv").write_bytes(whole[:-6])  # the last row's write cut short
     lost = whole.splitlines()[-1].split(b",")[0].decode()
-    again = sweep(spec, out, scheduler=client.scheduler.address, resume=True, progress=False, evaluate=toy)
+    again = sweep(spec, out, scheduler=client.scheduler.address, resume=True, progress=False, measure=toy)
     assert "results.csv line 4 was a partial row (a write cut short): dropped" in capsys.readouterr().err
     assert again.ran == 1 and {r["cell"] for r in again.rows} == {c.id for c in plan(spec)}
     rows = ResultsTable(out / "results.csv").rows
@@ -241,9 +241,9 @@ def test_batched_rows_equal_the_rows_of_the_runs_alone_and_a_bad_cell_is_its_own
         assert row["status"] == "error" or row["wall_time_s"] > 0
 
 
-def test_batch_must_be_a_whole_number_of_runs_and_the_default_evaluation(tmp_path, capsys):
+def test_batch_must_be_a_whole_number_of_runs_and_the_default_measure(tmp_path, capsys):
     assert main(["sweep", "tsc-obstacle", "--grid", "controller.stiffness=12,14", "--batch", "0",
                  "--out", str(tmp_path / "s")]) == 2
     assert "--batch = 0 is invalid: must be a whole number of runs >= 1" in capsys.readouterr().err
-    with pytest.raises(ConfigError, match=r"--batch = 4 .*the default evaluation only"):
+    with pytest.raises(ConfigError, match=r"--batch = 4 .*the default measure only"):
         engine.check_batch(4, toy)

@@ -12,9 +12,9 @@ import yaml
 from snake_core import locator
 from snake_core.robot import robot_from_dict
 from snake_core.validation import ConfigError
-from snake_sim import cli
-from snake_sim.scenario import load_scenario, scenario_from_dict
-from snake_sim.vertical import runtime
+from snake_sim.commands import cli
+from snake_sim.core.scenario import load_scenario, scenario_from_dict
+from snake_sim.engines.vertical import runtime
 
 
 def test_run_command_writes_summary_plots_and_animation(tmp_path, capsys):
@@ -152,7 +152,7 @@ def test_high_friction_large_amplitude_stays_finite_at_the_default_step():
 
 
 def test_explicit_stepping_at_002s_step_diverges_with_the_own_rotor_reading():
-    """Why the integrator is implicit: K_D/J_r ≈ 1e8 1/s ≫ 2/h at h = 1e-4 s (snake_sim.vertical.integrator)."""
+    """Why the integrator is implicit: K_D/J_r ≈ 1e8 1/s ≫ 2/h at h = 1e-4 s (snake_sim.engines.vertical.integrator)."""
     from snake_sim.benchmarks.realtime import explicit_steps_to_divergence
 
     assert explicit_steps_to_divergence(max_steps=50) < 10

@@ -8,7 +8,7 @@ import pytest
 from snake_core.actuator import motor_pd
 from snake_core.robot import load_robot
 from snake_core.vertical import ContactParams, Terrain, build_model, initial_configuration, link_angles, sea_torque
-from snake_sim.vertical.plant import VerticalPlant
+from snake_sim.engines.vertical.plant import VerticalPlant
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@
 import pytest
 
 from snake_core.validation import ConfigError
-from snake_sim.world import load_world
+from snake_sim.core.world import load_world
 
 
 def test_flat_world_has_ground_and_no_boxes():
@@ -71,8 +71,8 @@ def test_bad_box_friction_is_refused_with_one_message(tmp_path, ode, message):
 def test_terrain_takes_each_faces_friction_and_joins_a_top_plate(tmp_path):
     """A box with a top plate (worldgen: two collisions) is one box in the plane, the plate's μ on its top and the
     box's on its sides; world.side_friction replaces the sides' μ; a box without friction gets μ_c."""
-    from snake_sim import worldgen
-    from snake_sim.vertical.terrain import terrain_from_world
+    from snake_sim.core import worldgen
+    from snake_sim.engines.vertical.terrain import terrain_from_world
 
     path = tmp_path / "plate.sdf"
     path.write_text(worldgen.single_obstacle_world(top_friction=0.82))

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from snake_core.validation import ConfigError
-from snake_sim import worldgen
-from snake_sim.cli import main
-from snake_sim.world import load_world
+from snake_sim.commands.cli import main
+from snake_sim.core import worldgen
+from snake_sim.core.world import load_world
 
 
 @pytest.mark.parametrize(("steps", "rise", "run"), [(1, 0.02, 0.3), (3, 0.03, 0.25), (5, 0.045, 0.12)])

@@ -1,7 +1,7 @@
 """The head tip's planar pose and twist from ground-truth poses of the head link (Gazebo's
 PosePublisher bridged by ros_gz_bridge, a motion-capture body, …), for /head/odometry.
 
-Frames as urdf/snake.urdf.xacro and snake_sim.recording: link_N's origin is its tail end with x
+Frames as urdf/snake.urdf.xacro and snake_sim.outputs.recording: link_N's origin is its tail end with x
 along the link towards the head, so the head tip (the URDF's ``head_tip``) is p + R e_x l, l the
 link length. The planar head pose is (X, Y, ψ): the tip in the world's horizontal plane and the
 heading ψ of link_N's x axis about +z (:mod:`.convention`: ψ = θ'_N; the trackers' q_from_world).

@@ -4,7 +4,7 @@ Modules, one concept each: :mod:`.model` (parameters, scenarios), :mod:`.kinemat
 snake, 001 (3)-(5)), :mod:`.constraints` (A = [−J_s Gᵀ], 001 (7)-(11)), :mod:`.projectors`
 (001 (12)-(19)), :mod:`.maps` (001 (20)-(31)), :mod:`.response` (unilateral contact and bounded
 wheel friction), :mod:`.study` (reductions over the input region and configuration grids),
-:mod:`.errors`. ``model = build_model(n_joints, fields)``, ``data = model.create_data()``,
+:mod:`.errors`. ``model = build_model(n_joints, fields=fields)``, ``data = model.create_data()``,
 ``compute_terms(model, data, q, scenario)`` as for every model of snake_core.
 """
 

@@ -1,7 +1,7 @@
 """Conditions under which 001's constrained analysis has no numeric answer.
 
-They are raised, never returned as numbers (issue 9): a lost contact is not "sr = 0", a singular
-constraint set is not a pseudo-inverse of whatever G_c happens to be. Bad parameters (κ ≤ 0, a
+They are raised, never returned as numbers (a number would pass for a result): a lost contact is not
+"sr = 0", a singular constraint set is not a pseudo-inverse of whatever G_c happens to be. Bad parameters (κ ≤ 0, a
 link count out of range, …) are :class:`snake_core.validation.ConfigError`, as for every other
 entry point of the suite.
 """

@@ -3,7 +3,7 @@
 Immutable model (this module) + functions over it (kinematics, constraints, projectors, maps,
 response), as every model of snake_core::
 
-    model = build_model(n_joints, fields); data = model.create_data(); compute_terms(model, data, q, scenario)
+    model = build_model(n_joints, fields=fields); data = model.create_data(); compute_terms(model, data, q, scenario)
  The snake has n_a joints and n_ℓ = n_a + 1 equal links (001 requires equal masses
 for the factorisation M_s = m M̄, I_obj = κ m Ī_obj, 001 (6)); q_s = [x, y, θ₁, φ₁ … φ_{n_a}]
 with (x, y) the tail end of link 1 and θ₁ its absolute angle (001 Fig. 4 caption
@@ -151,7 +151,7 @@ _FIELDS = (
 )
 
 
-def build_model(n_joints: int, fields: Mapping[str, Any] | None = None, source: str | None = None,
+def build_model(n_joints: int, *, fields: Mapping[str, Any] | None = None, source: str | None = None,
                 path: str = "pushing") -> PushingModel:
     """The model of 001 for a snake of ``n_joints`` joints: 001 Table 1 with the given ``fields`` replaced.
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ..robot import RobotParams
 from ..validation import integer, non_negative, number, positive
 from . import bspline
 from .cycle import N_CHAIN, N_DRIVEN, StepSpec
@@ -78,13 +79,15 @@ class RectilinearModel:
                                 self.samples, self.gravity, self.joint_limit, self.ground_tolerance)
 
 
-def build_model(link_length: float, link_mass: float, **settings: Any) -> RectilinearModel:
-    """003's model with thin-rod links, I = m l² / 12 (003 "treating the link as a thin rod", [RECON]).
+def build_model(robot: RobotParams, **settings: Any) -> RectilinearModel:
+    """003's model of ``robot``'s links (length, mass) as thin rods, I = m l² / 12 (003 "treating the link as a thin
+    rod", [RECON]; the robot file's inertia is not used).
 
     ``settings`` are the other :class:`RectilinearModel` fields (mu, step_time [s], samples, gravity [m/s²],
     joint_limit [rad], ground_tolerance [m]).
     """
-    return RectilinearModel(link_length, link_mass, link_mass * link_length**2 / 12.0, **settings)
+    length, mass = robot.link_length, robot.link_mass
+    return RectilinearModel(length, mass, mass * length**2 / 12.0, **settings)
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ Decisions (shared/reference/ambiguities.md):
   above the edge. A centre inside the box leaves through the nearest face.
 - Friction per surface: the ground's μ is μ_c (``ContactParams.friction``, 002 Table 5.1); each box has
   its own μ on its top and on its sides (:attr:`Terrain.friction`, from the world file's SDF
-  ``<surface><friction>``, ``snake_sim.world``), by default μ_c on every face as 002 §4.6 (Fig. 4.4)
+  ``<surface><friction>``, ``snake_sim.core.world``), by default μ_c on every face as 002 §4.6 (Fig. 4.4)
   puts it. A face's μ holds over the whole face and onto the rounded edge: there the normal
   n = (n_x, n_z) turns from one face to the other and μ(n) = μ_side n_x² + μ_top n_z², equal to a
   face's μ wherever the normal is that face's and continuous round the edge (no jump in f^T as a point

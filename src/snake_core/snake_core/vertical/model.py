@@ -113,7 +113,8 @@ class VerticalData:
     f: np.ndarray  # f = −ℂ − 𝐠 − K_E q of (4.35) (2N+1,) [N, N·m]
 
 
-def build_model(robot: RobotParams, gravity: float = GRAVITY, rotor_inertia_model: str | None = None) -> VerticalModel:
+def build_model(robot: RobotParams, *, gravity: float = GRAVITY, rotor_inertia_model: str | None = None
+                ) -> VerticalModel:
     """Build the model of an SEA robot (robot file with ``sea`` and ``actuator`` sections).
 
     ``rotor_inertia_model`` overrides the robot file's reading of 002 (4.36): "own" (𝕊_3 = J_r,

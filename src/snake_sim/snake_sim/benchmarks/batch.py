@@ -1,4 +1,4 @@
-"""Batched runs of the vertical model (issue 20 item 4): the Table 5.2 grid of 002 (A ∈ {π/6, π/4, π/3} ×
+"""Batched runs of the vertical model: the Table 5.2 grid of 002 (A ∈ {π/6, π/4, π/3} ×
 φ ∈ {(−2π ∓ 0.4)/5, −2π/5} on pedal-wave, 1 ms steps, the reproduction's settings, :data:`DURATION_S` each) run one
 after another (``simulate``) and as one batch (``simulate_batch``) in this process, in the same run: runs per
 second both ways, the ratio, and that every run ends at the same centre of mass both ways.
@@ -16,15 +16,16 @@ from collections.abc import Callable
 import numpy as np
 
 from snake_sim.benchmarks import BenchRow
+from snake_sim.core.runlog import RunLog
+from snake_sim.core.scenario import load_scenario
+from snake_sim.engines.vertical.batch import simulate_batch
+from snake_sim.engines.vertical.model import VerticalSetup, build
+from snake_sim.engines.vertical.runtime import simulate
 from snake_sim.reproduction.pedal_wave import AMPLITUDES, PHASES, REFERENCE_SCENARIO, STEP
-from snake_sim.runlog import RunLog
-from snake_sim.scenario import load_scenario
-from snake_sim.vertical.batch import simulate_batch
-from snake_sim.vertical.runtime import VerticalSetup, build, simulate
 
 DURATION_S = 10.0  # Table 5.2's runs, as the reproduction makes them
 REPEAT = 3
-#: Final centres of mass "equal" both ways: the logs are equal to rounding (snake_sim.vertical.batch).
+#: Final centres of mass "equal" both ways: the logs are equal to rounding (snake_sim.engines.vertical.batch).
 EQUAL_COM_M = 1e-12
 TITLE = (f"Batched runs: Table 5.2 grid ({len(AMPLITUDES) * len(PHASES)} runs of {DURATION_S:g} s at "
          f"{STEP * 1e3:g} ms) one by one against one batch, 1 thread")

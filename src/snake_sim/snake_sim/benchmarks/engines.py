@@ -16,8 +16,8 @@ from __future__ import annotations
 import time
 
 from snake_sim.benchmarks import BenchRow
-from snake_sim.models import runtime_for
-from snake_sim.scenario import load_scenario
+from snake_sim.core.models import runtime_for
+from snake_sim.core.scenario import load_scenario
 
 #: (row label, scenario, overrides) per engine, the vertical model first (the reference of the ratios).
 ENGINES = (("vertical model", "pedal-wave", ()),
@@ -32,7 +32,7 @@ REPEAT = 2
 def real_time_factor(scenario_name: str, overrides: tuple[str, ...] = (), repeat: int = REPEAT
                      ) -> tuple[float, float, float]:
     """(wall-clock real-time factor, time step [s], CoM distance [m]) of ``DURATION`` simulated seconds of a
-    scenario through its model's runtime (:mod:`snake_sim.models`), the best of ``repeat`` runs."""
+    scenario through its model's runtime (:mod:`snake_sim.core.models`), the best of ``repeat`` runs."""
     scenario = load_scenario(scenario_name, list(overrides))
     runtime = runtime_for(scenario.model)
     setup = runtime.build(scenario)

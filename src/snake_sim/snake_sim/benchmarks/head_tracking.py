@@ -1,9 +1,9 @@
-"""One head-tracking control step plus one manipulability evaluation for n = 10 (issue 4), beside
+"""One head-tracking control step plus one manipulability evaluation for n = 10 (004's robot), beside
 Pinocchio's CRBA (C++) of the same chain, measured in one run.
 
 A step is what a 1 kHz head_tracking_controller + manipulability_monitor pair does per sample:
 :func:`~snake_core.planar.model.compute_terms` (H (19) and h (20)), the controller (PFL (70) or
-the Lyapunov-like law) and D, R from the same H. Targets (issue 20): ≤ 50 µs per step and ≤ 20 µs for the
+the Lyapunov-like law) and D, R from the same H. Targets: ≤ 50 µs per step and ≤ 20 µs for the
 monitor alone on one core (a 1 kHz loop on a robot computer keeps a wide margin); the numeric cores are
 compiled (numba), the Python left is argument handling. Times are the process's CPU time
 (``time.process_time``: what the step costs on one core, not how long other processes on a loaded machine

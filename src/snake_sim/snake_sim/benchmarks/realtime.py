@@ -19,15 +19,15 @@ import time
 import numpy as np
 
 from snake_sim.benchmarks import BenchRow
-from snake_sim.scenario import load_scenario
-from snake_sim.vertical.integrator import explicit_euler_step
-from snake_sim.vertical.runtime import build, simulate
+from snake_sim.core.scenario import load_scenario
+from snake_sim.engines.vertical.integrator import explicit_euler_step
+from snake_sim.engines.vertical.runtime import build, simulate
 
-#: The reference scenario of the issue: 002's pedal wave, N = 6, flat ground.
+#: The reference scenario: 002's pedal wave, N = 6, flat ground.
 REFERENCE_SCENARIO = "pedal-wave"
 TITLE = f"Real-time factor and accuracy of the integrator ({REFERENCE_SCENARIO}, 10 s)"
 REFERENCE_STEP = 1e-4  # 002 Table 5.1
-TARGET_RTF = 100.0  # issue 20
+TARGET_RTF = 100.0  # the target: 100 simulated seconds per second of wall time
 TARGET_ERROR = 0.02
 REPEAT = 5  # runs of our integrator; the best is reported (the 1e-4 s reference runs once)
 

@@ -1,4 +1,4 @@
-"""Effort optimiser vs 003's ±Δ search on the same problems, measured in one run (issue 8).
+"""Effort optimiser vs 003's ±Δ search on the same problems, measured in one run.
 
 Problems: 003's baseline (l = 0.14 m, m = 0.015 kg, μ = 0.4, α = 45°, T = 1 s), step 1 (closed-loop M1, 6
 free control points) and step 2 (M2, 9), each from 003's initial guess. Target: the gradient optimiser ends
@@ -12,13 +12,14 @@ import numpy as np
 from snake_core.rectilinear.cycle import plan
 from snake_core.rectilinear.mechanism import build_model
 from snake_core.rectilinear.optimise import StepProblem, optimise_step
+from snake_core.robot import load_robot
 from snake_sim.benchmarks import BenchRow
 
 TITLE = "Rectilinear gait (003): SLSQP with complex-step gradients vs 003's ±Δ search"
 
 
 def run() -> list[BenchRow]:
-    model = build_model(0.14, 0.015)
+    model = build_model(load_robot("rectilinear6"))  # 003 §3.6: l = 0.14 m, m = 0.015 kg
     rows = []
     for spec in plan(6)[:2]:
         problem = StepProblem(model, spec, np.pi / 4)

@@ -2,8 +2,8 @@
 K_d ∈ {12, 14, 17.5}, K_τ ∈ {0, 6}; runs shortened to :data:`DURATION_S`) on 2 worker processes against the same
 runs one after another in this process, in the same run; and the scheduler's cost per task (no-op tasks).
 
-The workers import the model before the clock starts, as this process has. Speed-up target ≥ 1.7× on 2 cores
-(issue 19): the rest is the scheduler, the transfer of rows and the worker that finishes last.
+The workers import the model before the clock starts, as this process has. Speed-up target ≥ 1.7× on 2 cores;
+the rest to 2× is the scheduler, the transfer of rows and the worker that finishes last.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 from snake_sim.benchmarks import BenchRow
-from snake_sim.sweep import Cell, SweepSpec, engine, plan
+from snake_sim.studies.sweep import Cell, SweepSpec, engine, plan
 
 SCENARIO = "tsc-obstacle"
 DURATION_S = 20.0  # [s] of the scenario's 90 s: a task long against the scheduler's few ms, as a real sweep's runs are

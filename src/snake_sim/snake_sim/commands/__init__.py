@@ -1,1 +1,1 @@
-"""Sub-commands of ``snake-sim``; see :mod:`snake_sim.cli`."""
+"""Sub-commands of ``snake-sim``; see :mod:`snake_sim.commands.cli`."""

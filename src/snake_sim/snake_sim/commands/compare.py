@@ -16,12 +16,12 @@ import time
 from pathlib import Path
 
 from snake_core.validation import ConfigError, get, positive
-from snake_sim.climb import climb_result
-from snake_sim.compare_plot import ComparedRun, compare_figure, compare_rows, markdown_table
-from snake_sim.models import runtime_for
-from snake_sim.scenario import Scenario, load_scenario
-from snake_sim.summary import summarize
-from snake_sim.world import load_world
+from snake_sim.analysis.climb import climb_result
+from snake_sim.analysis.summary import summarize
+from snake_sim.core.models import runtime_for
+from snake_sim.core.scenario import Scenario, load_scenario
+from snake_sim.core.world import load_world
+from snake_sim.outputs.compare_plot import ComparedRun, compare_figure, compare_rows, markdown_table
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -1,10 +1,11 @@
-"""``snake-sim list``: the scenarios shipped in config/scenarios/."""
+"""``snake-sim list``: the scenarios shipped in config/scenarios/; a composed one with its base and the keys it
+changes."""
 
 from __future__ import annotations
 
 import argparse
 
-from snake_sim.scenario import DEFAULT_SCENARIO, describe, list_scenarios
+from snake_sim.core.scenario import DEFAULT_SCENARIO, changes, describe, list_scenarios
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -18,4 +19,7 @@ def run(args: argparse.Namespace) -> int:
     for name in names:
         mark = " (default)" if name == DEFAULT_SCENARIO else ""
         print(f"{name:<{width}s}  {describe(name)}{mark}")
+        base, keys = changes(name)
+        if base is not None:
+            print(f"{'':<{width}s}    base {base}; changes " + ", ".join(keys))
     return 0

@@ -1,5 +1,5 @@
 """``snake-sim mjcf [SCENARIO] [--set key=value]... [--suite] [--out FILE]``: the MJCF of a 3-D scenario's robot
-and world, by default for mujoco_ros2_control (:mod:`snake_sim.mujoco.ros2_control`: the motor PD of 002 (4.39)
+and world, by default for mujoco_ros2_control (:mod:`snake_sim.engines.mujoco.ros2_control`: the motor PD of 002 (4.39)
 left to ros2_control, a ``start`` keyframe), with ``--suite`` the suite's own model (the PD as MuJoCo actuators).
 
     snake-sim mjcf open-loop-flat-3d --set robot.name=koopaee6 --set world.file=stairs --out snake.xml
@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from snake_sim.mujoco.ros2_control import scenario_mjcf
-from snake_sim.scenario import load_scenario
+from snake_sim.core.scenario import load_scenario
+from snake_sim.engines.mujoco.ros2_control import scenario_mjcf
 
 from .world import _write
 

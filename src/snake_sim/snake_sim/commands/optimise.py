@@ -1,7 +1,7 @@
 """``snake-sim optimise SCENARIO --space KEY=LO:HI[:log] ... --objective FIELD [--maximise] [--constraint FIELD>=V]
 --trials N [--sampler tpe|cmaes] [--storage URL] [--workers N | --scheduler ADDRESS] --out DIR``.
 
-An Optuna study over the box of ``--space`` whose trials run as Dask tasks (:mod:`snake_sim.optimise`); the
+An Optuna study over the box of ``--space`` whose trials run as Dask tasks (:mod:`snake_sim.studies.optimise`); the
 study is kept in DIR (or ``--storage``), so the same command resumes it. Writes DIR/best.yaml (``snake-sim run``
 takes it), DIR/trials.csv, DIR/history.png and DIR/importance.png.
 """
@@ -35,8 +35,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from snake_sim.optimise import Problem, optimise, parse_constraint
-    from snake_sim.sweep import parse_range
+    from snake_sim.studies.optimise import Problem, optimise, parse_constraint
+    from snake_sim.studies.sweep import parse_range
 
     problem = Problem(args.scenario, tuple(parse_range(s, "--space", allow_log=True) for s in args.space),
                       args.objective, args.maximise, tuple(parse_constraint(c) for c in args.constraint),

@@ -20,7 +20,7 @@ from snake_core.pushing import PushingError
 from snake_core.pushing.model import KAPPA_FIG4
 from snake_core.pushing.study import ANGLE_LIMIT_DEG, ANGLE_STEP_DEG
 from snake_core.validation import ConfigError
-from snake_sim.pushing.plant import CONTACT_STIFFNESS, WHEEL_DAMPING
+from snake_sim.engines.pushing.plant import CONTACT_STIFFNESS, WHEEL_DAMPING
 from snake_sim.studies.pushing import (
     CHECK_JOINTS_DEG,
     FAST_DIRECTIONS,

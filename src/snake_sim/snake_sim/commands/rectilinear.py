@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     masses = args.mass or [robot.link_mass]
     if not args.angles or not args.step_times:
         raise ConfigError("--angles", args.angles, "give at least one gait angle and one step time")
-    rows, cycles = run_study(robot.n_links, args.angles, args.step_times, lengths, masses, mu, robot.joint_limit,
+    rows, cycles = run_study(robot, args.angles, args.step_times, lengths, masses, mu, robot.joint_limit,
                              robot.joint_effort_limit, args.method, progress=not args.no_progress)
     figures, gait = write_study(rows, cycles, args.out)
     print(markdown_table(rows))

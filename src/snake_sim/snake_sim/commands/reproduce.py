@@ -38,7 +38,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from snake_sim.sweep.engine import connect
+    from snake_sim.studies.sweep.engine import connect
 
     out = args.out or (FAST_OUT if args.fast else DOCS)
     names = [] if args.render else args.only or SECTIONS

@@ -1,14 +1,14 @@
 """``snake-sim run SCENARIO|FILE [--set key=value]... [--duration S] [--out DIR] [--no-animation] [--check-step]``.
 
-Runs a scenario with its model's runtime (:func:`snake_sim.models.runtime_for`) and writes, in DIR:
+Runs a scenario with its model's runtime (:func:`snake_sim.core.models.runtime_for`) and writes, in DIR:
 summary.json (with the model's own fields), plots (joints.png, com.png and the model's), animation.gif,
 rosbag/ (DESIGN.md "Command line").
 The output folder is made and checked before the run (an unwritable DIR is refused, exit 2). Outputs are written
 even when the run stops on a non-finite state (status says when and where) or is stopped by SIGINT (Ctrl-C) or
-SIGTERM: then with ``status: interrupted`` and the time reached, exit 130 or 143 (:mod:`snake_sim.signals`); a
+SIGTERM: then with ``status: interrupted`` and the time reached, exit 130 or 143 (:mod:`snake_sim.core.signals`); a
 second signal while the outputs are written stops the writing.
 ``--check-step`` runs the scenario again at half its ``sim.time_step`` and adds ``step_check`` to
-summary.json (``snake_sim.step_check``): both values of every verdict and number and their relative change.
+summary.json (``snake_sim.analysis.step_check``): both values of every verdict and number and their relative change.
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ import time
 from pathlib import Path
 
 from snake_core.validation import positive
-from snake_sim.models import ModelRuntime, runtime_for
-from snake_sim.output_folder import writable_folder
-from snake_sim.runlog import RunLog
-from snake_sim.scenario import Scenario, load_scenario
-from snake_sim.signals import INTERRUPTED, stop_on_signals
-from snake_sim.step_check import format_step_check, step_check
-from snake_sim.summary import format_summary, summarize
-from snake_sim.world import World, load_world
+from snake_sim.analysis.step_check import format_step_check, step_check
+from snake_sim.analysis.summary import format_summary, summarize
+from snake_sim.core.models import ModelRuntime, runtime_for
+from snake_sim.core.runlog import RunLog
+from snake_sim.core.scenario import Scenario, load_scenario
+from snake_sim.core.signals import INTERRUPTED, stop_on_signals
+from snake_sim.core.world import World, load_world
+from snake_sim.outputs.output_folder import writable_folder
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -93,10 +93,12 @@ def _write(runtime: ModelRuntime, scenario: Scenario, log: RunLog, summary: dict
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     written = [out / "summary.json"]
     if len(log.t) > 1:
+        from snake_sim.outputs.figures import write_figures  # matplotlib and the MuJoCo renderer: only when drawing
+
         outputs = scenario.data["outputs"]
-        written += runtime.write_figures(log, out, world, animation=outputs["animation"] and not args.no_animation,
-                                         plots=outputs["plots"])
+        written += write_figures(runtime.FIGURES, log, out, world,
+                                 animation=outputs["animation"] and not args.no_animation, plots=outputs["plots"])
     if len(log.t) > 0:
-        from snake_sim.recording import write_rosbag
+        from snake_sim.outputs.recording import write_rosbag
         written.append(write_rosbag(log, out / "rosbag", progress=not args.quiet))
     return written

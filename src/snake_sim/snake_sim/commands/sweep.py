@@ -1,10 +1,10 @@
 """``snake-sim sweep SCENARIO --grid KEY=V1,V2,... [--random KEY=LO:HI --samples N] [--seeds K] [--set KEY=V]...
 [--workers N | --scheduler ADDRESS] [--batch N] [--resume] [--field FIELD] [--outputs] --out DIR``.
 
-Every combination (× seeds) is one run, a Dask task (:mod:`snake_sim.sweep`); its row goes into DIR/results.csv
+Every combination (× seeds) is one run, a Dask task (:mod:`snake_sim.studies.sweep`); its row goes into DIR/results.csv
 as it finishes; DIR/report.md and DIR/sweep.png follow. Ctrl-C keeps the finished rows; ``--resume`` runs
 only the missing ones. ``--batch N`` steps up to N runs of the vertical model together in one task (same rows
-but for the times; :mod:`snake_sim.sweep.engine`).
+but for the times; :mod:`snake_sim.studies.sweep.engine`).
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="draw a field uniformly in [LO, HI] for each of --samples (repeatable)")
     p.add_argument("--samples", type=int, default=0, metavar="N", help="number of --random draws")
     p.add_argument("--seeds", type=int, default=0, metavar="K",
-                   help="run every cell with K perturbation seeds (3-D model) or start offsets (snake_sim.sweep.cells)")
+                   help="run every cell with K perturbation seeds (3-D model) or start offsets "
+                        "(snake_sim.studies.sweep.cells)")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help="fix a scenario field in every run (repeatable)")
     add_cluster_arguments(p)
@@ -50,7 +51,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from snake_sim.sweep import SweepSpec, parse_grid, parse_range, sweep
+    from snake_sim.studies.sweep import SweepSpec, parse_grid, parse_range, sweep
 
     spec = SweepSpec(args.scenario, tuple(parse_grid(g) for g in args.grid),
                      tuple(parse_range(r, "--random") for r in args.random), args.samples, args.seeds,

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from snake_core import locator
-from snake_sim import worldgen
+from snake_sim.core import worldgen
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -16,11 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from snake_core import locator
+from snake_sim.analysis.rollover import ROLL_OVER_DEG
+from snake_sim.analysis.step_check import TOLERANCE, relative_change
+from snake_sim.core.scenario import load_scenario
 from snake_sim.reproduction import pedal_wave, stiffness
 from snake_sim.reproduction.results import load, pi_text, results_path
-from snake_sim.rollover import ROLL_OVER_DEG
-from snake_sim.scenario import load_scenario
-from snake_sim.step_check import TOLERANCE, relative_change
 from snake_sim.studies.climb_3d import (
     CONTROLLERS,
     SEEDS,
@@ -37,8 +37,8 @@ from snake_sim.studies.climb_3d import (
     scenario_duration,
 )
 from snake_sim.studies.engines import DART_DURATIONS, ENGINES, SEED, engine_case, engine_cases
-from snake_sim.sweep import Cell
-from snake_sim.sweep.engine import simulate
+from snake_sim.studies.sweep import Cell
+from snake_sim.studies.sweep.engine import measure_summary
 
 ENGINE_NAMES = {"vertical": "vertical plane", "mujoco": "MuJoCo", "dart": "DART"}
 
@@ -91,7 +91,7 @@ def _label(case: ClimbCase) -> str:
 
 
 #: A run of the plan is the sweep engine's summary.json of its scenario.
-measure = simulate
+measure = measure_summary
 
 
 def _cases(fast: bool) -> tuple[list[ClimbCase], list[ClimbCase]]:

@@ -2,9 +2,10 @@
 
 A section (a module of :mod:`snake_sim.reproduction`) exposes
 
-* ``plan(fast) -> dict[str, Run]``: its runs by key, in document order. A run is a :class:`~snake_sim.sweep.Cell`
-  (a scenario and its overrides, run on the sweep engine's workers) or a :class:`Task` (a computation of its own
-  in this process: a kinematic study, an adaptive search that submits runs itself);
+* ``plan(fast) -> dict[str, Run]``: its runs by key, in document order. A run is a
+  :class:`~snake_sim.studies.sweep.Cell` (a scenario and its overrides, run on the sweep engine's workers) or a
+  :class:`Task` (a computation of its own in this process: a kinematic study, an adaptive search that submits runs
+  itself);
 * ``measure(run, context)``: the numbers of one run. A Cell's is called on a worker (``context``: the engine's
   output folder, None here) and returns a mapping (the sweep engine's row); a Task's is called here (``context``:
   the cluster's client, or None) and returns what ``assemble`` takes;
@@ -25,7 +26,7 @@ from typing import Any
 from distributed import Client
 
 from snake_sim.studies.grid import run_cells
-from snake_sim.sweep import Cell
+from snake_sim.studies.sweep import Cell
 
 
 @dataclass(frozen=True)

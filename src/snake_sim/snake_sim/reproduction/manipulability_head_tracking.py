@@ -19,13 +19,13 @@ from snake_core.gaits.serpenoid import Serpenoid
 from snake_core.planar.manipulability import manipulability
 from snake_core.planar.model import COULOMB_REGULARISATION, build_model
 from snake_core.robot import load_robot
-from snake_sim.planar.report import head_errors
-from snake_sim.planar.runtime import RTOL, run_scenario
+from snake_sim.core.scenario import load_scenario
+from snake_sim.engines.planar.report import head_errors
+from snake_sim.engines.planar.runtime import RTOL, run_scenario
 from snake_sim.reproduction.experiment import Task
-from snake_sim.scenario import load_scenario
 from snake_sim.studies.grid import fields, require
-from snake_sim.sweep import Cell
-from snake_sim.sweep.engine import simulate
+from snake_sim.studies.sweep import Cell
+from snake_sim.studies.sweep.engine import measure_summary
 
 TITLE = "004 — dynamic manipulability D/R and head-trajectory tracking"
 
@@ -240,7 +240,7 @@ def plan(fast: bool = False) -> dict[str, Cell | Task]:
 def measure(run: Cell | Task, context: Path | Client | None = None) -> Any:
     """A Task's rows (arcs, shapes, the PFL run), or a Cell's summary.json mapping (on a worker)."""
     if isinstance(run, Cell):
-        return simulate(run, context)
+        return measure_summary(run, context)
     model = build_model(load_robot("ariizumi10"))
     if run.name == "arcs":
         return _arcs(model)

@@ -14,12 +14,12 @@ from typing import Any
 import numpy as np
 
 from snake_core.vertical.model import GRAVITY
+from snake_sim.core.runlog import RunLog
+from snake_sim.core.scenario import load_scenario
+from snake_sim.engines.vertical.runtime import build, run_scenario
 from snake_sim.reproduction.results import pi_text
-from snake_sim.runlog import RunLog
-from snake_sim.scenario import load_scenario
 from snake_sim.studies.grid import fields, require
-from snake_sim.sweep import Cell
-from snake_sim.vertical.runtime import build, run_scenario
+from snake_sim.studies.sweep import Cell
 
 #: 002's reference gait on flat ground (config/scenarios/pedal-wave.yaml).
 REFERENCE_SCENARIO = "pedal-wave"
@@ -129,7 +129,7 @@ def _cell(overrides: list[str], duration: float) -> Cell:
 
 
 def measure(cell: Cell, out: Path | None = None) -> dict[str, Any]:
-    """The sweep engine's evaluate of a run (on the worker): its speed and the torque statistics after the start-up
+    """The sweep engine's measure of a run (on the worker): its speed and the torque statistics after the start-up
     transient (t ≥ min(2 s, half the run)); ``out`` unused."""
     scenario = load_scenario(cell.scenario, cell.overrides)
     log = run_scenario(scenario)

@@ -16,7 +16,7 @@ import numpy as np
 
 from snake_core.pushing import Scenario
 from snake_core.pushing.study import extremes
-from snake_sim.pushing.plant import CONTACT_STIFFNESS, FIT_WINDOW, WHEEL_DAMPING
+from snake_sim.engines.pushing.plant import CONTACT_STIFFNESS, FIT_WINDOW, WHEEL_DAMPING
 from snake_sim.reproduction.experiment import Task
 from snake_sim.studies.pushing import (
     CHECK_JOINTS_DEG,

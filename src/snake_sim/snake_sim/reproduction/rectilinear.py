@@ -7,7 +7,7 @@ cycle, the ch. 4 study and the simulator cross-check.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -26,10 +26,10 @@ from snake_core.rectilinear.optimise import (
 )
 from snake_core.robot import load_robot
 from snake_core.vertical.model import GRAVITY
+from snake_sim.core.scenario import load_scenario
+from snake_sim.engines.vertical.runtime import run_scenario
 from snake_sim.reproduction.experiment import Task
-from snake_sim.scenario import load_scenario
 from snake_sim.studies.rectilinear import StudyRow, markdown_table, run_study
-from snake_sim.vertical.runtime import run_scenario
 
 TITLE = "003: vertical rectilinear gait, effort-optimal trajectories"
 
@@ -199,15 +199,15 @@ def _study(robot, fast: bool) -> tuple[list[StudyRow], tuple[float, ...], tuple[
     angles = (15.0, 45.0) if fast else (15.0, 25.0, 30.0, 35.0, 45.0)
     times = (1.0,) if fast else (1.0, 0.1)
     args = ([robot.link_length], [robot.link_mass], robot.friction.mu_t, robot.joint_limit, robot.joint_effort_limit)
-    rows, _ = run_study(6, list(angles), list(times), *args, progress=False)
+    rows, _ = run_study(robot, list(angles), list(times), *args, progress=False)
     if fast:
         return rows, angles, times, (), None
     sweep = [0.1, 0.2, 0.3, 0.5, 1.0]
-    t_rows, _ = run_study(6, [45.0], sweep, *args, progress=False)
-    model = build_model(robot.link_length, robot.link_mass)
+    t_rows, _ = run_study(robot, [45.0], sweep, *args, progress=False)
+    model = build_model(robot)
     free = ALPHA * C_FINAL_003["M1"]
     ls = np.linspace(0.5 * robot.link_length, 2.0 * robot.link_length, 8)
-    js = [float(effort(evaluate(StepProblem(build_model(float(ln), robot.link_mass), step_plan(6)[0],
+    js = [float(effort(evaluate(StepProblem(build_model(replace(robot, link_length=float(ln))), step_plan(6)[0],
                                             ALPHA), free).dynamics.tau, model.dt)) for ln in ls]
     fit = np.polyfit(ls, js, 4)
     residual = float(np.max(np.abs(np.polyval(fit, ls) - js)) / max(js))
@@ -254,7 +254,7 @@ def measure(run: Task, client: Any = None) -> Any:
     """One part's numbers at 003's baseline robot (BASELINE_ROBOT)."""
     (fast,) = run.args
     robot = load_robot(BASELINE_ROBOT)
-    model = build_model(robot.link_length, robot.link_mass)
+    model = build_model(robot)
     if run.name == "kinematics":
         return _kinematics(model)
     if run.name == "newton-euler":
@@ -337,7 +337,7 @@ def _newton_euler_text(r: RectilinearResults) -> list[str]:
 
 def _baseline(r: RectilinearResults) -> RectilinearModel:
     """The step model of the results' robot (its step time T and samples per step are the model's defaults)."""
-    return build_model(r.link_length, r.link_mass)
+    return build_model(r)
 
 
 def _steps_text(r: RectilinearResults) -> list[str]:

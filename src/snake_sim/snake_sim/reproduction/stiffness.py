@@ -6,7 +6,7 @@ and TSC ((7.1)–(7.2)) with K_τ = 0 and 6: on flat ground (speed, the wave TSC
 on two obstacles and on stairs, and on the single obstacle with less friction on the box's vertical faces.
 Every row on an obstacle or stairs runs twice, at the scenario's step (1 ms) and at half of it, and the
 table shows both (a simulated verdict counts only if halving the step leaves it standing). The plan is every
-run and its half-step run, tasks of the sweep engine (:mod:`snake_sim.studies.grid`) whose evaluate,
+run and its half-step run, tasks of the sweep engine (:mod:`snake_sim.studies.grid`) whose measure,
 :func:`measure`, returns the row's numbers, computed from the RunLog on the worker.
 """
 
@@ -20,15 +20,15 @@ import numpy as np
 
 from snake_core.controllers.tsc import TSCGains
 from snake_core.vertical.model import GRAVITY
-from snake_sim.climb import ClimbResult, climb_result
+from snake_sim.analysis.climb import ClimbResult, climb_result
+from snake_sim.analysis.step_check import TOLERANCE, relative_change
+from snake_sim.analysis.wave_analysis import cycle_waves
+from snake_sim.core.scenario import load_scenario
+from snake_sim.core.world import load_world
+from snake_sim.engines.vertical import runtime
 from snake_sim.reproduction.results import build, pi_text, plain
-from snake_sim.scenario import load_scenario
-from snake_sim.step_check import TOLERANCE, relative_change
 from snake_sim.studies.grid import fields, require
-from snake_sim.sweep import Cell
-from snake_sim.vertical import runtime
-from snake_sim.wave_analysis import cycle_waves
-from snake_sim.world import load_world
+from snake_sim.studies.sweep import Cell
 
 TITLE = "Local stiffness and tail-leading stiffness control over obstacles (002 ch. 6–7)"
 
@@ -139,7 +139,7 @@ def head_at_face(log, setup) -> tuple[float, float]:
 
 
 def measure(cell: Cell, out: Path | None = None) -> dict[str, Any]:
-    """The sweep engine's evaluate of a row's run (on the worker): the fields of :class:`Outcome` except its
+    """The sweep engine's measure of a row's run (on the worker): the fields of :class:`Outcome` except its
     label and half (``out`` unused: the section keeps no per-run outputs)."""
     sc = load_scenario(cell.scenario, cell.overrides)
     setup = runtime.build(sc)

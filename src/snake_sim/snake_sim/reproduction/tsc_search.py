@@ -3,19 +3,19 @@
 The stiffness section's settings leave it open; a search answers it. Over a box of TSC's parameters much wider than
 002's ranges (A up to the ±60° joint limit, M_d, D_d, K_d over two decades, K_τ from 0 to five times 002's 6), on the
 vertical-plane model (``tsc-obstacle``) and the 3-D MuJoCo model (``tsc-obstacle-3d``), the box's faces keeping the
-world file's μ (002's). Each search is an Optuna study whose trials run as Dask tasks (:mod:`snake_sim.sweep`):
+world file's μ (002's). Each search is an Optuna study whose trials run as Dask tasks (:mod:`snake_sim.studies.sweep`):
 
 1. a scrambled Sobol sequence over the box (seeded), an unbiased cover that maps where the robot climbs;
 2. then TPE (seeded, multivariate) that maximises the climb's *progress speed*
-   (:func:`snake_sim.climb_mode.progress_speed`: the climb's average speed for a climber, the tail tip's advance
-   over the run for a non-climber, so that it is led to the box first and to faster climbs after).
+   (:func:`snake_sim.analysis.climb_mode.progress_speed`: the climb's average speed for a climber, the tail tip's
+   advance over the run for a non-climber, so that it is led to the box first and to faster climbs after).
 
 Trials are asked and told in rounds of :data:`BATCH` in trial order, so the study, and with it every number here, is
 the same whatever the number of workers or the order in which runs finish (``snake-sim optimise`` asks a new trial
 as each one ends, which keeps every worker busy but lets the order of finishing steer the study; it reuses its
 Problem and tell here). Every trial that climbed is run again
-at half the step (:mod:`snake_sim.step_check`): only a climb whose verdict, times, speeds and climbing mode
-(:mod:`snake_sim.climb_mode`: crawl or tumble) stand at h/2 counts. The open loop (the scenarios' A = π/3,
+at half the step (:mod:`snake_sim.analysis.step_check`): only a climb whose verdict, times, speeds and climbing mode
+(:mod:`snake_sim.analysis.climb_mode`: crawl or tumble) stand at h/2 counts. The open loop (the scenarios' A = π/3,
 φ = −2π/5) runs beside, step-checked: at 002's face μ and, in the vertical model, with the faces' μ lowered in steps
 of :data:`FACE_FRICTION_STEP`, to find the highest μ at which it climbs. In 3-D the best step-checked climbers and
 the open loop also run at other perturbation seeds (roll and joint noise).
@@ -37,17 +37,18 @@ from scipy.stats import qmc
 from tqdm import tqdm
 
 from snake_core.robot import load_robot
-from snake_sim import sweep
-from snake_sim.climb_mode import CHORD_LIMIT_DEG, evaluate
-from snake_sim.optimise import Problem, tell
+from snake_sim.analysis.climb_mode import CHORD_LIMIT_DEG
+from snake_sim.analysis.rollover import ROLL_OVER_DEG
+from snake_sim.analysis.step_check import TOLERANCE, step_check
+from snake_sim.core.scenario import load_scenario
+from snake_sim.core.world import load_world
 from snake_sim.reproduction import stiffness
 from snake_sim.reproduction.experiment import Task
-from snake_sim.rollover import ROLL_OVER_DEG
-from snake_sim.scenario import load_scenario
-from snake_sim.step_check import TOLERANCE, step_check
+from snake_sim.studies import sweep
 from snake_sim.studies.climb_3d import SEEDS
-from snake_sim.sweep import Cell, Range, engine
-from snake_sim.world import load_world
+from snake_sim.studies.optimise import Problem, tell
+from snake_sim.studies.sweep import Cell, Range, engine
+from snake_sim.studies.sweep.engine import measure_climb
 
 TITLE = "Does any TSC setting climb the single obstacle? A search over a wide box"
 
@@ -55,7 +56,8 @@ TITLE = "Does any TSC setting climb the single obstacle? A search over a wide bo
 SAMPLER_SEED = 0
 #: Trials asked, run and told together (the study does not depend on the workers).
 BATCH = 8
-#: The search's objective (a field :func:`snake_sim.climb_mode.evaluate` adds to summary.json), maximised.
+#: The search's objective (a field :func:`snake_sim.studies.sweep.engine.measure_climb` adds to summary.json),
+#: maximised.
 OBJECTIVE = "climb_progress_speed_mps"
 #: The open loop's face friction is lowered from 002's in steps of this much, down to 0.
 FACE_FRICTION_STEP = 0.05
@@ -181,7 +183,7 @@ def wide_box(ranges: dict[str, tuple[float, float]]) -> tuple[Range, ...]:
 
 
 def _run(row: dict[str, Any], params: dict[str, float]) -> Run:
-    """A Run from a sweep row (:mod:`snake_sim.sweep.engine`)."""
+    """A Run from a sweep row (:mod:`snake_sim.studies.sweep.engine`)."""
     return Run(params, row["status"], row.get("climbed"), row.get("time_to_climb_s"), row.get(OBJECTIVE),
                row.get("average_speed_mps"), row.get("climb_mode"), row.get("max_chord_angle_deg"),
                row.get("max_body_rotation_deg"), row.get("rolled_over"), row.get("max_roll_deg"))
@@ -200,7 +202,7 @@ def _halved(cell: Cell, time_step: float) -> Cell:
 
 def _rows(client, cells: list[Cell], progress: bool = False) -> list[dict[str, Any]]:
     """The rows of ``cells``, in their order."""
-    return sweep.run(cells, evaluate=evaluate, progress=progress, client=client) if cells else []
+    return sweep.run(cells, measure=measure_climb, progress=progress, client=client) if cells else []
 
 
 def _with_half(run: Run, row: dict[str, Any], half: dict[str, Any], time_step: float) -> Run:
@@ -566,14 +568,14 @@ def render(results: Results) -> str:
              f"face friction (μ = {results.face_friction:g} on every face of the box, the world file's), the joint "
              "limits kept "
              f"(±{results.joint_limit_deg:.0f}°: A ≤ {box[0].high:.3f} rad, and (7.2)'s output saturates there)? "
-             "Each model's search is an Optuna study whose trials run as Dask tasks (`snake_sim.sweep`), "
+             "Each model's search is an Optuna study whose trials run as Dask tasks (`snake_sim.studies.sweep`), "
              f"asked and told in rounds of {BATCH} (seed {results.sampler_seed}, so the same whatever the workers): "
              "first a scrambled Sobol sequence over the box (an unbiased cover: the share of it that climbs), then "
              "TPE (multivariate) maximising the climb's *progress speed* (the climb's average speed for a climber, "
              "the tail tip's advance over the run for a non-climber: every non-climber ranks below every climber, "
              "so the search is led to the box first and to faster climbs after). Every trial that climbed runs again "
              "at half the step; its climb counts only if the verdicts stand, its times and speeds move by at most "
-             f"{100 * TOLERANCE:g} % and it climbs the same way. *How it climbs* (`snake_sim.climb_mode`): it "
+             f"{100 * TOLERANCE:g} % and it climbs the same way. *How it climbs* (`snake_sim.analysis.climb_mode`): it "
              f"*crawls* while the chord from the tail tip to the head tip stays within ±{CHORD_LIMIT_DEG:g}° of the x "
              "axis (the head "
              "ahead of the tail), it *tumbles* once the chord turns past the vertical (head over tail).", ""]

@@ -1,6 +1,6 @@
-"""Climbing in 3-D (issue 15 item 8): open loop, local stiffness (K_d = K/6), TSC with K_τ = 0 and 6, on flat
+"""Climbing in 3-D: open loop, local stiffness (K_d = K/6), TSC with K_τ = 0 and 6, on flat
 ground, the single obstacle, two obstacles and the stairs, each with several perturbation seeds, on the MuJoCo
-model (the ``*-3d`` scenarios). Every run is repeated at half its step (:mod:`snake_sim.step_check`), so each
+model (the ``*-3d`` scenarios). Every run is repeated at half its step (:mod:`snake_sim.analysis.step_check`), so each
 verdict comes with whether it is converged. Numbers only: the reproduction section renders them.
 
 A run is a :class:`ClimbCase` (a scenario and its overrides) turned into a :class:`Climb3dRun`: its two runs (the
@@ -21,10 +21,10 @@ from typing import Any
 
 from distributed import Client
 
-from ..scenario import load_scenario
-from ..step_check import step_check
-from ..sweep import Cell
+from ..analysis.step_check import step_check
+from ..core.scenario import load_scenario
 from .grid import RunsFailed, failure, fields, require, run_cells
+from .sweep import Cell
 
 #: Controller label → (scenario prefix, overrides): the scenarios' own gains (A = π/3, TSC M_d = 1, D_d = 4,
 #: K_d = 14; local stiffness K_d = K/6).
@@ -38,7 +38,7 @@ CONTROLLERS: dict[str, tuple[str, tuple[str, ...]]] = {
 WORLDS: dict[str, str] = {"flat": "flat", "obstacle": "obstacle", "two obstacles": "two-obstacles",
                           "stairs": "stairs"}
 #: Flat ground at the climbing gait: open-loop-flat-3d is the reference gait (A = π/6, 10 s, the step and
-#: softness check of :mod:`snake_sim.mujoco.settings`); every controller runs on flat ground at the obstacles'
+#: softness check of :mod:`snake_sim.engines.mujoco.settings`); every controller runs on flat ground at the obstacles'
 #: A = π/3 for the flat scenarios' 30 s.
 FLAT_OVERRIDES = ("gait.amplitude=pi/3", "sim.duration=30.0")
 SEEDS = (0, 1, 2)
@@ -154,7 +154,7 @@ def climb_3d_study(controllers: tuple[str, ...] = tuple(CONTROLLERS), worlds: tu
     return Climb3dStudy(h, tuple(runs))
 
 
-#: The reference gait of the step and contact-softness check (issue 15 item 3): A = π/6, ω = π, φ = −2π/5,
+#: The reference gait of the step and contact-softness check of the MuJoCo settings: A = π/6, ω = π, φ = −2π/5,
 #: flat ground, 10 s.
 REFERENCE_SCENARIO = "open-loop-flat-3d"
 

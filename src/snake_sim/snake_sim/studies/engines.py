@@ -1,6 +1,6 @@
-"""One climbing table, three engines (issue 18 item 4): open loop, local stiffness (K_d = K/6) and TSC (K_τ = 0
+"""One climbing table, three engines: open loop, local stiffness (K_d = K/6) and TSC (K_τ = 0
 and 6) on flat ground, the single obstacle, two obstacles and the stairs, in the vertical-plane model (002), MuJoCo
-(issue 15) and DART as Gazebo sets it up (issue 18), each run step-checked (:func:`.climb_3d.climb_run`).
+and DART as Gazebo sets it up, each run step-checked (:func:`.climb_3d.climb_run`).
 
 The same controllers, gains, gait and worlds in every engine: MuJoCo runs the ``*-3d`` scenarios with perturbation
 seed :data:`SEED`; DART the same scenarios with ``model=dart`` at Gazebo's step :data:`DART_TIME_STEP` (its

@@ -1,19 +1,20 @@
-"""Independent runs of a study or a reproduction section on the sweep engine (issue 19 item 4).
+"""Independent runs of a study or a reproduction section on the sweep engine.
 
-A study plans its runs as sweep cells (:class:`snake_sim.sweep.Cell`: a scenario and its ``--set`` overrides) and
-:func:`run_cells` runs each distinct cell once as a Dask task (:mod:`snake_sim.sweep.engine`), on the client it is
-given (``snake-sim reproduce`` connects once, to a LocalCluster of ``--workers N`` processes or to
+A study plans its runs as sweep cells (:class:`snake_sim.studies.sweep.Cell`: a scenario and its ``--set`` overrides)
+and :func:`run_cells` runs each distinct cell once as a Dask task (:mod:`snake_sim.studies.sweep.engine`), on the
+client it is given (``snake-sim reproduce`` connects once, to a LocalCluster of ``--workers N`` processes or to
 ``--scheduler ADDRESS``, and hands the same client to every section) or else on a LocalCluster of its own, one
 worker per core, with a progress bar. The rows come back keyed by cell id, so that the same run planned twice
 (a row shared by two tables) runs once.
 
-What a task returns is its ``evaluate``'s mapping: summary.json by default (:func:`snake_sim.sweep.engine.simulate`),
-or a study's own module-level function ``evaluate(cell, out) -> mapping`` where it needs more of the run than the
-summary (a wave's amplitude, a torque statistic from the RunLog); it computes those numbers on the worker, so that
-no RunLog travels between processes. The engine flattens that mapping into the row; :func:`fields` gives it back
-(nested mappings and lists rebuilt, ``status`` the run's own). A run that raised, or whose worker died, is a row
-with status ``error`` or ``killed``, never a silent hole: :func:`require` raises :class:`RunsFailed` naming every
-such run, or the study states the gap (:func:`failure` is the text).
+What a task returns is its ``measure``'s mapping: summary.json by default
+(:func:`snake_sim.studies.sweep.engine.measure_summary`), or a study's own module-level function ``measure(cell,
+out) -> mapping`` where it needs more of the run than the summary (a wave's amplitude, a torque statistic from the
+RunLog); it computes those numbers on the worker, so that no RunLog travels between processes. The engine flattens
+that mapping into the row; :func:`fields` gives it back (nested mappings and lists rebuilt, ``status`` the run's
+own). A run that raised, or whose worker died, is a row with status ``error`` or ``killed``, never a silent hole:
+:func:`require` raises :class:`RunsFailed` naming every such run, or the study states the gap (:func:`failure` is
+the text).
 """
 
 from __future__ import annotations
@@ -23,9 +24,9 @@ from typing import Any
 
 from distributed import Client
 
-from snake_sim import sweep
-from snake_sim.sweep import Cell
-from snake_sim.sweep.engine import Evaluate, simulate
+from snake_sim.studies import sweep
+from snake_sim.studies.sweep import Cell
+from snake_sim.studies.sweep.engine import Measure, measure_summary
 
 #: Columns the engine adds to a row (the cells of a study sweep nothing, so it has no value or seed column).
 ENGINE_COLUMNS = ("cell", "status", "message", "wall_time_s", "worker")
@@ -37,11 +38,11 @@ class RunsFailed(RuntimeError):
     """Runs of a study that raised or whose worker died; the message names each one and why."""
 
 
-def run_cells(cells: Iterable[Cell], client: Client | None = None, evaluate: Evaluate = simulate,
+def run_cells(cells: Iterable[Cell], client: Client | None = None, measure: Measure = measure_summary,
               progress: bool = True) -> dict[str, dict[str, Any]]:
     """The row of every distinct cell, by cell id: each run once, on ``client`` or on a LocalCluster of its own."""
     unique = list({c.id: c for c in cells}.values())
-    rows = sweep.run(unique, evaluate=evaluate, progress=progress, client=client)
+    rows = sweep.run(unique, measure=measure, progress=progress, client=client)
     return {row["cell"]: row for row in rows}
 
 
@@ -60,7 +61,7 @@ def require(cells: Iterable[Cell], rows: dict[str, dict[str, Any]]) -> None:
 
 
 def fields(row: dict[str, Any]) -> dict[str, Any]:
-    """The evaluate's mapping of a row that has a result: its dotted keys nested again (keys 1, 2, … as a list),
+    """The measure's mapping of a row that has a result: its dotted keys nested again (keys 1, 2, … as a list),
     ``status`` the run's own ("ok" or why it stopped)."""
     if row["status"] in FAILED:
         raise ValueError(f"cell {row['cell']} has no result: {row['status']} ({row['message']})")

@@ -10,7 +10,7 @@ configurations (Fig. 6) and Table 2. Writes to a folder: ``fig4_case1.png``, ``f
 ``study.json``. Each configuration is scored by :data:`snake_core.pushing.study.REDUCTION`.
 
 :func:`run_check` pushes the box of ``worlds/pushing.sdf`` in the dynamic simulation of
-:mod:`snake_sim.pushing.plant` and compares the initial accelerations with the analysis
+:mod:`snake_sim.engines.pushing.plant` and compares the initial accelerations with the analysis
 (``check.json``, ``check.png``). :func:`analyse` answers for one shape (and optionally one input).
 """
 
@@ -40,7 +40,14 @@ from snake_core.pushing.study import (
     input_ellipse_grid,
 )
 from snake_core.validation import ConfigError, integer, number, positive
-from snake_sim.pushing.plant import CONTACT_STIFFNESS, FIT_WINDOW, WHEEL_DAMPING, Comparison, compare, pushing_world
+from snake_sim.engines.pushing.plant import (
+    CONTACT_STIFFNESS,
+    FIT_WINDOW,
+    WHEEL_DAMPING,
+    Comparison,
+    compare,
+    pushing_world,
+)
 
 #: 001 Table 2 "Results of the norms" (case study 2), per scenario 1, 2, 3.
 PAPER_TABLE2 = {
@@ -80,7 +87,7 @@ class Settings:
 
     def model(self, n_joints: int) -> PushingModel:
         """The case-study model: 001 Table 1 with κ and the --param overrides."""
-        return build_model(n_joints, {**dict(self.params), "kappa": self.kappa}, "--param", path="")
+        return build_model(n_joints, fields={**dict(self.params), "kappa": self.kappa}, source="--param", path="")
 
 
 @dataclass(frozen=True)
@@ -371,7 +378,8 @@ def analyse(joints_deg: list[float], tau: list[float] | None, kappa: float = KAP
     """001's answers for one shape: per scenario the best ‖a_obj‖² and sr over (31) with their inputs,
     and, for ``tau``, the accelerations' norms and sr (or that the contact is lost)."""
     phi = np.radians([number(v, f"--joints-deg[{i}]", low=-180.0, high=180.0) for i, v in enumerate(joints_deg)])
-    model = build_model(len(phi), {**dict(params), "kappa": positive(kappa, "--kappa")}, "--param", path="")
+    model = build_model(len(phi), fields={**dict(params), "kappa": positive(kappa, "--kappa")}, source="--param",
+                        path="")
     if tau is not None and len(tau) != model.n_joints:
         raise ConfigError("--tau", tau, f"must be {model.n_joints} numbers (one per joint of --joints-deg)")
     q = configurations(phi)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import csv
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +30,7 @@ from tqdm import tqdm
 from snake_core.rectilinear.cycle import average_speed, plan
 from snake_core.rectilinear.mechanism import build_model
 from snake_core.rectilinear.optimise import METHODS, CycleResult, StepProblem, evaluate, optimise_cycle
+from snake_core.robot import RobotParams
 from snake_core.validation import ConfigError, choice, number, positive
 
 #: 003 ch. 4 gait angles [deg] and step times [s] (Figs. 4.8–4.11).
@@ -73,12 +74,12 @@ def _rescaled(cyc: CycleResult, mass: float) -> CycleResult:
     return CycleResult(cyc.alpha, model, cyc.steps, results)
 
 
-def run_study(n_links: int, angles_deg: list[float], step_times: list[float], lengths: list[float],
+def run_study(robot: RobotParams, angles_deg: list[float], step_times: list[float], lengths: list[float],
               masses: list[float], mu: float, joint_limit: float, torque_limit: float = math.inf,
               method: str = "slsqp", progress: bool = True
               ) -> tuple[list[StudyRow], dict[tuple[float, float, float, float], CycleResult]]:
     """Optimise every (α, T, l) and re-use the trajectories for every mass; validated inputs."""
-    n_steps = len(plan(n_links))
+    n_steps = len(plan(robot.n_links))
     choice(method, "--method", METHODS)
     for a in angles_deg:
         if not isinstance(a, (int, float)) or not 0.0 < a <= math.degrees(joint_limit) + 1e-9:
@@ -97,8 +98,9 @@ def run_study(n_links: int, angles_deg: list[float], step_times: list[float], le
     for length in lengths:
         for t in step_times:
             for a in angles_deg:
-                model = build_model(length, masses[0], mu=mu, step_time=t, joint_limit=joint_limit)
-                cyc = optimise_cycle(model, n_links, math.radians(a), method,
+                model = build_model(replace(robot, link_length=length, link_mass=masses[0]), mu=mu, step_time=t,
+                                    joint_limit=joint_limit)
+                cyc = optimise_cycle(model, robot.n_links, math.radians(a), method,
                                      progress=lambda: None if method == "delta" else bar.update())
                 if method == "delta":
                     bar.update(n_steps)

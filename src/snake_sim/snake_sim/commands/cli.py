@@ -1,0 +1,42 @@
+"""``snake-sim``: the command line of the embedded simulator (DESIGN.md, "Command line").
+
+Each sub-command lives in its own module under ``snake_sim.commands`` and exposes
+``add_parser(subparsers)``, which registers its parser and sets ``func(args) -> int``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import signal
+import sys
+
+from snake_core.validation import ConfigError
+
+#: Sub-command modules, in the order ``snake-sim --help`` lists them.
+COMMANDS: tuple[str, ...] = ("list", "run", "compare", "sweep", "optimise", "reproduce", "bench", "world",
+                             "mjcf", "rectilinear", "pushing")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="snake-sim", description="Embedded simulator of the modular SEA snake.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMANDS:
+        importlib.import_module(f"snake_sim.commands.{name}").add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except ConfigError as exc:
+        print(f"snake-sim: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:  # Ctrl-C outside a run's own handling (core.signals): one line, the shell's code
+        print(f"snake-sim {args.command}: interrupted", file=sys.stderr)
+        return 128 + signal.SIGINT
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,79 @@
+"""The embedded simulator's models behind one runtime interface, and the registry ``model:`` → runtime.
+
+Every model has a subpackage of :mod:`snake_sim.engines` (``vertical/`` 002, ``planar/`` 004, ``pushing/`` 001,
+``mujoco/`` and ``dart/`` 002 in 3-D)
+whose ``runtime`` module satisfies :class:`ModelRuntime`; the command line (``run``, ``compare``,
+``--check-step``, ``sweep``) and the embedded simulator's ROS node (through :func:`snake_sim.core.stepping.stepper`)
+reach a model only through :func:`runtime_for`, so they hold no per-model branches. Optional members: ``stepper``
+(:class:`SteppedRuntime`) and ``batch_key``/``simulate_batch`` (:class:`BatchedRuntime`, the vertical model).
+To add a model, give it a subpackage with such a runtime module and register it in :data:`MODELS`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Hashable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+from snake_core.validation import ConfigError
+
+if TYPE_CHECKING:
+    from .runlog import RunLog
+    from .scenario import Scenario
+    from .signals import StopRequest
+    from .stepping import Stepper
+
+#: ``model:`` of a scenario → the module of its runtime.
+MODELS: dict[str, str] = {
+    "vertical": "snake_sim.engines.vertical.runtime",
+    "planar": "snake_sim.engines.planar.runtime",
+    "pushing": "snake_sim.engines.pushing.runtime",
+    "mujoco": "snake_sim.engines.mujoco.runtime",
+    "dart": "snake_sim.engines.dart.runtime",
+}
+
+
+class ModelRuntime(Protocol):
+    """What a model's runtime module exposes (module-level functions, and its figure set)."""
+
+    #: The figures of its runs: a key of :data:`snake_sim.outputs.figures.FIGURE_SETS` (outputs draw them, so that
+    #: no engine imports an output module).
+    FIGURES: str
+
+    def build(self, scenario: Scenario) -> Any:
+        """Validate the model's sections of ``scenario`` and assemble its set-up before anything runs."""
+
+    def simulate(self, setup: Any, duration: float | None = None, progress: bool = False) -> RunLog:
+        """Run a set-up for ``duration`` seconds (default: the scenario's) and return the log."""
+
+    def run_scenario(self, scenario: Scenario, progress: bool = False, stop: StopRequest | None = None) -> RunLog:
+        """``simulate(build(scenario))``, ended early with ``status`` interrupted once ``stop`` is requested
+        (:mod:`snake_sim.core.signals`)."""
+
+    def summary_extra(self, log: RunLog, scenario: Scenario) -> dict[str, Any]:
+        """The model's own fields of summary.json (beside :func:`snake_sim.analysis.summary.summarize`'s)."""
+
+class SteppedRuntime(ModelRuntime, Protocol):
+    """A runtime whose model can also be stepped from outside (the ROS simulator node)."""
+
+    def stepper(self, scenario: Scenario) -> Stepper:
+        """The scenario's model advanced one control period per external command."""
+
+
+class BatchedRuntime(ModelRuntime, Protocol):
+    """A runtime that steps several runs of one scenario together (``snake-sim sweep --batch``)."""
+
+    def batch_key(self, scenario: Scenario) -> Hashable:
+        """Scenarios with equal keys can share a batch (they differ in values, not in shapes)."""
+
+    def simulate_batch(self, setups: Sequence[Any], progress: bool = False) -> list[RunLog]:
+        """``[simulate(s) for s in setups]`` (to rounding), stepped together; refuses set-ups that cannot share a
+        batch with a ConfigError; a run that goes non-finite stops alone."""
+
+
+def runtime_for(model: str, source: str | None = None) -> ModelRuntime:
+    """The runtime module of ``model`` (a key of :data:`MODELS`); ConfigError naming ``model`` otherwise."""
+    if model not in MODELS:
+        raise ConfigError("model", model, "unknown model; known: " + ", ".join(MODELS), source)
+    return importlib.import_module(MODELS[model])  # type: ignore[return-value]  # modules satisfy the protocol
+

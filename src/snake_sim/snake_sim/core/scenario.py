@@ -1,0 +1,321 @@
+"""Scenario files (``config/scenarios/*.yaml``): schema, validation and ``--set`` overrides.
+
+A scenario says which robot walks on which world with which gait and controller, for how long,
+and what the run writes. Top-level sections (DESIGN.md "Command line" names)::
+
+    name: pedal-wave                  # defaults to the file name
+    description: free text
+    model: vertical                   # vertical (002) | planar (004) | pushing (001); snake_sim.core.models
+    robot:   {name: koopaee6, ...}    # robot.name = config/robots/<name>.yaml; model-specific keys
+    world:   {file: flat, start_x: 0.0}   # worlds/<file>.sdf; start_x = tail tip x at t = 0 [m]; vertical model:
+                                      # side_friction replaces the μ of every box's sides (the file's otherwise)
+    gait:    {type: pedal_wave, amplitude: ..., frequency: ..., phase_shift: ...}
+    controller: {mode: position, ...}
+    contact: {friction: 0.6, stiffness: 550, damping: 10, ...}
+    sim:     {duration: 10, time_step: 0.005, control_rate: 100, log_rate: 50}
+    outputs: {animation: true, plots: true}
+
+A scenario may name a shipped scenario as its ``base:`` and state only what differs (:func:`compose`): its mapping
+is laid over the base's as a JSON Merge Patch (RFC 7386): mappings merge key by key, ``null`` removes a key, any
+other value replaces the base's; ``name`` is the scenario's own (its file name by default). Bases may have bases.
+
+Numbers may be written as simple expressions of ``pi`` (``-2*pi/5``), in files and in ``--set``.
+This module validates the common sections (model, robot.name, world, sim, outputs); each runner
+validates its own sections (gait, controller, contact, ...) before it simulates anything.
+To add a section, add its name to :data:`SECTIONS`; to add a model, register its runtime in
+:data:`snake_sim.core.models.MODELS` (a module satisfying :class:`snake_sim.core.models.ModelRuntime`).
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import math
+import operator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from snake_core import locator, yaml_files
+from snake_core.validation import ConfigError, choice, get, number, positive, reject_unknown
+
+from .models import MODELS
+
+#: The scenario ``make demo`` runs and its overrides (the Makefile reads these constants): TSC with K_τ = 6 over the
+#: stairs on the 3-D (MuJoCo) model, the climb that holds with every perturbation seed and at half the step
+#: (docs/reproduction.md, 3-D section), for 35 s (it is over the last step at ≈ 24 s).
+DEFAULT_SCENARIO = "tsc-stairs-3d"
+DEFAULT_OVERRIDES: tuple[str, ...] = ("controller.torque_gain=6", "sim.duration=35")
+
+#: Top-level sections a scenario may have.
+SECTIONS: tuple[str, ...] = ("name", "description", "model", "robot", "world", "gait", "controller", "contact",
+                             "sim", "outputs", "expected")
+
+SIM_FIELDS = ("duration", "time_step", "control_rate", "log_rate", "perturbation")
+SIM_DEFAULTS = {"time_step": 0.005, "control_rate": 100.0, "log_rate": 50.0}
+OUTPUT_FIELDS = ("animation", "plots")
+#: The most samples a run's log may hold (sim.duration × sim.log_rate): the log is allocated before the run, a few
+#: kB per sample on the 3-D models, so this bound keeps it to a few GB (at the default 50 Hz: 20 000 s).
+MAX_LOG_SAMPLES = 1_000_000
+#: ``expected:`` an outcome that looks like a failure but is the documented one (``status``: how the run's status
+#: begins, ``why``: the sentence ``snake-sim run`` prints; such a run exits 0).
+EXPECTED_FIELDS = ("status", "why")
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A validated scenario: ``data`` is the nested mapping with defaults of the common sections."""
+
+    name: str
+    source: str  # file name, for error messages
+    data: dict[str, Any]
+
+    def section(self, key: str) -> dict[str, Any]:
+        """A top-level mapping (empty if absent); validated as a mapping."""
+        value = self.data.get(key) or {}
+        if not isinstance(value, dict):
+            raise ConfigError(key, value, "must be a mapping", self.source)
+        return value
+
+    @property
+    def model(self) -> str:
+        return self.data["model"]
+
+    @property
+    def duration(self) -> float:
+        return self.data["sim"]["duration"]
+
+    def expected(self, status: str) -> str | None:
+        """Why a run that ended with ``status`` ended as documented (``expected:``), None if it is not that end."""
+        expected = self.data.get("expected")
+        return expected["why"] if expected and status.startswith(expected["status"]) else None
+
+    @property
+    def time_step(self) -> float:
+        return self.data["sim"]["time_step"]
+
+    @property
+    def control_period(self) -> float:
+        return 1.0 / self.data["sim"]["control_rate"]
+
+    @property
+    def log_period(self) -> float:
+        return 1.0 / self.data["sim"]["log_rate"]
+
+    @property
+    def robot_name(self) -> str:
+        return self.data["robot"]["name"]
+
+    @property
+    def world_file(self) -> str:
+        return self.data["world"]["file"]
+
+
+_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+        ast.Pow: operator.pow, ast.USub: operator.neg, ast.UAdd: operator.pos}
+
+
+def expression(text: str) -> float:
+    """Evaluate a numeric expression of numbers, ``pi`` and + − * / ** ( ); ValueError otherwise."""
+
+    def ev(node: ast.AST) -> float:
+        if isinstance(node, ast.Expression):
+            return ev(node.body)
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value,
+                                                                                                      bool):
+            return float(node.value)
+        if isinstance(node, ast.Name) and node.id == "pi":
+            return math.pi
+        if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+            return _OPS[type(node.op)](ev(node.left), ev(node.right))
+        if isinstance(node, ast.UnaryOp) and type(node.op) in _OPS:
+            return _OPS[type(node.op)](ev(node.operand))
+        raise ValueError(text)
+
+    return ev(ast.parse(text.strip(), mode="eval"))
+
+
+def _numbers(value: Any) -> Any:
+    """Replace strings that are pi-expressions by their value, recursively."""
+    if isinstance(value, dict):
+        return {k: _numbers(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_numbers(v) for v in value]
+    if isinstance(value, str) and "pi" in value:
+        try:
+            return expression(value)
+        except (ValueError, SyntaxError, ZeroDivisionError):
+            return value
+    return value
+
+
+def apply_override(data: dict[str, Any], assignment: str, source: str = "--set") -> None:
+    """Apply ``dotted.path=value`` (value parsed as YAML, e.g. ``0.8``, ``[1, 3]``, ``-2*pi/5``)."""
+    if "=" not in assignment:
+        raise ConfigError("--set", assignment, "must be KEY=VALUE with a dotted key, e.g. gait.amplitude=0.6", source)
+    key, text = assignment.split("=", 1)
+    parts = key.strip().split(".")
+    if not all(parts):
+        raise ConfigError("--set", assignment, "the key must be a dotted path such as contact.friction", source)
+    if parts[0] not in SECTIONS:
+        raise ConfigError(key, text, "unknown field; allowed sections: " + ", ".join(SECTIONS), source)
+    try:
+        value = yaml_files.safe_load(text)
+    except yaml.YAMLError:
+        value = text
+    node = data
+    for i, p in enumerate(parts[:-1]):
+        nxt = node.get(p)
+        if nxt is None:
+            nxt = node[p] = {}
+        if not isinstance(nxt, dict):
+            raise ConfigError(".".join(parts[: i + 1]), nxt, "is not a section; cannot set a field inside it", source)
+        node = nxt
+    node[parts[-1]] = _numbers(value)
+
+
+def scenario_from_dict(data: Any, source: str, overrides: list[str] | tuple[str, ...] = ()) -> Scenario:
+    """Validate a scenario mapping (after applying ``overrides``) into a :class:`Scenario`."""
+    if not isinstance(data, dict):
+        raise ConfigError("<root>", data, "a scenario file must be a YAML mapping", source)
+    data = copy.deepcopy(data)
+    for o in overrides:
+        apply_override(data, o)
+    data = _numbers(data)
+    reject_unknown(data, SECTIONS, "", source)
+    name = str(data.get("name") or Path(source).stem)
+    data["name"] = name
+    data["model"] = choice(data.get("model", "vertical"), "model", tuple(MODELS), source)
+
+    robot = get(data, "robot", "", source)
+    if not isinstance(robot, dict):
+        raise ConfigError("robot", robot, "must be a mapping with at least robot.name", source)
+    rname = get(robot, "name", "robot", source)
+    if not isinstance(rname, str) or not rname:
+        raise ConfigError("robot.name", rname, "must be the name of a file in config/robots/", source)
+
+    world = data.get("world") or {}
+    if isinstance(world, str):
+        world = {"file": world}
+    if not isinstance(world, dict):
+        raise ConfigError("world", world, "must be a mapping with world.file", source)
+    world.setdefault("file", "flat")
+    if not isinstance(world["file"], str) or not world["file"]:
+        raise ConfigError("world.file", world["file"], "must be the name of a file in worlds/", source)
+    data["world"] = world
+
+    sim = get(data, "sim", "", source)
+    if not isinstance(sim, dict):
+        raise ConfigError("sim", sim, "must be a mapping", source)
+    reject_unknown(sim, SIM_FIELDS, "sim", source)
+    sim = {**SIM_DEFAULTS, **sim}
+    sim["duration"] = positive(get(sim, "duration", "sim", source), "sim.duration", source)
+    sim["time_step"] = number(sim["time_step"], "sim.time_step", source, low=0.0, high=0.05, low_open=True)
+    sim["control_rate"] = number(sim["control_rate"], "sim.control_rate", source, low=0.0, high=1e5, low_open=True)
+    sim["log_rate"] = number(sim["log_rate"], "sim.log_rate", source, low=0.0, high=1e5, low_open=True)
+    samples = sim["duration"] * sim["log_rate"]
+    if samples > MAX_LOG_SAMPLES:
+        raise ConfigError("sim.duration", sim["duration"], f"× sim.log_rate {sim['log_rate']:g} Hz is {samples:.3g} "
+                          f"logged samples, more than the {MAX_LOG_SAMPLES:,} a run may hold: shorten the run or "
+                          "lower sim.log_rate", source)
+    if sim["time_step"] > 1.0 / sim["control_rate"] + 1e-12:
+        raise ConfigError("sim.time_step", sim["time_step"], f"must be <= the control period 1/sim.control_rate = "
+                          f"{1.0 / sim['control_rate']:g} s", source)
+    data["sim"] = sim
+
+    outputs = data.get("outputs") or {}
+    if not isinstance(outputs, dict):
+        raise ConfigError("outputs", outputs, "must be a mapping", source)
+    reject_unknown(outputs, OUTPUT_FIELDS, "outputs", source)
+    for k in OUTPUT_FIELDS:
+        outputs.setdefault(k, True)
+        if not isinstance(outputs[k], bool):
+            raise ConfigError(f"outputs.{k}", outputs[k], "must be true or false", source)
+    data["outputs"] = outputs
+    expected = data.get("expected")
+    if expected is not None:
+        if not isinstance(expected, dict):
+            raise ConfigError("expected", expected, "must be a mapping with expected.status and expected.why", source)
+        reject_unknown(expected, EXPECTED_FIELDS, "expected", source)
+        for k in EXPECTED_FIELDS:
+            if not isinstance(get(expected, k, "expected", source), str) or not expected[k].strip():
+                raise ConfigError(f"expected.{k}", expected[k], "must be a non-empty text", source)
+    return Scenario(name, source, data)
+
+
+def merge_patch(base: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+    """``patch`` laid over ``base`` (JSON Merge Patch, RFC 7386 §2): mappings merge key by key, ``None`` removes the
+    key, any other value replaces the base's; neither argument is changed."""
+    merged = copy.deepcopy(base)
+    for key, value in patch.items():
+        if value is None:
+            merged.pop(key, None)
+        elif isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = merge_patch(merged[key], value)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
+
+
+def compose(data: Any, source: str, chain: tuple[str, ...] = ()) -> Any:
+    """The scenario mapping ``data`` (from the file ``source``) over its ``base:`` scenario, bases resolved in
+    turn; a mapping without ``base`` as it is. ``chain``: the scenarios already on the way (for the cycle error)."""
+    if not isinstance(data, dict) or "base" not in data:
+        return data
+    own = Path(source).stem
+    base = data["base"]
+    if not isinstance(base, str) or base not in list_scenarios():
+        raise ConfigError("base", base, "must name a shipped scenario (known: " + ", ".join(list_scenarios()) + ")",
+                          source)
+    chain = (*chain, own)
+    if base in chain:
+        raise ConfigError("base", base, "makes a cycle of bases: " + " -> ".join((*chain, base)), source)
+    path = locator.scenario_file(base)
+    parent = compose(yaml_files.load_file(path), path.name, chain)
+    patch = {key: value for key, value in data.items() if key != "base"}
+    return {**merge_patch(parent, patch), "name": str(data.get("name") or own)}
+
+
+def scenario_data(name: str | Path) -> tuple[dict[str, Any], str]:
+    """The composed mapping of ``config/scenarios/<name>.yaml`` (or a path) and its file name."""
+    path = locator.scenario_file(name)
+    if not path.is_file():
+        raise ConfigError("scenario", str(name), "unknown scenario; known: " + ", ".join(list_scenarios()))
+    return compose(yaml_files.load_file(path), path.name), path.name
+
+
+def load_scenario(name: str | Path, overrides: list[str] | tuple[str, ...] = ()) -> Scenario:
+    """Load ``config/scenarios/<name>.yaml`` (or a path) over its base, apply ``--set`` overrides, validate."""
+    data, source = scenario_data(name)
+    return scenario_from_dict(data, source, overrides)
+
+
+def list_scenarios() -> list[str]:
+    """Names of the scenarios shipped in config/scenarios/."""
+    return locator.scenario_names()
+
+
+def describe(name: str) -> str:
+    """The description line of a shipped scenario (empty if none or unreadable)."""
+    try:
+        data, _ = scenario_data(name)
+    except (OSError, yaml.YAMLError, ConfigError):
+        return ""
+    return str(data.get("description", "")) if isinstance(data, dict) else ""
+
+
+def changes(name: str) -> tuple[str | None, list[str]]:
+    """A shipped scenario's ``base`` (None without one) and the keys its file sets over it (``section.key``; a
+    whole section where it replaces one that is not a mapping), sorted."""
+    try:
+        data = yaml_files.load_file(locator.scenario_file(name))
+    except (OSError, yaml.YAMLError):
+        return None, []
+    if not isinstance(data, dict) or "base" not in data:
+        return None, []
+    keys = [f"{section}.{key}" if isinstance(value, dict) else section
+            for section, value in data.items() if section not in ("base", "name", "description")
+            for key in (value if isinstance(value, dict) else [None])]
+    return str(data["base"]), sorted(keys)

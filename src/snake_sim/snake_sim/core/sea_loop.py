@@ -1,0 +1,255 @@
+"""The SEA control loop of a scenario, shared by the models that simulate SEA joints (vertical 002, ``mujoco``,
+``dart``): the gait (α_d, α̇_d) and one snake_core joint controller per joint (``controller.mode``: position,
+stiffness, tsc, torque), stepped once per control period (``sim.control_rate``) with what each module measures
+(α, α̇, β, τ = K(α − β) and the tail-side neighbour's α), returning the motor commands β_d, β̇_d.
+
+The tick, once per control period: measure → references → motor commands → record → β̈_d estimate → step the
+period → finiteness check. :func:`run` owns it; an engine (:class:`SeaEngine`) gives only plain functions over its
+mutable data: read what the modules measure, step h with a motor command, give the link poses, say what is
+non-finite. :class:`CommandRamp` is the β̈_d estimate and the command within the period, shared with the models
+stepped from outside (the ROS simulator's stepper), so both integrate a period the same way.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+import numpy as np
+
+from snake_core.controllers import JointController, JointMeasurement, JointReference, make_joint_controllers
+from snake_core.gaits import Gait, make_gait
+from snake_core.robot import RobotParams
+from snake_core.validation import get
+
+from .runlog import RunLog
+from .scenario import Scenario
+from .signals import INTERRUPTED, StopRequest, stopped
+
+
+def sea_control(scenario: Scenario, robot: RobotParams) -> tuple[Gait, list[JointController]]:
+    """The scenario's gait (``gait:``) and per-joint controllers (``controller:``) for ``robot``, validated."""
+    src = scenario.source
+    gait_section = scenario.section("gait")
+    gait = make_gait(get(gait_section, "type", "gait", src), robot.n_joints, gait_section, src)
+    ctrl = scenario.section("controller")
+    return gait, make_joint_controllers(ctrl.get("mode", "position"), robot, ctrl, src)
+
+
+def control_steps(scenario: Scenario, time_step: float) -> tuple[int, int]:
+    """(integration steps of ``time_step`` per control period, control periods per logged sample) of a scenario."""
+    steps = max(1, round(scenario.control_period / time_step))
+    return steps, max(1, round(scenario.log_period / (time_step * steps)))
+
+
+def motor_commands(controllers: list[JointController], t: float, period: float, alpha: np.ndarray,
+                   alpha_dot: np.ndarray, beta: np.ndarray, tau: np.ndarray, alpha_d: np.ndarray,
+                   alpha_d_dot: np.ndarray, tau_d: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(β_d, β̇_d) (N−1,) [rad, rad/s] of every joint's SEA controller at ``t`` [s] from what the modules measure
+    (α, α̇ [rad, rad/s], β [rad], τ [N·m]) and the references α_d, α̇_d (and τ_d [N·m], default 0)."""
+    beta_d = np.empty(len(controllers))
+    beta_d_dot = np.empty(len(controllers))
+    a_l, ad_l, b_l, t_l = alpha.tolist(), alpha_dot.tolist(), beta.tolist(), tau.tolist()
+    r_l = np.asarray(alpha_d, dtype=float).tolist()
+    rd_l = np.asarray(alpha_d_dot, dtype=float).tolist()
+    rt_l = [0.0] * len(controllers) if tau_d is None else np.asarray(tau_d, dtype=float).tolist()
+    for j, ctrl in enumerate(controllers):
+        meas = JointMeasurement(a_l[j], ad_l[j], b_l[j], t_l[j], a_l[j - 1] if j > 0 else None)
+        cmd = ctrl.step(t, period, meas, JointReference(r_l[j], rd_l[j], rt_l[j]))
+        beta_d[j], beta_d_dot[j] = cmd.beta_d, cmd.beta_d_dot
+    return beta_d, beta_d_dot
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the joint modules measure at a control instant, tail → head: α, α̇ [rad, rad/s], β [rad],
+    τ = K(α − β) [N·m], the motor-side PD torque U of 002 (4.39) [N·m] and the points in contact."""
+
+    alpha: np.ndarray
+    alpha_dot: np.ndarray
+    beta: np.ndarray
+    tau: np.ndarray
+    motor_torque: np.ndarray
+    contacts: int
+
+
+class SeaEngine(Protocol):
+    """A model with SEA joints as the loop steps it: plain functions over its mutable ``data``."""
+
+    time_step: float  # h [s]
+    substeps: int  # steps of h per control period
+    #: when a step reads the command within the period: "end" (implicit integrators), "start" (explicit), or
+    #: "hold" (the control instant's command held through the period, as Gazebo's forward command controllers do)
+    command_timing: Literal["end", "start", "hold"]
+
+    def read(self, data: Any) -> Reading: ...
+
+    def step(self, data: Any, beta_d: np.ndarray, beta_d_dot: np.ndarray) -> None: ...
+
+    def poses(self, data: Any) -> Any: ...  # the link poses as the run's samples record them
+
+    def finite(self, data: Any) -> bool: ...
+
+    def non_finite_status(self, data: Any, t: float, kept_until: float) -> str: ...
+
+
+def extrapolated_command(s: float, beta_d: np.ndarray, beta_d_dot: np.ndarray, beta_d_acc: np.ndarray
+                         ) -> tuple[np.ndarray, np.ndarray]:
+    """The actuator's command (β_d, β̇_d) at s after a control instant: the command extrapolated to second order with
+    the rate change of the last period (β̈_d ≈ Δβ̇_d / T_c), so that β̇_d has no steps and the motor-side PD of
+    002 (4.39) sees a smooth reference, as with 002's continuous α̇_d."""
+    return beta_d + s * beta_d_dot + 0.5 * s * s * beta_d_acc, beta_d_dot + s * beta_d_acc
+
+
+@dataclass
+class CommandRamp:
+    """The β̈_d estimate (the rate change over the last period, 0 at the first) and the command within a period."""
+
+    period: float  # T_c [s]
+    previous_rate: np.ndarray | None = None
+
+    def acceleration(self, beta_d_dot: np.ndarray) -> np.ndarray:
+        """β̈_d ≈ (β̇_d − β̇_d of the last period) / T_c; remembers β̇_d (arrays of any shape, e.g. (B, N − 1))."""
+        prev = self.previous_rate
+        self.previous_rate = np.array(beta_d_dot, dtype=float)
+        return np.zeros_like(self.previous_rate) if prev is None else (beta_d_dot - prev) / self.period
+
+    def advance(self, engine: SeaEngine, data: Any, beta_d: np.ndarray, beta_d_dot: np.ndarray) -> None:
+        """Step ``data`` one control period under :func:`extrapolated_command` taken where the engine's step reads
+        it (``command_timing``), or under the command held."""
+        acc = self.acceleration(beta_d_dot)
+        if engine.command_timing == "hold":
+            for _ in range(engine.substeps):
+                engine.step(data, beta_d, beta_d_dot)
+            return
+        h, first = engine.time_step, 0 if engine.command_timing == "start" else 1
+        for i in range(first, first + engine.substeps):
+            engine.step(data, *extrapolated_command(i * h, beta_d, beta_d_dot, acc))
+
+
+JOINT_SIGNALS = ("alpha", "alpha_dot", "tau", "beta", "beta_ref", "alpha_ref", "alpha_ref_dot", "motor_torque")
+
+
+def record_joints(joints: dict[str, np.ndarray], k: int, reading: Reading, beta_d: np.ndarray,
+                  refs: dict[str, np.ndarray]) -> None:
+    """Row k of the logged joint signals (:data:`JOINT_SIGNALS`): the reading, the commands and the references."""
+    for key, val in (("alpha", reading.alpha), ("alpha_dot", reading.alpha_dot), ("tau", reading.tau),
+                     ("beta", reading.beta), ("beta_ref", beta_d), ("alpha_ref", refs["alpha_d"]),
+                     ("alpha_ref_dot", refs["alpha_d_dot"]), ("motor_torque", reading.motor_torque)):
+        joints[key][k] = val
+
+
+class SampleLog(Protocol):
+    """Where a run's samples go (:class:`Samples`, :class:`snake_sim.engines.engine3d.Samples3D`)."""
+
+    t: np.ndarray
+    count: int
+
+    def record(self, t: float, poses: Any, reading: Reading, beta_d: np.ndarray,
+               refs: dict[str, np.ndarray]) -> None: ...
+
+
+@dataclass(eq=False)
+class Samples:
+    """The logged samples of a run in the x–z plane: every ``log_every``-th control instant, joint signals
+    tail → head."""
+
+    t: np.ndarray  # [s]
+    link_position: np.ndarray  # (T, N, 3) centres of mass [m]
+    link_angle: np.ndarray  # (T, N) θ [rad]
+    contacts: np.ndarray  # points in contact
+    joints: dict[str, np.ndarray]  # JOINT_SIGNALS → (T, N − 1)
+    count: int = 0
+
+    @classmethod
+    def allocate(cls, n_links: int, n_log: int) -> Samples:
+        return cls(np.zeros(n_log), np.zeros((n_log, n_links, 3)), np.zeros((n_log, n_links)),
+                   np.zeros(n_log, dtype=int), {k: np.full((n_log, n_links - 1), np.nan) for k in JOINT_SIGNALS})
+
+    def record(self, t: float, poses: tuple[np.ndarray, np.ndarray], reading: Reading, beta_d: np.ndarray,
+               refs: dict[str, np.ndarray]) -> None:
+        """Append the sample at ``t``: link poses (x, z of the centres, θ), the reading and the commands."""
+        k = self.count
+        self.t[k] = t
+        (x, z), self.link_angle[k] = poses
+        self.link_position[k, :, 0], self.link_position[k, :, 2] = x, z
+        record_joints(self.joints, k, reading, beta_d, refs)
+        self.contacts[k] = reading.contacts
+        self.count += 1
+
+    def run_log(self, robot: RobotParams, status: str) -> RunLog:
+        """The samples recorded so far as the run's log (x–z plane)."""
+        sl = slice(0, self.count)
+        return RunLog(robot=robot, plane="xz", t=self.t[sl], link_position=self.link_position[sl],
+                      link_angle=self.link_angle[sl], contact_count=self.contacts[sl], status=status,
+                      **{k: v[sl] for k, v in self.joints.items()})
+
+
+References = Callable[[float, Any], dict[str, np.ndarray]]
+
+
+def gait_references(gait: Gait, n_joints: int) -> References:
+    """The per-joint references at t: the gait's α_d, α̇_d and no τ_d (whatever the state)."""
+    def refs(t: float, data: Any) -> dict[str, np.ndarray]:
+        alpha_d, alpha_d_dot = gait.reference(t)
+        return {"alpha_d": alpha_d, "alpha_d_dot": alpha_d_dot, "tau_d": np.zeros(n_joints)}
+    return refs
+
+
+@dataclass(eq=False)
+class Tick:
+    """One run's control: its controllers and β̈_d estimate; :meth:`commands` is measure → references → motor
+    commands → record of one control instant."""
+
+    controllers: list[JointController]
+    references: References  # (t, data) → {alpha_d, alpha_d_dot, tau_d}
+    samples: SampleLog
+    log_every: int
+    ramp: CommandRamp
+
+    def commands(self, engine: SeaEngine, data: Any, k: int, t: float) -> tuple[np.ndarray, np.ndarray]:
+        """(β_d, β̇_d) at control instant k (time t), recording the sample if k is a logged instant."""
+        reading = engine.read(data)
+        refs = self.references(t, data)
+        beta_d, beta_d_dot = motor_commands(self.controllers, t, self.ramp.period, reading.alpha, reading.alpha_dot,
+                                            reading.beta, reading.tau, refs["alpha_d"], refs["alpha_d_dot"],
+                                            refs["tau_d"])
+        if k % self.log_every == 0:
+            self.samples.record(t, engine.poses(data), reading, beta_d, refs)
+        return beta_d, beta_d_dot
+
+    def status_if_diverged(self, engine: SeaEngine, data: Any, t: float) -> str | None:
+        """The run's status if its state at ``t`` (the end of a period) is non-finite."""
+        if engine.finite(data):
+            return None
+        return engine.non_finite_status(data, t, self.samples.t[self.samples.count - 1])
+
+
+def run(engine: SeaEngine, data: Any, tick: Tick, n_ticks: int, stop: StopRequest | None = None,
+        after_period: Callable[[float], None] | None = None) -> str:
+    """The loop: ``n_ticks`` control periods of ``data`` from t = 0 (the last instant only measured and recorded);
+    returns the run's status ("ok", interrupted by ``stop``, or the non-finite state's)."""
+    for c in tick.controllers:
+        c.reset()
+    Tc = tick.ramp.period
+    for k in range(n_ticks + 1):
+        t = k * Tc
+        beta_d, beta_d_dot = tick.commands(engine, data, k, t)
+        if k == n_ticks:
+            break
+        if stopped(stop):
+            return INTERRUPTED
+        tick.ramp.advance(engine, data, beta_d, beta_d_dot)
+        status = tick.status_if_diverged(engine, data, t + Tc)
+        if status is not None:
+            return status
+        if after_period is not None:
+            after_period(t + Tc)
+    return "ok"
+
+
+def finite_state(*arrays: np.ndarray) -> bool:
+    """Whether the state's squared norm is finite (no NaN, inf, or overflow)."""
+    return math.isfinite(float(sum(a @ a for a in arrays)))

@@ -1,1 +1,0 @@
-"""Gazebo's physics engine (DART, gz-physics' dartsim plugin) on the shipped description (issue 18)."""

@@ -1,0 +1,2 @@
+"""Gazebo's physics engine (DART, gz-physics' dartsim plugin) on the shipped description,
+without Gazebo."""

@@ -1,0 +1,132 @@
+"""What the 3-D engines (``mujoco``, ``dart``) share: the robot section (a SEA robot and the URDF's
+``joint_roll``), the fields of an engine's model, the logged samples of a run (every link's pose from the
+engine: origin, orientation, the rotors' orientation) and the run's figure set.
+
+Scenario sections read here::
+
+    robot:   {name: koopaee6, joint_roll: 0}     # 0 | 90 | alternate | one 0/90 per joint (the URDF's argument)
+    world:   {file: stairs, start_x: 0.0}        # tail tip x at t = 0 [m]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+import numpy as np
+
+from snake_core.robot import RobotParams, load_robot
+from snake_core.validation import ConfigError, number, reject_unknown
+
+from ..analysis.rollover import module_roll, roll_over
+from ..core.runlog import RunLog
+from ..core.scenario import Scenario
+from ..core.sea_loop import JOINT_SIGNALS, Reading, record_joints
+from ..core.world import World, load_world
+
+WORLD_FIELDS = ("file", "start_x")
+
+SettingsT = TypeVar("SettingsT")
+
+
+#: The figures of a 3-D run (:data:`snake_sim.outputs.figures.FIGURE_SETS`), whichever engine ran.
+FIGURES = "3d"
+
+
+def joint_rolls(value: object, n_joints: int, source: str | None = None) -> tuple[int, ...]:
+    """``robot.joint_roll`` as the URDF's ``joint_roll``: 0, 90, "alternate" (0/90/0/…) or one 0/90 per joint."""
+    if value in (0, 90, "0", "90"):
+        return (int(value),) * n_joints
+    if value == "alternate":
+        return tuple(90 * (j % 2) for j in range(n_joints))
+    if isinstance(value, list) and len(value) == n_joints and all(v in (0, 90) for v in value):
+        return tuple(int(v) for v in value)
+    raise ConfigError("robot.joint_roll", value, f"must be 0, 90, alternate or a list of {n_joints} values 0 or 90 "
+                      "(one per joint)", source)
+
+
+def sea_robot(section: dict[str, Any], fields: Sequence[str], engine: str, source: str | None = None
+              ) -> tuple[RobotParams, tuple[int, ...]]:
+    """The ``robot:`` section of a 3-D run: a robot with SEAs and its joint rolls; ConfigError naming the field."""
+    reject_unknown(section, tuple(fields), "robot", source)
+    robot = load_robot(section["name"])
+    if robot.sea is None or robot.actuator is None:
+        raise ConfigError("robot.name", robot.name, f"the {engine} model needs a robot with SEAs (sea: and actuator: "
+                          "sections), e.g. koopaee6", source)
+    return robot, joint_rolls(section.get("joint_roll", 0), robot.n_joints, source)
+
+
+def world_and_start(scenario: Scenario) -> tuple[World, float]:
+    """The ``world:`` section of a 3-D run: the world and the tail tip's x at t = 0 [m]."""
+    section = scenario.section("world")
+    reject_unknown(section, WORLD_FIELDS, "world", scenario.source)
+    return load_world(section["file"]), number(section.get("start_x", 0.0), "world.start_x", scenario.source)
+
+
+@dataclass(frozen=True, eq=False)
+class EngineModel(Generic[SettingsT]):
+    """The fields every 3-D engine's model has (never mutated); the engine's own model adds its handles."""
+
+    robot: RobotParams
+    world: World
+    settings: SettingsT
+    joint_roll: tuple[int, ...]  # 0 (pitch) or 90 (yaw) per joint, tail → head
+    motor_dof: np.ndarray  # (N−1,) velocity index of motor_j (β̇_j)
+    spring_dof: np.ndarray  # (N−1,) velocity index of spring_j (α̇_j − β̇_j)
+    stiffness: np.ndarray  # K_j (N−1,) [N·m/rad]
+
+
+def link_pitch(rotation: np.ndarray) -> np.ndarray:
+    """(…, N) elevation of each link's axis above the horizontal [rad] from its orientation (…, N, 3, 3): 002's θ_i
+    (from +x towards +z) for a robot heading along +x."""
+    x = rotation[..., :, 0]
+    return np.arctan2(x[..., 2], np.hypot(x[..., 0], x[..., 1]))
+
+
+@dataclass(eq=False)
+class Samples3D:
+    """The logged samples of a 3-D run: every ``log_every``-th control instant, the engine's link poses."""
+
+    t: np.ndarray  # (T,) [s]
+    link_com: np.ndarray  # (T, N, 3) centres of mass [m]
+    link_origin: np.ndarray  # (T, N, 3) link frame origins (the URDF's: tail-side end) [m]
+    link_rotation: np.ndarray  # (T, N, 3, 3) link frame orientations (columns: the link's axes in the world)
+    rotor_rotation: np.ndarray  # (T, N−1, 3, 3) rotor_j frame orientations (the URDF's rotor_j, turned by β_j)
+    contacts: np.ndarray  # (T,) contacts
+    joints: dict[str, np.ndarray]  # JOINT_SIGNALS → (T, N − 1)
+    count: int = 0
+
+    @classmethod
+    def allocate(cls, robot: RobotParams, n_log: int) -> Samples3D:
+        n, nj = robot.n_links, robot.n_joints
+        return cls(np.zeros(n_log), np.zeros((n_log, n, 3)), np.zeros((n_log, n, 3)), np.zeros((n_log, n, 3, 3)),
+                   np.zeros((n_log, nj, 3, 3)), np.zeros(n_log, dtype=int),
+                   {k: np.full((n_log, nj), np.nan) for k in JOINT_SIGNALS})
+
+    def record(self, t: float, poses: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], reading: Reading,
+               beta_d: np.ndarray, refs: dict[str, np.ndarray]) -> None:
+        """Append the sample at ``t``: link poses and rotor orientations from the engine (centres of mass, origins,
+        rotations, rotor rotations), the reading, the commands and the references."""
+        k = self.count
+        self.t[k], (self.link_com[k], self.link_origin[k], self.link_rotation[k], self.rotor_rotation[k]) = t, poses
+        self.contacts[k] = reading.contacts
+        record_joints(self.joints, k, reading, beta_d, refs)
+        self.count += 1
+
+    def run_log(self, robot: RobotParams, status: str, summary_fields: dict[str, Any]) -> RunLog:
+        """The samples so far as the run's log (x–z plane, θ the links' pitch) with the module rolls, the link
+        poses (series ``module_roll``, ``link_origin``, ``link_rotation``, ``rotor_rotation``) and roll-over."""
+        sl = slice(0, self.count)
+        t, rotation = self.t[sl], self.link_rotation[sl]
+        roll = module_roll(rotation, self.link_com[sl, -1] - self.link_com[sl, 0])
+        return RunLog(robot=robot, plane="xz", t=t, link_position=self.link_com[sl], link_angle=link_pitch(rotation),
+                      **{k: v[sl] for k, v in self.joints.items()}, contact_count=self.contacts[sl], status=status,
+                      series={"module_roll": roll, "link_origin": self.link_origin[sl], "link_rotation": rotation,
+                              "rotor_rotation": self.rotor_rotation[sl]},
+                      summary_fields={**roll_over(t, roll), **summary_fields})
+
+
+def summary_extra(log: RunLog, scenario: Scenario) -> dict[str, Any]:
+    """Nothing more: roll-over, numerics and perturbation are in the log's ``summary_fields``."""
+    return {}

@@ -1,0 +1,142 @@
+"""The MJCF of a SEA snake on a world, built in memory from ``config/robots/<robot>.yaml`` and ``worlds/*.sdf``.
+
+The robot is the xacro URDF's robot (urdf/snake_module.xacro), body for body and joint for joint, so that
+MuJoCo's and Pinocchio's mass matrices agree (test_mujoco_model):
+
+- ``link_<i>``, tail (1) → head (N): frame at the link's tail-side end, x along the link; the centre of mass
+  at (l, 0, 0) with the robot file's mass m_l and moment J_l about all three axes (the URDF's reading, see
+  snake_module.xacro); collision shape the URDF's mesh ``urdf/meshes/octagonal_module.stl`` (002 §3.4: a
+  regular octagonal prism, 2l long, the module width across flats, belly flat), scaled as the URDF scales it.
+- Each SEA joint j (002 §3.3, Fig. 4.2) at (2l, 0, 0) of link j: hinge ``motor_<j>`` (β_j) → body
+  ``rotor_<j>`` → hinge ``spring_<j>`` (α_j − β_j, stiffness K_j, range ± the deflection limit ≈ 21°) →
+  ``link_<j+1>``, so α_j = q(motor_j) + q(spring_j) and τ_j = K_j q(spring_j) = K_j (α_j − β_j) (4.36).
+  Rotor reading of 002 (4.11)/(4.36): ``rotor_<j>`` is a body at the joint with the rotor mass m_r (the
+  T_2 of (4.11)) and moment 𝕊_3 = J_r ("own") or n² J_r ("reflected", the robot file's
+  ``rotor_inertia_model``) about all three axes, turning with the motor side (link j's angular velocity
+  plus β̇_j), as the URDF's rotor link; the vertical-plane model keeps only ½ 𝕊_3 β̇² (it drops the
+  coupling of the rotor with the link's rotation, 𝕊_1 = 𝕊_2 = 0), which is negligible for J_r = 2.45e-7.
+- Joint axis +y for roll 0 (pitch, 002's vertical plane) and −z for roll 90 (yaw), per joint, as the
+  URDF's ``joint_roll``; a positive angle turns the next link clockwise in its plane (α_j = θ_j − θ_{j+1}).
+- The motor-side PD of 002 (4.39) is a MuJoCo ``general`` actuator on ``motor_<j>``:
+  force = K_p ctrl − K_p β − K_D β̇ with ctrl = β_d + (K_D/K_p) β̇_d, i.e. U = −K_p(β − β_d) − K_D(β̇ − β̇_d)
+  with its β̇_d feed-forward. The ``discrete`` integrator takes its −K_D β̇ and −K_p β implicitly, as the
+  spring's K (explicitly they would need h < 2 𝕊_3/K_D ≈ 2e-8 s and h < 2/√(K/J_l) ≈ 6 ms; see
+  :mod:`.settings`). Unsaturated, as the vertical runtime's.
+- A free base (``link_1``'s free joint). Self-collision is off (as Gazebo's default ``self_collide``):
+  robot geoms collide only with the world's.
+- World: the ground plane at the SDF's height with the ground's μ_c, every static box at its SDF pose with its
+  collision's μ (μ_c where the file has none), read through :mod:`snake_sim.core.world`. World geoms have the
+  higher ``priority``, so a contact's friction is the surface's (the vertical model's per-surface μ).
+"""
+
+from __future__ import annotations
+
+import math
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+
+from snake_core import locator
+from snake_core.robot import RobotParams
+from snake_core.validation import ConfigError
+
+from ...core.world import World
+from .settings import Settings
+
+#: The URDF's module mesh (a unit octagonal prism, x from 0 to 1, 1 across flats), in urdf/meshes/.
+MODULE_MESH = "octagonal_module.stl"
+#: Collision bits: robot geoms touch world geoms only (no self-collision, no world–world pairs).
+ROBOT_BITS = {"contype": "2", "conaffinity": "1"}
+WORLD_BITS = {"contype": "1", "conaffinity": "2", "priority": "1"}
+#: Joint axis per joint roll [deg], as urdf/snake_module.xacro.
+AXES = {0: "0 1 0", 90: "0 0 -1"}
+
+
+def _fmt(*values: float) -> str:
+    return " ".join(repr(float(v)) for v in values)
+
+
+def _sub(parent: ET.Element, tag: str, **attrs: str) -> ET.Element:
+    return ET.SubElement(parent, tag, attrs)
+
+
+#: Colours of the static boxes, alternating, so that each step's edge shows in the animation.
+BOX_COLOURS = ("0.55 0.42 0.3 1", "0.78 0.66 0.5 1")
+
+
+def _contact_attrs(settings: Settings, mu: float) -> dict[str, str]:
+    return {"friction": _fmt(mu, 0.0, 0.0), "solref": _fmt(*settings.solref), "solimp": _fmt(*settings.solimp)}
+
+
+def _world(body: ET.Element, world: World, settings: Settings) -> None:
+    moving = [b.name for b in world.boxes if b not in world.static_boxes]
+    if moving:
+        raise ConfigError("world.file", str(world.path), "the MuJoCo model takes static boxes only; moving: "
+                          + ", ".join(moving), world.path.name)
+    if world.ground_height is not None:
+        _sub(body, "geom", name="ground", type="plane", size="0 0 1", pos=_fmt(0, 0, world.ground_height),
+             material="ground", **WORLD_BITS, **_contact_attrs(settings, settings.friction))
+    for k, b in enumerate(world.static_boxes):
+        mu = settings.friction if b.friction is None else b.friction
+        _sub(body, "geom", name=f"box_{k}_{b.name}", type="box", pos=_fmt(*b.center),
+             size=_fmt(*(0.5 * s for s in b.size)), quat=_fmt(math.cos(0.5 * b.yaw), 0, 0, math.sin(0.5 * b.yaw)),
+             rgba=BOX_COLOURS[k % 2], **WORLD_BITS, **_contact_attrs(settings, mu))
+
+
+def _robot(body: ET.Element, robot: RobotParams, rolls: Sequence[int], settings: Settings) -> None:
+    sea, act = robot.sea, robot.actuator
+    two_l = robot.link_length
+    parent = body
+    for i in range(1, robot.n_links + 1):
+        link = _sub(parent, "body", name=f"link_{i}")
+        if i == 1:
+            _sub(link, "freejoint", name="base")
+        else:
+            j = i - 1
+            limit = sea.deflection_limit
+            _sub(link, "joint", name=f"spring_{j}", type="hinge", axis=AXES[rolls[j - 1]],
+                 stiffness=repr(sea.stiffness[j - 1]), springref="0", range=_fmt(-limit, limit))
+        _sub(link, "inertial", pos=_fmt(robot.half_length, 0, 0), mass=repr(robot.link_mass),
+             diaginertia=_fmt(*(robot.link_inertia,) * 3))
+        rgba = "0.85 0.2 0.1 1" if i == robot.n_links else ("0.2 0.3 0.8 1" if i == 1 else "0.95 0.75 0.1 1")
+        _sub(link, "geom", name=f"link_{i}", type="mesh", mesh="module", rgba=rgba, **ROBOT_BITS,
+             **_contact_attrs(settings, settings.friction))
+        if i == robot.n_links:
+            break
+        rotor = _sub(link, "body", name=f"rotor_{i}", pos=_fmt(two_l, 0, 0))
+        _sub(rotor, "joint", name=f"motor_{i}", type="hinge", axis=AXES[rolls[i - 1]],
+             range=_fmt(-robot.joint_limit, robot.joint_limit))
+        _sub(rotor, "inertial", pos="0 0 0", mass=repr(act.rotor_mass),
+             diaginertia=_fmt(*(act.rotor_term,) * 3))
+        parent = rotor
+
+
+def mjcf(robot: RobotParams, world: World, settings: Settings, rolls: Sequence[int]) -> str:
+    """The MJCF document (a string for ``mujoco.MjModel.from_xml_string``); see the module docstring."""
+    if robot.sea is None or robot.actuator is None:
+        raise ConfigError("robot.name", robot.name, "the MuJoCo model needs a robot with SEAs (sea: and actuator: "
+                          "sections), e.g. koopaee6")
+    if len(rolls) != robot.n_joints:
+        raise ConfigError("robot.joint_roll", list(rolls), f"must have {robot.n_joints} values (one per joint)")
+    root = ET.Element("mujoco", model=f"{robot.name}_{world.name}")
+    _sub(root, "compiler", angle="radian", meshdir=str(locator.data_dir() / "urdf" / "meshes"), autolimits="true")
+    _sub(root, "option", timestep=repr(settings.time_step), gravity=_fmt(0, 0, -settings.gravity),
+         integrator=settings.integrator, solver=settings.solver, cone=settings.cone)
+    visual = _sub(root, "visual")  # for the rendered animation (mujoco.figures)
+    _sub(visual, "global", offwidth="800", offheight="480")
+    _sub(visual, "headlight", ambient="0.35 0.35 0.35", diffuse="0.5 0.5 0.5")
+    asset = _sub(root, "asset")
+    _sub(asset, "texture", name="ground", type="2d", builtin="checker", rgb1="0.82 0.82 0.82", rgb2="0.68 0.68 0.68",
+         width="256", height="256")  # a checker ground shows the robot's progress
+    _sub(asset, "material", name="ground", texture="ground", texrepeat="20 20", texuniform="true")
+    _sub(asset, "mesh", name="module", file=MODULE_MESH,
+         scale=_fmt(robot.link_length, robot.module_width, robot.module_width))
+    worldbody = _sub(root, "worldbody")
+    _sub(worldbody, "light", name="sun", pos="0 0 3", dir="-0.3 0.1 -1", directional="true")
+    _world(worldbody, world, settings)
+    _robot(worldbody, robot, rolls, settings)
+    actuators = _sub(root, "actuator")
+    kp, kd = robot.actuator.kp, robot.actuator.kd
+    for j in range(1, robot.n_joints + 1):  # 002 (4.39); ctrl = β_d + (K_D/K_p) β̇_d
+        _sub(actuators, "general", name=f"motor_{j}", joint=f"motor_{j}", gaintype="fixed", gainprm=repr(kp),
+             biastype="affine", biasprm=_fmt(0, -kp, -kd))
+    return ET.tostring(root, encoding="unicode")

@@ -1,0 +1,132 @@
+"""The lock-step runtime of the 3-D model on MuJoCo: gait → per-joint SEA controllers → motor-side PD (4.39)
+on MuJoCo, producing a :class:`~snake_sim.core.runlog.RunLog` like the vertical model's.
+
+Every control period (``sim.control_rate``) each joint's controller of snake_core (any ``controller.mode``,
+unchanged; :mod:`snake_sim.core.sea_loop`) gets what its module measures, α, α̇, β, τ = K(α − β) and the tail-side
+neighbour's α, and returns β_d, β̇_d; MuJoCo then integrates ``sim.time_step`` steps during which the actuator
+follows β_d + β̇_d s + ½ β̈_d s² (s = t − t_k, β̈_d the rate change over the last period), as the vertical runtime:
+the loop is :func:`snake_sim.core.sea_loop.run`; this module gives it the model (:class:`MujocoSetup`'s ``read``,
+``step``, ``poses``) over MuJoCo's data.
+
+Scenario sections read here (besides the common ones of :mod:`snake_sim.core.scenario`)::
+
+    robot:   {name: koopaee6, joint_roll: 0}     # snake_sim.engines.engine3d
+    world:   {file: stairs, start_x: 0.0}        # tail tip x at t = 0 [m]
+    contact: {friction, solref, solimp, cone, solver}   # snake_sim.engines.mujoco.settings
+    sim:     {perturbation: {roll_deg: 5, lateral_offset: 0.0, joint_noise_deg: 1, seed: 0}}   # analysis.rollover
+
+Roll-over (``max_roll_deg``, ``rolled_over``, ``time_of_roll_over_s``) and the perturbation:
+:mod:`snake_sim.analysis.rollover`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import mujoco
+import numpy as np
+from tqdm import tqdm
+
+from snake_core.controllers import JointController
+from snake_core.gaits import Gait
+from snake_core.robot import RobotParams
+from snake_core.validation import ConfigError
+
+from ...analysis.rollover import Perturbation, perturbation_from, start_pose
+from ...core.runlog import RunLog
+from ...core.scenario import Scenario
+from ...core.sea_loop import CommandRamp, Reading, Tick, control_steps, gait_references, run, sea_control
+from ...core.signals import StopRequest
+from ..engine3d import FIGURES, Samples3D, sea_robot, summary_extra, world_and_start
+from . import model as mm
+from .settings import settings_from
+
+ROBOT_FIELDS = ("name", "joint_roll")
+__all__ = ["FIGURES", "build", "run_scenario", "simulate", "summary_extra"]
+
+
+@dataclass(eq=False)
+class MujocoSetup:
+    """Everything a 3-D run needs, validated from a scenario before anything runs."""
+
+    scenario: Scenario
+    robot: RobotParams
+    model: mm.MujocoModel
+    gait: Gait
+    controllers: list[JointController]
+    perturbation: Perturbation
+    start_x: float  # tail tip x at t = 0 [m]
+    substeps: int  # MuJoCo steps per control period
+    log_every: int  # control periods per logged sample
+
+    @property
+    def control_period(self) -> float:
+        return self.model.settings.time_step * self.substeps
+
+    # The model as the SEA loop steps it (snake_sim.core.sea_loop.SeaEngine), over its MuJoCo data.
+    command_timing = "start"  # mj_step integrates with the ctrl set before it
+
+    @property
+    def time_step(self) -> float:
+        return self.model.settings.time_step
+
+    def read(self, data: mm.MujocoData) -> Reading:
+        m = self.model
+        return Reading(mm.alpha(m, data), mm.alpha_dot(m, data), mm.beta(m, data), mm.sea_torque(m, data),
+                       mm.motor_torque(data), data.mj.ncon)
+
+    def step(self, data: mm.MujocoData, beta_d: np.ndarray, beta_d_dot: np.ndarray) -> None:
+        """One step of h with the motor command (β_d, β̇_d) set before it."""
+        mm.command(self.model, data, beta_d, beta_d_dot)
+        mm.step(self.model, data)
+
+    def poses(self, data: mm.MujocoData) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        m = self.model
+        return (mm.link_positions(m, data), mm.link_origins(m, data), mm.link_rotations(m, data),
+                mm.rotor_rotations(m, data))
+
+    def finite(self, data: mm.MujocoData) -> bool:
+        return not data.mj.warning[mujoco.mjtWarning.mjWARN_BADQACC].number and np.isfinite(data.mj.qpos).all()
+
+    def non_finite_status(self, data: mm.MujocoData, t: float, kept_until: float) -> str:
+        return (f"non-finite state at t = {t:.4f} s (MuJoCo: bad acceleration); outputs up to t = {kept_until:.4f} s "
+                f"kept; with sim.time_step = {self.time_step:g} s, try a smaller step")
+
+
+def build(scenario: Scenario) -> MujocoSetup:
+    """Validate the 3-D model's sections of ``scenario`` and compile its MuJoCo model."""
+    src = scenario.source
+    robot, rolls = sea_robot(scenario.section("robot"), ROBOT_FIELDS, "MuJoCo", src)
+    world, start_x = world_and_start(scenario)
+    if world.ground_height is None:
+        raise ConfigError("world.file", scenario.world_file, "the MuJoCo model needs a world with a ground plane",
+                          src)
+    settings = settings_from(scenario.time_step, scenario.section("contact"), src)
+    model = mm.build_model(robot, world=world, settings=settings, joint_roll=rolls)
+    gait, controllers = sea_control(scenario, robot)
+    substeps, log_every = control_steps(scenario, scenario.time_step)
+    return MujocoSetup(scenario, robot, model, gait, controllers,
+                       perturbation_from(scenario.data["sim"].get("perturbation"), src), start_x, substeps, log_every)
+
+
+def simulate(setup: MujocoSetup, duration: float | None = None, progress: bool = False,
+             stop: StopRequest | None = None) -> RunLog:
+    """Run ``setup`` for ``duration`` seconds (default: the scenario's) and return the log (up to ``stop``)."""
+    model = setup.model
+    duration = setup.scenario.duration if duration is None else duration
+    n_ticks = round(duration / setup.control_period)
+    samples = Samples3D.allocate(setup.robot, n_ticks // setup.log_every + 1)
+    tick = Tick(setup.controllers, gait_references(setup.gait, setup.robot.n_joints), samples, setup.log_every,
+                CommandRamp(setup.control_period))
+    data = model.create_data()
+    mm.place(model, data, *start_pose(setup.robot, model.world.ground_height, setup.start_x, setup.perturbation))
+    with tqdm(total=n_ticks, desc="control periods", disable=not progress, leave=False) as bar:
+        status = run(setup, data, tick, n_ticks, stop, lambda t: bar.update())
+    return samples.run_log(setup.robot, status, {"model": "mujoco", "numerics": model.settings.as_summary(),
+                                                 "joint_roll": list(model.joint_roll),
+                                                 "perturbation": asdict(setup.perturbation)})
+
+
+def run_scenario(scenario: Scenario, progress: bool = False, stop: StopRequest | None = None) -> RunLog:
+    """The ``model: mujoco`` entry point: build and simulate."""
+    return simulate(build(scenario), progress=progress, stop=stop)

@@ -1,0 +1,210 @@
+"""The pushing runtime (001): the snake pushes the box of ``worlds/pushing.sdf`` with constant joint
+torques from rest, producing a :class:`~snake_sim.core.runlog.RunLog` in the x–y plane
+(``model: pushing``, :mod:`snake_sim.core.models`).
+
+The dynamics are :func:`snake_sim.engines.pushing.plant.simulate` (Pinocchio snake, free box, penalty
+contact, regularised wheels; see that module); :func:`snake_sim.engines.pushing.plant.compare` fits the
+initial accelerations of robot and object and sets them beside 001's analysis
+(:func:`snake_core.pushing.response.push`) for the same configuration and torques. The relative
+errors, the contact model's error, go to ``summary.json`` under ``pushing``; the box pose is the
+series ``object_pose`` (x, y, ψ; its corners ``object_outline``, drawn by the top-view animation),
+the normal contact force ``contact_force`` [N].
+
+Scenario sections (besides the common ones of :mod:`snake_sim.core.scenario`)::
+
+    robot:      {name, initial_joint_angles: [φ_1 … φ_n_a] rad, tail → head}
+    controller: {torque: [τ_1 … τ_n_a] N·m, tail → head}   # constant from t = 0
+    contact:    {scenario: 1 | 2 | 3, stiffness: N/m, wheel_damping: N·s/m}
+    sim:        {duration, time_step, log_rate}
+
+001's scenarios: 1 no ground friction, 2 passive wheels with lateral friction bounded by μ_s m g,
+3 ideal non-holonomic wheels. The robot's links must be those of the analysis model
+(001 Table 1, e.g. ``config/robots/pushing3.yaml``): the world's box is κ of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from snake_core.pushing import PushingError, Scenario
+from snake_core.pushing.kinematics import joint_points, link_angles
+from snake_core.pushing.study import configurations
+from snake_core.robot import RobotParams, load_robot
+from snake_core.validation import ConfigError, get, integer, number, positive, reject_unknown
+
+from ...core.runlog import Diagnostic, RunLog
+from ...core.scenario import Scenario as ScenarioFile
+from ...core.signals import StopRequest
+from .plant import (
+    CONTACT_STIFFNESS,
+    FIT_WINDOW,
+    WHEEL_DAMPING,
+    Comparison,
+    PushingWorld,
+    check_clear_of_box,
+    compare,
+    pushing_world,
+)
+
+ROBOT_FIELDS = ("name", "initial_joint_angles")
+CONTROLLER_FIELDS = ("torque",)
+CONTACT_FIELDS = ("scenario", "stiffness", "wheel_damping")
+#: Largest ``sim.time_step`` [s]: the semi-implicit Euler step of the wheel damping c_w/m_eff and of
+#: the penalty (√(k/m_eff)) must stay well inside stability; at the default gains (2e4 N·s/m,
+#: 1e7 N/m) 1e-4 s still runs, 5e-5 s keeps a factor 2 and changes the fitted initial
+#: accelerations by < 1e-5 relative to the 1e-6 s reference step of snake_sim.engines.pushing.plant.
+MAX_TIME_STEP = 5e-5
+
+
+#: The figures of a run (:data:`snake_sim.outputs.figures.FIGURE_SETS`).
+FIGURES = "top"
+
+
+def _robot(section: dict, world: PushingWorld, src: str) -> RobotParams:
+    """The robot file's links must be the analysis model's (the world's box is κ of them)."""
+    robot = load_robot(section["name"])
+    m = world.model
+    ours = (robot.link_mass, robot.link_length, robot.link_inertia, robot.module_width)
+    theirs = (m.link_mass, m.link_length, m.link_inertia, world.robot_width)
+    if not np.allclose(ours, theirs, rtol=1e-9, atol=0.0):
+        raise ConfigError("robot.name", robot.name, "the pushing world and its analysis use 001 Table 1 links "
+                          f"(m = {theirs[0]:g} kg, ℓ = {theirs[1]:g} m, I = {theirs[2]:g} kg·m², width "
+                          f"{theirs[3]:g} m), e.g. robot pushing3; this robot has m = {ours[0]:g}, ℓ = {ours[1]:g}, "
+                          f"I = {ours[2]:g}, width {ours[3]:g}", src)
+    return robot
+
+
+def _joint_list(value: Any, n: int, field: str, src: str, bound: float, unit: str) -> np.ndarray:
+    if not isinstance(value, list) or len(value) != n:
+        raise ConfigError(field, value, f"must be a list of {n} numbers [{unit}], one per joint, tail → head", src)
+    return np.array([number(v, f"{field}[{i}]", src, low=-bound, high=bound) for i, v in enumerate(value)])
+
+
+@dataclass(eq=False)
+class PushingSetup:
+    """A validated pushing run: the robot on the world's box, the start and the constant torques."""
+
+    scenario: ScenarioFile
+    robot: RobotParams
+    world: PushingWorld
+    q0: np.ndarray  # 001's q_s at rest, tail link along +x
+    tau: np.ndarray  # constant joint torques, tail → head [N·m]
+    which: Scenario  # 001's ground scenario
+    settings: dict[str, float]  # keywords of plant.compare: stiffness, wheel_damping, duration, time_step
+
+
+def build(scenario: ScenarioFile) -> PushingSetup:
+    """Validate the pushing sections of ``scenario`` and assemble the run."""
+    src = scenario.source
+    rsec = scenario.section("robot")
+    reject_unknown(rsec, ROBOT_FIELDS, "robot", src)
+    n_joints = load_robot(rsec["name"]).n_joints
+    world = pushing_world(n_joints, scenario.world_file)
+    robot = _robot(rsec, world, src)
+    phi = _joint_list(get(rsec, "initial_joint_angles", "robot", src), n_joints, "robot.initial_joint_angles", src,
+                      robot.joint_limit, "rad")
+    ctrl = scenario.section("controller")
+    reject_unknown(ctrl, CONTROLLER_FIELDS, "controller", src)
+    tau = _joint_list(get(ctrl, "torque", "controller", src), n_joints, "controller.torque", src,
+                      robot.joint_effort_limit, "N·m")
+    if not tau.any():
+        raise ConfigError("controller.torque", ctrl["torque"], "must not be all zero (nothing would push)", src)
+    csec = scenario.section("contact")
+    reject_unknown(csec, CONTACT_FIELDS, "contact", src)
+    which = Scenario(integer(csec.get("scenario", int(Scenario.BOUNDED_WHEELS)), "contact.scenario", src, low=1,
+                             high=3))
+    kw = {"stiffness": positive(csec.get("stiffness", CONTACT_STIFFNESS), "contact.stiffness", src),
+          "wheel_damping": positive(csec.get("wheel_damping", WHEEL_DAMPING), "contact.wheel_damping", src),
+          "duration": number(scenario.duration, "sim.duration", src, low=FIT_WINDOW[1]),  # the fit needs its window
+          "time_step": number(scenario.time_step, "sim.time_step", src, low=1e-7, high=MAX_TIME_STEP)}
+    q0 = configurations(phi)[0]
+    try:
+        check_clear_of_box(world, q0)
+    except ConfigError as exc:
+        raise ConfigError("robot.initial_joint_angles", rsec["initial_joint_angles"], exc.allowed, src) from None
+    return PushingSetup(scenario, robot, world, q0, tau, which, kw)
+
+
+def object_outline(world: PushingWorld, pose: np.ndarray) -> np.ndarray:
+    """Corners of the box (T, 8: x₁, y₁ … x₄, y₄, counter-clockwise) at poses (T, 3) x, y, ψ."""
+    half = 0.5 * np.asarray(world.box_size)
+    local = np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]]) * half
+    c, s = np.cos(pose[:, 2])[:, None], np.sin(pose[:, 2])[:, None]
+    x = pose[:, :1] + c * local[:, 0] - s * local[:, 1]
+    y = pose[:, 1:2] + s * local[:, 0] + c * local[:, 1]
+    return np.stack((x, y), axis=-1).reshape(len(pose), 8)
+
+
+def _summary(comp: Comparison, kw: dict, lost_at: float | None) -> dict[str, Any]:
+    tr = comp.trajectory
+    return {"pushing": {
+        "scenario": int(comp.scenario),
+        "joint_torque_Nm": comp.tau.tolist(),
+        "initial_joint_angles_rad": tr.q[0, 3:].tolist(),
+        "contact_stiffness_N_per_m": kw["stiffness"],
+        "wheel_damping_Ns_per_m": kw["wheel_damping"],
+        "time_step_s": kw["time_step"],
+        "fit_window_s": list(FIT_WINDOW),
+        "object_acceleration_analysis": comp.analysis.a_obj.tolist(),  # (ẍ, ÿ, ψ̈), 001 (21)
+        "object_acceleration_simulation": comp.a_obj_sim.tolist(),
+        "object_rel_error": comp.a_obj_error,  # in the object's inertia metric
+        "robot_acceleration_analysis": comp.analysis.qdd.tolist(),  # q̈_s = (ẍ, ÿ, θ̈₁, φ̈…), 001 (20)
+        "robot_acceleration_simulation": comp.qdd_sim.tolist(),
+        "robot_rel_error": comp.qdd_error,  # in the M_s metric
+        "slippage_ratio_analysis": float(comp.analysis.sr),
+        "slippage_ratio_simulation": comp.sr_sim,
+        "wheels_sliding_analysis": comp.analysis.slip.tolist(),
+        "object_displacement_m": (tr.box[-1, :2] - tr.box[0, :2]).tolist(),
+        "object_rotation_rad": float(tr.box[-1, 2] - tr.box[0, 2]),
+        "contact_lost_at_s": lost_at,
+    }}
+
+
+def summary_extra(log: RunLog, scenario: ScenarioFile) -> dict[str, Any]:
+    """Nothing more: the comparison with 001 is in the log's ``summary_fields`` (``pushing``)."""
+    return {}
+
+
+def simulate(setup: PushingSetup, duration: float | None = None, progress: bool = False) -> RunLog:
+    """Push from rest for ``duration`` seconds (default: the scenario's), compare with 001's analysis, log."""
+    scenario, robot, world, tau = setup.scenario, setup.robot, setup.world, setup.tau
+    kw = dict(setup.settings)
+    if duration is not None:
+        kw["duration"] = number(duration, "--duration", low=FIT_WINDOW[1])  # the fit needs its window
+    try:
+        comp = compare(world, setup.q0, tau, setup.which, progress=progress, **kw)
+    except PushingError as exc:  # e.g. torques that pull the contact link away from the box
+        raise ConfigError("controller.torque", tau.tolist(), str(exc), scenario.source) from None
+    tr = comp.trajectory
+    model = world.model
+    pushing = tr.contact_force > 0.0
+    after = np.flatnonzero(~pushing & (np.cumsum(pushing) > 0))  # samples without contact once it was made
+    lost_at = float(tr.t[after[0]]) if after.size else None
+    finite = np.isfinite(tr.q).all(axis=1) & np.isfinite(tr.box).all(axis=1)
+    status = "ok" if finite.all() else f"non-finite state at t = {tr.t[np.argmin(finite)]:.6f} s"
+    stride = max(1, round(scenario.log_period / kw["time_step"]))
+    k = np.unique(np.append(np.arange(0, tr.t.size, stride), tr.t.size - 1))
+    if not finite.all():
+        k = k[k < np.argmin(finite)]
+    q, v = tr.q[k], tr.v[k]
+    pts = joint_points(model, q)
+    pos = np.zeros((k.size, model.n_links, 3))
+    pos[:, :, :2] = 0.5 * (pts[:, :-1] + pts[:, 1:])  # uniform links: COM at mid-link (plant's inertias)
+    diagnostics = []
+    if lost_at is not None:
+        diagnostics.append(Diagnostic(lost_at, 1, "pushing contact", f"contact with the box lost at t = {lost_at:.4f} s"
+                                      " (001's analysis holds while it is held)"))
+    return RunLog(robot=robot, plane="xy", t=tr.t[k], link_position=pos, link_angle=link_angles(q), alpha=q[:, 3:],
+                  alpha_dot=v[:, 3:], tau=np.tile(tau, (k.size, 1)), contact_count=pushing[k].astype(int),
+                  series={"object_pose": tr.box[k], "object_velocity": tr.box_v[k],
+                          "object_outline": object_outline(world, tr.box[k]), "contact_force": tr.contact_force[k]},
+                  diagnostics=diagnostics, status=status, summary_fields=_summary(comp, kw, lost_at))
+
+
+def run_scenario(scenario: ScenarioFile, progress: bool = False, stop: StopRequest | None = None) -> RunLog:
+    """Build and simulate (:class:`snake_sim.core.models.ModelRuntime`). A pushing run is short and its fit needs the
+    whole window, so it runs to its end whatever ``stop`` says."""
+    return simulate(build(scenario), progress=progress)

@@ -1,0 +1,152 @@
+"""Batched runs of the vertical-plane model: B runs of one scenario with different parameter values stepped together.
+
+:func:`simulate_batch` runs B set-ups (:func:`snake_sim.engines.vertical.model.build`) as :func:`~.runtime.simulate`
+runs each, and returns the B logs, equal to the one-by-one logs to rounding (the tests hold them to 1e-12):
+
+- physics: every sub-step is one compiled call for all runs (:class:`~.plant.BatchedPlant`,
+  :func:`~.plant.plant_step_batch`), which runs the same kernels (``terms_kernel``, ``contact_kernel``,
+  ``implicit_euler_step``) over each run's own arrays; the command extrapolation and the motor PD (4.39) are
+  numpy over (B, N − 1) arrays;
+- control: per control instant each run's tick of the SEA loop, as alone (:class:`snake_sim.core.sea_loop.Tick`), and
+  one :class:`~snake_sim.core.sea_loop.CommandRamp` over the stacked commands for the period;
+- a run whose state goes non-finite stops alone: its log ends at its last finite sample with the status text of a
+  run alone, the others go on.
+
+What may differ between the runs of a batch: any value that keeps the shapes, e.g. gait parameters, controller
+gains, ``contact.*``, ``robot.sea_stiffness`` and ``robot.rotor_inertia_model``, ``world.start_x`` and
+``world.side_friction``. What may not (:func:`check_batch` refuses with a ConfigError naming the field): the
+robot's shape and actuator, the world's box count, ``sim.time_step``, ``sim.control_rate``, ``sim.log_rate``,
+``sim.duration``, ``controller.mode``; nor is there a ``tick_hook`` (run such runs with ``simulate``). Callers
+with mixed runs split them first: runs of equal :func:`batch_key` (a function of the scenario, stricter than
+:func:`check_batch`: same robot and world file) always share a batch; the sweep engine groups by it
+(``snake-sim sweep --batch N``).
+
+Gain: the Python work of a sub-step (argument passing, the PD, the extrapolation) is paid once for the batch,
+the compiled physics once per run; ``snake-sim bench`` measures the Table 5.2 grid both ways (about 1.8× in CPU
+time for its 9 runs on one thread). Where a batched run's time goes there (1 ms steps, 10 per control period,
+a sample every period; per run and control period, CPU time): the compiled physics ≈ 83 µs (8.3 µs a sub-step,
+two thirds), the shared sub-step work ≈ 15 µs, the per-run control ≈ 28 µs (controllers 13, the sample 8, gait
+3). The controllers stay the per-joint objects of a run alone (vectorising them would save at most a tenth);
+threads (``prange``) are not used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from snake_core.validation import ConfigError
+
+from ...core.runlog import RunLog
+from ...core.scenario import Scenario
+from ...core.sea_loop import CommandRamp, Samples, Tick
+from .model import VerticalData, VerticalSetup, build, progress_bar, references
+from .plant import BatchedPlant
+
+
+def batch_key(scenario: Scenario) -> Hashable:
+    """Scenarios with equal keys can share a batch: same model, robot and world file, time step, control and
+    log rates, duration and controller mode (the values of everything else may differ)."""
+    sim = scenario.data["sim"]
+    return (scenario.model, scenario.robot_name, scenario.world_file, sim["time_step"], sim["control_rate"],
+            sim["log_rate"], sim["duration"], scenario.section("controller").get("mode", "position"))
+
+
+def _shape(setup: VerticalSetup) -> dict[str, object]:
+    """What the runs of a batch share, by the scenario field that sets it (robot: links and actuator PD; world: boxes
+    in the plane; sim.duration: control periods; controller.mode: the joint controllers' types)."""
+    return {"robot.name": (setup.model.n_links, setup.plant.pd), "world.file": len(setup.terrain.boxes),
+            "sim.time_step": setup.time_step, "sim.control_rate": setup.substeps, "sim.log_rate": setup.log_every,
+            "sim.duration": round(setup.scenario.duration / setup.control_period),
+            "controller.mode": tuple(type(c).__name__ for c in setup.controllers)}
+
+
+def check_batch(setups: Sequence[VerticalSetup]) -> None:
+    """ConfigError naming the first field in which a run differs from the first run in a way a batch cannot hold."""
+    if not setups:
+        raise ConfigError("batch", 0, "needs at least one run")
+    first = _shape(setups[0])
+    for setup in setups[1:]:
+        for name, value in _shape(setup).items():
+            if value != first[name]:
+                raise ConfigError(name, value, f"cannot share a batch with the first run's {first[name]!r}: the "
+                                  "runs of a batch have equal robot shape and actuator, world box count, time step, "
+                                  "control and log rates, duration and controller mode (group runs by "
+                                  "snake_sim.engines.vertical.batch.batch_key)", setup.scenario.source)
+
+
+@dataclass(eq=False)
+class _Stacked:
+    """The runs' state stacked, (B, ·), stepped as one by the batched plant; ``active`` runs only."""
+
+    plant: BatchedPlant
+    time_step: float
+    substeps: int
+    q: np.ndarray
+    v: np.ndarray
+    u: np.ndarray  # U of (4.39) at the end of the last step
+    contacts: np.ndarray
+    active: np.ndarray
+    command: tuple[np.ndarray, np.ndarray] | None = None  # the last step's (β_d, β̇_d)
+    command_timing = "end"  # backward Euler, as a run alone
+
+    def run(self, b: int) -> VerticalData:
+        """Run b's state (views of its rows)."""
+        return VerticalData(self.q[b], self.v[b], self.u[b], int(self.contacts[b]))
+
+    def step(self, data: _Stacked, beta_d: np.ndarray, beta_d_dot: np.ndarray) -> None:
+        """One step of h of every active run (:class:`snake_sim.core.sea_loop.SeaEngine`'s step, its data itself)."""
+        self.plant.step(self.q, self.v, self.time_step, beta_d, beta_d_dot, self.active, self.contacts)
+        self.command = beta_d, beta_d_dot
+
+    def settle(self) -> None:
+        """U at the end of the period from the last step's command."""
+        self.u = self.plant.torque(self.q, self.v, *self.command)
+
+
+def simulate_batch(setups: Sequence[VerticalSetup], progress: bool = False) -> list[RunLog]:
+    """Run the set-ups together for their (common) duration; their logs in the same order (module docstring)."""
+    check_batch(setups)
+    first = setups[0]
+    model, n_runs = first.model, len(setups)
+    duration, Tc, log_every = first.scenario.duration, first.control_period, first.log_every
+    n_ticks = round(duration / Tc)
+    ramp = CommandRamp(Tc)  # one β̈_d estimate over the stacked commands
+    ticks = [Tick(s.controllers, references(s), Samples.allocate(model.n_links, n_ticks // log_every + 1), log_every,
+                  ramp) for s in setups]
+    for setup in setups:
+        for c in setup.controllers:
+            c.reset()
+    runs = _Stacked(BatchedPlant([s.plant for s in setups]), first.time_step, first.substeps,
+                    np.stack([s.q0 for s in setups]), np.zeros((n_runs, model.n_q)),
+                    np.zeros((n_runs, model.n_joints)), np.zeros(n_runs, dtype=np.int64), np.ones(n_runs, dtype=bool))
+    beta_d, beta_d_dot = np.zeros((n_runs, model.n_joints)), np.zeros((n_runs, model.n_joints))
+    status = ["ok"] * n_runs
+    bar = progress_bar(duration, progress)
+    bar_every = max(1, n_ticks // 100)
+    for k in range(n_ticks + 1):
+        t = k * Tc
+        for b in np.flatnonzero(runs.active):
+            beta_d[b], beta_d_dot[b] = ticks[b].commands(setups[b], runs.run(b), k, t)
+        if k == n_ticks or not runs.active.any():
+            break
+        ramp.advance(runs, runs, beta_d, beta_d_dot)
+        runs.settle()
+        for b in np.flatnonzero(runs.active):
+            diverged = ticks[b].status_if_diverged(setups[b], runs.run(b), t + Tc)
+            if diverged is not None:  # stops alone, with the status text of a run alone
+                status[b] = diverged
+                runs.active[b] = False
+                runs.q[b], runs.v[b] = setups[b].q0, 0.0  # parked: finite, no longer stepped
+        if k % bar_every == 0:
+            bar.n = round(t + Tc, 6)
+            bar.refresh()
+    bar.close()
+    return [tick.samples.run_log(setup.robot, st) for tick, setup, st in zip(ticks, setups, status, strict=True)]
+
+
+def run_batch(scenarios: Sequence[Scenario], progress: bool = False) -> list[RunLog]:
+    """Build every scenario and simulate them as one batch (:func:`simulate_batch`)."""
+    return simulate_batch([build(s) for s in scenarios], progress)

@@ -1,0 +1,186 @@
+"""The vertical-plane model of a scenario (002 ch. 4–5), validated before anything runs: :func:`build` gives the
+:class:`VerticalSetup` (robot, model (4.35), terrain, plant, gait and joint controllers, steps) and
+:class:`VerticalData` the mutable state of a run. The set-up is the model as the SEA loop
+(:mod:`snake_sim.core.sea_loop`) steps it: ``read``, ``step`` and ``poses`` over a :class:`VerticalData`. The
+runtime (:mod:`snake_sim.engines.vertical.runtime`), the batch (:mod:`snake_sim.engines.vertical.batch`) and the
+stepper of the ROS simulator (:mod:`snake_sim.engines.vertical.stepper`) all build on it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from tqdm import tqdm
+
+from snake_core.actuator import motor_pd
+from snake_core.controllers import JointController
+from snake_core.gaits import Gait
+from snake_core.robot import RobotParams, load_robot
+from snake_core.validation import ConfigError, choice, number, positive, reject_unknown
+from snake_core.vertical import ContactParams, Terrain, VerticalModel, build_model, initial_configuration
+from snake_core.vertical.contact import CONTACT_THRESHOLD, SLIP_VELOCITY
+from snake_core.vertical.dynamics import sea_torque
+from snake_core.vertical.kinematics import link_angles, link_positions
+
+from ...core.scenario import Scenario
+from ...core.sea_loop import Reading, References, control_steps, finite_state, gait_references, sea_control
+from ...core.world import World, load_world
+from .plant import VerticalPlant
+from .terrain import terrain_from_world
+
+ROBOT_FIELDS = ("name", "rotor_inertia_model", "sea_stiffness")
+
+WORLD_FIELDS = ("file", "start_x", "side_friction")
+
+CONTACT_FIELDS = ("friction", "stiffness", "damping", "threshold", "slip_velocity")
+
+TickHook = Callable[[float, np.ndarray, np.ndarray, dict[str, np.ndarray]], dict[str, np.ndarray]]
+
+
+@dataclass(eq=False)
+class VerticalSetup:
+    """Everything a vertical-plane run needs, validated from a scenario before anything runs."""
+
+    scenario: Scenario
+    robot: RobotParams
+    model: VerticalModel
+    world: World
+    terrain: Terrain
+    plant: VerticalPlant
+    gait: Gait
+    controllers: list[JointController]
+    q0: np.ndarray
+    time_step: float  # integration step h [s]
+    substeps: int  # integration steps per control period
+    log_every: int  # control periods per logged sample
+
+    @property
+    def control_period(self) -> float:
+        return self.time_step * self.substeps
+
+    # The model as the SEA loop steps it (snake_sim.core.sea_loop.SeaEngine), over a VerticalData.
+    command_timing = "end"  # backward Euler: the command at the end of each step
+
+    def read(self, data: VerticalData) -> Reading:
+        q, v, model = data.q, data.v, self.model
+        return Reading(q[model.i_alpha], v[model.i_alpha], q[model.i_beta], sea_torque(model, q), data.u,
+                       data.contacts)
+
+    def step(self, data: VerticalData, beta_d: np.ndarray, beta_d_dot: np.ndarray) -> None:
+        """One backward Euler step of h with the motor command (β_d, β̇_d) at its end."""
+        data.q, data.v, data.u, data.contacts = self.plant.step(data.q, data.v, self.time_step, beta_d, beta_d_dot)
+
+    def poses(self, data: VerticalData) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray]:
+        """((x, z) of the links' centres of mass (002 (4.2)–(4.5)), θ (§4.3.1))."""
+        return link_positions(self.model, data.q), link_angles(self.model, data.q)
+
+    def finite(self, data: VerticalData) -> bool:
+        return finite_state(data.q, data.v)
+
+    def non_finite_status(self, data: VerticalData, t: float, kept_until: float) -> str:
+        return non_finite_status(self, t, data.q, data.v, kept_until)
+
+
+def contact_params(section: dict, source: str) -> ContactParams:
+    """``contact:`` of a scenario (002 Table 5.1 defaults); ``friction`` is the ground's (and the robot's) μ_c."""
+    if "side_friction" in section:
+        raise ConfigError("contact.side_friction", section["side_friction"], "is no longer a contact field: an "
+                          "obstacle's friction is its collision's <surface><friction><ode><mu> in the world file; "
+                          "to override the μ of every box's vertical faces use world.side_friction (0 to 5)", source)
+    reject_unknown(section, CONTACT_FIELDS, "contact", source)
+    return ContactParams(
+        friction=number(section.get("friction", 0.6), "contact.friction", source, low=0.0, high=5.0),
+        stiffness=positive(section.get("stiffness", 550.0), "contact.stiffness", source),
+        damping=number(section.get("damping", 10.0), "contact.damping", source, low=0.0),
+        threshold=number(section.get("threshold", CONTACT_THRESHOLD), "contact.threshold", source, low=0.0,
+                         high=0.1),
+        slip_velocity=positive(section.get("slip_velocity", SLIP_VELOCITY), "contact.slip_velocity", source),
+    )
+
+
+def _robot(section: dict, source: str) -> RobotParams:
+    reject_unknown(section, ROBOT_FIELDS, "robot", source)
+    robot = load_robot(section["name"])
+    if robot.sea is None or robot.actuator is None:
+        raise ConfigError("robot.name", section["name"], "the vertical model needs a robot with SEAs (sea: and "
+                          "actuator: sections), e.g. koopaee6", source)
+    if "rotor_inertia_model" in section:
+        reading = choice(section["rotor_inertia_model"], "robot.rotor_inertia_model", ("own", "reflected"), source)
+        robot = dataclasses.replace(robot, actuator=dataclasses.replace(robot.actuator, rotor_inertia_model=reading))
+    if "sea_stiffness" in section:  # e.g. near-rigid joints for comparisons
+        k = positive(section["sea_stiffness"], "robot.sea_stiffness", source)
+        robot = dataclasses.replace(robot, sea=dataclasses.replace(robot.sea, stiffness=(k,) * robot.n_joints))
+    return robot
+
+
+def build(scenario: Scenario) -> VerticalSetup:
+    """Validate the vertical-model sections of ``scenario`` and assemble the run."""
+    src = scenario.source
+    robot = _robot(scenario.section("robot"), src)
+    world_section = scenario.section("world")
+    reject_unknown(world_section, WORLD_FIELDS, "world", src)
+    world = load_world(world_section["file"])
+    contact = contact_params(scenario.section("contact"), src)
+    side = world_section.get("side_friction")
+    side = None if side is None else number(side, "world.side_friction", src, low=0.0, high=5.0)
+    terrain = terrain_from_world(world, contact.friction, side)
+    model = build_model(robot)
+    plant = VerticalPlant(model, terrain, contact, motor_pd(robot))
+    gait, controllers = sea_control(scenario, robot)
+    h = scenario.time_step
+    substeps, log_every = control_steps(scenario, h)
+    # Start: body straight along +x, tail tip at start_x, resting on the ground with the static
+    # sag of the 2N+1 contact springs sharing the weight.
+    start_x = number(world_section.get("start_x", 0.0), "world.start_x", src)
+    ground = terrain.ground if terrain.ground is not None else float(terrain.height(np.array([start_x]))[0])
+    cp = plant.contact
+    sag = model.total_mass * model.gravity / (model.G_c.shape[0] * cp.stiffness)
+    q0 = initial_configuration(model, start_x, ground + cp.threshold - sag)
+    return VerticalSetup(scenario, robot, model, world, terrain, plant, gait, controllers, q0, h, substeps, log_every)
+
+
+def _first_bad(model: VerticalModel, q: np.ndarray, v: np.ndarray) -> str:
+    for name, arr in (("q", q), ("dq", v)):
+        bad = np.flatnonzero(~np.isfinite(arr))
+        if bad.size:
+            return f"{name}[{model.coordinate_name(int(bad[0]))}]"
+    return "state"
+
+
+@dataclass(eq=False)
+class VerticalData:
+    """The mutable state of a vertical run: q, q̇, U of (4.39) at the end of the last step, points in contact."""
+
+    q: np.ndarray
+    v: np.ndarray
+    u: np.ndarray
+    contacts: int = 0
+
+    @classmethod
+    def start(cls, setup: VerticalSetup) -> VerticalData:
+        """At rest in the set-up's start configuration."""
+        return cls(setup.q0.copy(), np.zeros(setup.model.n_q), np.zeros(setup.model.n_joints))
+
+
+def references(setup: VerticalSetup, tick_hook: TickHook | None = None) -> References:
+    """The per-joint references at t: the gait's α_d, α̇_d, no τ_d, as changed by ``tick_hook``."""
+    gait = gait_references(setup.gait, setup.model.n_joints)
+    if tick_hook is None:
+        return gait
+    return lambda t, data: tick_hook(t, data.q, data.v, gait(t, data))
+
+
+def non_finite_status(setup: VerticalSetup, t: float, q: np.ndarray, v: np.ndarray, kept_until: float) -> str:
+    """The ``status`` of a run whose state (q, q̇) at ``t`` is non-finite, its log kept up to ``kept_until``."""
+    return (f"non-finite state at t = {t:.4f} s ({_first_bad(setup.model, q, v)}); "
+            f"outputs up to t = {kept_until:.4f} s kept; with sim.time_step = "
+            f"{setup.time_step:g} s, try a smaller step (e.g. 0.001)")
+
+
+def progress_bar(duration: float, progress: bool) -> tqdm:
+    """The bar of simulated seconds (shown if ``progress``)."""
+    return tqdm(total=round(duration, 6), unit="s", disable=not progress, leave=False,
+                bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} s sim [{elapsed}<{remaining}]")

@@ -1,2 +1,0 @@
-"""The 3-D model on MuJoCo (issue 15): the MJCF built from the robot and world files (:mod:`.mjcf`), its
-numerical settings (:mod:`.settings`), the model/data functions (:mod:`.model`) and the runtime (:mod:`.runtime`)."""

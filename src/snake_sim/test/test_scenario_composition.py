@@ -1,0 +1,81 @@
+"""Scenarios by composition: a scenario names a ``base:`` and states only what differs, laid over the base as a JSON
+Merge Patch (RFC 7386); a cycle of bases and an unknown base are one ConfigError naming ``base``; ``snake-sim list``
+shows a composed scenario's base and the keys it changes."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from snake_core.locator import ENV_VAR
+from snake_core.validation import ConfigError
+from snake_sim.commands.cli import main
+from snake_sim.core.scenario import load_scenario, merge_patch
+
+
+def test_merge_patch_merges_mappings_removes_nulls_and_replaces_the_rest():
+    base = {"contact": {"friction": 0.6, "stiffness": 550.0}, "sim": {"time_step": 0.001}, "gait": [1, 2]}
+    patch = {"contact": {"stiffness": None, "solref": [0.02, 1.0]}, "sim": {"time_step": 0.002}, "gait": [3]}
+    assert merge_patch(base, patch) == {"contact": {"friction": 0.6, "solref": [0.02, 1.0]},
+                                        "sim": {"time_step": 0.002}, "gait": [3]}
+    assert base["contact"] == {"friction": 0.6, "stiffness": 550.0}  # the base is not changed
+
+
+def test_a_3d_twin_is_its_2d_base_with_the_mujoco_contact_and_step():
+    twin, base = load_scenario("tsc-obstacle-3d"), load_scenario("tsc-obstacle")
+    assert twin.name == "tsc-obstacle-3d" and twin.model == "mujoco" and base.model == "vertical"
+    for section in ("robot", "world", "gait", "controller", "outputs"):
+        assert twin.data[section] == base.data[section], section
+    assert twin.section("contact")["friction"] == base.section("contact")["friction"]
+    assert "stiffness" not in twin.section("contact") and "solref" in twin.section("contact")
+    assert twin.time_step == 0.002 and base.time_step == 0.001
+    assert twin.data["sim"]["perturbation"]["roll_deg"] == 2.0
+
+
+@pytest.fixture
+def scenarios(tmp_path, monkeypatch):
+    """A data folder of its own (the robots of the shipped one) whose scenarios the test writes."""
+    from snake_core.locator import data_dir
+
+    shipped = data_dir()
+    (tmp_path / "config" / "robots").mkdir(parents=True)
+    for robot in (shipped / "config" / "robots").glob("*.yaml"):
+        (tmp_path / "config" / "robots" / robot.name).write_text(robot.read_text())
+    (tmp_path / "config" / "scenarios").mkdir()
+    (tmp_path / "worlds").symlink_to(shipped / "worlds")
+    monkeypatch.setenv(ENV_VAR, str(tmp_path))
+
+    def write(name: str, data: dict) -> None:
+        (tmp_path / "config" / "scenarios" / f"{name}.yaml").write_text(yaml.safe_dump(data))
+
+    return write
+
+
+def test_bases_of_bases_resolve_in_turn(scenarios):
+    scenarios("a", {"robot": {"name": "koopaee6"}, "sim": {"duration": 5.0, "time_step": 0.001}})
+    scenarios("b", {"base": "a", "sim": {"duration": 2.0}})
+    scenarios("c", {"base": "b", "world": {"file": "stairs"}})
+    c = load_scenario("c")
+    assert (c.name, c.duration, c.time_step, c.world_file) == ("c", 2.0, 0.001, "stairs")
+
+
+def test_a_cycle_of_bases_is_one_error_naming_the_chain(scenarios):
+    scenarios("a", {"base": "b", "robot": {"name": "koopaee6"}, "sim": {"duration": 1.0}})
+    scenarios("b", {"base": "a"})
+    with pytest.raises(ConfigError, match="cycle of bases: a -> b -> a") as exc:
+        load_scenario("a")
+    assert exc.value.field == "base"
+
+
+def test_an_unknown_base_is_one_error_listing_the_known(scenarios):
+    scenarios("a", {"base": "nowhere", "robot": {"name": "koopaee6"}})
+    with pytest.raises(ConfigError, match="must name a shipped scenario") as exc:
+        load_scenario("a")
+    assert exc.value.field == "base" and exc.value.value == "nowhere"
+
+
+def test_list_shows_a_composed_scenarios_base_and_changes(capsys):
+    assert main(["list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    twin = lines[[line.split()[0] if line.strip() else "" for line in lines].index("tsc-stairs-3d") + 1]
+    assert "base tsc-stairs;" in twin and "model" in twin and "sim.time_step" in twin and "contact.solref" in twin

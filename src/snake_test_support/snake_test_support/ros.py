@@ -1,0 +1,419 @@
+"""pytest fixture ``ros``: nodes under test on real rclpy (ROS 2 Jazzy), driven on simulated time.
+
+Any package's tests use it by importing it in their ``test/conftest.py``::
+
+    from snake_test_support.ros import ros  # noqa: F401  (the fixture)
+
+and importing rclpy-based modules inside the test, after the fixture has run::
+
+    def test_bridge_publishes_joint_states(ros):
+        from sensor_msgs.msg import JointState
+        from snake_hardware.bridge_node import CanBridgeNode
+
+        node = ros.make(CanBridgeNode, can_bus_type="virtual", robot="koopaee6")
+        ros.publish("/can_bridge/joint_commands", JointState(name=["motor_1"], position=[0.1]))
+        ros.advance(0.1)  # ROS time moves 0.1 s; the node's timers fire at their periods
+        states = ros.messages("/can_bridge/joint_states")
+
+``ros.make(NodeClass, cli_args=None, namespace=None, **params)`` passes ``params`` as parameter
+overrides (``a__b`` for ``a.b``) and ``use_sim_time: true``. The harness owns ``/clock``, publishes
+inputs from a helper node and records every topic the nodes under test publish. All nodes spin in
+one rclpy ``SingleThreadedExecutor``.
+
+Isolation: every pytest-xdist worker talks on its own ``ROS_DOMAIN_ID`` (``SNAKE_TEST_DOMAIN_BASE``, by
+default an even number in 20–98 taken from the checkout's path, plus the worker's number) and discovery stays
+on this machine (``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST``); subprocesses started by a test inherit both.
+Where rclpy cannot be imported (no Jazzy wheel for the platform and no sourced ROS 2), the tests that use the
+fixture are skipped with one reason.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+import zlib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Protocol
+
+import pytest
+
+from snake_core.locator import data_dir
+
+DOMAIN_BASE_ENV = "SNAKE_TEST_DOMAIN_BASE"
+#: How long a discovery or delivery wait may take before the harness gives up [s, wall time]: a guard
+#: against a hang (a message lost, a node dead), far beyond any delay of a loaded machine.
+WAIT_TIMEOUT = 60.0
+#: Messages kept per recorded topic.
+CAPTURE_DEPTH = 10000
+
+
+def default_domain_base() -> int:
+    """20–98, even, from this checkout's path: test runs of two checkouts on one machine (CI jobs, sessions
+    side by side) do not see each other's nodes, which would answer their simulators and drive their
+    controllers."""
+    return 20 + 2 * (zlib.crc32(str(Path(__file__).resolve().parents[3]).encode()) % 40)
+
+
+def isolate_ros_domain() -> int:
+    """One ROS_DOMAIN_ID per pytest-xdist worker, discovery on localhost only; returns the id."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    domain = int(os.environ.get(DOMAIN_BASE_ENV, default_domain_base())) + int(worker.removeprefix("gw") or 0)
+    os.environ["ROS_DOMAIN_ID"] = str(domain)
+    os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
+    return domain
+
+
+#: Topics every rclpy node has (time source, parameter events, logging): not part of a node's interface.
+INFRASTRUCTURE = ("/clock", "/parameter_events", "/rosout")
+
+
+def subscriptions(node: Any) -> dict[str, Any]:
+    """topic → Subscription of ``node``'s own inputs."""
+    return {s.topic_name: s for s in node.subscriptions if s.topic_name not in INFRASTRUCTURE}
+
+
+def publishers(node: Any) -> dict[str, Any]:
+    """topic → Publisher of ``node``'s own outputs."""
+    return {p.topic_name: p for p in node.publishers if p.topic_name not in INFRASTRUCTURE}
+
+
+def type_name(msg_type: type) -> str:
+    """``'sensor_msgs/msg/JointState'`` of a rosidl message class."""
+    return f"{msg_type.__module__.split('.')[0]}/msg/{msg_type.__name__}"
+
+
+def capture_qos() -> Any:
+    """QoS of a recorder: best effort matches reliable and best-effort publishers alike, volatile any durability."""
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+
+    return QoSProfile(depth=CAPTURE_DEPTH, reliability=ReliabilityPolicy.BEST_EFFORT)
+
+
+def wait_for(condition: Callable[[], bool], spin: Callable[[], None], what: str, timeout: float = WAIT_TIMEOUT,
+             detail: Callable[[], Any] | None = None) -> None:
+    """Spin until ``condition()`` holds; AssertionError naming ``what`` (and ``detail()``) after ``timeout`` s of
+    wall time: a guard against a hang, never a measurement (the condition does not depend on speed)."""
+    end = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}"
+                                 + (f": {detail()}" if detail else ""))
+        spin()
+
+
+class RosHarness:
+    """A helper node that owns /clock, publishes inputs and records the outputs of the nodes under test.
+
+    Delivery is awaited, never timed: every message published by the harness or by a node under test is
+    counted, and every subscription of the nodes under test and of the recorders counts what it handles;
+    :meth:`settle` spins until each subscription has handled everything published on its topic since it
+    matched, every node on sim time reads the harness's time, and no timer of a node is due. So a test
+    sees the same sequence of callbacks on an idle and on a loaded machine."""
+
+    def __init__(self) -> None:
+        import rclpy
+        from rclpy.executors import SingleThreadedExecutor
+        from rosgraph_msgs.msg import Clock
+
+        self.rclpy = rclpy
+        self.context = rclpy.Context()
+        rclpy.init(context=self.context)
+        self._Clock = Clock
+        self.helper = rclpy.create_node("snake_test_harness", context=self.context)
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(self.helper)
+        self._clock_pub = self.helper.create_publisher(Clock, "/clock", 10)
+        self.nodes: list[Any] = []
+        self._inputs: dict[str, Any] = {}
+        self._log: dict[str, list[Any]] = {}
+        self._published: dict[str, int] = {}  # topic → messages sent by counted publishers
+        self._counted: set[int] = set()  # ids of the publishers whose messages are counted
+        self._publishers: dict[str, int] = {}  # topic → counted publishers
+        self._subscriptions: list[tuple[str, Any, int]] = []  # (topic, subscription, published count at match)
+        self._received: dict[int, int] = {}  # id(subscription) → messages handled
+        self._t_ns = 1_000_000_000  # start at 1 s: time 0 means "no clock received yet" in rclpy
+        self._publish_clock()
+
+    # ------------------------------------------------------------------------- counted delivery
+
+    def _count_publisher(self, pub: Any) -> None:
+        if id(pub) in self._counted:
+            return
+        self._counted.add(id(pub))
+        topic, send = pub.topic_name, pub.publish
+        self._publishers[topic] = self._publishers.get(topic, 0) + 1
+
+        def counted(msg: Any) -> None:
+            self._published[topic] = self._published.get(topic, 0) + 1
+            send(msg)
+
+        pub.publish = counted
+
+    def _count_subscription(self, sub: Any) -> None:
+        """Count what ``sub`` handles from now on; it must see every message published after this."""
+        topic, handle = sub.topic_name, sub.callback
+        self._received[id(sub)] = 0
+        self._subscriptions.append((topic, sub, self._published.get(topic, 0)))
+
+        def count() -> None:
+            self._received[id(sub)] += 1
+
+        if sub._callback_type is type(sub._callback_type).WithMessageInfo:
+            sub.callback = lambda msg, info: (count(), handle(msg, info))
+        else:
+            sub.callback = lambda msg: (count(), handle(msg))
+
+    def _undelivered(self) -> list[str]:
+        """What is still under way: messages not yet handled, nodes behind the harness's clock, timers due."""
+        late = [f"{topic} to a subscription" for topic, sub, base in self._subscriptions
+                if self._received[id(sub)] < self._published.get(topic, 0) - base]
+        late += [f"/clock to {n.get_name()} (at {n.get_clock().now().nanoseconds} ns, not {self._t_ns})"
+                 for n in self.nodes if n.get_parameter("use_sim_time").value
+                 and n.get_clock().now().nanoseconds != self._t_ns]
+        late += [f"a timer of {n.get_name()}" for n in self.nodes for timer in n.timers if timer.is_ready()]
+        return late
+
+    def settle(self) -> None:
+        """Spin until everything published has been handled and no timer is due (see the class docstring)."""
+        wait_for(lambda: not self._undelivered(), lambda: self.executor.spin_once(timeout_sec=0.01),
+                 "delivery", detail=self._undelivered)
+
+    def _match(self, node: Any) -> None:
+        """Wait until ``node``'s subscriptions match every counted publisher of their topics and its
+        publishers every counted subscription (a message sent before a match would never arrive)."""
+        for sub in node.subscriptions:
+            if sub.topic_name in INFRASTRUCTURE:
+                continue
+            wait_for(lambda s=sub: s.get_publisher_count() >= self._publishers.get(s.topic_name, 0), self.spin,
+                     f"{sub.topic_name} of {node.get_name()} to match its publishers")
+        for pub in node.publishers:
+            if pub.topic_name in INFRASTRUCTURE:
+                continue
+            wanted = sum(1 for topic, _s, _b in self._subscriptions if topic == pub.topic_name)
+            wait_for(lambda p=pub, n=wanted: p.get_subscription_count() >= n, self.spin,
+                     f"{pub.topic_name} of {node.get_name()} to match its subscribers")
+
+    # ------------------------------------------------------------------------------- the API
+
+    def spin(self, seconds: float = 0.0) -> None:
+        """Handle what is ready, for at least ``seconds`` of wall time."""
+        end = time.monotonic() + seconds
+        self.executor.spin_once(timeout_sec=0.002)
+        while time.monotonic() < end:
+            self.executor.spin_once(timeout_sec=0.002)
+
+    def _publish_clock(self) -> None:
+        self._clock_pub.publish(self._Clock(clock=self.stamp()))
+
+    def make(self, node_class: type, cli_args: list[str] | None = None, namespace: str | None = None,
+             **params: Any) -> Any:
+        """Build ``node_class`` with ``params`` as overrides on sim time; record what it publishes."""
+        from rclpy.parameter import Parameter
+
+        params = {k.replace("__", "."): v for k, v in params.items()}
+        params.setdefault("use_sim_time", True)
+        node = node_class(parameter_overrides=[Parameter(k, value=v) for k, v in params.items()],
+                          cli_args=cli_args, namespace=namespace, context=self.context)
+        self.nodes.append(node)
+        self.executor.add_node(node)
+        if node.get_parameter("use_sim_time").value:
+            wait_for(lambda: node.count_publishers("/clock") > 0 and node.get_clock().now().nanoseconds > 0,
+                     lambda: (self._publish_clock(), self.spin()), f"{node.get_name()} to receive /clock")
+        for pub in node.publishers:
+            if pub.topic_name not in INFRASTRUCTURE:
+                self._count_publisher(pub)
+        for sub in node.subscriptions:
+            if sub.topic_name not in INFRASTRUCTURE:
+                self._count_subscription(sub)
+        self._match(node)
+        for pub in node.publishers:
+            self.record(pub.topic_name, pub.msg_type)
+        self.settle()
+        return node
+
+    def record(self, topic: str, msg_type: type) -> list[Any]:
+        """Record ``topic`` from now on (publishers of the nodes under test are recorded by ``make``)."""
+        if topic in INFRASTRUCTURE:
+            return []
+        for pub in (p for n in self.nodes for p in n.publishers if p.topic_name == topic):
+            self._count_publisher(pub)  # a publisher a test added to a node after make
+        if topic not in self._log:
+            self._log[topic] = []
+            sub = self.helper.create_subscription(msg_type, topic, self._log[topic].append, capture_qos())
+            wait_for(lambda: sub.get_publisher_count() >= self._publishers.get(topic, 0), self.spin,
+                     f"the recorder of {topic} to match")
+            self._count_subscription(sub)
+        return self._log[topic]
+
+    def publish(self, topic: str, msg: Any, qos: Any = 10) -> None:
+        """Publish ``msg`` on ``topic`` once every subscriber among the nodes under test matches, and
+        wait until they have handled it (and whatever they published in turn)."""
+        if topic not in self._inputs:
+            self._inputs[topic] = self.helper.create_publisher(type(msg), topic, qos)
+            self._count_publisher(self._inputs[topic])
+        listeners = sum(1 for t, _s, _b in self._subscriptions if t == topic)
+        wait_for(lambda: self._inputs[topic].get_subscription_count() >= listeners, self.spin,
+                 f"subscribers of {topic}")
+        self._inputs[topic].publish(msg)
+        self.settle()
+
+    def advance(self, seconds: float) -> None:
+        """Move ROS time forward by ``seconds`` in 1 ms ticks, each handled by every node (its timers
+        fired, their messages delivered) before the next, so that every timer period is seen."""
+        target = self._t_ns + round(seconds * 1e9)
+        while self._t_ns < target:
+            self._t_ns = min(target, self._t_ns + 1_000_000)
+            self._publish_clock()
+            self.settle()
+
+    def jump(self, seconds: float) -> None:
+        """Set ROS time ``seconds`` away from now (negative: back, as the clock of a restarted simulator) and
+        deliver it."""
+        self._t_ns += round(seconds * 1e9)
+        self._publish_clock()
+        self.settle()
+
+    def set_parameters(self, node: Any, **values: Any) -> list[Any]:
+        """Set parameters (``a__b`` for ``a.b``); returns the SetParametersResult list."""
+        from rclpy.parameter import Parameter
+
+        return node.set_parameters([Parameter(k.replace("__", "."), value=v) for k, v in values.items()])
+
+    def now(self) -> float:
+        """The harness's ROS time [s]."""
+        return self._t_ns * 1e-9
+
+    def stamp(self) -> Any:
+        """builtin_interfaces/Time of :meth:`now`."""
+        from builtin_interfaces.msg import Time
+
+        return Time(sec=self._t_ns // 1_000_000_000, nanosec=self._t_ns % 1_000_000_000)
+
+    def messages(self, topic: str) -> list[Any]:
+        """Everything recorded on ``topic`` so far (once all that was published has arrived)."""
+        self.settle()
+        return list(self._log.get(topic, []))
+
+    def close(self) -> None:
+        for node in self.nodes:
+            self.executor.remove_node(node)
+            node.destroy_node()
+        self.executor.shutdown()
+        self.helper.destroy_node()
+        self.rclpy.try_shutdown(context=self.context)
+
+
+class NodeLauncher(Protocol):
+    """What starts and stops the nodes of a graph as processes (snake_control.graph, passed in by the tests: this
+    package does not depend on the packages it tests)."""
+
+    def start(self, spec: Any, data: Path, workdir: Path, *, use_sim_time: bool, stdout: Any, stderr: Any
+              ) -> subprocess.Popen: ...
+
+    def stop(self, processes: list[subprocess.Popen]) -> list[int]: ...
+
+
+class GraphHarness:
+    """Nodes in their own processes (snake_control.graph specs, as ``ros2 run`` starts them) and a
+    probe node on the wall clock that records topics. The processes get SIGINT at the end (as launch
+    stops them), SIGKILL if they do not exit within 10 s."""
+
+    def __init__(self, workdir: Path, nodes: NodeLauncher) -> None:
+        import rclpy
+        from rclpy.executors import SingleThreadedExecutor
+
+        self.rclpy = rclpy
+        self.workdir = workdir
+        self.nodes = nodes
+        self.context = rclpy.Context()
+        rclpy.init(context=self.context)
+        self.probe = rclpy.create_node("snake_test_probe", context=self.context)
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(self.probe)
+        self.processes: dict[str, subprocess.Popen] = {}
+        self._log: dict[str, list[Any]] = {}
+
+    def start(self, spec: Any, *, use_sim_time: bool = True) -> subprocess.Popen:
+        """Start one node of the graph; its output goes to <workdir>/<node>.log."""
+        name = spec.fully_qualified_name
+        log = (self.workdir / f"{name.strip('/').replace('/', '__')}.log").open("w")
+        self.processes[name] = self.nodes.start(spec, data_dir(), self.workdir, use_sim_time=use_sim_time,
+                                                stdout=log, stderr=subprocess.STDOUT)
+        return self.processes[name]
+
+    def start_simulator(self, spec: Any, joint_states: list[Any]) -> subprocess.Popen:
+        """Start the simulator of ``spec`` in lockstep (:func:`lockstep_simulator`) and wait until the probe
+        records its ``joint_states`` (it republishes its first tick until the controllers answer it): started
+        before the controllers, the probe records every tick from the first."""
+        process = self.start(lockstep_simulator(spec), use_sim_time=False)
+        self.spin_until(lambda: joint_states, "the probe to receive the simulator's joint states", timeout=120.0)
+        return process
+
+    def stop(self, name: str) -> int:
+        """SIGINT the node ``name`` (fully qualified) and wait for it; its exit code."""
+        return self.nodes.stop([self.processes.pop(name)])[0]
+
+    def record(self, topic: str, msg_type: type) -> list[Any]:
+        if topic not in self._log:
+            self._log[topic] = []
+            self.probe.create_subscription(msg_type, topic, self._log[topic].append, capture_qos())
+        return self._log[topic]
+
+    def spin_until(self, condition: Callable[[], bool], what: str, timeout: float) -> None:
+        """Spin the probe until ``condition()``; fails naming ``what`` and the nodes that died."""
+        end = time.monotonic() + timeout
+        while not condition():
+            dead = {n: p.returncode for n, p in self.processes.items() if p.poll() is not None}
+            if dead or time.monotonic() > end:
+                raise AssertionError(f"waiting for {what}: " + (f"nodes exited {dead}, see {self.workdir}"
+                                                                  if dead else f"timed out after {timeout:g} s"))
+            self.executor.spin_once(timeout_sec=0.05)
+
+    def close(self) -> None:
+        for name in list(self.processes):
+            self.stop(name)
+        self.executor.shutdown()
+        self.probe.destroy_node()
+        self.rclpy.try_shutdown(context=self.context)
+
+
+def lockstep_simulator(spec: Any) -> Any:
+    """The simulator's spec as the graph tests run it: in lockstep, as fast as the graph answers, and a
+    report on /diagnostics only after a minute without an answer (it holds all the same)."""
+    return replace(spec, parameters={**spec.parameters, "lockstep": True, "real_time_factor": 0.0,
+                                     "lockstep_timeout": 60.0})
+
+
+@contextmanager
+def graph_harness(workdir: Path, nodes: NodeLauncher) -> Iterator[GraphHarness]:
+    """A :class:`GraphHarness` in ``workdir`` whose nodes ``nodes`` starts, closed (its processes stopped) at the
+    end; for fixtures that share one graph run between tests."""
+    _require_rclpy()
+    harness = GraphHarness(workdir, nodes)
+    try:
+        yield harness
+    finally:
+        harness.close()
+
+
+def _require_rclpy() -> None:
+    isolate_ros_domain()
+    try:
+        import rclpy  # noqa: F401
+    except ImportError as exc:
+        pytest.skip(f"ROS 2 Jazzy's rclpy is not importable here ({exc}); `make ros` installs it on x86_64 Linux")
+
+
+@pytest.fixture
+def ros() -> Iterator[RosHarness]:
+    """The harness over real rclpy (see the module docstring); skips where rclpy is not importable."""
+    _require_rclpy()
+    harness = RosHarness()
+    try:
+        yield harness
+    finally:
+        harness.close()
