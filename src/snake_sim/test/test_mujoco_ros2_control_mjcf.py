@@ -20,7 +20,7 @@ import pytest
 import xacro
 
 from snake_core import locator
-from snake_sim.cli import main
+from snake_sim.commands.cli import main
 from snake_sim.core.scenario import load_scenario
 from snake_sim.engines.mujoco import model as mm
 from snake_sim.engines.mujoco.ros2_control import BASE_JOINT, START_KEYFRAME, ros2_control_mjcf, start_qpos
