@@ -84,7 +84,8 @@ def run(tmp_path_factory) -> Run:
     recorder = Recorder(domain, {"/mujoco/base_odometry": Odometry, "/joint_states": JointState,
                                  "/gait/reference": JointState})
     try:
-        launch = launch_mujoco_graph(stack, recorder, ROBOT, SPEED)
+        launch = launch_mujoco_graph(stack, recorder, ROBOT, SPEED,
+                                     spawned_controllers(REPO / controllers_file(ROBOT, True)))
         controllers = stack.controllers()
         start = _stamp(recorder.get("/gait/reference")[0])
         wait_until(lambda: (o := recorder.get("/mujoco/base_odometry")) and _stamp(o[-1]) > start + SETTLE + WINDOW,

@@ -52,7 +52,7 @@ def test_render_runs_nothing(name, monkeypatch):
 
     for attr in ("plan", "measure", "assemble"):
         monkeypatch.setattr(module, attr, forbidden)
-    monkeypatch.setattr("snake_sim.studies.sweep.engine.simulate", forbidden)
+    monkeypatch.setattr("snake_sim.studies.sweep.engine.measure_summary", forbidden)
     monkeypatch.setattr("snake_sim.studies.grid.run_cells", forbidden)
     results = load(module.Results, results_path(DOCS, name))
     assert module.render(results) == module.render(results)

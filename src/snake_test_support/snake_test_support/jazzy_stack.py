@@ -302,14 +302,13 @@ def active_controllers(stack: JazzyStack, launch, name: str, expected: list[str]
     return states
 
 
-def launch_mujoco_graph(stack: JazzyStack, recorder: Recorder, robot: str, speed: float) -> subprocess.Popen:
-    """``sim.launch.py simulator:=mujoco`` for ``robot`` at ``mujoco_speed:=speed``, once every controller of the
-    robot's Gazebo controllers file is active and ``recorder`` (which must record /gait/reference) has the gait's
-    first reference; the launch process (stop it with ``stack.stop``)."""
-    from snake_bringup.ros2_control import controllers_file, spawned_controllers
-
+def launch_mujoco_graph(stack: JazzyStack, recorder: Recorder, robot: str, speed: float,
+                        controllers: list[str]) -> subprocess.Popen:
+    """``sim.launch.py simulator:=mujoco`` for ``robot`` at ``mujoco_speed:=speed``, once every one of
+    ``controllers`` (those of the robot's Gazebo controllers file) is active and ``recorder`` (which must record
+    /gait/reference) has the gait's first reference; the launch process (stop it with ``stack.stop``)."""
     launch = stack.launch("mujoco", "sim.launch.py", {"simulator": "mujoco", "robot": robot, "rviz": "false",
                                                       "mujoco_speed": repr(speed)})
-    active_controllers(stack, launch, "mujoco", spawned_controllers(REPO / controllers_file(robot, True)))
+    active_controllers(stack, launch, "mujoco", controllers)
     wait_until(lambda: recorder.get("/gait/reference"), "the gait's first reference")
     return launch

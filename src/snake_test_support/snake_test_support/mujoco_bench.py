@@ -15,11 +15,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from snake_bringup.ros2_control import controllers_file, spawned_controllers
 from snake_sim.benchmarks import BenchRow, print_rows
 from snake_sim.benchmarks.engines import real_time_factor
 from snake_test_support.jazzy_stack import (
     MUJOCO_POINTER,
     MUJOCO_SKIP_REASON,
+    REPO,
     JazzyStack,
     Recorder,
     launch_mujoco_graph,
@@ -42,7 +44,7 @@ def graph_rtf(env: dict[str, str], workdir: Path, speed: float) -> float:
     stack = JazzyStack(env, workdir, DOMAIN)
     recorder = Recorder(DOMAIN, {"/clock": Clock, "/gait/reference": JointState})
     try:
-        launch_mujoco_graph(stack, recorder, ROBOT, speed)
+        launch_mujoco_graph(stack, recorder, ROBOT, speed, spawned_controllers(REPO / controllers_file(ROBOT, True)))
 
         def sim_now() -> float:
             stamp = recorder.get("/clock")[-1].clock
