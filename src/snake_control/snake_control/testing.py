@@ -367,7 +367,7 @@ class GraphHarness:
         ours = {*self.processes, self.probe.get_fully_qualified_name()}
 
         def nodes(topic: str) -> Counter:
-            return Counter(f"{i.node_namespace.rstrip('/')}/{i.node_name}"
+            return Counter(qualified(i.node_namespace, i.node_name)
                            for i in self.probe.get_publishers_info_by_topic(topic))
 
         end = time.monotonic() + WAIT_TIMEOUT / 6
@@ -382,8 +382,7 @@ class GraphHarness:
         from snake_control.graph import stop
 
         code = stop([self.processes.pop(name)])[0]
-        self.spin_until(lambda: name not in {f"{ns.rstrip('/')}/{n}" for n, ns in
-                                             self.probe.get_node_names_and_namespaces()},
+        self.spin_until(lambda: name not in {qualified(ns, n) for n, ns in self.probe.get_node_names_and_namespaces()},
                         f"{name} to leave the graph", timeout=60.0)
         return code
 
@@ -417,6 +416,11 @@ class GraphHarness:
         self.executor.shutdown()
         self.probe.destroy_node()
         self.rclpy.try_shutdown(context=self.context)
+
+
+def qualified(namespace: str, name: str) -> str:
+    """A node's fully qualified name (``/ns/name``, ``/name`` in the root namespace)."""
+    return f"{namespace.rstrip('/')}/{name}"
 
 
 def lockstep_simulator(spec: Any) -> Any:
