@@ -7,8 +7,11 @@ control period (1/``rate``) per step, and owns the simulation time:
 
 - takes the commands of the robot's forward command controller (std_msgs/Float64MultiArray, tail →
   head): β_d on /motor_position_controller/commands for SEA robots (before the first command the
-  motors hold their start angles), joint torques τ on /joint_effort_controller/commands for
-  rigid-joint robots of the planar model (004; before the first command no torque);
+  motors hold their start angles) and, with ``velocity_commands`` (default true), the β̇_d that the motor
+  PD feeds forward (002 (4.39)) on /motor_velocity_controller/commands, as Gazebo's motor PD takes them
+  (false: the backward difference of successive β_d, as a module's firmware forms it; also before the
+  first β̇_d); joint torques τ on /joint_effort_controller/commands for rigid-joint robots of the planar
+  model (004; before the first command no torque);
 - publishes /joint_states (snake_core.interface.JointStateLayout: ``joint_j``: α, α̇, τ; SEA robots
   also ``motor_j``: β, β̇, U and ``spring_j``: α − β, α̇ − β̇, τ) and
   /head/odometry (the head tip's ground truth, twist in the head frame), stamped with the
@@ -20,8 +23,9 @@ load, as with Gazebo's lockstep plugins or ros2_control's synchronous read → u
 publishes the states of t_k, then /clock t_k, and waits for the command that answers t_k (stamped t_k:
 the ``answers_ns`` dimension of the array, ros_interface.float_array; the controllers, with their own
 ``lockstep`` parameter, stamp each command with the joint states it answers, and the mux passes the stamp
-on). Only then it steps with it. An answer to an older tick is ignored; an unstamped command (from a
-tool, not a controller) is taken as the answer to the tick waited on. While it waits, the tick's states
+on; with ``velocity_commands``, the β̇_d answering t_k too). Only then it steps with it. An answer to an
+older tick is ignored; an unstamped command (from a tool, not a controller) is taken as the answer to the
+tick waited on. While it waits, the tick's states
 and /clock are republished every ``REPUBLISH`` s of wall time (for nodes that start late), and past
 ``lockstep_timeout`` s of wall time the wait is reported as WARN on /diagnostics; the simulator holds:
 it never steps on a stale command. Tick 0 (t = 0, which rclpy's timers never see as a tick: they fire
@@ -61,6 +65,7 @@ from snake_core.interface import (
     JOINT_EFFORT_COMMANDS,
     JOINT_STATES,
     MOTOR_POSITION_COMMANDS,
+    MOTOR_VELOCITY_COMMANDS,
     WORLD_FRAME,
     JointStateLayout,
 )
@@ -128,11 +133,19 @@ class SimulatorNode(Node):
         self._command = self.sim.hold_command()  # free run: the latest command
         self._stepped = self._command  # the command of the last step
         self._answer: list[float] | None = None  # lockstep: the command that answers the current tick
+        # β̇_d (position interface): free run the latest, lockstep the one answering the current tick
+        self._rates = declare(self, "velocity_commands", True, "β̇_d of the motor PD from "
+                              f"{MOTOR_VELOCITY_COMMANDS} (false: the backward difference of successive β_d)",
+                              read_only=True) and self.command_topic == MOTOR_POSITION_COMMANDS
+        self._rate: list[float] | None = None
+        self._rate_answer: list[float] | None = None
         self._tick_started = self._published_at = time.monotonic()
         self._clock_pub = self.create_publisher(Clock, CLOCK, 10)
         self._joints = self.create_publisher(JointState, JOINT_STATES, SENSOR_QOS)
         self._odometry = self.create_publisher(Odometry, HEAD_ODOMETRY, SENSOR_QOS)
         self.create_subscription(Float64MultiArray, self.command_topic, self._on_command, COMMAND_QOS)
+        if self._rates:
+            self.create_subscription(Float64MultiArray, MOTOR_VELOCITY_COMMANDS, self._on_rate, COMMAND_QOS)
         self._diag = Diagnostics(self, "simulator")
         self._publish()
         self.create_timer(min(0.001, self.sim.control_period), self._poll)
@@ -142,12 +155,14 @@ class SimulatorNode(Node):
         # stamp 0.219999999 s, so a controller's timer due at 0.22 s would fire one period late
         return round(1e9 * self.sim.t)
 
-    def _refusal(self, command: Sequence[float]) -> str | None:
-        if self.limits is not None:
-            return self.limits.refusal(command)
-        if len(command) != len(self._command) or not all_finite(command):
-            return f"{len(command)} values (expected {len(self._command)}, finite)"
+    def _shape_refusal(self, values: Sequence[float]) -> str | None:
+        """Why ``values`` is not one finite value per joint, or None."""
+        if len(values) != len(self._command) or not all_finite(values):
+            return f"{len(values)} values (expected {len(self._command)}, finite)"
         return None
+
+    def _refusal(self, command: Sequence[float]) -> str | None:
+        return self.limits.refusal(command) if self.limits is not None else self._shape_refusal(command)
 
     def _on_command(self, msg: Float64MultiArray) -> None:
         refused = self._refusal(msg.data)
@@ -162,24 +177,38 @@ class SimulatorNode(Node):
             self._answer = list(msg.data)
             self._poll()
 
+    def _on_rate(self, msg: Float64MultiArray) -> None:
+        refused = self._shape_refusal(msg.data)
+        if refused:
+            self._diag.report(ERROR, f"hold: command refused on {MOTOR_VELOCITY_COMMANDS}: {refused}")
+            return
+        if not self.lockstep:
+            self._rate = list(msg.data)
+        elif answered(msg) in (None, self._t_ns()):
+            self._rate_answer = list(msg.data)
+            self._poll()
+
     def _poll(self) -> None:
         """Step when the pace allows and, in lockstep, once the command of this tick has come."""
         now = time.monotonic()
         if now - self._tick_started < self._wall_period:
             return
         if self.lockstep and self._t_ns() > 0:
-            if self._answer is None:
+            if self._answer is None or (self._rates and self._rate_answer is None):
                 self._wait(now)
                 return
-            self._command = self._answer
+            self._command, self._rate = self._answer, self._rate_answer
         command, clamped = self._limited(self._command)
         try:
-            self.sim.step(command)
+            if self._rates:
+                self.sim.step(command, self._rate)
+            else:
+                self.sim.step(command)
         except SimulationDiverged as exc:
             self._diag.report(ERROR, f"stopped: {exc}")
             raise SystemExit(1) from exc
         self._stepped = command
-        self._answer = None
+        self._answer = self._rate_answer = None
         self._tick_started = now
         self._publish()
         if clamped:
@@ -202,8 +231,10 @@ class SimulatorNode(Node):
         if now - self._published_at >= REPUBLISH:
             self._publish()
         if now - self._tick_started >= self.timeout:
+            missing = [self.command_topic] if self._answer is None else []
+            missing += [MOTOR_VELOCITY_COMMANDS] if self._rates and self._rate_answer is None else []
             self._diag.report(WARN, f"holding at t = {self.sim.t:.3f} s: no command answering it on "
-                              f"{self.command_topic} within lockstep_timeout = {self.timeout:g} s")
+                              f"{' and '.join(missing)} within lockstep_timeout = {self.timeout:g} s")
 
     def _publish(self) -> None:
         """The measurements of the new time, then the time itself: a controller whose timer fires on

@@ -8,7 +8,8 @@ In lockstep the graph computes exactly what the same command path computes stepp
 simulator node's loop over snake_sim.core.stepping driven in-process, the controllers and the gait of
 snake_core with the nodes' parameter files): every sample agrees to EXACT, on any machine at any load.
 Against ``snake-sim run`` of the same scenario the graph differs by a stated tolerance, for a stated
-reason (sample-and-hold commands against the runtime's continuous-time controllers)."""
+reason (its run starts one control period later, from a period of holding the start command; the torques of
+the planar model are held through a period)."""
 
 from __future__ import annotations
 
@@ -44,12 +45,15 @@ WINDOW = (PERIOD, 4 * PERIOD)
 #: arithmetic on the same numbers (messages carry float64), so only a wrong tick, a reordered input or a
 #: lost command can make a difference, and any of these makes one far above it.
 EXACT = 1e-9
-#: Graph against `snake-sim run`, head-tip progress over WINDOW: the graph's commands are sampled and held
-#: for a period (the forward command controller carries β_d only, so the simulator's motor PD feeds forward the
-#: backward difference of successive β_d), where the runtime's controllers act in continuous time with their
-#: own β̇_d (002 (4.39)); the graph also starts one period later (its first command answers t = one period).
-PROGRESS_TOLERANCE = 0.15  # relative
-PROGRESS_FLOOR = 0.001  # [m] absolute, for gaits that barely move
+#: Graph against `snake-sim run`, head-tip progress over WINDOW: the simulator takes the SEA controllers' β̇_d
+#: with their β_d (/motor_velocity_controller/commands), so a period is the runtime's period (the stepper driven
+#: by the runtime's controllers is the runtime, snake_sim's test_sea_loop); the graph starts one period later, after
+#: a period holding the start command (its first command answers t = one period), and its first period's β̈_d
+#: estimate starts from that hold's β̇_d = 0: a difference well within this tolerance, which leaving out β̇_d
+#: (the motor PD then feeds forward the backward difference of β_d) exceeds several times over, and under local
+#: stiffness control, whose β̇_d is not the rate of its β_d, turns the crawl backwards.
+PROGRESS_TOLERANCE = 0.01  # relative
+PROGRESS_FLOOR = 1e-5  # [m] absolute, for gaits that barely move
 #: The first tick [ns]: rclpy's timers never fire at ROS time 0, so the controllers' first answer, and the gait's
 #: t = 0, is one period (the simulator steps tick 0 with its start command).
 ORIGIN = round(1e9 / RATE)
@@ -90,6 +94,9 @@ class Trajectory:
     def progress(self, t0_ns: int) -> float:
         """Head-tip progress along x over WINDOW of gait time (t = 0 at t0_ns)."""
         t = (self.t_ns - t0_ns) * 1e-9
+        # (np.interp holds the end values outside the samples: a short record would give 0 progress)
+        assert len(t) and t[0] <= WINDOW[0] and t[-1] >= WINDOW[1], \
+            f"the trajectory covers {t[:1]}..{t[-1:]} s of gait time, not the window {WINDOW} s"
         return float(np.interp(WINDOW[1], t, self.head[:, 0]) - np.interp(WINDOW[0], t, self.head[:, 0]))
 
 
@@ -109,15 +116,20 @@ def reached(end_ns: int, *recorded_topics) -> bool:
     return all(r and stamp(r[-1]) >= end_ns for r in recorded_topics)
 
 
-def every_tick_from_the_first(graph: Trajectory) -> bool:
-    """One sample per tick from the first tick (ORIGIN; tick 0 may precede the probe's match) on, none twice."""
-    return graph.t_ns[0] <= ORIGIN and np.array_equal(np.diff(graph.t_ns), np.full(len(graph.t_ns) - 1, ORIGIN))
+def missed_ticks(graph: Trajectory) -> str:
+    """What keeps the record from having one sample per tick from the first tick (ORIGIN; tick 0 may precede the
+    probe's match) on, none twice: empty if nothing."""
+    if not len(graph.t_ns) or graph.t_ns[0] > ORIGIN:
+        return f"the probe's record of joint states and odometry begins at {graph.t_ns[:1]} ns, after tick {ORIGIN}"
+    gaps = np.flatnonzero(np.diff(graph.t_ns) != ORIGIN)
+    return f"ticks missing or repeated after {graph.t_ns[gaps][:5]} ns ({len(gaps)} places)" if len(gaps) else ""
 
 
 def stepped_without_ros(scenario, command, ticks: int) -> Trajectory:
     """The simulator node's loop driven in-process: tick 0 steps with the start command, tick k ≥ 1 with
-    ``command(t_ns, sim)``, the answer to the states of t_k, as the lock-stepped graph does; β_d within the
-    robot's command limits from the last step's (the node clamps what comes from the topic)."""
+    ``command(t_ns, sim)`` (the arguments of the step: the command, and for SEA motors its rate), the answer to
+    the states of t_k, as the lock-stepped graph does; β_d within the robot's command limits from the last step's
+    (the node clamps what comes from the topic)."""
     sim = stepper(scenario)
     limits = command_limits(load_robot(scenario.section("robot")["name"])) \
         if sim.command_interface == "position" else None
@@ -131,9 +143,10 @@ def stepped_without_ros(scenario, command, ticks: int) -> Trajectory:
         beta.append(j.beta)
         head.append(sim.head().position[:2])
         if k < ticks:
-            answer = sim.hold_command() if now == 0 else np.asarray(command(now, sim), dtype=float)
+            args = (sim.hold_command(),) if now == 0 else tuple(command(now, sim))
+            answer = np.asarray(args[0], dtype=float)
             stepped = answer if limits is None else limits.clamp(answer, stepped, sim.control_period)[0]
-            sim.step(stepped)
+            sim.step(stepped, *args[1:])
     return Trajectory(np.array(t_ns), np.array(alpha), None if beta[0] is None else np.array(beta), np.array(head))
 
 
@@ -152,7 +165,7 @@ def sea_loop(mode: str, origin_ns: int, ticks: int) -> Trajectory:
     controllers = make_joint_controllers(mode, robot, controller, "test")
     layout = JointStateLayout(robot.n_joints, sea=True)
 
-    def command(t_ns: int, sim) -> list[float]:
+    def command(t_ns: int, sim) -> tuple[np.ndarray, np.ndarray]:
         j = sim.joints()
         reading = layout.read(layout.names, *(list(map(float, f)) for f in layout.write(
             j.alpha, j.alpha_dot, j.tau, j.beta, j.beta_dot, j.motor_torque)))
@@ -162,8 +175,8 @@ def sea_loop(mode: str, origin_ns: int, ticks: int) -> Trajectory:
             alpha, alpha_dot, tau, beta = reading.of(i + 1)
             measured = JointMeasurement(alpha, alpha_dot, beta, tau, reading.of(i)[0] if i else None)
             out.append(c.step(t_ns * 1e-9, 1.0 / RATE, measured,
-                              JointReference(float(alpha_d[i]), float(alpha_d_dot[i]), 0.0)).beta_d)
-        return out
+                              JointReference(float(alpha_d[i]), float(alpha_d_dot[i]), 0.0)))
+        return np.array([c.beta_d for c in out]), np.array([c.beta_d_dot for c in out])
 
     scenario = load_scenario("pedal-wave", [f"robot.name={ROBOT}", "world.file=flat", f"sim.control_rate={RATE}"])
     return stepped_without_ros(scenario, command, ticks)
@@ -216,7 +229,7 @@ def run_sea_graph(mode: str, layout: str, workdir) -> SeaRun:
         joint_states = ros_graph.record("/joint_states", JointState)
         reference = ros_graph.record("/gait/reference", JointState)
         commands = ros_graph.record("/motor_position_controller/commands", Float64MultiArray)
-        ros_graph.start_simulator(simulator_node(ROBOT, "flat", lockstep=True), joint_states)
+        ros_graph.start_simulator(simulator_node(ROBOT, "flat", lockstep=True), joint_states, odometry)
         for spec in control_nodes(ROBOT, controller=mode, layout=layout, lockstep=True):
             ros_graph.start(spec)
         end = ORIGIN + round(WINDOW[1] * 1e9)
@@ -246,7 +259,7 @@ def test_lockstep_graph_starts_the_gait_at_the_first_tick_and_answers_every_tick
 
 def test_lockstep_graph_moves_the_robot_exactly_as_the_loop_stepped_without_ros(sea_run):
     graph, loop = sea_run.graph, sea_run.loop
-    assert every_tick_from_the_first(graph)
+    assert not missed_ticks(graph), missed_ticks(graph)
     assert graph.t_ns[-1] >= ORIGIN + round(WINDOW[1] * 1e9)
     assert np.abs(graph.alpha - loop.alpha).max() <= EXACT
     assert np.abs(graph.beta - loop.beta).max() <= EXACT
@@ -254,17 +267,9 @@ def test_lockstep_graph_moves_the_robot_exactly_as_the_loop_stepped_without_ros(
     assert np.ptp(graph.alpha[graph.t_ns * 1e-9 > PERIOD]) > 0.1  # the gait moved the joints: the match is not trivial
 
 
-#: Local stiffness control (002 §6) asks the motor for β_d = α_d + α_s with β̇_d = α̇_d, which is not the rate of
-#: its β_d (α̇_s is left out); `snake-sim run` feeds that β̇_d to the motor PD (002 (4.39)), the graph's simulator
-#: the backward difference of successive β_d (all a forward command controller carries), and the two gaits
-#: move the robot differently (the loop stepped without ROS, equal to the graph, moves as the graph does).
-STIFFNESS_DIFFERENCE = ("model difference: the runtime's motor PD feeds forward the stiffness controller's "
-                        "β̇_d = α̇_d, the graph's the rate of β_d")
-
-
-def test_lockstep_graph_progresses_as_the_embedded_simulator_within_sample_and_hold(sea_run, request):
-    if sea_run.mode == "stiffness":
-        request.applymarker(pytest.mark.xfail(strict=True, reason=STIFFNESS_DIFFERENCE))
+def test_lockstep_graph_progresses_as_the_embedded_simulator(sea_run):
+    """Local stiffness control (002 §6) too, whose β̇_d = α̇_d is not the rate of its β_d = α_d + α_s: the motor PD
+    feeds forward the controller's β̇_d in the graph as in the runtime."""
     got = sea_run.graph.progress(ORIGIN)
     expected = embedded_progress(sea_run.mode)
     assert math.isfinite(got)
@@ -307,14 +312,14 @@ def head_tracking_loop(path, ticks: int) -> Trajectory:
     layout = JointStateLayout(robot.n_joints, sea=False)
     first = round(1e9 / RATE)
 
-    def command(t_ns: int, sim) -> np.ndarray:
+    def command(t_ns: int, sim) -> tuple[np.ndarray]:
         j, h = sim.joints(), sim.head()
         reading = layout.read(layout.names, *(list(map(float, f)) for f in layout.write(j.alpha, j.alpha_dot, j.tau)))
         message = odometry(time_msg(t_ns), "world", "head_tip", h.position, h.orientation, h.linear, h.angular)
         x, y, heading, vx, vy, rate = odometry_planar(message)
         q = q_from_world(np.array([x, y]), heading, reading.alpha)
         qd = qd_from_world(np.array([vx, vy]), rate, reading.alpha_dot)
-        return reverse_joints(tracker.step(t_ns * 1e-9 - first * 1e-9, q, qd, reference(t_ns * 1e-9)))
+        return (reverse_joints(tracker.step(t_ns * 1e-9 - first * 1e-9, q, qd, reference(t_ns * 1e-9))),)
 
     scenario = load_scenario(PLANAR_SCENARIO, [f"robot.name={PLANAR_ROBOT}", "world.file=flat",
                                                f"sim.control_rate={RATE}"])
@@ -377,26 +382,29 @@ def test_planar_head_tracking_through_the_graph_is_the_loop_without_ros_and_trac
     torques = ros_graph.record("/sea/torque_reference", JointState)
     manipulability = ros_graph.record("/manipulability", Float64MultiArray)
     ros_graph.start_simulator(simulator_node(PLANAR_ROBOT, "flat", PLANAR_SCENARIO, lockstep=True),
-                              joint_states)
-    specs = control_nodes(PLANAR_ROBOT, head_tracking=True, manipulability=True, lockstep=True)
-    assert sorted(s.executable for s in specs) == ["head_tracking_controller", "manipulability_monitor",
-                                                   "motor_command_mux"]
-    assert [s.parameters["mode"] for s in specs if s.executable == "motor_command_mux"] == ["effort"]
-    for spec in specs:
-        ros_graph.start(spec)
+                              joint_states, odometry)
+    specs = {s.executable: s for s in control_nodes(PLANAR_ROBOT, head_tracking=True, manipulability=True,
+                                                    lockstep=True)}
+    assert sorted(specs) == ["head_tracking_controller", "manipulability_monitor", "motor_command_mux"]
+    assert specs["motor_command_mux"].parameters["mode"] == "effort"
+    # the mux, which sends the simulator its torques, last: the simulator holds its first tick until the probe
+    # records the tracker's and the monitor's outputs
+    ros_graph.start(specs["head_tracking_controller"], matched=("/sea/torque_reference",))
+    ros_graph.start(specs["manipulability_monitor"], matched=("/manipulability",))
+    ros_graph.start(specs["motor_command_mux"])
     end = period_ns + round(t1 * 1e9) + period_ns
     ros_graph.spin_until(lambda: reached(end, odometry, joint_states), f"{t1} s of head tracking", timeout=600.0)
     assert len(ros_graph.processes) == 4
 
     # Every sample is the loop's without ROS; each step applied the torque answering the tick it starts at
     graph = recorded(joint_states, odometry, robot.n_joints, sea=False)
-    assert every_tick_from_the_first(graph)
+    assert not missed_ticks(graph), missed_ticks(graph)
     loop = head_tracking_loop(path, round(graph.t_ns[-1] / period_ns)).at(graph.t_ns)
     assert np.abs(graph.alpha - loop.alpha).max() <= EXACT
     assert np.abs(graph.head - loop.head).max() <= EXACT
     computed = {stamp(m): list(m.effort) for m in torques}
     applied = {stamp(m): list(m.effort) for m in joint_states}
-    assert min(computed) <= 2 * period_ns  # (the probe may have matched the controller after its first torque)
+    assert min(computed) == period_ns, f"the probe's first torque answers {min(computed)} ns, not the first tick"
     assert all(applied[k + period_ns] == computed[k] for k in computed if k + period_ns in applied)
 
     # The head tracking error over the evaluation window, against the reference the controller received

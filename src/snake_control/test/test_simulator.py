@@ -1,7 +1,8 @@
 """simulator in lockstep: it steps a tick only with the command that answers it (the ``answers_ns``
 dimension of the array), ignores an answer to an older tick, holds and reports on /diagnostics when no
-answer comes, and takes an unstamped command as the answer to the tick it waits on; β_d from the topic is
-clamped to the joint limits and the servo's speed, and a command that is no joint angle is never stepped on.
+answer comes, and takes an unstamped command as the answer to the tick it waits on; with velocity commands
+(the default) the tick waits for the β̇_d answering it too and the motor PD feeds that forward; β_d from the topic
+is clamped to the joint limits and the servo's speed, and a command that is no joint angle is never stepped on.
 Each assertion is on the simulation's time (the stamps of /joint_states): how long the harness waits changes
 nothing."""
 
@@ -32,10 +33,10 @@ def republished(ros) -> None:
     wait_for(lambda: len(ros.messages("/joint_states")) > n + 1, ros.spin, "the simulator to publish again")
 
 
-def command(ros, beta_d, answers=None):
+def command(ros, beta_d, answers=None, topic="/motor_position_controller/commands"):
     from snake_control.ros_interface import float_array
 
-    ros.publish("/motor_position_controller/commands", float_array(beta_d, answers=answers))
+    ros.publish(topic, float_array(beta_d, answers=answers))
 
 
 def motors(ros) -> list[float]:
@@ -46,7 +47,7 @@ def motors(ros) -> list[float]:
 def test_lockstep_steps_only_with_the_command_answering_the_tick_and_holds_without_it(ros):
     from snake_test_support.ros import wait_for
 
-    make(ros)
+    make(ros, velocity_commands=False)  # β_d only: the motor PD feeds forward their backward difference
     republished(ros)
     # tick 0 is stepped with the start command; tick 1 (one period) waits for its answer, and says so
     assert max(stamps(ros)) == PERIOD
@@ -90,7 +91,7 @@ def statuses(ros, level):
 
 def test_beta_d_beyond_the_joint_limits_and_the_servo_speed_is_stepped_clamped_and_reported_with_a_count(ros):
     ticks, target = 30, 1.2  # rad: beyond koopaee6's ±60° (1.047 rad), a joint angle all the same
-    node = make(ros, lockstep_timeout=600.0)  # no WARN of a wait between the clamp's reports
+    node = make(ros, lockstep_timeout=600.0, velocity_commands=False)  # β_d only; no WARN of a wait
     republished(ros)
     for k in range(1, ticks + 1):
         command(ros, [target] * N, answers=k * PERIOD)
@@ -124,7 +125,7 @@ def test_beta_d_beyond_the_joint_limits_and_the_servo_speed_is_stepped_clamped_a
     ([0.1] * (N - 1), f"has {N - 1} values"),
 ])
 def test_a_non_finite_or_absurd_command_is_never_stepped_on_and_reported(ros, beta_d, why):
-    make(ros)
+    make(ros, velocity_commands=False)
     republished(ros)
     start = motors(ros)
     command(ros, beta_d, answers=PERIOD)
@@ -135,3 +136,36 @@ def test_a_non_finite_or_absurd_command_is_never_stepped_on_and_reported(ros, be
     command(ros, [0.01] * N, answers=PERIOD)  # a usable answer steps
     republished(ros)
     assert max(stamps(ros)) == 2 * PERIOD
+
+
+def test_lockstep_waits_for_the_velocity_command_of_the_tick_and_feeds_it_forward(ros):
+    from snake_sim.core.scenario import load_scenario
+    from snake_sim.core.stepping import stepper
+    from snake_test_support.ros import wait_for
+
+    make(ros)
+    republished(ros)
+    beta_d, beta_d_dot = [0.3] * N, [2.0] * N
+    command(ros, beta_d, answers=PERIOD)  # β_d alone: the tick still waits for its β̇_d, and says so
+    republished(ros)
+    assert max(stamps(ros)) == PERIOD
+    wait_for(lambda: any("on /motor_velocity_controller/commands within" in s.message
+                         for m in ros.messages("/diagnostics") for s in m.status if s.level == b"\x01"),
+             ros.spin, "the WARN naming the velocity commands")
+    command(ros, [5.0] * N, answers=0, topic="/motor_velocity_controller/commands")  # an older tick's: ignored
+    republished(ros)
+    assert max(stamps(ros)) == PERIOD
+    command(ros, beta_d_dot, answers=PERIOD, topic="/motor_velocity_controller/commands")
+    republished(ros)
+    assert max(stamps(ros)) == 2 * PERIOD
+
+    # the step is the stepper's with that β̇_d (the same arithmetic), not with the backward difference of β_d
+    def stepped(rate):
+        sim = stepper(load_scenario("pedal-wave", ["robot.name=koopaee6", "world.file=flat", "sim.control_rate=100.0"]))
+        sim.step(sim.hold_command())
+        sim.step(np.array(beta_d), rate)
+        return sim.joints().beta
+
+    with_rate, differenced = stepped(np.array(beta_d_dot)), stepped(None)
+    assert np.abs(np.array(motors(ros)) - with_rate).max() <= 1e-12
+    assert np.abs(with_rate - differenced).max() > 1e-4

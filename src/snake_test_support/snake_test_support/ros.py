@@ -33,6 +33,7 @@ import os
 import subprocess
 import time
 import zlib
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -67,6 +68,8 @@ def isolate_ros_domain() -> int:
     return domain
 
 
+#: How rmw names the node of an endpoint whose node it has not discovered yet.
+UNKNOWN_NODE = "_NODE_NAME_UNKNOWN_"
 #: Topics every rclpy node has (time source, parameter events, logging): not part of a node's interface.
 INFRASTRUCTURE = ("/clock", "/parameter_events", "/rosout")
 
@@ -320,7 +323,13 @@ class NodeLauncher(Protocol):
 class GraphHarness:
     """Nodes in their own processes (snake_control.graph specs, as ``ros2 run`` starts them) and a
     probe node on the wall clock that records topics. The processes get SIGINT at the end (as launch
-    stops them), SIGKILL if they do not exit within 10 s."""
+    stops them), SIGKILL if they do not exit within 10 s.
+
+    A recording that must begin with a node's first message waits for the probe to match the node
+    (``start(..., matched=...)``) before the node that completes the lock-stepped loop starts: the
+    simulator holds its first tick until then, so nothing is sent before the probe listens. Every
+    recorded topic must carry only the started nodes' messages: :meth:`spin_until` fails naming any
+    other publisher (another run on the same ROS domain would mix its messages into the records)."""
 
     def __init__(self, workdir: Path, nodes: NodeLauncher) -> None:
         import rclpy
@@ -336,35 +345,64 @@ class GraphHarness:
         self.executor.add_node(self.probe)
         self.processes: dict[str, subprocess.Popen] = {}
         self._log: dict[str, list[Any]] = {}
+        self._recorders: dict[str, Any] = {}  # topic → the probe's subscription
 
-    def start(self, spec: Any, *, use_sim_time: bool = True) -> subprocess.Popen:
-        """Start one node of the graph; its output goes to <workdir>/<node>.log."""
+    def start(self, spec: Any, *, use_sim_time: bool = True, matched: tuple[str, ...] = ()) -> subprocess.Popen:
+        """Start one node of the graph; its output goes to <workdir>/<node>.log. ``matched``: recorded topics
+        the node publishes; returns once the probe's recorders of them have matched it."""
         name = spec.fully_qualified_name
+        before = {topic: self._recorders[topic].get_publisher_count() for topic in matched}
         log = (self.workdir / f"{name.strip('/').replace('/', '__')}.log").open("w")
         self.processes[name] = self.nodes.start(spec, data_dir(), self.workdir, use_sim_time=use_sim_time,
                                                 stdout=log, stderr=subprocess.STDOUT)
+        self.spin_until(lambda: all(self._recorders[t].get_publisher_count() > n for t, n in before.items()),
+                        f"the probe to match {name} on {', '.join(matched)}", timeout=120.0)
         return self.processes[name]
 
-    def start_simulator(self, spec: Any, joint_states: list[Any]) -> subprocess.Popen:
+    def start_simulator(self, spec: Any, *records: list[Any]) -> subprocess.Popen:
         """Start the simulator of ``spec`` in lockstep (:func:`lockstep_simulator`) and wait until the probe
-        records its ``joint_states`` (it republishes its first tick until the controllers answer it): started
-        before the controllers, the probe records every tick from the first."""
+        has a message in each of ``records`` (its joint states, odometry: it republishes its first tick until
+        the controllers answer it): started before the controllers, the probe records every tick from the
+        first."""
         process = self.start(lockstep_simulator(spec), use_sim_time=False)
-        self.spin_until(lambda: joint_states, "the probe to receive the simulator's joint states", timeout=120.0)
+        self.spin_until(lambda: all(records), "the probe to receive the simulator's first tick", timeout=120.0)
         return process
 
+    def foreign_publishers(self) -> list[str]:
+        """Publishers of the recorded topics that are not the nodes started here or the probe (a node of the
+        same name as one of ours, in another run on the same domain, shows as a second publisher of it). A
+        publisher whose node the probe does not know yet (rmw's "_NODE_NAME_UNKNOWN_") is waited for, then
+        left out."""
+        ours = {*self.processes, self.probe.get_fully_qualified_name()}
+
+        def nodes(topic: str) -> Counter:
+            return Counter(qualified(i.node_namespace, i.node_name)
+                           for i in self.probe.get_publishers_info_by_topic(topic))
+
+        end = time.monotonic() + WAIT_TIMEOUT / 6
+        while any(UNKNOWN_NODE in node for topic in self._log for node in nodes(topic)) and time.monotonic() < end:
+            self.executor.spin_once(timeout_sec=0.05)
+        return [f"{node} ×{n} on {topic}" for topic in self._log for node, n in nodes(topic).items()
+                if UNKNOWN_NODE not in node and (node not in ours or n > 1)]
+
     def stop(self, name: str) -> int:
-        """SIGINT the node ``name`` (fully qualified) and wait for it; its exit code."""
-        return self.nodes.stop([self.processes.pop(name)])[0]
+        """SIGINT the node ``name`` (fully qualified) and wait for it, and for the probe to see it leave the graph
+        (a node started again under its name is then the only one); its exit code."""
+        code = self.nodes.stop([self.processes.pop(name)])[0]
+        self.spin_until(lambda: name not in {qualified(ns, n) for n, ns in self.probe.get_node_names_and_namespaces()},
+                        f"{name} to leave the graph", timeout=60.0)
+        return code
 
     def record(self, topic: str, msg_type: type) -> list[Any]:
         if topic not in self._log:
             self._log[topic] = []
-            self.probe.create_subscription(msg_type, topic, self._log[topic].append, capture_qos())
+            self._recorders[topic] = self.probe.create_subscription(msg_type, topic, self._log[topic].append,
+                                                                    capture_qos())
         return self._log[topic]
 
     def spin_until(self, condition: Callable[[], bool], what: str, timeout: float) -> None:
-        """Spin the probe until ``condition()``; fails naming ``what`` and the nodes that died."""
+        """Spin the probe until ``condition()``; fails naming ``what`` and the nodes that died, or the
+        publishers of recorded topics that are not this graph's."""
         end = time.monotonic() + timeout
         while not condition():
             dead = {n: p.returncode for n, p in self.processes.items() if p.poll() is not None}
@@ -372,13 +410,24 @@ class GraphHarness:
                 raise AssertionError(f"waiting for {what}: " + (f"nodes exited {dead}, see {self.workdir}"
                                                                   if dead else f"timed out after {timeout:g} s"))
             self.executor.spin_once(timeout_sec=0.05)
+        foreign = self.foreign_publishers()
+        if foreign:
+            raise AssertionError(f"nodes of another run publish on ROS_DOMAIN_ID {os.environ.get('ROS_DOMAIN_ID')} "
+                                 f"({'; '.join(foreign)}): their messages are in the records; give each checkout "
+                                 f"its own {DOMAIN_BASE_ENV}")
 
     def close(self) -> None:
-        for name in list(self.processes):
-            self.stop(name)
+        from snake_control.graph import stop
+
+        stop(list(self.processes.values()))
         self.executor.shutdown()
         self.probe.destroy_node()
         self.rclpy.try_shutdown(context=self.context)
+
+
+def qualified(namespace: str, name: str) -> str:
+    """A node's fully qualified name (``/ns/name``, ``/name`` in the root namespace)."""
+    return f"{namespace.rstrip('/')}/{name}"
 
 
 def lockstep_simulator(spec: Any) -> Any:
