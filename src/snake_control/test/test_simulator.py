@@ -139,13 +139,12 @@ def test_a_non_finite_or_absurd_command_is_never_stepped_on_and_reported(ros, be
 
 
 def test_lockstep_waits_for_the_velocity_command_of_the_tick_and_feeds_it_forward(ros):
-    from snake_sim.core.scenario import load_scenario
-    from snake_sim.core.stepping import stepper
     from snake_test_support.ros import wait_for
 
     make(ros)
     republished(ros)
-    beta_d, beta_d_dot = [0.3] * N, [2.0] * N
+    # β_d one step of 3 rad/s from the start command: within the servo's speed, so the node steps it unclamped
+    beta_d, beta_d_dot = (reference_stepper().hold_command() + 0.03).tolist(), [2.0] * N
     command(ros, beta_d, answers=PERIOD)  # β_d alone: the tick still waits for its β̇_d, and says so
     republished(ros)
     assert max(stamps(ros)) == PERIOD
@@ -161,7 +160,7 @@ def test_lockstep_waits_for_the_velocity_command_of_the_tick_and_feeds_it_forwar
 
     # the step is the stepper's with that β̇_d (the same arithmetic), not with the backward difference of β_d
     def stepped(rate):
-        sim = stepper(load_scenario("pedal-wave", ["robot.name=koopaee6", "world.file=flat", "sim.control_rate=100.0"]))
+        sim = reference_stepper()
         sim.step(sim.hold_command())
         sim.step(np.array(beta_d), rate)
         return sim.joints().beta

@@ -417,9 +417,7 @@ class GraphHarness:
                                  f"its own {DOMAIN_BASE_ENV}")
 
     def close(self) -> None:
-        from snake_control.graph import stop
-
-        stop(list(self.processes.values()))
+        self.nodes.stop(list(self.processes.values()))
         self.executor.shutdown()
         self.probe.destroy_node()
         self.rclpy.try_shutdown(context=self.context)
