@@ -26,6 +26,7 @@ from snake_test_support.jazzy_stack import (
     Recorder,
     launch_mujoco_graph,
     stack_environment,
+    wait_until,
 )
 
 ROBOT = "koopaee6"
@@ -50,6 +51,7 @@ def graph_rtf(env: dict[str, str], workdir: Path, speed: float) -> float:
             stamp = recorder.get("/clock")[-1].clock
             return stamp.sec + 1e-9 * stamp.nanosec
 
+        wait_until(lambda: recorder.get("/clock"), "the graph's /clock")
         wall0, sim0 = time.monotonic(), sim_now()
         time.sleep(WINDOW)
         return (sim_now() - sim0) / (time.monotonic() - wall0)
