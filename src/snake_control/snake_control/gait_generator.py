@@ -66,6 +66,9 @@ class GaitGeneratorNode(Node):
         robot = load_robot(declare(self, "robot", "koopaee6", "robot file config/robots/<robot>.yaml",
                                    read_only=True))
         rate = declare(self, "rate", 100.0, "publishing rate [Hz]", low=1.0, high=1000.0, read_only=True)
+        lockstep = declare(self, "lockstep", False, "the graph of a lock-stepped simulator: a /clock that keeps "
+                           "coming without advancing is the simulator waiting, not a stopped clock",
+                           read_only=True)
         declare(self, "gait.type", DEFAULT_GAIT, "gait of snake_core.gaits", choices=tuple(GAITS.entries))
         self._keys = []
         for param, description in merged({name: spec.params for name, spec in GAITS.entries.items()},
@@ -81,7 +84,7 @@ class GaitGeneratorNode(Node):
         self._pub = self.create_publisher(JointState, GAIT_REFERENCE, LATCHED_QOS)
         self._diag = Diagnostics(self, "gait")
         self._elapsed = Elapsed(self)
-        self.clock_watchdog = watch_clock(self, self._diag)  # a stopped or restarted sim clock: no reference
+        self.clock_watchdog = watch_clock(self, self._diag, lockstep)  # a stopped or restarted sim clock: no reference
         self._timer = self.create_timer(1.0 / rate, self._tick)
 
     def _gait_type(self, updates: dict | None = None) -> str:

@@ -102,9 +102,11 @@ def control_nodes(robot: str, *, gait: str = "pedal_wave", controller: str = "po
     """Every snake_control node between the robot (Gazebo, embedded simulator or CAN) and the operator."""
     nodes = command_nodes(robot, controller, layout, lockstep)
     if load_robot(robot).sea is not None:  # the gait reaches the robot through SEA controllers only
-        nodes.insert(0, NodeSpec("gait_generator", "gait_generator", parameters={"robot": robot, "gait.type": gait}))
+        nodes.insert(0, NodeSpec("gait_generator", "gait_generator",
+                                 parameters={"robot": robot, "gait.type": gait, "lockstep": lockstep}))
     if manipulability:
-        nodes.append(NodeSpec("manipulability_monitor", "manipulability_monitor", parameters={"robot": robot}))
+        nodes.append(NodeSpec("manipulability_monitor", "manipulability_monitor",
+                              parameters={"robot": robot, "lockstep": lockstep}))
     if head_tracking:
         nodes.append(NodeSpec("head_tracking_controller", "head_tracking_controller",
                               parameters={"robot": robot, "lockstep": lockstep}))

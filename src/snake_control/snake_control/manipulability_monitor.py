@@ -73,6 +73,9 @@ class ManipulabilityMonitorNode(Node):
         robot = load_robot(declare(self, "robot", "ariizumi10", "robot file config/robots/<robot>.yaml",
                                    read_only=True))
         rate = declare(self, "rate", 20.0, "evaluation rate [Hz]", low=0.1, high=1000.0, read_only=True)
+        lockstep = declare(self, "lockstep", False, "the graph of a lock-stepped simulator: a /clock that keeps "
+                           "coming without advancing is the simulator waiting, not a stopped clock",
+                           read_only=True)
         timeout = declare(self, "stale_timeout", 0.1, "joint states older than this [s] are an error",
                           low=0.001, high=10.0, read_only=True)
         threshold = declare(self, "threshold", DEFAULT_R_THRESHOLD,
@@ -95,7 +98,7 @@ class ManipulabilityMonitorNode(Node):
         self._pub = self.create_publisher(Float64MultiArray, MANIPULABILITY, COMMAND_QOS)
         self._markers = self.create_publisher(MarkerArray, MANIPULABILITY_MARKERS, COMMAND_QOS)
         self._diag = Diagnostics(self, "manipulability")
-        self.clock_watchdog = watch_clock(self, self._diag)  # a stopped or restarted sim clock: nothing new
+        self.clock_watchdog = watch_clock(self, self._diag, lockstep)  # a stopped or restarted sim clock: nothing new
         self.create_timer(1.0 / rate, self._tick)
 
     def _on_joint_states(self, msg: JointState) -> None:

@@ -69,3 +69,16 @@ def test_every_section_of_the_parameter_files_names_a_node_of_the_graph(path):
     for key, section in sections.items():
         assert key.split("/")[-1] in names, f"{path.name}: section {key} names no node of snake_control.graph"
         assert set(section) == {"ros__parameters"}, f"{path.name}: {key} has {sorted(section)}"
+
+
+@pytest.mark.parametrize("lockstep", [True, False])
+def test_a_lock_stepped_graph_tells_every_node_that_watches_the_clock(lockstep):
+    """A node that watches /clock without knowing the simulator is lock-stepped takes a long wait for a stopped
+    clock and holds: every such node of the graph gets the launch's ``lockstep``."""
+    watching = {"gait_generator", "sea_joint_controller", "head_tracking_controller", "manipulability_monitor"}
+    specs = graph.control_nodes("koopaee6", layout="per_joint", head_tracking=True, manipulability=True,
+                                lockstep=lockstep)
+    assert {s.executable for s in specs} >= watching
+    for spec in specs:
+        if spec.executable in watching:
+            assert spec.parameters["lockstep"] is lockstep, spec.name
