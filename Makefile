@@ -211,7 +211,7 @@ bench: $(STAMP) $(ROSSTAMP) build ros-mujoco
 	$(BIN)/snake-can bench
 	@if $(PY) -c "import rclpy" 2>/dev/null; then $(BIN)/snake-control-bench; \
 	else echo "snake-control-bench: skipped, rclpy not importable; \`make ros\` installs it"; fi
-	$(BIN)/python -m snake_test_support.mujoco_bench
+	$(BIN)/python src/snake_bringup/test/mujoco_bench.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check src launch

@@ -1,4 +1,4 @@
-"""``python -m snake_test_support.mujoco_bench`` (``make bench``): what ``sim.launch.py simulator:=mujoco`` costs.
+"""``python src/snake_bringup/test/mujoco_bench.py`` (``make bench``): what ``sim.launch.py simulator:=mujoco`` costs.
 
 The whole graph (mujoco_ros2_control's ros2_control_node with the controllers of koopaee6_gz.yaml at 1 kHz, the
 spawner, our gait_generator and SEA controller, the robot_description publisher) on the pedal wave on flat ground,
