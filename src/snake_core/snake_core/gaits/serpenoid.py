@@ -80,5 +80,3 @@ def from_params(n_joints: int, params: Mapping[str, Any], source: str | None = N
 
 
 GAIT = GaitSpec("serpenoid", PARAMS, from_params)
-#: 004 (81) as gait parameters (as in scenarios).
-HEAD_TRACKING_GAIT = GAIT.defaults()
