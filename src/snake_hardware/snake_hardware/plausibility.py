@@ -23,11 +23,12 @@ from . import protocol as p
 
 #: Frame kinds only the master sends.
 MASTER_KINDS = frozenset(f.name for f in p.FRAME_TYPES if f.sender == "master")
-#: A frame may have been sent up to this much earlier than the driver's step that read it, relative to the step
-#: that read the previous one, in control cycles (frames queue between steps).
-SPEED_MARGIN = 1.5  # × actuator.max_speed
+#: A state frame's β may move up to this multiple of actuator.max_speed over the time since the previous
+#: accepted frame (frames queue between the driver's steps, so that time is known only to a step).
+SPEED_MARGIN = 1.5
 ANGLE_MARGIN = 4 * p.ENCODER_COUNT  # quantisation of β on the wire (β = α − deflection: two readings)
-STATE_COUNTER_MODULUS = 16
+#: The state frames' rolling counter wraps at this (its bits in protocol.STATE; the compact and fd states alike).
+STATE_COUNTER_MODULUS = 2 ** next(s.length for s in p.STATE.signals if s.name == "counter")
 SENT_MEMORY = 512  # own master frames remembered (an echo of one is not foreign)
 
 

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from snake_core.gaits import make_gait
+from snake_core.gaits.pedal_wave import REFERENCE_GAIT
 from snake_core.robot import RobotParams, load_robot
 from snake_hardware import protocol as p
 from snake_hardware.body_plant import BodyPlant
@@ -22,9 +23,6 @@ from snake_hardware.emulator import EmulatedRobot
 from snake_hardware.faults import FaultSwitches, FaultyBus
 
 _channels = itertools.count()
-
-#: 002's reference gait (§5.1): A = π/6, ω = π rad/s, φ = −2π/5
-REFERENCE_GAIT = {"amplitude": math.pi / 6, "frequency": math.pi, "phase_shift": -2 * math.pi / 5}
 
 
 class Rig:
