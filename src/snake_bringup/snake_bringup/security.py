@@ -32,7 +32,6 @@ from xml.etree import ElementTree
 from snake_bringup import ros2_control
 from snake_control import graph
 from snake_core import locator
-from snake_core.validation import ConfigError
 
 #: Enclaves live under this prefix: /snake/<node namespace>/<node name>.
 ENCLAVE_ROOT = "/snake"
@@ -45,7 +44,10 @@ ENCLAVE_ROOT = "/snake"
 #:   of each forward command controller of the robot's controllers file, added by :func:`upstream_grants`);
 #:   topic_based_hardware_interfaces joint_state_topic_hardware_interface/src/
 #:   joint_state_topic_hardware_interface.cpp:73,75 (joint_commands_topic, joint_states_topic of
-#:   urdf/snake.ros2_control.xacro); the controller manager's services are /controller_manager/*;
+#:   urdf/snake.ros2_control.xacro); the controller manager's services are /controller_manager/*, and each
+#:   controller is a node of its process with its own parameter and logger services, /<controller>/* (rclcpp's
+#:   parameter services; controller_interface/controller_interface_base.hpp define_custom_node_options,
+#:   enable_logger_service), added by :func:`upstream_grants`;
 #: - spawner: ros2_control controller_manager/controller_manager/spawner.py (the /controller_manager/* services);
 #: - static_transform_publisher: tf2_ros (/tf_static);
 #: - rviz2: reads the displays of config/rviz/snake.rviz: it subscribes and publishes nothing (all graph topics).
@@ -104,12 +106,15 @@ def our_specs(robot: str, controller: str, layout: str, gait: str) -> list[graph
     return [bridge_spec(robot), *graph.control_nodes(robot, gait=gait, controller=controller, layout=layout)]
 
 
-def upstream_grants(ours: Sequence[NodeGrant], commands: Sequence[str] = ()) -> list[NodeGrant]:
+def upstream_grants(ours: Sequence[NodeGrant], commands: Sequence[str] = (), controllers: Sequence[str] = ()
+                    ) -> list[NodeGrant]:
     """The upstream nodes' grants (:data:`UPSTREAM`; the controller manager also subscribes to ``commands``, its
-    forward command controllers' topics), rviz2 reading every topic of the graph."""
+    forward command controllers' topics, and serves the services of its ``controllers``' nodes), rviz2 reading
+    every topic of the graph."""
     grants = []
     for name, (publish, subscribe, reply, request) in UPSTREAM.items():
-        subscribe = (*subscribe, *commands) if name == "controller_manager" else subscribe
+        if name == "controller_manager":
+            subscribe, reply = (*subscribe, *commands), (*reply, *(f"/{c}/*" for c in controllers))
         services = tuple(f"/{name}/{s}" for s in NODE_SERVICES)
         grants.append(NodeGrant(f"/{name}", enclave_of(f"/{name}"), (*publish, *NODE_TOPICS), (*subscribe,
                                 "/parameter_events"), (*reply, *services), request))
@@ -150,6 +155,8 @@ def _start(spec: graph.NodeSpec, share: Path, workdir: Path, env: dict[str, str]
 
 
 def _read_node(probe, spec: graph.NodeSpec, process, timeout: float) -> NodeGrant:
+    from rclpy.node import NodeNameNonExistentError
+
     namespace = f"/{spec.namespace}" if spec.namespace else "/"
     end = time.monotonic() + timeout
     last, stable_since = None, time.monotonic()
@@ -162,7 +169,7 @@ def _read_node(probe, spec: graph.NodeSpec, process, timeout: float) -> NodeGran
                      probe.get_subscriber_names_and_types_by_node(spec.name, namespace),
                      probe.get_service_names_and_types_by_node(spec.name, namespace),
                      probe.get_client_names_and_types_by_node(spec.name, namespace))
-        except Exception:  # not discovered yet (rclpy raises NodeNameNonExistentError)
+        except NodeNameNonExistentError:  # not discovered yet
             found = None
         names = None if found is None else tuple(tuple(sorted(n for n, _types in kind)) for kind in found)
         if names != last:
@@ -178,7 +185,9 @@ def robot_graph(robot: str = "koopaee6", controller: str = "position", layout: s
     """Every node robot.launch.py starts for these arguments (and rviz2), with what it may use."""
     share = share or locator.data_dir()
     ours = read_nodes(our_specs(robot, controller, layout, gait), share)
-    return [*ours, *upstream_grants(ours, ros2_control.command_topics(share / ros2_control.controllers_file(robot)))]
+    controllers = share / ros2_control.controllers_file(robot)
+    return [*ours, *upstream_grants(ours, ros2_control.command_topics(controllers),
+                                    ros2_control.spawned_controllers(controllers))]
 
 
 def policy(grants: Sequence[NodeGrant]) -> ElementTree.ElementTree:
@@ -232,7 +241,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         grants = robot_graph(args.robot, args.controller, args.layout, args.gait)
         policy_file = create_keystore(args.keystore, grants)
-    except (ConfigError, RuntimeError, OSError) as exc:
+    except (ValueError, RuntimeError, OSError) as exc:  # a ConfigError, or a controllers file that is none
         print(f"snake_bringup.security: error: {exc}", file=sys.stderr)
         return 2
     for g in grants:

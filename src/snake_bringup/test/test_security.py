@@ -88,6 +88,20 @@ def test_our_nodes_may_use_exactly_their_topics_and_the_others_what_their_source
         path / "enclaves/snake/controller_manager/permissions.xml")[1]
 
 
+def test_the_controller_manager_serves_the_parameter_and_logger_services_of_each_controller_node(keystore):
+    """Each controller is a node in ros2_control_node's process (one participant, the controller_manager enclave)
+    with rclcpp's parameter services and, on Jazzy, logger services (controller_interface_base.hpp
+    define_custom_node_options: enable_logger_service): without them a secured controller could not be loaded."""
+    from snake_bringup.ros2_control import controllers_file, spawned_controllers
+
+    path, _grants = keystore
+    root = ElementTree.parse(path / "enclaves/snake/controller_manager/permissions.xml").getroot()
+    names = {t.text for t in root.iter("topic")}
+    for controller in ["controller_manager", *spawned_controllers(ROOT / controllers_file("koopaee6"))]:
+        for prefix in ("rq", "rr"):  # requests in, replies out
+            assert any(n.startswith(f"{prefix}/{controller}/") for n in names), (controller, prefix, sorted(names))
+
+
 def test_permissions_and_governance_are_signed_by_the_keystore_ca_and_certificates_by_the_identity_ca(keystore,
                                                                                                    tmp_path):
     from cryptography import x509
