@@ -67,7 +67,7 @@ from .ros_interface import (
     Lockstep,
     all_finite,
     declare,
-    declare_numbers,
+    declare_integers,
     declare_param,
     fix_parameters,
     joint_state,
@@ -109,10 +109,10 @@ class HeadTrackingControllerNode(Node):
                 if param.name not in values:
                     values[param.name] = declare_param(self, "controller", param, read_only=True, unset=True)
         gains = mode.own_gains({k: v for k, v in values.items() if v is not None}, SOURCE)
-        free = declare_numbers(self, "free_joints", "joints without torque (1-based, tail → head), a list of "
-                               "integers; 004 §3.2", integers=True) or []
+        free = declare_integers(self, "free_joints", "joints without torque (1-based, tail → head), an integer "
+                                "or a list of integers; 004 §3.2")
         self.tracker = mode.build(build_model(robot), gains, shape_gait.build(robot.n_joints, shape, SOURCE),
-                                  free_joints_from_suite(list(free), robot.n_links))
+                                  free_joints_from_suite(free, robot.n_links))
         self.names = joint_names(robot.n_joints)
         self._stiffness = robot.sea.stiffness if robot.sea is not None else None
         self._layout = JointStateLayout(robot.n_joints, sea=robot.sea is not None)

@@ -53,7 +53,7 @@ from .ros_interface import (
     InputFreshness,
     all_finite,
     declare,
-    declare_numbers,
+    declare_integers,
     fix_parameters,
     floats,
     quaternion_about_z,
@@ -84,14 +84,14 @@ class ManipulabilityMonitorNode(Node):
         self.marker_scale = declare(self, "marker_scale", DEFAULT_MARKER_SCALE,
                                     "ellipse marker length per head acceleration [m per m/s²]",
                                     low=0.0)
-        free = declare_numbers(self, "free_joints", "joints without torque (1-based, tail → head), a list of "
-                               "integers; 004 §3.2", integers=True) or []
+        free = declare_integers(self, "free_joints", "joints without torque (1-based, tail → head), an integer "
+                                "or a list of integers; 004 §3.2")
         self.n_joints = robot.n_joints
         self._stiffness = robot.sea.stiffness if robot.sea is not None else None
         self._layout = JointStateLayout(robot.n_joints, sea=robot.sea is not None)
         # validated by snake_core (n ≥ 4, n ≥ 5 with a free joint, indices in range)
         self.monitor = ManipulabilityMonitor(build_model(robot), threshold,
-                                             free_joints_from_suite(list(free), robot.n_links))
+                                             free_joints_from_suite(free, robot.n_links))
         self._alpha: list[float] | None = None
         self._fresh = InputFreshness(self, timeout)
         self.create_subscription(JointState, JOINT_STATES, self._on_joint_states, SENSOR_QOS)

@@ -85,6 +85,13 @@ def declare_numbers(node: Node, name: str, description: str, *, integers: bool =
     return numbers(value, name, f"{node.get_name()} parameters", integers=integers)
 
 
+def declare_integers(node: Node, name: str, description: str) -> list[int]:
+    """Declare a read-only parameter that is unset, an integer or a list of integers and return it as a list
+    (``[]`` unset, one integer a list of one: ``-p free_joints:=3`` is joint 3)."""
+    value = declare_numbers(node, name, description, integers=True)
+    return [] if value is None else value if isinstance(value, list) else [value]
+
+
 def declare_param(node: Node, prefix: str, param: Param, description: str | None = None, *,
                   read_only: bool = False, unset: bool = False) -> Any:
     """Declare ``<prefix>.<name>`` from a snake_core :class:`~snake_core.registry.Param` (``description``: its text

@@ -41,3 +41,14 @@ def test_numbers_takes_a_number_or_a_list_of_numbers_and_nothing_else(ros):
     for bad, integers in [("1", False), (True, False), (["a"], False), ([1.5], True), (2.0, True)]:
         with pytest.raises(ConfigError, match=r"k = .* is invalid: must be"):
             numbers(bad, "k", "n", integers=integers)
+
+
+@pytest.mark.parametrize("free_joints", [3, [3]])
+def test_one_free_joint_may_be_given_as_an_integer_or_a_list_of_one(ros, free_joints):
+    """``-p free_joints:=3`` is an integer parameter, not a list: it names joint 3 as ``[3]`` does."""
+    from snake_control.manipulability_monitor import ManipulabilityMonitorNode
+    from snake_core.planar.convention import free_joints_from_suite
+    from snake_core.robot import load_robot
+
+    node = ros.make(ManipulabilityMonitorNode, robot="ariizumi10", free_joints=free_joints)
+    assert node.monitor.free_joints == free_joints_from_suite([3], load_robot("ariizumi10").n_links)
