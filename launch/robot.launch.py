@@ -14,6 +14,8 @@ use_mock_hardware:=true the modules are replaced by mock_components (commands mi
 bridge is started; that is the only hardware of a robot file without CAN modules (can.module_ids).
 """
 
+from pathlib import Path
+
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.conditions import IfCondition
@@ -59,6 +61,9 @@ def ros2_control_nodes(context, *args, **kwargs):
     if not mock and load_robot(robot).can_ids is None:
         raise RuntimeError(f"robot {robot}: its robot file names no CAN modules (can.module_ids), so it has no real "
                            "hardware here; start it with use_mock_hardware:=true")
+    if arg("secure") == "true" and not Path(arg("keystore"), "enclaves").is_dir():
+        raise RuntimeError(f"secure:=true needs keystore:= an SROS2 keystore (python -m snake_bringup.security "
+                           f"KEYSTORE), not {arg('keystore')!r}")
     controllers = f"{share}/{controllers_file(robot)}"
     secured = kwargs["secured"]
     nodes = [

@@ -759,6 +759,12 @@ def test_sim_on_mujoco_refuses_a_robot_without_seas_naming_it():
         run("sim.launch.py", simulator="mujoco", robot="ariizumi10")
 
 
+@pytest.mark.parametrize("keystore", ["", "no/such/keystore"])
+def test_robot_launch_refuses_secure_without_a_keystore_naming_it(keystore):
+    with pytest.raises(RuntimeError, match=rf"secure:=true needs keystore:=.*not '{keystore}'"):
+        launched_robot_nodes(secure="true", keystore=keystore)
+
+
 def test_robot_launch_refuses_real_hardware_for_a_robot_without_can_modules():
     with pytest.raises(RuntimeError, match=r"ariizumi10: its robot file names no CAN modules"):
         run("robot.launch.py", robot="ariizumi10", use_mock_hardware="false")
@@ -806,12 +812,14 @@ def launched_robot_nodes(**arguments: str) -> tuple[list[Node], Context]:
 
 
 @pytest.mark.parametrize("secure", ["true", "false"])
-def test_robot_launch_starts_every_node_in_its_sros2_enclave_and_security_follows_secure(secure):
+def test_robot_launch_starts_every_node_in_its_sros2_enclave_and_security_follows_secure(secure, tmp_path):
     """SROS2 (snake_bringup.security): ``--enclave /snake/<node>`` for every node, Enforce with the keystore only
     for secure:=true."""
     from snake_bringup import security
 
-    nodes, context = launched_robot_nodes(secure=secure, keystore="/robot/keystore", rviz="true")
+    keystore = tmp_path / "keystore"
+    (keystore / "enclaves").mkdir(parents=True)  # the layout of an sros2 keystore
+    nodes, context = launched_robot_nodes(secure=secure, keystore=str(keystore), rviz="true")
     enclaves = []
     for node in nodes:
         flag, enclave = node.kwargs["ros_arguments"]
@@ -819,7 +827,7 @@ def test_robot_launch_starts_every_node_in_its_sros2_enclave_and_security_follow
         enclaves.append(enclave)
         env = {k: perform(context, v) for k, v in node.kwargs["additional_env"].items()}
         assert env == {"ROS_SECURITY_ENABLE": secure, "ROS_SECURITY_STRATEGY": "Enforce",
-                       "ROS_SECURITY_KEYSTORE": "/robot/keystore"}
+                       "ROS_SECURITY_KEYSTORE": str(keystore)}
     expected = {security.enclave_of(f"/{n}") for n in (*security.UPSTREAM, "rviz2", "can_bridge",
                                                        "gait_generator", "sea_joint_controller")}
     assert sorted(enclaves) == sorted(expected)
