@@ -197,13 +197,15 @@ def test_a_lock_stepped_controller_takes_a_clock_that_comes_again_unchanged_as_t
 
 
 def test_diagnostics_go_on_at_their_period_while_sim_time_stands_still_or_after_it_went_back(ros):
-    """A restarted simulator sets ROS time back: the periodic reports must not wait until it catches up."""
+    """A restarted simulator sets ROS time back: the periodic reports must not wait until it catches up. The
+    period is the default 1 s of wall time: the check that a report within it is not repeated must hold however
+    long the harness takes to deliver the first one on a loaded machine."""
     from rclpy.node import Node
 
     from snake_control.ros_interface import OK, Diagnostics
 
     node = ros.make(lambda **kw: Node("diagnostics_period", **kw))
-    diagnostics = Diagnostics(node, "test", period=0.05)
+    diagnostics = Diagnostics(node, "test")
     ros.record("/diagnostics", type(diagnostics._pub.msg_type()))
 
     def reports() -> int:
