@@ -172,10 +172,10 @@ class JazzyStack:
     def start(self, name: str, argv: Sequence[str], realtime: bool = False) -> subprocess.Popen:
         """``argv`` in its own process group, output to ``<name>.log``; ``realtime``: ahead of the machine's other
         work where allowed (emulated modules and the nodes around them run against the wall clock)."""
-        log = (self.workdir / f"{name}.log").open("w")
-        process = subprocess.Popen(list(argv), env=self.env, stdout=log, stderr=subprocess.STDOUT,
-                                   start_new_session=True, cwd=self.workdir,
-                                   preexec_fn=_ahead if realtime else None)
+        with (self.workdir / f"{name}.log").open("w") as log:  # the child keeps its own descriptor
+            process = subprocess.Popen(list(argv), env=self.env, stdout=log, stderr=subprocess.STDOUT,
+                                       start_new_session=True, cwd=self.workdir,
+                                       preexec_fn=_ahead if realtime else None)
         self.processes.append((name, process))
         return process
 

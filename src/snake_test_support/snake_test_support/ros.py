@@ -352,9 +352,9 @@ class GraphHarness:
         the node publishes; returns once the probe's recorders of them have matched it."""
         name = spec.fully_qualified_name
         before = {topic: self._recorders[topic].get_publisher_count() for topic in matched}
-        log = (self.workdir / f"{name.strip('/').replace('/', '__')}.log").open("w")
-        self.processes[name] = self.nodes.start(spec, data_dir(), self.workdir, use_sim_time=use_sim_time,
-                                                stdout=log, stderr=subprocess.STDOUT)
+        with (self.workdir / f"{name.strip('/').replace('/', '__')}.log").open("w") as log:  # the child has its own
+            self.processes[name] = self.nodes.start(spec, data_dir(), self.workdir, use_sim_time=use_sim_time,
+                                                    stdout=log, stderr=subprocess.STDOUT)
         self.spin_until(lambda: all(self._recorders[t].get_publisher_count() > n for t, n in before.items()),
                         f"the probe to match {name} on {', '.join(matched)}", timeout=120.0)
         return self.processes[name]
