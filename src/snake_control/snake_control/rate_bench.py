@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -31,6 +32,7 @@ from std_msgs.msg import Float64MultiArray
 from snake_core.interface import JOINT_STATES, MOTOR_COMMANDS, MOTOR_POSITION_COMMANDS, JointStateLayout, motor_names
 from snake_core.locator import data_dir
 from snake_core.robot import load_robot
+from snake_core.validation import ConfigError, non_negative, positive
 
 from .graph import LAYOUTS, control_nodes, start, stop
 from .ros_interface import SENSOR_QOS, floats
@@ -109,8 +111,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--window", type=float, default=3.0, help="counting window [s]")
     parser.add_argument("--settle", type=float, default=1.0, help="from the first command to counting [s]")
     args = parser.parse_args(argv)
+    try:
+        n_joints = load_robot(args.robot).n_joints
+        positive(args.window, "--window")
+        non_negative(args.settle, "--settle")
+        for rate in args.rates:
+            positive(rate, "--rates")
+    except ConfigError as exc:
+        print(f"snake-control-bench: error: {exc}", file=sys.stderr)
+        return 2
     os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
-    print(f"Control loop on real rclpy ({args.robot}, {load_robot(args.robot).n_joints} joints, "
+    print(f"Control loop on real rclpy ({args.robot}, {n_joints} joints, "
           f"{args.window:g} s window): commands per joint expected / sent / received by the plant")
     print(f"{'layout':<10} {'rate Hz':>8} {'expected':>9} {'sent':>7} {'received':>9} {'lost %':>7} "
           f"{'p50 ms':>7} {'p99 ms':>7} {'period':>7}")

@@ -59,3 +59,13 @@ def test_diagnostics_may_go_from_error_to_warning_and_back(ros):
         diag.report(level, f"level {level!r}")
         ros.settle()
     assert [m.status[0].level for m in ros.messages("/diagnostics")] == sequence
+
+
+@pytest.mark.parametrize(("option", "value"), [("--window", "0"), ("--settle", "-1"), ("--rates", "0"),
+                                                ("--robot", "nosuchrobot")])
+def test_control_bench_refuses_a_bad_option_in_one_line_before_starting_nodes(ros, option, value):
+    result = subprocess.run([str(BIN / "snake-control-bench"), option, value], capture_output=True, text=True,
+                            timeout=60, env=os.environ.copy())
+    assert result.returncode == 2 and result.stdout == "", result
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("snake-control-bench: error:") and value in lines[0], lines
