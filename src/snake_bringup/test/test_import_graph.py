@@ -8,6 +8,8 @@ folders of :data:`SIM_LAYERS`."""
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -19,10 +21,14 @@ SRC = Path(__file__).resolve().parents[2]
 LAZY_THIRD_PARTY = {"mujoco", "dartpy", "matplotlib", "PIL", "dask", "distributed", "optuna", "pinocchio", "xacro",
                     "sros2", "rclpy", "rosgraph_msgs", "builtin_interfaces", "sensor_msgs", "std_srvs"}
 #: Our modules a function may import: a command-line module defers the module that does a sub-command's heavy work
-#: (snake-sim's parser imports every command module: Dask, Optuna, matplotlib, the MuJoCo renderer, rosbags;
-#: snake-can, which tests start many times, loads the embedded simulator only to emulate on a simulated body).
-DEFERRED_WORK = {"snake_sim.commands": ("snake_sim.studies", "snake_sim.outputs"),
+#: (snake-sim's parser imports every command module: Dask, Optuna, matplotlib, MuJoCo and its renderer, numba's
+#: kernels, rosbags; snake-can, which tests start many times, loads the embedded simulator only to emulate on a
+#: simulated body).
+DEFERRED_WORK = {"snake_sim.commands": ("snake_sim.studies", "snake_sim.outputs", "snake_sim.engines",
+                                        "snake_sim.reproduction"),
                  "snake_hardware.cli": ("snake_hardware.body_plant",)}
+#: What ``snake-sim --help`` (the parser of every sub-command) must not load.
+HEAVY = ("mujoco", "dartpy", "matplotlib", "numba", "dask", "optuna", "rosbags")
 #: snake_sim's folders by role, in the order they may import each other (docs/design.md, "Layout").
 SIM_LAYERS = ("core", "analysis", "engines", "outputs", "studies", "reproduction", "benchmarks", "commands")
 #: The test harness, imported by tests only.
@@ -195,3 +201,11 @@ def test_a_cycle_through_a_function_level_import_is_found_and_named(tmp_path):
     (pkg / "c.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from . import a\n")
     found = cycles(graph(modules(tmp_path)))
     assert found == [["pkg.a", "pkg.sub.b"]]
+
+
+def test_the_snake_sim_parser_loads_no_heavy_package():
+    """Every sub-command's parser is built at each ``snake-sim`` start: its heavy work is imported when it runs."""
+    code = ("import sys; from snake_sim.commands.cli import build_parser; build_parser(); "
+            f"print(' '.join(m for m in {HEAVY!r} if m in sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert loaded == []

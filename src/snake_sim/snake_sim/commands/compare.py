@@ -21,7 +21,6 @@ from snake_sim.analysis.summary import summarize
 from snake_sim.core.models import runtime_for
 from snake_sim.core.scenario import Scenario, load_scenario
 from snake_sim.core.world import load_world
-from snake_sim.outputs.compare_plot import ComparedRun, compare_figure, compare_rows, markdown_table
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -53,6 +52,8 @@ def load_compared(names: list[str], overrides: list[str]) -> list[Scenario]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from snake_sim.outputs.compare_plot import ComparedRun, compare_figure, compare_rows, markdown_table  # matplotlib
+
     overrides = list(args.overrides)
     if args.duration is not None:
         positive(args.duration, "--duration")

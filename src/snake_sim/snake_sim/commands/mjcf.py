@@ -11,7 +11,6 @@ import argparse
 from pathlib import Path
 
 from snake_sim.core.scenario import load_scenario
-from snake_sim.engines.mujoco.ros2_control import scenario_mjcf
 
 from .world import _write
 
@@ -33,5 +32,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from snake_sim.engines.mujoco.ros2_control import scenario_mjcf  # MuJoCo
+
     _write(scenario_mjcf(load_scenario(args.scenario, args.overrides), not args.suite), args.out)
     return 0

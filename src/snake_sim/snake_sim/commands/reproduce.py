@@ -16,7 +16,6 @@ from pathlib import Path
 
 from snake_sim.commands.sweep import add_cluster_arguments
 from snake_sim.reproduction import SECTIONS
-from snake_sim.reproduction.document import run_section, section, write_document
 
 DOCS = Path("docs")
 FAST_OUT = Path("out/reproduction-fast")
@@ -38,6 +37,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from snake_sim.reproduction.document import run_section, section, write_document  # every engine and figure
     from snake_sim.studies.sweep.engine import connect
 
     out = args.out or (FAST_OUT if args.fast else DOCS)
