@@ -48,7 +48,8 @@ ENCLAVE_ROOT = "/snake"
 #:   controller is a node of its process with its own parameter and logger services, /<controller>/* (rclcpp's
 #:   parameter services; controller_interface/controller_interface_base.hpp define_custom_node_options,
 #:   enable_logger_service), added by :func:`upstream_grants`;
-#: - spawner: ros2_control controller_manager/controller_manager/spawner.py (the /controller_manager/* services);
+#: - spawner: ros2_control controller_manager/controller_manager/spawner.py (the /controller_manager/* services; its
+#:   node is ``spawner_<first controller>``, spawner.py:401, its parameter services named by :func:`upstream_grants`);
 #: - static_transform_publisher: tf2_ros (/tf_static);
 #: - rviz2: reads the displays of config/rviz/snake.rviz: it subscribes and publishes nothing (all graph topics).
 UPSTREAM: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
@@ -113,10 +114,13 @@ def upstream_grants(ours: Sequence[NodeGrant], commands: Sequence[str] = (), con
     every topic of the graph."""
     grants = []
     for name, (publish, subscribe, reply, request) in UPSTREAM.items():
+        node = name
         if name == "controller_manager":
             subscribe, reply = (*subscribe, *commands), (*reply, *(f"/{c}/*" for c in controllers))
-        services = tuple(f"/{name}/{s}" for s in NODE_SERVICES)
-        grants.append(NodeGrant(f"/{name}", enclave_of(f"/{name}"), (*publish, *NODE_TOPICS), (*subscribe,
+        elif name == "spawner" and controllers:
+            node = f"spawner_{controllers[0]}"
+        services = tuple(f"/{node}/{s}" for s in NODE_SERVICES)
+        grants.append(NodeGrant(f"/{node}", enclave_of(f"/{name}"), (*publish, *NODE_TOPICS), (*subscribe,
                                 "/parameter_events"), (*reply, *services), request))
     seen = sorted({t for g in [*ours, *grants] for t in g.topics} - set(NODE_TOPICS))
     grants.append(NodeGrant("/rviz2", enclave_of("/rviz2"), NODE_TOPICS, (*seen, "/parameter_events"),

@@ -88,7 +88,7 @@ def test_our_nodes_may_use_exactly_their_topics_and_the_others_what_their_source
         path / "enclaves/snake/controller_manager/permissions.xml")[1]
 
 
-def test_the_controller_manager_serves_the_parameter_and_logger_services_of_each_controller_node(keystore):
+def test_the_controller_nodes_and_the_spawner_may_serve_their_own_services(keystore):
     """Each controller is a node in ros2_control_node's process (one participant, the controller_manager enclave)
     with rclcpp's parameter services and, on Jazzy, logger services (controller_interface_base.hpp
     define_custom_node_options: enable_logger_service): without them a secured controller could not be loaded."""
@@ -97,9 +97,15 @@ def test_the_controller_manager_serves_the_parameter_and_logger_services_of_each
     path, _grants = keystore
     root = ElementTree.parse(path / "enclaves/snake/controller_manager/permissions.xml").getroot()
     names = {t.text for t in root.iter("topic")}
-    for controller in ["controller_manager", *spawned_controllers(ROOT / controllers_file("koopaee6"))]:
+    controllers = spawned_controllers(ROOT / controllers_file("koopaee6"))
+    for controller in ["controller_manager", *controllers]:
         for prefix in ("rq", "rr"):  # requests in, replies out
             assert any(n.startswith(f"{prefix}/{controller}/") for n in names), (controller, prefix, sorted(names))
+    # Jazzy's spawner is the node spawner_<first controller> (controller_manager/spawner.py:401), with its own
+    # parameter services
+    spawner = {t.text for t in ElementTree.parse(path / "enclaves/snake/spawner/permissions.xml").getroot().iter(
+        "topic")}
+    assert f"rq/spawner_{controllers[0]}/get_parametersRequest" in spawner, sorted(spawner)
 
 
 def test_permissions_and_governance_are_signed_by_the_keystore_ca_and_certificates_by_the_identity_ca(keystore,
