@@ -32,6 +32,7 @@ from xml.etree import ElementTree
 from snake_bringup import ros2_control
 from snake_control import graph
 from snake_core import locator
+from snake_core.robot import load_robot
 
 #: Enclaves live under this prefix: /snake/<node namespace>/<node name>.
 ENCLAVE_ROOT = "/snake"
@@ -47,7 +48,9 @@ ENCLAVE_ROOT = "/snake"
 #:   urdf/snake.ros2_control.xacro); the controller manager's services are /controller_manager/*, and each
 #:   controller is a node of its process with its own parameter and logger services, /<controller>/* (rclcpp's
 #:   parameter services; controller_interface/controller_interface_base.hpp define_custom_node_options,
-#:   enable_logger_service), added by :func:`upstream_grants`;
+#:   enable_logger_service), and so is the hardware component (hardware_interface/src/
+#:   hardware_component_interface.cpp:120-127, 185: node ``<ros2_control name, lower case>``, the robot file's name
+#:   in urdf/snake.ros2_control.xacro), added by :func:`upstream_grants`;
 #: - spawner: ros2_control controller_manager/controller_manager/spawner.py (the /controller_manager/* services; its
 #:   node is ``spawner_<first controller>``, spawner.py:401, its parameter services named by :func:`upstream_grants`);
 #: - static_transform_publisher: tf2_ros (/tf_static);
@@ -107,16 +110,17 @@ def our_specs(robot: str, controller: str, layout: str, gait: str) -> list[graph
     return [bridge_spec(robot), *graph.control_nodes(robot, gait=gait, controller=controller, layout=layout)]
 
 
-def upstream_grants(ours: Sequence[NodeGrant], commands: Sequence[str] = (), controllers: Sequence[str] = ()
-                    ) -> list[NodeGrant]:
+def upstream_grants(ours: Sequence[NodeGrant], commands: Sequence[str] = (), controllers: Sequence[str] = (),
+                    hardware: str | None = None) -> list[NodeGrant]:
     """The upstream nodes' grants (:data:`UPSTREAM`; the controller manager also subscribes to ``commands``, its
-    forward command controllers' topics, and serves the services of its ``controllers``' nodes), rviz2 reading
-    every topic of the graph."""
+    forward command controllers' topics, and serves the services of its ``controllers``' nodes and of the node of
+    its ``hardware`` component, named by the URDF's ros2_control block), rviz2 reading every topic of the graph."""
     grants = []
     for name, (publish, subscribe, reply, request) in UPSTREAM.items():
         node = name
         if name == "controller_manager":
-            subscribe, reply = (*subscribe, *commands), (*reply, *(f"/{c}/*" for c in controllers))
+            nodes = [*controllers, *([hardware.lower().replace("/", "_")] if hardware else [])]
+            subscribe, reply = (*subscribe, *commands), (*reply, *(f"/{n}/*" for n in nodes))
         elif name == "spawner" and controllers:
             node = f"spawner_{controllers[0]}"
         services = tuple(f"/{node}/{s}" for s in NODE_SERVICES)
@@ -191,7 +195,7 @@ def robot_graph(robot: str = "koopaee6", controller: str = "position", layout: s
     ours = read_nodes(our_specs(robot, controller, layout, gait), share)
     controllers = share / ros2_control.controllers_file(robot)
     return [*ours, *upstream_grants(ours, ros2_control.command_topics(controllers),
-                                    ros2_control.spawned_controllers(controllers))]
+                                    ros2_control.spawned_controllers(controllers), load_robot(robot).name)]
 
 
 def policy(grants: Sequence[NodeGrant]) -> ElementTree.ElementTree:

@@ -89,16 +89,18 @@ def test_our_nodes_may_use_exactly_their_topics_and_the_others_what_their_source
 
 
 def test_the_controller_nodes_and_the_spawner_may_serve_their_own_services(keystore):
-    """Each controller is a node in ros2_control_node's process (one participant, the controller_manager enclave)
-    with rclcpp's parameter services and, on Jazzy, logger services (controller_interface_base.hpp
-    define_custom_node_options: enable_logger_service): without them a secured controller could not be loaded."""
+    """Each controller, and the hardware component, is a node in ros2_control_node's process (one participant, the
+    controller_manager enclave) with rclcpp's parameter services and, on Jazzy, logger services
+    (define_custom_node_options: enable_logger_service): without them a secured controller could not be loaded."""
     from snake_bringup.ros2_control import controllers_file, spawned_controllers
 
     path, _grants = keystore
     root = ElementTree.parse(path / "enclaves/snake/controller_manager/permissions.xml").getroot()
     names = {t.text for t in root.iter("topic")}
     controllers = spawned_controllers(ROOT / controllers_file("koopaee6"))
-    for controller in ["controller_manager", *controllers]:
+    # and the hardware component's node, named by the URDF's <ros2_control name> (the robot's name; Jazzy's
+    # hardware_interface/src/hardware_component_interface.cpp:120-127)
+    for controller in ["controller_manager", *controllers, "koopaee6"]:
         for prefix in ("rq", "rr"):  # requests in, replies out
             assert any(n.startswith(f"{prefix}/{controller}/") for n in names), (controller, prefix, sorted(names))
     # Jazzy's spawner is the node spawner_<first controller> (controller_manager/spawner.py:401), with its own
