@@ -62,3 +62,10 @@ def test_a_run_whose_log_would_not_fit_is_refused_with_the_number_before_it_star
     assert load_scenario("pedal-wave", [f"sim.duration={limit}"]).duration == limit
     with pytest.raises(ConfigError, match="logged samples"):
         load_scenario("pedal-wave", [f"sim.duration={limit * 1.01}"])
+
+
+@pytest.mark.parametrize("text", ["pi**1000", "pi/0"])
+def test_an_expression_without_a_finite_value_is_one_error_naming_the_field(tmp_path, capsys, text):
+    assert main(["run", "pedal-wave", "--set", f"gait.amplitude={text}", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"gait.amplitude = '{text}' is invalid" in err[0], err

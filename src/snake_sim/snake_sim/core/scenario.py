@@ -146,7 +146,7 @@ def _numbers(value: Any) -> Any:
     if isinstance(value, str) and "pi" in value:
         try:
             return expression(value)
-        except (ValueError, SyntaxError, ZeroDivisionError):
+        except (ValueError, SyntaxError, ZeroDivisionError, OverflowError):  # not a number: validation says so
             return value
     return value
 
