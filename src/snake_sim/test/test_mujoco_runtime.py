@@ -48,8 +48,9 @@ def test_the_actuator_is_the_motor_pd_4_39_with_its_feed_forward():
     beta_d, beta_d_dot = rng.normal(size=5), rng.normal(size=5)
     mm.command(model, data, beta_d, beta_d_dot)
     mujoco.mj_forward(model.mj, data.mj)
-    u, _ = motor_pd(setup.robot).torque(mm.beta(model, data), mm.beta_dot(model, data), beta_d, beta_d_dot)
-    assert mm.motor_torque(data) == pytest.approx(u, rel=1e-12)
+    u, _ = motor_pd(setup.robot, saturate=True).torque(mm.beta(model, data), mm.beta_dot(model, data), beta_d,
+                                                       beta_d_dot)
+    assert mm.motor_torque(model, data) == pytest.approx(u, rel=1e-12)
 
 
 def test_joint_twist_turns_each_axis_about_the_link_and_com_offset_moves_every_centre_of_mass():

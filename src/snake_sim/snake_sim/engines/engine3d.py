@@ -25,10 +25,12 @@ from typing import Any, Generic, TypeVar
 
 import numpy as np
 
+from snake_core.controllers import JointController
+from snake_core.gaits import Gait
 from snake_core.robot import RobotParams, load_robot
 from snake_core.validation import ConfigError, number, per_joint, reject_unknown
 
-from ..analysis.rollover import module_roll, roll_over
+from ..analysis.rollover import Perturbation, module_roll, roll_over
 from ..core.runlog import RunLog
 from ..core.scenario import Scenario
 from ..core.sea_loop import JOINT_SIGNALS, Reading, record_joints
@@ -150,6 +152,33 @@ class EngineModel(Generic[SettingsT]):
     motor_dof: np.ndarray  # (N−1,) velocity index of motor_j (β̇_j)
     spring_dof: np.ndarray  # (N−1,) velocity index of spring_j (α̇_j − β̇_j)
     stiffness: np.ndarray  # K_j (N−1,) [N·m/rad]
+
+
+ModelT = TypeVar("ModelT", bound=EngineModel)
+
+
+@dataclass(eq=False)
+class Setup3D(Generic[ModelT]):
+    """What every 3-D run needs, validated from a scenario before anything runs; the engine's set-up adds its own
+    fields and the SEA loop's ``read``, ``step``, ``poses`` (:class:`snake_sim.core.sea_loop.SeaEngine`)."""
+
+    scenario: Scenario
+    robot: RobotParams
+    model: ModelT
+    gait: Gait
+    controllers: list[JointController]
+    perturbation: Perturbation
+    start_x: float  # tail tip x at t = 0 [m]
+    substeps: int  # physics steps per SEA control period
+    log_every: int  # control periods per logged sample
+
+    @property
+    def time_step(self) -> float:
+        return self.model.settings.time_step
+
+    @property
+    def control_period(self) -> float:
+        return self.time_step * self.substeps
 
 
 def link_pitch(rotation: np.ndarray) -> np.ndarray:

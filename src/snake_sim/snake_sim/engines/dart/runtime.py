@@ -31,18 +31,16 @@ import numpy as np
 from tqdm import tqdm
 
 from snake_core import locator
-from snake_core.controllers import JointController
-from snake_core.gaits import Gait
 from snake_core.robot import RobotParams
 from snake_core.validation import ConfigError
 
-from ...analysis.rollover import Perturbation, perturbation_from, start_pose
+from ...analysis.rollover import perturbation_from, start_pose
 from ...core.runlog import RunLog
 from ...core.scenario import Scenario
 from ...core.sea_loop import CommandRamp, Reading, Tick, control_steps, gait_references, run, sea_control
 from ...core.signals import StopRequest
 from .. import engine3d
-from ..engine3d import FIGURES, Samples3D, sea_robot, summary_extra, world_and_start
+from ..engine3d import FIGURES, Samples3D, Setup3D, sea_robot, summary_extra, world_and_start
 from . import gz_control as gz
 from . import model as dm
 from .sdf import gazebo_model
@@ -53,35 +51,15 @@ __all__ = ["FIGURES", "build", "run_scenario", "simulate", "summary_extra"]
 
 
 @dataclass(eq=False)
-class DartSetup:
-    """Everything a DART run needs, validated from a scenario before anything runs."""
+class DartSetup(Setup3D[dm.DartModel]):
+    """Everything a DART run needs (:class:`~snake_sim.engines.engine3d.Setup3D`, ``substeps`` the physics steps
+    per SEA control period) and the controller manager's."""
 
-    scenario: Scenario
-    robot: RobotParams
-    model: dm.DartModel
     control: gz.GzControl
-    gait: Gait
-    controllers: list[JointController]
-    perturbation: Perturbation
-    start_x: float  # tail tip x at t = 0 [m]
-    control_every: int  # physics steps per SEA control period
     update_every: int  # physics steps per controller-manager update
-    log_every: int  # control periods per logged sample
-
-    @property
-    def control_period(self) -> float:
-        return self.model.settings.time_step * self.control_every
 
     # The model as the SEA loop steps it (snake_sim.core.sea_loop.SeaEngine), over a DartRun.
     command_timing = "hold"  # the forward command controllers pass the last published β_d, β̇_d as they are
-
-    @property
-    def time_step(self) -> float:
-        return self.model.settings.time_step
-
-    @property
-    def substeps(self) -> int:
-        return self.control_every
 
     def read(self, run: DartRun) -> Reading:
         m, d = self.model, run.data
@@ -156,10 +134,10 @@ def build(scenario: Scenario) -> DartSetup:
     model.create_data()  # refuses worlds DART cannot take (ConfigError naming world.file) before anything runs
     gait, controllers = sea_control(scenario, robot)
     h = scenario.time_step
-    control_every, log_every = control_steps(scenario, h)
-    return DartSetup(scenario, robot, model, control, gait, controllers,
-                     perturbation_from(scenario.data["sim"].get("perturbation"), src), start_x, control_every,
-                     max(1, round(1.0 / (control.update_rate * h))), log_every)
+    substeps, log_every = control_steps(scenario, h)
+    return DartSetup(scenario, robot, model, gait, controllers,
+                     perturbation_from(scenario.data["sim"].get("perturbation"), src), start_x, substeps, log_every,
+                     control, max(1, round(1.0 / (control.update_rate * h))))
 
 
 def simulate(setup: DartSetup, duration: float | None = None, progress: bool = False,

@@ -47,8 +47,9 @@ from .settings import Settings
 
 #: The URDF's module mesh (a unit octagonal prism, x from 0 to 1, 1 across flats), in urdf/meshes/.
 MODULE_MESH = "octagonal_module.stl"
-#: Collision bits: robot geoms touch world geoms only (no self-collision, no world–world pairs).
-ROBOT_BITS = {"contype": "2", "conaffinity": "1"}
+#: Collision bits: robot geoms touch world geoms and each other (self-collision; neighbouring links excluded), no
+#: world–world pairs.
+ROBOT_BITS = {"contype": "2", "conaffinity": "3"}
 WORLD_BITS = {"contype": "1", "conaffinity": "2", "priority": "1"}
 
 
@@ -60,6 +61,10 @@ def _sub(parent: ET.Element, tag: str, **attrs: str) -> ET.Element:
     return ET.SubElement(parent, tag, attrs)
 
 
+#: Softness of the ±60° limit on α (a tendon limit): a time constant of twice the 2 ms step and a high impedance, so
+#: that a joint driven beyond it overshoots by about a degree (MuJoCo's default limit, 0.02 s, lets α reach 64°).
+LIMIT_SOLREF = (0.004, 1.0)
+LIMIT_SOLIMP = (0.95, 0.99, 0.001, 0.5, 2.0)
 #: Colours of the static boxes, alternating, so that each step's edge shows in the animation.
 BOX_COLOURS = ("0.55 0.42 0.3 1", "0.78 0.66 0.5 1")
 
@@ -99,15 +104,18 @@ def _robot(body: ET.Element, robot: RobotParams, layout: Layout, settings: Setti
             _sub(link, "joint", name=f"spring_{j}", type="hinge", axis=axes[j - 1],
                  stiffness=repr(sea.stiffness[j - 1]), springref="0", range=_fmt(-limit, limit))
         _sub(link, "inertial", pos=com, mass=repr(robot.link_mass),
-             diaginertia=_fmt(*(robot.link_inertia,) * 3))
+             diaginertia=_fmt(*robot.inertia_tensor))
         rgba = "0.85 0.2 0.1 1" if i == robot.n_links else ("0.2 0.3 0.8 1" if i == 1 else "0.95 0.75 0.1 1")
         _sub(link, "geom", name=f"link_{i}", type="mesh", mesh="module", rgba=rgba, **ROBOT_BITS,
              **_contact_attrs(settings, settings.friction))
         if i == robot.n_links:
             break
         rotor = _sub(link, "body", name=f"rotor_{i}", pos=_fmt(two_l, 0, 0))
+        # the motor's rotor about the axis: n² J_r in all (armature on top of the rotor body's 𝕊_3); the
+        # torque–speed line's −(τ_s/ω_0) β̇ as the hinge's damping (see mjcf's docstring)
         _sub(rotor, "joint", name=f"motor_{i}", type="hinge", axis=axes[i - 1],
-             range=_fmt(-robot.joint_limit, robot.joint_limit))
+             range=_fmt(-robot.joint_limit, robot.joint_limit), armature=repr(motor_armature(robot)),
+             damping=repr(act.stall_torque / act.max_speed))
         _sub(rotor, "inertial", pos="0 0 0", mass=repr(act.rotor_mass),
              diaginertia=_fmt(*(act.rotor_term,) * 3))
         parent = rotor
@@ -138,9 +146,27 @@ def mjcf(robot: RobotParams, world: World, settings: Settings, layout: Layout) -
     _sub(worldbody, "light", name="sun", pos="0 0 3", dir="-0.3 0.1 -1", directional="true")
     _world(worldbody, world, settings)
     _robot(worldbody, robot, layout, settings)
+    contact = _sub(root, "contact")
+    for j in range(1, robot.n_joints + 1):  # neighbouring modules touch at the joint by construction
+        _sub(contact, "exclude", body1=f"link_{j}", body2=f"link_{j + 1}")
+    tendons = _sub(root, "tendon")
+    for j in range(1, robot.n_joints + 1):  # α_j = β_j + (α_j − β_j) within ±60° (002 Table 3.2)
+        fixed = _sub(tendons, "fixed", name=f"alpha_{j}", range=_fmt(-robot.joint_limit, robot.joint_limit),
+                     solreflimit=_fmt(*LIMIT_SOLREF), solimplimit=_fmt(*LIMIT_SOLIMP))
+        _sub(fixed, "joint", joint=f"motor_{j}", coef="1")
+        _sub(fixed, "joint", joint=f"spring_{j}", coef="1")
     actuators = _sub(root, "actuator")
-    kp, kd = robot.actuator.kp, robot.actuator.kd
-    for j in range(1, robot.n_joints + 1):  # 002 (4.39); ctrl = β_d + (K_D/K_p) β̇_d
+    act = robot.actuator
+    kp, slope = act.kp, act.stall_torque / act.max_speed
+    for j in range(1, robot.n_joints + 1):  # 002 (4.39) less the hinge's damping; ctrl = β_d + (K_D/K_p) β̇_d
         _sub(actuators, "general", name=f"motor_{j}", joint=f"motor_{j}", gaintype="fixed", gainprm=repr(kp),
-             biastype="affine", biasprm=_fmt(0, -kp, -kd))
+             biastype="affine", biasprm=_fmt(0, -kp, -(act.kd - slope)),
+             forcerange=_fmt(-act.stall_torque, act.stall_torque))
     return ET.tostring(root, encoding="unicode")
+
+
+def motor_armature(robot: RobotParams) -> float:
+    """The motor hinge's armature: n² J_r less the rotor body's 𝕊_3, so that the motor coordinate β has the
+    reflected rotor inertia n² J_r about its axis whichever ``rotor_inertia_model`` the robot file reads."""
+    act = robot.actuator
+    return act.reflected_inertia - act.rotor_term

@@ -128,9 +128,10 @@ def sea_torque(model: MujocoModel, data: MujocoData) -> np.ndarray:
     return model.stiffness * data.mj.qpos[model.spring_qpos]
 
 
-def motor_torque(data: MujocoData) -> np.ndarray:
-    """U of 002 (4.39) the actuators apply (N−1,) [N·m]."""
-    return data.mj.actuator_force.copy()
+def motor_torque(model: MujocoModel, data: MujocoData) -> np.ndarray:
+    """U of 002 (4.39) within the torque–speed line (N−1,) [N·m]: the actuator's force plus the motor hinge's
+    damping force −(τ_s/ω_0) β̇ (see :mod:`.mjcf`)."""
+    return data.mj.actuator_force + data.mj.qfrc_damper[model.motor_dof]
 
 
 def link_positions(model: MujocoModel, data: MujocoData) -> np.ndarray:

@@ -27,17 +27,14 @@ import mujoco
 import numpy as np
 from tqdm import tqdm
 
-from snake_core.controllers import JointController
-from snake_core.gaits import Gait
-from snake_core.robot import RobotParams
 from snake_core.validation import ConfigError
 
-from ...analysis.rollover import Perturbation, perturbation_from, start_pose
+from ...analysis.rollover import perturbation_from, start_pose
 from ...core.runlog import RunLog
 from ...core.scenario import Scenario
 from ...core.sea_loop import CommandRamp, Reading, Tick, control_steps, gait_references, run, sea_control
 from ...core.signals import StopRequest
-from ..engine3d import FIGURES, ROBOT_FIELDS, Samples3D, sea_robot, summary_extra, world_and_start
+from ..engine3d import FIGURES, ROBOT_FIELDS, Samples3D, Setup3D, sea_robot, summary_extra, world_and_start
 from . import model as mm
 from .settings import settings_from
 
@@ -45,34 +42,16 @@ __all__ = ["FIGURES", "build", "run_scenario", "simulate", "summary_extra"]
 
 
 @dataclass(eq=False)
-class MujocoSetup:
-    """Everything a 3-D run needs, validated from a scenario before anything runs."""
-
-    scenario: Scenario
-    robot: RobotParams
-    model: mm.MujocoModel
-    gait: Gait
-    controllers: list[JointController]
-    perturbation: Perturbation
-    start_x: float  # tail tip x at t = 0 [m]
-    substeps: int  # MuJoCo steps per control period
-    log_every: int  # control periods per logged sample
-
-    @property
-    def control_period(self) -> float:
-        return self.model.settings.time_step * self.substeps
+class MujocoSetup(Setup3D[mm.MujocoModel]):
+    """Everything a 3-D run on MuJoCo needs (:class:`~snake_sim.engines.engine3d.Setup3D`)."""
 
     # The model as the SEA loop steps it (snake_sim.core.sea_loop.SeaEngine), over its MuJoCo data.
     command_timing = "start"  # mj_step integrates with the ctrl set before it
 
-    @property
-    def time_step(self) -> float:
-        return self.model.settings.time_step
-
     def read(self, data: mm.MujocoData) -> Reading:
         m = self.model
         return Reading(mm.alpha(m, data), mm.alpha_dot(m, data), mm.beta(m, data), mm.sea_torque(m, data),
-                       mm.motor_torque(data), data.mj.ncon)
+                       mm.motor_torque(m, data), data.mj.ncon)
 
     def step(self, data: mm.MujocoData, beta_d: np.ndarray, beta_d_dot: np.ndarray) -> None:
         """One step of h with the motor command (β_d, β̇_d) set before it."""
