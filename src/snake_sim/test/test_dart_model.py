@@ -71,6 +71,9 @@ def test_robot_mass_and_joints_are_the_yamls_as_gazebo_applies_them(koopaee6):
     skel = data.skeleton
     # libsdformat lumps the massless head_tip (a URDF loader would give it DART's default 1 kg)
     assert skel.getMass() == pytest.approx(r.n_links * r.link_mass + r.n_joints * r.actuator.rotor_mass, rel=1e-12)
+    assert skel.getMass() == pytest.approx(0.956, abs=1e-6)  # 002 Table 3.2's total weight
+    inertia = skel.getBodyNode("link_2").getInertia()
+    assert np.diag(inertia.getMoment()) == pytest.approx(r.inertia_tensor, rel=1e-12)  # the module mesh's tensor
     assert skel.getNumBodyNodes() == r.n_links + r.n_joints
     for j in range(1, r.n_joints + 1):  # set from the SDF where dartpy's readers miss them
         spring, motor = skel.getJoint(f"spring_{j}"), skel.getJoint(f"motor_{j}")
@@ -160,3 +163,41 @@ def test_bad_input_names_the_field(koopaee6, monkeypatch, tmp_path):
     monkeypatch.setattr(dsdf.shutil, "which", lambda name: None)
     with pytest.raises(ConfigError, match=r"model.*libsdformat-dev"):
         dsdf.converter()
+
+
+def _self_contacts(data: dm.DartData) -> int:
+    links = {b.getName() for b in data.links}
+    result = data.world.getLastCollisionResult()
+    return sum(result.getContact(i).collisionObject1.getShapeFrame().getName().rsplit("_collision", 1)[0] in links
+               and result.getContact(i).collisionObject2.getShapeFrame().getName().rsplit("_collision", 1)[0] in links
+               for i in range(result.getNumContacts()))
+
+
+def test_self_collision_is_on_and_neighbouring_modules_do_not_touch(koopaee6):
+    """As the MuJoCo model: a body curled by 60° at every joint touches itself (link 6 on link 1); the straight body
+    and the reference gait on flat ground never do (neighbours, which meet at their joint, are excluded)."""
+    from snake_sim.core.scenario import load_scenario
+    from snake_sim.engines.dart import runtime
+
+    robot = load_robot("koopaee6")
+    model = _model(koopaee6)
+    data = model.create_data()
+    data.world.setGravity([0.0, 0.0, 0.0])
+    dm.place(model, data, (0.0, 0.0, 1.0), alpha=np.full(robot.n_joints, robot.joint_limit))
+    dm.step(data)
+    assert _self_contacts(data) > 0
+    data = model.create_data()
+    dm.place(model, data, (0.0, 0.0, 1.0))
+    dm.step(data)
+    assert _self_contacts(data) == 0
+    setup = runtime.build(load_scenario("open-loop-flat-3d", ["model=dart", "sim.time_step=0.001"]))
+    run = runtime.DartRun(setup.model.create_data(), None, np.zeros(robot.n_joints), np.zeros(robot.n_joints))
+    dm.place(setup.model, run.data, (0.0, 0.0, 0.5 * robot.module_width))
+    run.pid = gz.activate(setup.control, dm.beta(setup.model, run.data))
+    worst = 0
+    for k in range(round(3.0 / setup.control_period)):
+        alpha_d, alpha_d_dot = setup.gait.reference(k * setup.control_period)  # open loop: β_d = α_d
+        for _ in range(setup.substeps):
+            setup.step(run, alpha_d, alpha_d_dot)
+            worst = max(worst, _self_contacts(run.data))
+    assert worst == 0 and run.diverged_at is None

@@ -12,7 +12,8 @@ libsdformat makes of the URDF (:mod:`.sdf`):
   force limits ±effort and velocity limits ±velocity (∞ where the SDF says < 0);
 - ``SetJointForce``: the actuator type FORCE, the command clamped by DART to the force limits;
 - collisions: the URDF's mesh (gz-sim attaches it as a mesh shape), ``setFrictionCoeff(mu)`` per shape node;
-  self-collision off (SDF ``self_collide`` false); the ground plane a 2100 m box below the plane, static boxes
+  self-collision on, neighbouring links excluded (as 002's robot: its modules can touch each other; Gazebo's
+  default, SDF ``self_collide`` false, and the URDF leave it off: a Gazebo run of the shipped URDF differs here); the ground plane a 2100 m box below the plane, static boxes
   on welded bodies, each with its SDF μ (SDF's default 1 where a collision has none); DART combines two shapes'
   μ by the minimum.
 - dartpy 6.20 has no binding for DynamicsAspect's ``setSecondaryFrictionCoeff`` / ``setFirstFrictionDirection``
@@ -75,6 +76,10 @@ class DartModel(EngineModel[Settings]):
         w.addSkeleton(skel)
         w.addSkeleton(_world_skeleton(self.world))
         links = [skel.getBodyNode(f"link_{i}") for i in range(1, self.robot.n_links + 1)]
+        # self-collision, but not of neighbouring modules, which meet at their joint (rotor_j, between them, has
+        # no shape: DART's adjacent-body check would not see the pair)
+        for a, b in zip(links[:-1], links[1:], strict=True):
+            option.collisionFilter.addBodyNodePairToBlackList(a, b)
         rotors = [skel.getBodyNode(f"rotor_{j}") for j in range(1, self.robot.n_joints + 1)]
         motors = [skel.getJoint(f"motor_{j}") for j in range(1, self.robot.n_joints + 1)]
         return DartData(w, skel, links, rotors, motors)
@@ -165,7 +170,8 @@ def _robot_skeleton(sdf: SdfModel) -> dart.dynamics.Skeleton:
             _collision_node(body, _mesh_shape(col), col.name, col.pose, col.mu)
         bodies[link.name] = body
         pending.extend(sdf.link(j.child) for j in sdf.joints if j.parent == link.name)
-    skel.setSelfCollisionCheck(False)  # SDF <self_collide> false (gz-physics: setSelfCollisionCheck)
+    skel.setSelfCollisionCheck(True)  # SDF <self_collide> true (gz-physics: setSelfCollisionCheck)
+    skel.setAdjacentBodyCheck(False)
     return skel
 
 
