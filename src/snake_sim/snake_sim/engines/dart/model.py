@@ -13,7 +13,8 @@ libsdformat makes of the URDF (:mod:`.sdf`):
 - ``SetJointForce``: the actuator type FORCE, the command clamped by DART to the force limits;
 - collisions: the URDF's mesh (gz-sim attaches it as a mesh shape), ``setFrictionCoeff(mu)`` per shape node;
   self-collision on, neighbouring links excluded (as 002's robot: its modules can touch each other; Gazebo's
-  default, SDF ``self_collide`` false, and the URDF leave it off: a Gazebo run of the shipped URDF differs here); the ground plane a 2100 m box below the plane, static boxes
+  default, SDF ``self_collide`` false, and the URDF leave it off: a Gazebo run of the shipped URDF differs here);
+  the ground plane a 2100 m box below the plane, static boxes
   on welded bodies, each with its SDF μ (SDF's default 1 where a collision has none); DART combines two shapes'
   μ by the minimum.
 - dartpy 6.20 has no binding for DynamicsAspect's ``setSecondaryFrictionCoeff`` / ``setFirstFrictionDirection``
@@ -25,6 +26,7 @@ revolute joints in SDF order (motor_1, spring_1, motor_2, …); q(motor_j) = β_
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -78,7 +80,7 @@ class DartModel(EngineModel[Settings]):
         links = [skel.getBodyNode(f"link_{i}") for i in range(1, self.robot.n_links + 1)]
         # self-collision, but not of neighbouring modules, which meet at their joint (rotor_j, between them, has
         # no shape: DART's adjacent-body check would not see the pair)
-        for a, b in zip(links[:-1], links[1:], strict=True):
+        for a, b in itertools.pairwise(links):
             option.collisionFilter.addBodyNodePairToBlackList(a, b)
         rotors = [skel.getBodyNode(f"rotor_{j}") for j in range(1, self.robot.n_joints + 1)]
         motors = [skel.getJoint(f"motor_{j}") for j in range(1, self.robot.n_joints + 1)]

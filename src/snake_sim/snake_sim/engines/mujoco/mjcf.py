@@ -4,29 +4,34 @@ The robot is the xacro URDF's robot (urdf/snake_module.xacro), body for body and
 MuJoCo's and Pinocchio's mass matrices agree (test_mujoco_model):
 
 - ``link_<i>``, tail (1) → head (N): frame at the link's tail-side end, x along the link; the centre of mass
-  at (l, 0, 0) + the scenario's ``robot.com_offset`` with the robot file's mass m_l and moment J_l about all
-  three axes (the URDF's reading, see
-  snake_module.xacro); collision shape the URDF's mesh ``urdf/meshes/octagonal_module.stl`` (002 §3.4: a
-  regular octagonal prism, 2l long, the module width across flats, belly flat), scaled as the URDF scales it.
+  at (l, 0, 0) + the scenario's ``robot.com_offset`` with the robot file's mass m_l and the module mesh's
+  principal moments (``links.inertia_tensor``, as the URDF; see snake_module.xacro); collision shape the URDF's
+  mesh ``urdf/meshes/octagonal_module.stl`` (002 §3.4: a regular octagonal prism, 2l long, the module width
+  across flats, belly flat), scaled as the URDF scales it.
 - Each SEA joint j (002 §3.3, Fig. 4.2) at (2l, 0, 0) of link j: hinge ``motor_<j>`` (β_j) → body
   ``rotor_<j>`` → hinge ``spring_<j>`` (α_j − β_j, stiffness K_j, range ± the deflection limit ≈ 21°) →
   ``link_<j+1>``, so α_j = q(motor_j) + q(spring_j) and τ_j = K_j q(spring_j) = K_j (α_j − β_j) (4.36).
+  α_j is limited to ± the joint limit (002 Table 3.2: ±60°) by a fixed tendon motor_j + spring_j, β_j by the
+  motor hinge's range.
   Rotor reading of 002 (4.11)/(4.36): ``rotor_<j>`` is a body at the joint with the rotor mass m_r (the
   T_2 of (4.11)) and moment 𝕊_3 = J_r ("own") or n² J_r ("reflected", the robot file's
   ``rotor_inertia_model``) about all three axes, turning with the motor side (link j's angular velocity
   plus β̇_j), as the URDF's rotor link; the vertical-plane model keeps only ½ 𝕊_3 β̇² (it drops the
   coupling of the rotor with the link's rotation, 𝕊_1 = 𝕊_2 = 0), which is negligible for J_r = 2.45e-7.
+  The motor hinge's ``armature`` n² J_r − 𝕊_3 gives β the rotor's inertia reflected through the gear, n² J_r,
+  whichever reading the file takes (:func:`motor_armature`).
 - Joint axis +y for roll 0 (pitch, 002's vertical plane) and −z for roll 90 (yaw), per joint, as the
   URDF's ``joint_roll``, turned about the link's x axis by the scenario's ``robot.joint_twist_deg``
   (:meth:`~snake_sim.engines.engine3d.Layout.axes`); a positive angle turns the next link clockwise in its
   plane (α_j = θ_j − θ_{j+1}).
-- The motor-side PD of 002 (4.39) is a MuJoCo ``general`` actuator on ``motor_<j>``:
-  force = K_p ctrl − K_p β − K_D β̇ with ctrl = β_d + (K_D/K_p) β̇_d, i.e. U = −K_p(β − β_d) − K_D(β̇ − β̇_d)
-  with its β̇_d feed-forward. The ``discrete`` integrator takes its −K_D β̇ and −K_p β implicitly, as the
-  spring's K (explicitly they would need h < 2 𝕊_3/K_D ≈ 2e-8 s and h < 2/√(K/J_l) ≈ 6 ms; see
-  :mod:`.settings`). Unsaturated, as the vertical runtime's.
-- A free base (``link_1``'s free joint). Self-collision is off (as Gazebo's default ``self_collide``):
-  robot geoms collide only with the world's.
+- The motor-side PD of 002 (4.39) within the servo's torque–speed line (snake_core.actuator, 002 Table 3.1)
+  is a MuJoCo ``general`` actuator on ``motor_<j>`` plus the hinge's damping c = τ_s/ω_0: the actuator's force
+  V = K_p ctrl − K_p β − (K_D − c) β̇ with ctrl = β_d + (K_D/K_p) β̇_d, clamped to ±τ_s (``forcerange``), and
+  U = V − c β̇, i.e. U = −K_p(β − β_d) − K_D(β̇ − β̇_d) inside the line and ±τ_s − c β̇ on it. The
+  ``discrete`` integrator takes the −(K_D − c) β̇, −K_p β and the damping implicitly, as the spring's K (see
+  :mod:`.settings`).
+- A free base (``link_1``'s free joint). Self-collision is on: robot geoms collide with the world's and with
+  each other's, except neighbouring links (which meet at their joint by construction).
 - World: the ground plane at the SDF's height with the ground's μ_c, every static box at its SDF pose with its
   collision's μ (μ_c where the file has none), read through :mod:`snake_sim.core.world`. World geoms have the
   higher ``priority``, so a contact's friction is the surface's (the vertical model's per-surface μ).

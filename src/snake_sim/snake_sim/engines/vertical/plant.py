@@ -30,16 +30,20 @@ from .integrator import implicit_euler_step
 
 #: Secant re-solves of a step before the dissipative fallback (see ``ContactResult.friction_secant``).
 SECANT_ITERATIONS = 2
+#: The ±60° limit on the joint angle α (002 Table 3.2) as a one-sided spring–damper on α beyond it, taken implicitly
+#: as the SEA spring: a joint pressed into it by 1 N·m (near the stall torque) overshoots by 1/stiffness rad (0.6°).
+ALPHA_LIMIT_STIFFNESS = 100.0  # [N·m/rad]
+ALPHA_LIMIT_DAMPING = 0.1  # [N·m·s/rad]
 #: Re-solves of a step whose end state puts U of a joint on another piece of the torque–speed line (:func:`settled`).
 BRANCH_ITERATIONS = 3
 
 
 @njit(cache=True)
 def _evaluate(T, Phi, g_r, link_inertia, rotor_mass, gravity, total_mass, stiffness, G, has_ground, ground,
-              boxes, faces_mu, r, mu_c, k_c, d_c, eps, q, v, u, kp, kd, M, f, c, s):
+              boxes, faces_mu, r, mu_c, k_c, d_c, eps, alpha_limit, q, v, u, kp, kd, M, f, c, s):
     """(F, D, K, contact results) of (4.35) at (q, q̇): 𝕄 and f into the workspace M, f (c, s: cos θ, sin θ),
-    F = f + Q^c + 𝔹U, D and K the contact's plus the SEA spring (4.22) and the PD (4.39) with the
-    per-joint gains kp, kd (−∂U/∂β, −∂U/∂β̇: :func:`pd_terms`)."""
+    F = f + Q^c + 𝔹U (+ the ±60° limit on α), D and K the contact's plus the SEA spring (4.22), the limit and the
+    PD (4.39) with the per-joint gains kp, kd (−∂U/∂β, −∂U/∂β̇ of :meth:`~snake_core.actuator.MotorPD.on_branch`)."""
     n = T.shape[0]
     terms_kernel(T, Phi, g_r, link_inertia, rotor_mass, gravity, total_mass, stiffness, q, v, M, f, c, s)
     contact = contact_kernel(G, T, has_ground, ground, boxes, faces_mu, r, mu_c, k_c, d_c, eps, q[n], q[n + 1],
@@ -54,16 +58,22 @@ def _evaluate(T, Phi, g_r, link_inertia, rotor_mass, gravity, total_mass, stiffn
         K[b, a] += stiffness[j]
         K[b, b] -= stiffness[j] + kp[j]  # ∂U/∂β
         D[b, b] -= kd[j]  # ∂U/∂β̇
+        beyond = abs(q[a]) - alpha_limit
+        if beyond > 0.0:  # the ±60° limit on α_j = q[a]
+            F[a] -= np.sign(q[a]) * ALPHA_LIMIT_STIFFNESS * beyond + ALPHA_LIMIT_DAMPING * v[a]
+            K[a, a] -= ALPHA_LIMIT_STIFFNESS
+            D[a, a] -= ALPHA_LIMIT_DAMPING
     return F, D, K, contact
 
 
 @njit(cache=True)
 def plant_step(T, Phi, g_r, link_inertia, rotor_mass, gravity, total_mass, stiffness, G, has_ground, ground,
-               boxes, faces_mu, r, mu_c, k_c, d_c, eps, q, v, u, kp, kd, M, f, c, s, h, secant_iterations):
+               boxes, faces_mu, r, mu_c, k_c, d_c, eps, alpha_limit, q, v, u, kp, kd, M, f, c, s, h,
+               secant_iterations):
     """(q⁺, q̇⁺, points in contact) of one linearly implicit Euler step (see :meth:`VerticalPlant.step`)."""
     F, D, K, contact = _evaluate(T, Phi, g_r, link_inertia, rotor_mass, gravity, total_mass, stiffness, G,
-                                 has_ground, ground, boxes, faces_mu, r, mu_c, k_c, d_c, eps, q, v, u, kp, kd,
-                                 M, f, c, s)
+                                 has_ground, ground, boxes, faces_mu, r, mu_c, k_c, d_c, eps, alpha_limit, q, v, u,
+                                 kp, kd, M, f, c, s)
     n_active, Jt, vt, fn, slope, mu = contact[3], contact[9], contact[10], contact[5], contact[11], contact[12]
     q1, v1 = implicit_euler_step(q, v, h, M, F, D, K)
     if n_active == 0:
@@ -91,16 +101,16 @@ def plant_step(T, Phi, g_r, link_inertia, rotor_mass, gravity, total_mass, stiff
 
 @njit(cache=True)
 def plant_step_batch(T, Phi, g_r, link_inertia, rotor_mass, gravity, total_mass, stiffness, G, has_ground, ground,
-                     boxes, faces_mu, r, mu_c, k_c, d_c, eps, q, v, u, kp, kd, M, f, c, s, h, secant_iterations,
-                     active, n_contact):
+                     boxes, faces_mu, r, mu_c, k_c, d_c, eps, alpha_limit, q, v, u, kp, kd, M, f, c, s, h,
+                     secant_iterations, active, n_contact):
     """:func:`plant_step` of every run b with ``active[b]``: each argument but h and the iteration count stacked
     over runs (leading axis); q, v and n_contact are updated in place, inactive runs left as they are."""
     for b in range(q.shape[0]):
         if active[b]:
             q[b], v[b], n_contact[b] = plant_step(
                 T[b], Phi[b], g_r[b], link_inertia[b], rotor_mass[b], gravity[b], total_mass[b], stiffness[b], G[b],
-                has_ground[b], ground[b], boxes[b], faces_mu[b], r[b], mu_c[b], k_c[b], d_c[b], eps[b], q[b], v[b],
-                u[b], kp[b], kd[b], M[b], f[b], c[b], s[b], h, secant_iterations)
+                has_ground[b], ground[b], boxes[b], faces_mu[b], r[b], mu_c[b], k_c[b], d_c[b], eps[b], alpha_limit[b],
+                q[b], v[b], u[b], kp[b], kd[b], M[b], f[b], c[b], s[b], h, secant_iterations)
 
 
 def next_branch(pd: MotorPD, branch: np.ndarray, beta: np.ndarray, beta_dot: np.ndarray, beta_d: np.ndarray,
@@ -129,7 +139,7 @@ class VerticalPlant:
         # the model, terrain and contact arguments of the compiled functions, in their order
         self._args = (m.T, m.Phi, m.g_r, m.link_inertia, m.rotor_mass, m.gravity, m.total_mass, m.stiffness, m.G_c,
                       t.ground is not None, 0.0 if t.ground is None else float(t.ground), t.boxes, faces_mu,
-                      p.threshold, p.friction, p.stiffness, p.damping, p.slip_velocity)
+                      p.threshold, p.friction, p.stiffness, p.damping, p.slip_velocity, m.robot.joint_limit)
         # one step from rest: loads the compiled kernels (numba's cache, or compiles them) now, not at a
         # simulator node's first step, which would be late by that time (about a second)
         q0, beta = initial_configuration(m), np.zeros(m.n_joints)
