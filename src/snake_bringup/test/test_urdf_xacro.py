@@ -78,7 +78,7 @@ def test_links_joints_and_limits_equal_the_robot_file(robot, make_urdf):
         parent = "root_joint" if i == 1 else (f"spring_{i - 1}" if r.sea is not None else f"joint_{i - 1}")
         inertia = model.inertias[names.index(parent)]
         assert inertia.mass == pytest.approx(r.link_mass, rel=1e-12)
-        assert np.allclose(np.diag(inertia.inertia), r.link_inertia, rtol=1e-12)
+        assert np.allclose(inertia.inertia, np.diag(r.inertia_tensor), rtol=1e-12, atol=0.0)
         assert np.allclose(inertia.lever, [r.half_length, 0, 0], atol=1e-15)
     for j in range(1, r.n_joints + 1):
         drive = names.index(f"motor_{j}" if r.sea is not None else f"joint_{j}")
@@ -97,11 +97,11 @@ def test_links_joints_and_limits_equal_the_robot_file(robot, make_urdf):
 
 def test_total_mass_matches_the_vertical_model_including_rotors(make_urdf):
     """snake_core's vertical model counts the rotors as masses at the joints (002 (4.11), (4.19));
-    RobotParams.total_mass is the links only (0.9 kg vs 1.0 kg with rotors; 002 weighs 956 g)."""
+    RobotParams.total_mass is the links only; with the rotors it is 002 Table 3.2's total weight, 956 g."""
     model = _pin_model(make_urdf("koopaee6"))
     urdf_mass = sum(model.inertias[i].mass for i in range(model.njoints))
     assert urdf_mass == pytest.approx(_vertical().build_model(load_robot("koopaee6")).total_mass, rel=1e-12)
-    assert urdf_mass == pytest.approx(1.0, rel=1e-12)
+    assert urdf_mass == pytest.approx(0.956, abs=1e-6)
 
 
 def test_rotor_inertia_follows_the_robot_files_reading_of_4_36(make_urdf, tmp_path):
@@ -458,6 +458,7 @@ def test_urdf_inertia_equals_snake_cores_mass_matrix_plus_the_rotor_terms_4_36_d
     its own" (4.36) drops: the URDF rotor turns at θ̇_j − β̇_j, snake_core's at β̇_j."""
     data = yaml.safe_load(locator.robot_file("koopaee6").read_text())
     data["actuator"]["rotor_inertia_model"] = reading
+    data["links"].pop("inertia_tensor")  # the URDF's links with the vertical model's planar J_l
     path = tmp_path / f"{reading}.yaml"
     path.write_text(yaml.safe_dump(data))
     robot = load_robot(path)
