@@ -10,7 +10,8 @@ effort limit and integrates the motor joint's damping K_D and the springs implic
 Scenario sections read here (besides the common ones of :mod:`snake_sim.core.scenario`)::
 
     robot:   {name: koopaee6, joint_roll: 0, controllers_file: koopaee6_gz.yaml}  # config/controllers/ or a path
-    world:   {file: stairs, start_x: 0.0}        # tail tip x at t = 0 [m] (snake_sim.engines.engine3d)
+    world:   {file: stairs, start_x: 0.0, box_yaw_deg: 0, tether: {force, yaw_deg, pitch_deg}}
+                                                 # snake_sim.engines.engine3d
     contact: {friction, collision_detector, max_contacts}   # snake_sim.engines.dart.settings
     sim:     {perturbation: {...}}               # snake_sim.analysis.rollover
 
@@ -40,7 +41,7 @@ from ...core.runlog import RunLog
 from ...core.scenario import Scenario
 from ...core.sea_loop import CommandRamp, Reading, Tick, control_steps, gait_references, run, sea_control
 from ...core.signals import StopRequest
-from ..engine3d import FIGURES, Samples3D, sea_robot, summary_extra, world_and_start
+from ..engine3d import FIGURES, Samples3D, Tether, sea_robot, summary_extra, world_and_start
 from . import gz_control as gz
 from . import model as dm
 from .sdf import gazebo_model
@@ -65,6 +66,7 @@ class DartSetup:
     control_every: int  # physics steps per SEA control period
     update_every: int  # physics steps per controller-manager update
     log_every: int  # control periods per logged sample
+    tether: Tether  # the pull at the tail tip (world.tether)
 
     @property
     def control_period(self) -> float:
@@ -99,6 +101,8 @@ class DartSetup:
                                    self.update_every * self.time_step)
         run.applied = dm.command(d, run.effort)
         run.saturated += int(np.any(run.applied != run.effort))
+        if self.tether.force:
+            dm.pull_tail(d, self.tether.vector)
         dm.step(d)
         run.steps += 1
         if not np.isfinite(d.skeleton.getPositions()).all():
@@ -147,7 +151,7 @@ def build(scenario: Scenario) -> DartSetup:
     robot_section = scenario.section("robot")
     robot, rolls = sea_robot(robot_section, ROBOT_FIELDS, "DART", src)
     control = gz.load_gz_control(robot, _controllers_file(robot, robot_section.get("controllers_file"), src))
-    world, start_x = world_and_start(scenario)
+    world, start_x, tether = world_and_start(scenario)
     settings = settings_from(scenario.time_step, scenario.section("contact"), src)
     sdf = gazebo_model(robot.name, " ".join(str(r) for r in rolls), settings.friction)
     model = dm.build_model(robot, world=world, settings=settings, sdf=sdf, joint_roll=rolls)
@@ -157,7 +161,7 @@ def build(scenario: Scenario) -> DartSetup:
     control_every, log_every = control_steps(scenario, h)
     return DartSetup(scenario, robot, model, control, gait, controllers,
                      perturbation_from(scenario.data["sim"].get("perturbation"), src), start_x, control_every,
-                     max(1, round(1.0 / (control.update_rate * h))), log_every)
+                     max(1, round(1.0 / (control.update_rate * h))), log_every, tether)
 
 
 def simulate(setup: DartSetup, duration: float | None = None, progress: bool = False,
@@ -180,7 +184,7 @@ def simulate(setup: DartSetup, duration: float | None = None, progress: bool = F
         "model": "dart", "numerics": model.settings.as_summary(), "joint_roll": list(model.joint_roll),
         "gazebo": {**setup.control.summary(), "effort_limit_nm": motor.effort, "motor_damping": motor.damping,
                    "effort_saturated_fraction": state.saturated / max(1, state.steps)},
-        "perturbation": asdict(setup.perturbation)})
+        "perturbation": asdict(setup.perturbation), "tether": asdict(setup.tether)})
 
 
 def run_scenario(scenario: Scenario, progress: bool = False, stop: StopRequest | None = None) -> RunLog:
