@@ -38,8 +38,8 @@ from snake_sim.studies.sweep.engine import measure_summary
 TITLE = "Roll-over rates under 002's asymmetries, and what the unknowns change (002 §6.4, §7.4)"
 
 #: Perturbation seeds per (controller, world, asymmetry level), and simulated time of every run [s].
-SEEDS = (0, 1, 2, 3)
-DURATION = 60.0
+SEEDS = (0, 1, 2)
+DURATION = 45.0
 #: On these worlds only each axis's largest level runs (the budget: ≈ 30 min of one core for the whole section).
 TOP_ONLY = ("two obstacles",)
 #: A ``fast`` smoke run: one seed, 2 s, the single obstacle, each axis's and factor's largest level.
@@ -51,17 +51,6 @@ measure = measure_summary
 
 
 @dataclass(frozen=True)
-class AxisText:
-    """An axis or factor as the page states it."""
-
-    name: str
-    label: str
-    unit: str
-    levels: tuple[float, ...]
-    overrides: tuple[str, ...]
-
-
-@dataclass(frozen=True)
 class Results:
     fast: bool
     seeds: tuple[int, ...]
@@ -69,8 +58,8 @@ class Results:
     time_step_s: float
     roll_over_deg: float
     baseline: dict[str, float]  # the scenarios' values of the factors (ground μ, box μ, solref time constant)
-    axes: tuple[AxisText, ...]
-    factors: tuple[AxisText, ...]
+    axes: tuple[Axis, ...]
+    factors: tuple[Axis, ...]
     controller_overrides: dict[str, tuple[str, ...]]
     rates: tuple[Rate, ...]  # controller × world × (none, axis levels)
     sensitivity: tuple[Rate, ...]  # controller × factor level on the single obstacle (baseline: rates' "none")
@@ -100,10 +89,6 @@ def _rate(rc: RateCase, rows: dict[str, dict]) -> tuple[Rate, list[str]]:
     return rate(rc, runs), failed
 
 
-def _text(axis: Axis) -> AxisText:
-    return AxisText(axis.name, axis.label, axis.unit, axis.levels, axis.overrides)
-
-
 def assemble(fast: bool, plan: dict[str, Cell], rows: dict[str, dict]) -> Results:
     """The counts of every (controller, world, axis, level); runs without a result are listed (``failed``)."""
     sweep, factors = _studies(fast)
@@ -116,7 +101,7 @@ def assemble(fast: bool, plan: dict[str, Cell], rows: dict[str, dict]) -> Result
                    ROLL_OVER_DEG,
                    {"ground_friction": float(contact["friction"]), "box_friction": _box_friction(scenario),
                     "contact_time_constant": float(contact["solref"][0])},
-                   tuple(_text(a) for a in AXES), tuple(_text(f) for f in FACTORS),
+                   AXES, FACTORS,
                    {c: ov for c, (_, ov) in controllers().items()}, rates[:len(sweep)], rates[len(sweep):],
                    tuple(text for _, failed in done for text in failed))
 
@@ -131,7 +116,7 @@ def _box_friction(scenario: Scenario) -> float:
 # --- render -------------------------------------------------------------------------------------------------------
 
 
-def _level(axis: AxisText | None, level: float) -> str:
+def _level(axis: Axis | None, level: float) -> str:
     if axis is None:
         return "none (symmetric)"
     return f"{axis.label} {level:g}{' ' + axis.unit if axis.unit else ''}"
@@ -145,7 +130,7 @@ def _cell(r: Rate) -> str:
     return f"{r.rolled}/{r.runs} [{100 * lo:.0f}–{100 * hi:.0f} %]{flips}{climbed}{failed}"
 
 
-def _axis(results: Results, name: str) -> AxisText | None:
+def _axis(results: Results, name: str) -> Axis | None:
     return next((a for a in (*results.axes, *results.factors) if a.name == name), None)
 
 
