@@ -22,7 +22,6 @@ from snake_sim.studies.rollover import (
     FACTORS,
     KEPT_UPRIGHT_002,
     ROLLED_002,
-    WORLDS,
     Axis,
     Rate,
     RateCase,
@@ -37,11 +36,12 @@ from snake_sim.studies.sweep.engine import measure_summary
 
 TITLE = "Roll-over rates under 002's asymmetries, and what the unknowns change (002 §6.4, §7.4)"
 
-#: Perturbation seeds per (controller, world, asymmetry level), and simulated time of every run [s].
+#: Perturbation seeds per (controller, asymmetry level) on the single obstacle, and simulated time of every run [s].
 SEEDS = (0, 1, 2)
 DURATION = 45.0
-#: On these worlds only each axis's largest level runs (the budget: ≈ 30 min of one core for the whole section).
-TOP_ONLY = ("two obstacles",)
+#: The seeds of the two obstacles (only each axis's largest level) and of the unknowns (the budget: ≈ 30 min of one
+#: core for the whole section).
+FEW_SEEDS = (0,)
 #: A ``fast`` smoke run: one seed, 2 s, the single obstacle, each axis's and factor's largest level.
 FAST_SEEDS = (0,)
 FAST_DURATION = 2.0
@@ -53,7 +53,8 @@ measure = measure_summary
 @dataclass(frozen=True)
 class Results:
     fast: bool
-    seeds: tuple[int, ...]
+    seeds: tuple[int, ...]  # on the single obstacle
+    few_seeds: tuple[int, ...]  # on the two obstacles and for the unknowns
     duration_s: float
     time_step_s: float
     roll_over_deg: float
@@ -62,17 +63,24 @@ class Results:
     factors: tuple[Axis, ...]
     controller_overrides: dict[str, tuple[str, ...]]
     rates: tuple[Rate, ...]  # controller × world × (none, axis levels)
-    sensitivity: tuple[Rate, ...]  # controller × factor level on the single obstacle (baseline: rates' "none")
+    sensitivity: tuple[Rate, ...]  # controller × (none, factor levels) on the single obstacle
     failed: tuple[str, ...]
 
 
+def _counts(fast: bool) -> tuple[tuple[int, ...], tuple[int, ...], float]:
+    """(seeds on the single obstacle, seeds elsewhere, simulated time [s])."""
+    return (FAST_SEEDS, FAST_SEEDS, FAST_DURATION) if fast else (SEEDS, FEW_SEEDS, DURATION)
+
+
 def _studies(fast: bool) -> tuple[list[RateCase], list[RateCase]]:
-    seeds, duration = (FAST_SEEDS, FAST_DURATION) if fast else (SEEDS, DURATION)
-    worlds = ("obstacle",) if fast else tuple(WORLDS)
-    top = tuple(WORLDS) if fast else TOP_ONLY
-    sweep = sweep_cases(AXES, worlds, seeds, duration, top_only=top)
-    factors = [rate_case(c, "obstacle", f, v, seeds, duration) for f in FACTORS
-               for v in (f.levels[-1:] if fast else f.levels) for c in controllers()]
+    """(the roll-over sweep, the unknowns one at a time with their baseline)."""
+    seeds, few, duration = _counts(fast)
+    sweep = sweep_cases(AXES, ("obstacle",), seeds, duration, top_only=("obstacle",) if fast else ())
+    if not fast:
+        sweep += sweep_cases(AXES, ("two obstacles",), few, duration, top_only=("two obstacles",))
+    factors = [rate_case(c, "obstacle", None, 0.0, few, duration) for c in controllers()]
+    factors += [rate_case(c, "obstacle", f, v, few, duration) for f in FACTORS
+                for v in (f.levels[-1:] if fast else f.levels) for c in controllers()]
     return sweep, factors
 
 
@@ -97,8 +105,8 @@ def assemble(fast: bool, plan: dict[str, Cell], rows: dict[str, dict]) -> Result
     first = sweep[0].cases[0]
     scenario = load_scenario(first.scenario, list(first.overrides))
     contact = scenario.section("contact")
-    return Results(fast, FAST_SEEDS if fast else SEEDS, FAST_DURATION if fast else DURATION, scenario.time_step,
-                   ROLL_OVER_DEG,
+    seeds, few, duration = _counts(fast)
+    return Results(fast, seeds, few, duration, scenario.time_step, ROLL_OVER_DEG,
                    {"ground_friction": float(contact["friction"]), "box_friction": _box_friction(scenario),
                     "contact_time_constant": float(contact["solref"][0])},
                    AXES, FACTORS,
@@ -186,7 +194,7 @@ def _movement(results: Results) -> list[str]:
 def _sensitivity(results: Results) -> tuple[list[tuple[str, float, float, float | None]], list[str]]:
     """Per factor: (label, largest change of the climbed fraction, of the rolled fraction, of the mean climb
     time [relative]) against the symmetric baseline on the single obstacle, ranked; and the table lines."""
-    base = {r.controller: r for r in results.rates if r.axis == "none" and r.world == "obstacle"}
+    base = {r.controller: r for r in results.sensitivity if r.axis == "none"}
     names = list(results.controller_overrides)
     ranking = []
     lines = ["| unknown, value | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
@@ -220,6 +228,10 @@ def _sens_cell(r: Rate | None) -> str:
     return f"climbed {r.climbed}/{r.runs}{t}, rolled {r.rolled}/{r.runs}"
 
 
+def _seeds(seeds: tuple[int, ...]) -> str:
+    return ", ".join(str(s) for s in seeds)
+
+
 def render(results: Results) -> str:
     settings = "; ".join(f"{c}: `{' '.join(ov)}`" for c, ov in results.controller_overrides.items())
     axes = "; ".join(f"{a.label} ({', '.join(f'{v:g}' for v in a.levels)}{' ' + a.unit if a.unit else ''}: "
@@ -232,19 +244,20 @@ def render(results: Results) -> str:
         "un-modelled external forces and the tether through a slip ring at the tail, and on the robot open loop and "
         "local stiffness rolled over where TSC with K_τ = 6 did not. Here the four controllers of §7.4 run at 002's "
         f"settings ({settings}) on the MuJoCo model, each asymmetry at a few levels with the others symmetric: "
-        f"{axes}. Every level runs with perturbation seeds {', '.join(str(s) for s in results.seeds)} "
-        f"(the initial roll and joint noise of the `*-3d` scenarios), {results.duration_s:g} s each at "
+        f"{axes}. On the single obstacle every level runs with perturbation seeds {_seeds(results.seeds)} (the "
+        "initial roll and joint noise of the `*-3d` scenarios), on the two obstacles only the symmetric runs and "
+        f"each axis's largest level, with seeds {_seeds(results.few_seeds)}; {results.duration_s:g} s each at "
         f"h = {1e3 * results.time_step_s:g} ms and again at h/2; a run rolled over when a module turned past "
         f"{results.roll_over_deg:g}° about its axis, and counts when it did so at both steps (where h and h/2 "
         "disagree the cell gives both counts). Each rate comes with its 95 % Wilson score interval; with "
         f"{len(results.seeds)} seeds an interval spans most of [0, 1] unless the counts are 0 or all, so only "
-        "such differences can be called differences. On the two obstacles only each axis's largest level runs. "
-        "`snake-sim reproduce --only rollover` also draws the rates against each asymmetry per controller "
-        "(`reproduction/rollover_rates.png`) and the ranking below (`reproduction/rollover_sensitivity.png`).", "",
+        "such differences can be called differences. `snake-sim reproduce --only rollover` also draws the rates "
+        "against each asymmetry per controller (`reproduction/rollover_rates.png`) and the ranking below (`reproduction/rollover_sensitivity.png`).", "",
         *_rate_tables(results), *_ordering(results), *_movement(results)]
     ranking, table = _sensitivity(results)
     lines += ["### What the unknowns change", "",
-              "One at a time around the scenarios' values, the same controllers and seeds on the single obstacle "
+              "One at a time around the scenarios' values, the same controllers on the single obstacle with seeds "
+              f"{_seeds(results.few_seeds)} "
               "(`world.box_friction` sets the μ of every face of the box, the reading of 002 §6.4's top plate "
               "available in this world; the obstacle gap and the module's width reading are not varied here):", "",
               *table, "", "Ranked by the largest change of the fraction of runs that climb plus that of runs that "
