@@ -252,7 +252,8 @@ def render(results: Results) -> str:
         "disagree the cell gives both counts). Each rate comes with its 95 % Wilson score interval; with "
         f"{len(results.seeds)} seeds an interval spans most of [0, 1] unless the counts are 0 or all, so only "
         "such differences can be called differences. `snake-sim reproduce --only rollover` also draws the rates "
-        "against each asymmetry per controller (`reproduction/rollover_rates.png`) and the ranking below (`reproduction/rollover_sensitivity.png`).", "",
+        "against each asymmetry per controller (`reproduction/rollover_rates.png`) and the ranking below "
+        "(`reproduction/rollover_sensitivity.png`).", "",
         *_rate_tables(results), *_ordering(results), *_movement(results)]
     ranking, table = _sensitivity(results)
     lines += ["### What the unknowns change", "",
