@@ -9,18 +9,30 @@ Scenario sections read here::
       joint_roll: 0              # 0 | 90 | alternate | one 0/90 per joint (the URDF's argument)
       joint_twist_deg: 0         # rotation of each joint axis about the link axis [deg]: one value or one per joint
       com_offset: [0, 0, 0]      # each link's centre of mass moved from the module's axis, link frame [m]
-    world:   {file: stairs, start_x: 0.0}        # tail tip x at t = 0 [m]
+    world:   {file: stairs, start_x: 0.0,        # tail tip x at t = 0 [m]
+              box_yaw_deg: 0.0,                  # every static box turned about z through its centre [deg]
+              box_friction: null,                # μ of every static box's faces (null: the world file's)
+              tether: {force: 0.0, yaw_deg: 180.0, pitch_deg: 0.0}}   # a constant pull at the tail tip
 
 ``joint_twist_deg`` and ``com_offset`` are asymmetries of the built robot that 002 names as causes of its
 roll-overs (§6.4, §7.4: an uneven mass distribution within each link; a module screwed to the next one not
 exactly at 0°/90°). Both default to 0 (the robot of the robot file).
+
+The two asymmetries of the world that 002 blames for its roll-overs besides the robot's own (§6.4, §7.4; the
+tether through a slip ring at the tail, §3.4, §5.4): ``box_yaw_deg`` turns every static box of the world file
+about the vertical through its centre (added to the file's own yaw; |·| ≤ 45°), so that the robot meets the box's
+near face obliquely; ``tether`` is a constant force of ``force`` [N] (≤ 10, about the robot's weight) applied at
+the tail tip (``link_1``'s frame origin, where the slip ring is), in the world direction of azimuth ``yaw_deg``
+from +x towards +y and elevation ``pitch_deg`` above the horizontal (default 180°, 0°: straight back along −x,
+a cable trailing behind the robot; 90° pulls towards +y). ``box_friction`` replaces the μ of every static box
+(002 §6.4's top plate of another material, on every face here), for studies of a value 002 does not print.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 
 import numpy as np
@@ -36,7 +48,11 @@ from ..core.scenario import Scenario
 from ..core.sea_loop import JOINT_SIGNALS, Reading, record_joints
 from ..core.world import World, load_world
 
-WORLD_FIELDS = ("file", "start_x")
+WORLD_FIELDS = ("file", "start_x", "box_yaw_deg", "box_friction", "tether")
+TETHER_FIELDS = ("force", "yaw_deg", "pitch_deg")
+#: Largest ``world.box_yaw_deg`` [deg] and tether force [N] a scenario may set.
+MAX_BOX_YAW_DEG = 45.0
+MAX_TETHER_N = 10.0
 #: The ``robot:`` keys of every 3-D engine (an engine may add its own).
 ROBOT_FIELDS = ("name", "joint_roll", "joint_twist_deg", "com_offset")
 #: |joint_twist_deg| bound [deg]: beyond 90° a twist is a roll of the other kind (``joint_roll``) plus a twist.
@@ -134,11 +150,57 @@ def sea_robot(section: dict[str, Any], fields: Sequence[str], engine: str, sourc
     return robot, layout_from(section, robot, source)
 
 
-def world_and_start(scenario: Scenario) -> tuple[World, float]:
-    """The ``world:`` section of a 3-D run: the world and the tail tip's x at t = 0 [m]."""
-    section = scenario.section("world")
-    reject_unknown(section, WORLD_FIELDS, "world", scenario.source)
-    return load_world(section["file"]), number(section.get("start_x", 0.0), "world.start_x", scenario.source)
+@dataclass(frozen=True)
+class Tether:
+    """A constant pull at the tail tip (``world.tether``): magnitude and world direction."""
+
+    force: float = 0.0  # [N], 0 ≤ · ≤ MAX_TETHER_N
+    yaw_deg: float = 180.0  # azimuth of the pull from +x towards +y [deg]
+    pitch_deg: float = 0.0  # elevation of the pull above the horizontal [deg], |·| ≤ 90
+
+    @property
+    def vector(self) -> np.ndarray:
+        """The force in the world frame (3,) [N]."""
+        yaw, pitch = np.radians(self.yaw_deg), np.radians(self.pitch_deg)
+        return self.force * np.array([np.cos(pitch) * np.cos(yaw), np.cos(pitch) * np.sin(yaw), np.sin(pitch)])
+
+
+def tether_from(section: Any, source: str | None = None) -> Tether:
+    """``world.tether`` (None: no pull), validated; ConfigError naming the field."""
+    if section is None:
+        return Tether()
+    if not isinstance(section, dict):
+        raise ConfigError("world.tether", section, "must be a mapping with " + ", ".join(TETHER_FIELDS), source)
+    reject_unknown(section, TETHER_FIELDS, "world.tether", source)
+    d = Tether()
+    return Tether(number(section.get("force", d.force), "world.tether.force", source, low=0.0, high=MAX_TETHER_N),
+                  number(section.get("yaw_deg", d.yaw_deg), "world.tether.yaw_deg", source, low=-360.0, high=360.0),
+                  number(section.get("pitch_deg", d.pitch_deg), "world.tether.pitch_deg", source, low=-90.0,
+                         high=90.0))
+
+
+def adjusted_boxes(world: World, yaw: float = 0.0, friction: float | None = None) -> World:
+    """``world`` with every static box turned by ``yaw`` [rad] about the vertical through its centre and, unless
+    ``friction`` is None, of μ ``friction``."""
+    if yaw == 0.0 and friction is None:
+        return world
+    turned = {b: replace(b, yaw=b.yaw + yaw, friction=b.friction if friction is None else friction)
+              for b in world.static_boxes}
+    return replace(world, boxes=tuple(turned.get(b, b) for b in world.boxes),
+                   static_boxes=tuple(turned[b] for b in world.static_boxes))
+
+
+def world_and_start(scenario: Scenario) -> tuple[World, float, Tether]:
+    """The ``world:`` section of a 3-D run: the world (its boxes turned by ``box_yaw_deg``, of μ ``box_friction``),
+    the tail tip's x at t = 0 [m] and the tether's pull."""
+    section, src = scenario.section("world"), scenario.source
+    reject_unknown(section, WORLD_FIELDS, "world", src)
+    yaw = number(section.get("box_yaw_deg", 0.0), "world.box_yaw_deg", src, low=-MAX_BOX_YAW_DEG,
+                 high=MAX_BOX_YAW_DEG)
+    mu = section.get("box_friction")
+    mu = None if mu is None else number(mu, "world.box_friction", src, low=0.0, high=5.0)
+    return (adjusted_boxes(load_world(section["file"]), np.radians(yaw), mu),
+            number(section.get("start_x", 0.0), "world.start_x", src), tether_from(section.get("tether"), src))
 
 
 @dataclass(frozen=True, eq=False)
@@ -171,6 +233,7 @@ class Setup3D(Generic[ModelT]):
     start_x: float  # tail tip x at t = 0 [m]
     substeps: int  # physics steps per SEA control period
     log_every: int  # control periods per logged sample
+    tether: Tether  # the pull at the tail tip (world.tether)
 
     @property
     def time_step(self) -> float:

@@ -245,6 +245,12 @@ def command(data: DartData, effort: np.ndarray) -> np.ndarray:
     return out
 
 
+def pull_tail(data: DartData, force: np.ndarray) -> None:
+    """Apply ``force`` (3,) [N, world frame] at the tail tip (``link_1``'s frame origin) for the next step (DART
+    clears external forces after every step)."""
+    data.links[0].setExtForce(np.asarray(force, dtype=float), np.zeros(3), False, True)
+
+
 def step(data: DartData) -> None:
     """Advance one time step of ``settings.time_step``."""
     data.world.step()

@@ -11,7 +11,8 @@ Scenario sections read here (besides the common ones of :mod:`snake_sim.core.sce
 
     robot:   {name: koopaee6, joint_roll: 0, joint_twist_deg: 0, com_offset: [0, 0, 0],   # engines.engine3d
               controllers_file: koopaee6_gz.yaml}  # config/controllers/ or a path
-    world:   {file: stairs, start_x: 0.0}        # tail tip x at t = 0 [m] (snake_sim.engines.engine3d)
+    world:   {file: stairs, start_x: 0.0, box_yaw_deg: 0, box_friction: null,
+              tether: {force, yaw_deg, pitch_deg}}   # snake_sim.engines.engine3d
     contact: {friction, collision_detector, max_contacts}   # snake_sim.engines.dart.settings
     sim:     {perturbation: {...}}               # snake_sim.analysis.rollover
 
@@ -79,6 +80,8 @@ class DartSetup(Setup3D[dm.DartModel]):
                                    self.update_every * self.time_step)
         run.applied = dm.command(d, run.effort)
         run.saturated += int(np.any(run.applied != run.effort))
+        if self.tether.force:
+            dm.pull_tail(d, self.tether.vector)
         dm.step(d)
         run.steps += 1
         if not np.isfinite(d.skeleton.getPositions()).all():
@@ -127,7 +130,7 @@ def build(scenario: Scenario) -> DartSetup:
     robot_section = scenario.section("robot")
     robot, layout = sea_robot(robot_section, ROBOT_FIELDS, "DART", src)
     control = gz.load_gz_control(robot, _controllers_file(robot, robot_section.get("controllers_file"), src))
-    world, start_x = world_and_start(scenario)
+    world, start_x, tether = world_and_start(scenario)
     settings = settings_from(scenario.time_step, scenario.section("contact"), src)
     sdf = gazebo_model(robot.name, layout, settings.friction)
     model = dm.build_model(robot, world=world, settings=settings, sdf=sdf, layout=layout)
@@ -137,7 +140,7 @@ def build(scenario: Scenario) -> DartSetup:
     substeps, log_every = control_steps(scenario, h)
     return DartSetup(scenario, robot, model, gait, controllers,
                      perturbation_from(scenario.data["sim"].get("perturbation"), src), start_x, substeps, log_every,
-                     control, max(1, round(1.0 / (control.update_rate * h))))
+                     tether, control, max(1, round(1.0 / (control.update_rate * h))))
 
 
 def simulate(setup: DartSetup, duration: float | None = None, progress: bool = False,
@@ -160,7 +163,7 @@ def simulate(setup: DartSetup, duration: float | None = None, progress: bool = F
         "model": "dart", "numerics": model.settings.as_summary(), **model.layout.as_summary(),
         "gazebo": {**setup.control.summary(), "effort_limit_nm": motor.effort, "motor_damping": motor.damping,
                    "effort_saturated_fraction": state.saturated / max(1, state.steps)},
-        "perturbation": asdict(setup.perturbation)})
+        "perturbation": asdict(setup.perturbation), "tether": asdict(setup.tether)})
 
 
 def run_scenario(scenario: Scenario, progress: bool = False, stop: StopRequest | None = None) -> RunLog:

@@ -101,6 +101,16 @@ def step(model: MujocoModel, data: MujocoData, n: int = 1) -> None:
     mujoco.mj_step(model.mj, data.mj, n)
 
 
+def pull_tail(model: MujocoModel, data: MujocoData, force: np.ndarray) -> None:
+    """Apply ``force`` (3,) [N, world frame] at the tail tip (``link_1``'s frame origin) until changed: MuJoCo's
+    ``xfrc_applied`` acts at the body's centre of mass, so it carries the moment (tip − CoM) × F, which turns
+    with the link and is set anew before every step."""
+    body = model.link_body[0]
+    mj = data.mj
+    mj.xfrc_applied[body, :3] = force
+    mj.xfrc_applied[body, 3:] = np.cross(mj.xpos[body] - mj.xipos[body], force)
+
+
 def alpha(model: MujocoModel, data: MujocoData) -> np.ndarray:
     """α_j = β_j + (α_j − β_j), link-side joint angles (N−1,) [rad]."""
     q = data.mj.qpos

@@ -11,7 +11,8 @@ the loop is :func:`snake_sim.core.sea_loop.run`; this module gives it the model 
 Scenario sections read here (besides the common ones of :mod:`snake_sim.core.scenario`)::
 
     robot:   {name: koopaee6, joint_roll: 0, joint_twist_deg: 0, com_offset: [0, 0, 0]}  # engines.engine3d
-    world:   {file: stairs, start_x: 0.0}        # tail tip x at t = 0 [m]
+    world:   {file: stairs, start_x: 0.0, box_yaw_deg: 0, box_friction: null,
+              tether: {force, yaw_deg, pitch_deg}}   # engines.engine3d
     contact: {friction, solref, solimp, cone, solver}   # snake_sim.engines.mujoco.settings
     sim:     {perturbation: {roll_deg: 5, lateral_offset: 0.0, joint_noise_deg: 1, seed: 0}}   # analysis.rollover
 
@@ -54,8 +55,10 @@ class MujocoSetup(Setup3D[mm.MujocoModel]):
                        mm.motor_torque(m, data), data.mj.ncon)
 
     def step(self, data: mm.MujocoData, beta_d: np.ndarray, beta_d_dot: np.ndarray) -> None:
-        """One step of h with the motor command (β_d, β̇_d) set before it."""
+        """One step of h with the motor command (β_d, β̇_d) and the tether's pull set before it."""
         mm.command(self.model, data, beta_d, beta_d_dot)
+        if self.tether.force:
+            mm.pull_tail(self.model, data, self.tether.vector)
         mm.step(self.model, data)
 
     def poses(self, data: mm.MujocoData) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -75,7 +78,7 @@ def build(scenario: Scenario) -> MujocoSetup:
     """Validate the 3-D model's sections of ``scenario`` and compile its MuJoCo model."""
     src = scenario.source
     robot, layout = sea_robot(scenario.section("robot"), ROBOT_FIELDS, "MuJoCo", src)
-    world, start_x = world_and_start(scenario)
+    world, start_x, tether = world_and_start(scenario)
     if world.ground_height is None:
         raise ConfigError("world.file", scenario.world_file, "the MuJoCo model needs a world with a ground plane",
                           src)
@@ -84,7 +87,8 @@ def build(scenario: Scenario) -> MujocoSetup:
     gait, controllers = sea_control(scenario, robot)
     substeps, log_every = control_steps(scenario, scenario.time_step)
     return MujocoSetup(scenario, robot, model, gait, controllers,
-                       perturbation_from(scenario.data["sim"].get("perturbation"), src), start_x, substeps, log_every)
+                       perturbation_from(scenario.data["sim"].get("perturbation"), src), start_x, substeps, log_every,
+                       tether)
 
 
 def simulate(setup: MujocoSetup, duration: float | None = None, progress: bool = False,
@@ -102,7 +106,8 @@ def simulate(setup: MujocoSetup, duration: float | None = None, progress: bool =
         status = run(setup, data, tick, n_ticks, stop, lambda t: bar.update())
     return samples.run_log(setup.robot, status, {"model": "mujoco", "numerics": model.settings.as_summary(),
                                                  **model.layout.as_summary(),
-                                                 "perturbation": asdict(setup.perturbation)})
+                                                 "perturbation": asdict(setup.perturbation),
+                                                 "tether": asdict(setup.tether)})
 
 
 def run_scenario(scenario: Scenario, progress: bool = False, stop: StopRequest | None = None) -> RunLog:
