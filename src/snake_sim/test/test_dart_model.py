@@ -17,6 +17,7 @@ from snake_sim.engines.dart import gz_control as gz
 from snake_sim.engines.dart import model as dm
 from snake_sim.engines.dart import sdf as dsdf
 from snake_sim.engines.dart.settings import Settings, settings_from
+from snake_sim.engines.engine3d import layout_from
 
 
 @pytest.fixture(scope="module")
@@ -31,10 +32,21 @@ def _model(sdf: dsdf.SdfModel, world: str = "flat") -> dm.DartModel:
     return dm.build_model(load_robot("koopaee6"), world=load_world(world), settings=Settings(), sdf=sdf)
 
 
-def test_mass_matrix_equals_pinocchios_from_the_same_urdf(koopaee6):
-    model = _model(koopaee6)
+#: An asymmetric robot (robot section keys): each joint twisted differently, the centres of mass off the axis.
+ASYMMETRIC = {"joint_roll": "alternate", "joint_twist_deg": [7.0, -12.0, 3.5, 20.0, -4.0],
+              "com_offset": [0.006, -0.004, 0.009]}
+
+
+@pytest.mark.parametrize("section", [{}, ASYMMETRIC], ids=["straight", "twisted-offset"])
+def test_mass_matrix_equals_pinocchios_from_the_same_urdf(koopaee6, section):
+    """DART's M(q) of the robot Gazebo builds (URDF → SDF, with the layout's joint roll, twist and centre-of-mass
+    offset) = Pinocchio's CRBA of the same URDF."""
+    robot = load_robot("koopaee6")
+    layout = layout_from(section, robot)
+    sdf = dsdf.gazebo_model("koopaee6", layout) if section else koopaee6
+    model = dm.build_model(robot, world=load_world("flat"), settings=Settings(), sdf=sdf, layout=layout)
     data = model.create_data()
-    pm = pin.buildModelFromXML(dsdf.gazebo_urdf("koopaee6"), pin.JointModelFreeFlyer())
+    pm = pin.buildModelFromXML(dsdf.gazebo_urdf("koopaee6", layout), pin.JointModelFreeFlyer())
     pd = pm.createData()
     rng = np.random.default_rng(3)
     for _ in range(5):

@@ -19,18 +19,26 @@ from snake_core.robot import load_robot
 from snake_core.vertical import build_model as vertical_model
 from snake_core.vertical import compute_terms, point_jacobians
 from snake_sim.core.world import World, load_world
-from snake_sim.engines.engine3d import joint_rolls
+from snake_sim.engines.engine3d import Layout, layout_from
 from snake_sim.engines.mujoco import model as mm
 from snake_sim.engines.mujoco.settings import Settings
 
-ROLLS = ["0", "90", "alternate"]
 NOWHERE = World("empty", Path("empty.sdf"), None, (), ())  # no ground, no boxes: the robot alone
+#: Layouts of the cross-checks (robot section keys): the three joint rolls, and an asymmetric robot (each joint
+#: twisted differently, every centre of mass off the axis in all three directions).
+LAYOUTS = {"0": {"joint_roll": 0}, "90": {"joint_roll": 90}, "alternate": {"joint_roll": "alternate"},
+           "twisted-offset": {"joint_roll": "alternate", "joint_twist_deg": [7.0, -12.0, 3.5, 20.0, -4.0],
+                              "com_offset": [0.006, -0.004, 0.009]}}
 
 
-def _urdf(tmp_path: Path, roll: str) -> Path:
+def _layout(name: str) -> Layout:
+    return layout_from(LAYOUTS[name], load_robot("koopaee6"))
+
+
+def _urdf(tmp_path: Path, name: str) -> Path:
     doc = xacro.process_file(str(locator.data_dir() / "urdf" / "snake.urdf.xacro"),
-                             mappings={"robot": "koopaee6", "joint_roll": roll})
-    path = tmp_path / f"snake_{roll}.urdf"
+                             mappings={"robot": "koopaee6", **_layout(name).xacro_args()})
+    path = tmp_path / f"snake_{name}.urdf"
     path.write_text(doc.toprettyxml(indent="  "), encoding="utf-8")
     return path
 
@@ -46,14 +54,15 @@ def _random_pose(model: mm.MujocoModel, rng: np.random.Generator) -> np.ndarray:
     return q
 
 
-@pytest.mark.parametrize("roll", ROLLS)
-def test_mass_matrix_equals_pinocchios_from_the_xacro_urdf(roll, tmp_path):
-    """MuJoCo's M(q) of the MJCF built from the YAML = Pinocchio's CRBA of the xacro URDF of the same YAML, at
-    random poses: M_mj = Sᵀ M_pin S, S mapping MuJoCo's free-joint velocity (world linear) to Pinocchio's (local)."""
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_mass_matrix_equals_pinocchios_from_the_xacro_urdf(layout, tmp_path):
+    """MuJoCo's M(q) of the MJCF built from the YAML = Pinocchio's CRBA of the xacro URDF of the same YAML and
+    layout (joint roll, twist, centre-of-mass offset), at random poses: M_mj = Sᵀ M_pin S, S mapping MuJoCo's
+    free-joint velocity (world linear) to Pinocchio's (local)."""
     robot = load_robot("koopaee6")
-    model = mm.build_model(robot, world=NOWHERE, settings=Settings(), joint_roll=joint_rolls(roll, robot.n_joints))
+    model = mm.build_model(robot, world=NOWHERE, settings=Settings(), layout=_layout(layout))
     data = model.create_data()
-    pmodel = pin.buildModelFromUrdf(str(_urdf(tmp_path, roll)), pin.JointModelFreeFlyer())
+    pmodel = pin.buildModelFromUrdf(str(_urdf(tmp_path, layout)), pin.JointModelFreeFlyer())
     pdata = pmodel.createData()
     assert pmodel.nv == model.mj.nv
     rng = np.random.default_rng(15)
@@ -77,8 +86,7 @@ def test_xacro_urdf_loads_into_mujoco_with_the_yamls_numbers(tmp_path):
     fixed-base URDF model's joint-space mass matrix is the joint block of the MJCF model's."""
     robot = load_robot("koopaee6")
     urdf = mujoco.MjModel.from_xml_path(str(_urdf(tmp_path, "alternate")))
-    model = mm.build_model(robot, world=NOWHERE, settings=Settings(),
-                           joint_roll=joint_rolls("alternate", robot.n_joints))
+    model = mm.build_model(robot, world=NOWHERE, settings=Settings(), layout=_layout("alternate"))
     assert urdf.nv == model.mj.nv - 6 and urdf.nmesh == 1
     names = [urdf.joint(i).name for i in range(urdf.njnt)]
     assert names == [f"{k}_{j}" for j in range(1, robot.n_joints + 1) for k in ("motor", "spring")]

@@ -1,15 +1,24 @@
-"""What the 3-D engines (``mujoco``, ``dart``) share: the robot section (a SEA robot and the URDF's
-``joint_roll``), the fields of an engine's model, the logged samples of a run (every link's pose from the
-engine: origin, orientation, the rotors' orientation) and the run's figure set.
+"""What the 3-D engines (``mujoco``, ``dart``) share: the robot section (a SEA robot and how its modules are
+put together: :class:`Layout`), the fields of an engine's model, the logged samples of a run (every link's pose
+from the engine: origin, orientation, the rotors' orientation) and the run's figure set.
 
 Scenario sections read here::
 
-    robot:   {name: koopaee6, joint_roll: 0}     # 0 | 90 | alternate | one 0/90 per joint (the URDF's argument)
+    robot:
+      name: koopaee6
+      joint_roll: 0              # 0 | 90 | alternate | one 0/90 per joint (the URDF's argument)
+      joint_twist_deg: 0         # rotation of each joint axis about the link axis [deg]: one value or one per joint
+      com_offset: [0, 0, 0]      # each link's centre of mass moved from the module's axis, link frame [m]
     world:   {file: stairs, start_x: 0.0}        # tail tip x at t = 0 [m]
+
+``joint_twist_deg`` and ``com_offset`` are asymmetries of the built robot that 002 names as causes of its
+roll-overs (§6.4, §7.4: an uneven mass distribution within each link; a module screwed to the next one not
+exactly at 0°/90°). Both default to 0 (the robot of the robot file).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -17,7 +26,7 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 
 from snake_core.robot import RobotParams, load_robot
-from snake_core.validation import ConfigError, number, reject_unknown
+from snake_core.validation import ConfigError, number, per_joint, reject_unknown
 
 from ..analysis.rollover import module_roll, roll_over
 from ..core.runlog import RunLog
@@ -26,6 +35,10 @@ from ..core.sea_loop import JOINT_SIGNALS, Reading, record_joints
 from ..core.world import World, load_world
 
 WORLD_FIELDS = ("file", "start_x")
+#: The ``robot:`` keys of every 3-D engine (an engine may add its own).
+ROBOT_FIELDS = ("name", "joint_roll", "joint_twist_deg", "com_offset")
+#: |joint_twist_deg| bound [deg]: beyond 90° a twist is a roll of the other kind (``joint_roll``) plus a twist.
+MAX_TWIST_DEG = 90.0
 
 SettingsT = TypeVar("SettingsT")
 
@@ -46,15 +59,77 @@ def joint_rolls(value: object, n_joints: int, source: str | None = None) -> tupl
                       "(one per joint)", source)
 
 
+@dataclass(frozen=True)
+class Layout:
+    """How the modules of a 3-D robot are put together: per joint the axis (the URDF's roll, 0 pitch / 90 yaw,
+    turned by a twist about the link axis) and, per link, where the centre of mass sits in the link frame."""
+
+    joint_roll: tuple[int, ...]  # 0 or 90 per joint [deg], tail → head
+    joint_twist: tuple[float, ...]  # ψ_j, rotation of joint j's axis about the link's x axis (right hand) [rad]
+    com_offset: tuple[float, float, float] = (0.0, 0.0, 0.0)  # (dx, dy, dz) from (l, 0, 0), link frame [m]
+
+    @classmethod
+    def straight(cls, n_joints: int, joint_roll: Sequence[int] | None = None) -> Layout:
+        """The robot file's robot: no twist, centres of mass on the module axis; ``joint_roll`` default all 0."""
+        rolls = tuple(joint_roll) if joint_roll is not None else (0,) * n_joints
+        return cls(rolls, (0.0,) * len(rolls))
+
+    def axes(self) -> np.ndarray:
+        """(N−1, 3) unit joint axes in the link frame: R_x(ψ_j) (0, 1, 0) for roll 0 (pitch), R_x(ψ_j) (0, 0, −1)
+        for roll 90 (yaw), as urdf/snake_module.xacro."""
+        c, s = np.cos(self.joint_twist), np.sin(self.joint_twist)
+        yaw = np.array(self.joint_roll) == 90
+        return np.stack([np.zeros_like(c), np.where(yaw, s, c), np.where(yaw, -c, s)], axis=1)
+
+    def com(self, half_length: float) -> np.ndarray:
+        """(3,) a link's centre of mass in its frame [m]."""
+        return np.array([half_length, 0.0, 0.0]) + self.com_offset
+
+    def as_summary(self) -> dict[str, Any]:
+        """The layout in a run's summary (degrees for the twist), read back by :meth:`from_summary`."""
+        return {"joint_roll": list(self.joint_roll), "joint_twist_deg": [math.degrees(v) for v in self.joint_twist],
+                "com_offset": list(self.com_offset)}
+
+    def xacro_args(self) -> dict[str, str]:
+        """The layout as the URDF's arguments ``joint_roll``, ``joint_twist`` [deg], ``com_offset`` [m]."""
+        return {"joint_roll": " ".join(str(r) for r in self.joint_roll),
+                "joint_twist": " ".join(repr(math.degrees(v)) for v in self.joint_twist),
+                "com_offset": " ".join(repr(float(v)) for v in self.com_offset)}
+
+    @classmethod
+    def from_summary(cls, fields: dict[str, Any]) -> Layout:
+        """The layout a run's summary fields record (a summary without twist or offset: none)."""
+        rolls = tuple(fields["joint_roll"])
+        twist = fields.get("joint_twist_deg", [0.0] * len(rolls))
+        return cls(rolls, tuple(math.radians(v) for v in twist), tuple(fields.get("com_offset", (0.0, 0.0, 0.0))))
+
+
+def layout_from(section: dict[str, Any], robot: RobotParams, source: str | None = None) -> Layout:
+    """The :class:`Layout` of a ``robot:`` section (``joint_roll``, ``joint_twist_deg``, ``com_offset``), validated
+    against ``robot`` (the centre of mass must stay inside the module)."""
+    n = robot.n_joints
+    twist = per_joint(section.get("joint_twist_deg", 0.0), n, "robot.joint_twist_deg", source,
+                      low=-MAX_TWIST_DEG, high=MAX_TWIST_DEG)
+    offset = section.get("com_offset", [0.0, 0.0, 0.0])
+    if not isinstance(offset, list) or len(offset) != 3:
+        raise ConfigError("robot.com_offset", offset, "must be a list of 3 numbers [dx, dy, dz] in metres "
+                          "(link frame)", source)
+    bounds = (robot.half_length, 0.5 * robot.module_width, 0.5 * robot.module_width)
+    com = tuple(number(v, f"robot.com_offset[{i}]", source, low=-b, high=b, low_open=True, high_open=True)
+                for i, (v, b) in enumerate(zip(offset, bounds, strict=True)))
+    return Layout(joint_rolls(section.get("joint_roll", 0), n, source), tuple(math.radians(v) for v in twist),
+                  com)  # type: ignore[arg-type]
+
+
 def sea_robot(section: dict[str, Any], fields: Sequence[str], engine: str, source: str | None = None
-              ) -> tuple[RobotParams, tuple[int, ...]]:
-    """The ``robot:`` section of a 3-D run: a robot with SEAs and its joint rolls; ConfigError naming the field."""
+              ) -> tuple[RobotParams, Layout]:
+    """The ``robot:`` section of a 3-D run: a robot with SEAs and its layout; ConfigError naming the field."""
     reject_unknown(section, tuple(fields), "robot", source)
     robot = load_robot(section["name"])
     if robot.sea is None or robot.actuator is None:
         raise ConfigError("robot.name", robot.name, f"the {engine} model needs a robot with SEAs (sea: and actuator: "
                           "sections), e.g. koopaee6", source)
-    return robot, joint_rolls(section.get("joint_roll", 0), robot.n_joints, source)
+    return robot, layout_from(section, robot, source)
 
 
 def world_and_start(scenario: Scenario) -> tuple[World, float]:
@@ -71,7 +146,7 @@ class EngineModel(Generic[SettingsT]):
     robot: RobotParams
     world: World
     settings: SettingsT
-    joint_roll: tuple[int, ...]  # 0 (pitch) or 90 (yaw) per joint, tail → head
+    layout: Layout  # joint axes (roll, twist) and the links' centre of mass
     motor_dof: np.ndarray  # (N−1,) velocity index of motor_j (β̇_j)
     spring_dof: np.ndarray  # (N−1,) velocity index of spring_j (α̇_j − β̇_j)
     stiffness: np.ndarray  # K_j (N−1,) [N·m/rad]

@@ -35,7 +35,7 @@ from snake_core.robot import RobotParams
 from snake_core.validation import ConfigError
 
 from ...core.world import World
-from ..engine3d import EngineModel
+from ..engine3d import EngineModel, Layout
 from .sdf import SDF_DEFAULT_MU, SdfCollision, SdfModel
 from .settings import MAX_CONTACTS_TOTAL, Settings
 
@@ -198,16 +198,17 @@ def _world_skeleton(world: World) -> dart.dynamics.Skeleton:
 
 
 def build_model(robot: RobotParams, *, world: World, settings: Settings, sdf: SdfModel,
-                joint_roll: Sequence[int] | None = None) -> DartModel:
-    """The DART model of ``sdf`` (:func:`.sdf.gazebo_model` of ``robot``) on ``world``."""
+                layout: Layout | None = None) -> DartModel:
+    """The DART model of ``sdf`` (:func:`.sdf.gazebo_model` of ``robot`` and ``layout``, default
+    :meth:`~snake_sim.engines.engine3d.Layout.straight`) on ``world``."""
     if robot.sea is None or robot.actuator is None:
         raise ConfigError("robot.name", robot.name, "the DART model needs a robot with SEAs (sea: and actuator: "
                           "sections), e.g. koopaee6")
-    rolls = tuple(joint_roll) if joint_roll is not None else (0,) * robot.n_joints
+    layout = Layout.straight(robot.n_joints) if layout is None else layout
     joints = range(1, robot.n_joints + 1)
     stiffness = np.array([sdf.joint(f"spring_{j}").spring_stiffness for j in joints])
     stiffness.setflags(write=False)
-    return DartModel(robot=robot, world=world, settings=settings, joint_roll=rolls, sdf=sdf,
+    return DartModel(robot=robot, world=world, settings=settings, layout=layout, sdf=sdf,
                      motor_dof=_dofs(sdf, [f"motor_{j}" for j in joints]),
                      spring_dof=_dofs(sdf, [f"spring_{j}" for j in joints]), stiffness=stiffness)
 

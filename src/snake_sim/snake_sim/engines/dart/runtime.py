@@ -9,7 +9,8 @@ effort limit and integrates the motor joint's damping K_D and the springs implic
 
 Scenario sections read here (besides the common ones of :mod:`snake_sim.core.scenario`)::
 
-    robot:   {name: koopaee6, joint_roll: 0, controllers_file: koopaee6_gz.yaml}  # config/controllers/ or a path
+    robot:   {name: koopaee6, joint_roll: 0, joint_twist_deg: 0, com_offset: [0, 0, 0],   # engines.engine3d
+              controllers_file: koopaee6_gz.yaml}  # config/controllers/ or a path
     world:   {file: stairs, start_x: 0.0}        # tail tip x at t = 0 [m] (snake_sim.engines.engine3d)
     contact: {friction, collision_detector, max_contacts}   # snake_sim.engines.dart.settings
     sim:     {perturbation: {...}}               # snake_sim.analysis.rollover
@@ -40,13 +41,14 @@ from ...core.runlog import RunLog
 from ...core.scenario import Scenario
 from ...core.sea_loop import CommandRamp, Reading, Tick, control_steps, gait_references, run, sea_control
 from ...core.signals import StopRequest
+from .. import engine3d
 from ..engine3d import FIGURES, Samples3D, sea_robot, summary_extra, world_and_start
 from . import gz_control as gz
 from . import model as dm
 from .sdf import gazebo_model
 from .settings import settings_from
 
-ROBOT_FIELDS = ("name", "joint_roll", "controllers_file")
+ROBOT_FIELDS = (*engine3d.ROBOT_FIELDS, "controllers_file")
 __all__ = ["FIGURES", "build", "run_scenario", "simulate", "summary_extra"]
 
 
@@ -145,12 +147,12 @@ def build(scenario: Scenario) -> DartSetup:
     """Validate the DART model's sections of ``scenario``, convert the description and read the controllers."""
     src = scenario.source
     robot_section = scenario.section("robot")
-    robot, rolls = sea_robot(robot_section, ROBOT_FIELDS, "DART", src)
+    robot, layout = sea_robot(robot_section, ROBOT_FIELDS, "DART", src)
     control = gz.load_gz_control(robot, _controllers_file(robot, robot_section.get("controllers_file"), src))
     world, start_x = world_and_start(scenario)
     settings = settings_from(scenario.time_step, scenario.section("contact"), src)
-    sdf = gazebo_model(robot.name, " ".join(str(r) for r in rolls), settings.friction)
-    model = dm.build_model(robot, world=world, settings=settings, sdf=sdf, joint_roll=rolls)
+    sdf = gazebo_model(robot.name, layout, settings.friction)
+    model = dm.build_model(robot, world=world, settings=settings, sdf=sdf, layout=layout)
     model.create_data()  # refuses worlds DART cannot take (ConfigError naming world.file) before anything runs
     gait, controllers = sea_control(scenario, robot)
     h = scenario.time_step
@@ -177,7 +179,7 @@ def simulate(setup: DartSetup, duration: float | None = None, progress: bool = F
         status = run(setup, state, tick, n_ticks, stop, lambda t: bar.update())
     motor = model.sdf.joint("motor_1")
     return samples.run_log(setup.robot, status, {
-        "model": "dart", "numerics": model.settings.as_summary(), "joint_roll": list(model.joint_roll),
+        "model": "dart", "numerics": model.settings.as_summary(), **model.layout.as_summary(),
         "gazebo": {**setup.control.summary(), "effort_limit_nm": motor.effort, "motor_damping": motor.damping,
                    "effort_saturated_fraction": state.saturated / max(1, state.steps)},
         "perturbation": asdict(setup.perturbation)})

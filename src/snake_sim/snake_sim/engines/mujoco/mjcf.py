@@ -4,7 +4,8 @@ The robot is the xacro URDF's robot (urdf/snake_module.xacro), body for body and
 MuJoCo's and Pinocchio's mass matrices agree (test_mujoco_model):
 
 - ``link_<i>``, tail (1) → head (N): frame at the link's tail-side end, x along the link; the centre of mass
-  at (l, 0, 0) with the robot file's mass m_l and moment J_l about all three axes (the URDF's reading, see
+  at (l, 0, 0) + the scenario's ``robot.com_offset`` with the robot file's mass m_l and moment J_l about all
+  three axes (the URDF's reading, see
   snake_module.xacro); collision shape the URDF's mesh ``urdf/meshes/octagonal_module.stl`` (002 §3.4: a
   regular octagonal prism, 2l long, the module width across flats, belly flat), scaled as the URDF scales it.
 - Each SEA joint j (002 §3.3, Fig. 4.2) at (2l, 0, 0) of link j: hinge ``motor_<j>`` (β_j) → body
@@ -16,7 +17,9 @@ MuJoCo's and Pinocchio's mass matrices agree (test_mujoco_model):
   plus β̇_j), as the URDF's rotor link; the vertical-plane model keeps only ½ 𝕊_3 β̇² (it drops the
   coupling of the rotor with the link's rotation, 𝕊_1 = 𝕊_2 = 0), which is negligible for J_r = 2.45e-7.
 - Joint axis +y for roll 0 (pitch, 002's vertical plane) and −z for roll 90 (yaw), per joint, as the
-  URDF's ``joint_roll``; a positive angle turns the next link clockwise in its plane (α_j = θ_j − θ_{j+1}).
+  URDF's ``joint_roll``, turned about the link's x axis by the scenario's ``robot.joint_twist_deg``
+  (:meth:`~snake_sim.engines.engine3d.Layout.axes`); a positive angle turns the next link clockwise in its
+  plane (α_j = θ_j − θ_{j+1}).
 - The motor-side PD of 002 (4.39) is a MuJoCo ``general`` actuator on ``motor_<j>``:
   force = K_p ctrl − K_p β − K_D β̇ with ctrl = β_d + (K_D/K_p) β̇_d, i.e. U = −K_p(β − β_d) − K_D(β̇ − β̇_d)
   with its β̇_d feed-forward. The ``discrete`` integrator takes its −K_D β̇ and −K_p β implicitly, as the
@@ -33,13 +36,13 @@ from __future__ import annotations
 
 import math
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
 
 from snake_core import locator
 from snake_core.robot import RobotParams
 from snake_core.validation import ConfigError
 
 from ...core.world import World
+from ..engine3d import Layout
 from .settings import Settings
 
 #: The URDF's module mesh (a unit octagonal prism, x from 0 to 1, 1 across flats), in urdf/meshes/.
@@ -47,8 +50,6 @@ MODULE_MESH = "octagonal_module.stl"
 #: Collision bits: robot geoms touch world geoms only (no self-collision, no world–world pairs).
 ROBOT_BITS = {"contype": "2", "conaffinity": "1"}
 WORLD_BITS = {"contype": "1", "conaffinity": "2", "priority": "1"}
-#: Joint axis per joint roll [deg], as urdf/snake_module.xacro.
-AXES = {0: "0 1 0", 90: "0 0 -1"}
 
 
 def _fmt(*values: float) -> str:
@@ -82,9 +83,11 @@ def _world(body: ET.Element, world: World, settings: Settings) -> None:
              rgba=BOX_COLOURS[k % 2], **WORLD_BITS, **_contact_attrs(settings, mu))
 
 
-def _robot(body: ET.Element, robot: RobotParams, rolls: Sequence[int], settings: Settings) -> None:
+def _robot(body: ET.Element, robot: RobotParams, layout: Layout, settings: Settings) -> None:
     sea, act = robot.sea, robot.actuator
     two_l = robot.link_length
+    axes = [_fmt(*a) for a in layout.axes()]
+    com = _fmt(*layout.com(robot.half_length))
     parent = body
     for i in range(1, robot.n_links + 1):
         link = _sub(parent, "body", name=f"link_{i}")
@@ -93,9 +96,9 @@ def _robot(body: ET.Element, robot: RobotParams, rolls: Sequence[int], settings:
         else:
             j = i - 1
             limit = sea.deflection_limit
-            _sub(link, "joint", name=f"spring_{j}", type="hinge", axis=AXES[rolls[j - 1]],
+            _sub(link, "joint", name=f"spring_{j}", type="hinge", axis=axes[j - 1],
                  stiffness=repr(sea.stiffness[j - 1]), springref="0", range=_fmt(-limit, limit))
-        _sub(link, "inertial", pos=_fmt(robot.half_length, 0, 0), mass=repr(robot.link_mass),
+        _sub(link, "inertial", pos=com, mass=repr(robot.link_mass),
              diaginertia=_fmt(*(robot.link_inertia,) * 3))
         rgba = "0.85 0.2 0.1 1" if i == robot.n_links else ("0.2 0.3 0.8 1" if i == 1 else "0.95 0.75 0.1 1")
         _sub(link, "geom", name=f"link_{i}", type="mesh", mesh="module", rgba=rgba, **ROBOT_BITS,
@@ -103,20 +106,21 @@ def _robot(body: ET.Element, robot: RobotParams, rolls: Sequence[int], settings:
         if i == robot.n_links:
             break
         rotor = _sub(link, "body", name=f"rotor_{i}", pos=_fmt(two_l, 0, 0))
-        _sub(rotor, "joint", name=f"motor_{i}", type="hinge", axis=AXES[rolls[i - 1]],
+        _sub(rotor, "joint", name=f"motor_{i}", type="hinge", axis=axes[i - 1],
              range=_fmt(-robot.joint_limit, robot.joint_limit))
         _sub(rotor, "inertial", pos="0 0 0", mass=repr(act.rotor_mass),
              diaginertia=_fmt(*(act.rotor_term,) * 3))
         parent = rotor
 
 
-def mjcf(robot: RobotParams, world: World, settings: Settings, rolls: Sequence[int]) -> str:
+def mjcf(robot: RobotParams, world: World, settings: Settings, layout: Layout) -> str:
     """The MJCF document (a string for ``mujoco.MjModel.from_xml_string``); see the module docstring."""
     if robot.sea is None or robot.actuator is None:
         raise ConfigError("robot.name", robot.name, "the MuJoCo model needs a robot with SEAs (sea: and actuator: "
                           "sections), e.g. koopaee6")
-    if len(rolls) != robot.n_joints:
-        raise ConfigError("robot.joint_roll", list(rolls), f"must have {robot.n_joints} values (one per joint)")
+    if len(layout.joint_roll) != robot.n_joints or len(layout.joint_twist) != robot.n_joints:
+        raise ConfigError("robot.joint_roll", list(layout.joint_roll), f"must have {robot.n_joints} values (one per "
+                          "joint), as robot.joint_twist_deg")
     root = ET.Element("mujoco", model=f"{robot.name}_{world.name}")
     _sub(root, "compiler", angle="radian", meshdir=str(locator.data_dir() / "urdf" / "meshes"), autolimits="true")
     _sub(root, "option", timestep=repr(settings.time_step), gravity=_fmt(0, 0, -settings.gravity),
@@ -133,7 +137,7 @@ def mjcf(robot: RobotParams, world: World, settings: Settings, rolls: Sequence[i
     worldbody = _sub(root, "worldbody")
     _sub(worldbody, "light", name="sun", pos="0 0 3", dir="-0.3 0.1 -1", directional="true")
     _world(worldbody, world, settings)
-    _robot(worldbody, robot, rolls, settings)
+    _robot(worldbody, robot, layout, settings)
     actuators = _sub(root, "actuator")
     kp, kd = robot.actuator.kp, robot.actuator.kd
     for j in range(1, robot.n_joints + 1):  # 002 (4.39); ctrl = β_d + (K_D/K_p) β̇_d

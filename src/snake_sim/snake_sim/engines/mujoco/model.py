@@ -17,7 +17,7 @@ import numpy as np
 from snake_core.robot import RobotParams
 
 from ...core.world import World
-from ..engine3d import EngineModel
+from ..engine3d import EngineModel, Layout
 from .mjcf import mjcf
 from .settings import Settings
 
@@ -53,11 +53,11 @@ class MujocoData:
     mj: mujoco.MjData
 
 
-def build_model(robot: RobotParams, *, world: World, settings: Settings,
-                joint_roll: Sequence[int] | None = None) -> MujocoModel:
-    """Compile the MJCF of ``robot`` on ``world`` (:func:`.mjcf.mjcf`); ``joint_roll`` default all 0 (pitch)."""
-    rolls = tuple(joint_roll) if joint_roll is not None else (0,) * robot.n_joints
-    xml = mjcf(robot, world, settings, rolls)
+def build_model(robot: RobotParams, *, world: World, settings: Settings, layout: Layout | None = None) -> MujocoModel:
+    """Compile the MJCF of ``robot`` on ``world`` (:func:`.mjcf.mjcf`); ``layout`` default the robot file's robot
+    with every joint pitching (:meth:`~snake_sim.engines.engine3d.Layout.straight`)."""
+    layout = Layout.straight(robot.n_joints) if layout is None else layout
+    xml = mjcf(robot, world, settings, layout)
     m = mujoco.MjModel.from_xml_string(xml)
     nj = robot.n_joints
 
@@ -67,7 +67,7 @@ def build_model(robot: RobotParams, *, world: World, settings: Settings,
     motors = [joint(f"motor_{j}") for j in range(1, nj + 1)]
     springs = [joint(f"spring_{j}") for j in range(1, nj + 1)]
     return MujocoModel(
-        robot=robot, world=world, settings=settings, joint_roll=rolls, xml=xml, mj=m,
+        robot=robot, world=world, settings=settings, layout=layout, xml=xml, mj=m,
         link_body=_frozen([mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, f"link_{i}")
                            for i in range(1, robot.n_links + 1)]),
         rotor_body=_frozen([mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, f"rotor_{j}") for j in range(1, nj + 1)]),

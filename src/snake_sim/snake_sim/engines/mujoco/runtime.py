@@ -10,7 +10,7 @@ the loop is :func:`snake_sim.core.sea_loop.run`; this module gives it the model 
 
 Scenario sections read here (besides the common ones of :mod:`snake_sim.core.scenario`)::
 
-    robot:   {name: koopaee6, joint_roll: 0}     # snake_sim.engines.engine3d
+    robot:   {name: koopaee6, joint_roll: 0, joint_twist_deg: 0, com_offset: [0, 0, 0]}  # engines.engine3d
     world:   {file: stairs, start_x: 0.0}        # tail tip x at t = 0 [m]
     contact: {friction, solref, solimp, cone, solver}   # snake_sim.engines.mujoco.settings
     sim:     {perturbation: {roll_deg: 5, lateral_offset: 0.0, joint_noise_deg: 1, seed: 0}}   # analysis.rollover
@@ -37,11 +37,10 @@ from ...core.runlog import RunLog
 from ...core.scenario import Scenario
 from ...core.sea_loop import CommandRamp, Reading, Tick, control_steps, gait_references, run, sea_control
 from ...core.signals import StopRequest
-from ..engine3d import FIGURES, Samples3D, sea_robot, summary_extra, world_and_start
+from ..engine3d import FIGURES, ROBOT_FIELDS, Samples3D, sea_robot, summary_extra, world_and_start
 from . import model as mm
 from .settings import settings_from
 
-ROBOT_FIELDS = ("name", "joint_roll")
 __all__ = ["FIGURES", "build", "run_scenario", "simulate", "summary_extra"]
 
 
@@ -96,13 +95,13 @@ class MujocoSetup:
 def build(scenario: Scenario) -> MujocoSetup:
     """Validate the 3-D model's sections of ``scenario`` and compile its MuJoCo model."""
     src = scenario.source
-    robot, rolls = sea_robot(scenario.section("robot"), ROBOT_FIELDS, "MuJoCo", src)
+    robot, layout = sea_robot(scenario.section("robot"), ROBOT_FIELDS, "MuJoCo", src)
     world, start_x = world_and_start(scenario)
     if world.ground_height is None:
         raise ConfigError("world.file", scenario.world_file, "the MuJoCo model needs a world with a ground plane",
                           src)
     settings = settings_from(scenario.time_step, scenario.section("contact"), src)
-    model = mm.build_model(robot, world=world, settings=settings, joint_roll=rolls)
+    model = mm.build_model(robot, world=world, settings=settings, layout=layout)
     gait, controllers = sea_control(scenario, robot)
     substeps, log_every = control_steps(scenario, scenario.time_step)
     return MujocoSetup(scenario, robot, model, gait, controllers,
@@ -123,7 +122,7 @@ def simulate(setup: MujocoSetup, duration: float | None = None, progress: bool =
     with tqdm(total=n_ticks, desc="control periods", disable=not progress, leave=False) as bar:
         status = run(setup, data, tick, n_ticks, stop, lambda t: bar.update())
     return samples.run_log(setup.robot, status, {"model": "mujoco", "numerics": model.settings.as_summary(),
-                                                 "joint_roll": list(model.joint_roll),
+                                                 **model.layout.as_summary(),
                                                  "perturbation": asdict(setup.perturbation)})
 
 
