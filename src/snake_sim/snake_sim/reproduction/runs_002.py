@@ -341,6 +341,10 @@ def _cell(runs: list[Run002]) -> str:
     return f"{text}; h/2: {check}, {conv}/{n} converged"
 
 
+def _mm_text(length_m: float) -> str:
+    return f"{1e3 * length_m:g} mm"
+
+
 def _002_cell(row: Row) -> str:
     return f"{row.outcome_002}: {row.result_002}"
 
@@ -491,19 +495,24 @@ def _intro(results: Results) -> list[str]:
     k = results.spring_stiffness
     local = ", ".join(f"{s}: K_d = {kd:g} N·m/rad, (K − K_d)/K_d = {(k - kd) / kd:.2f}"
                       for s, kd in results.local_stiffness.items())
+    gait = load_scenario(READING_SCENARIO).section("gait")
+    shake = load_scenario(READING_SCENARIO).data["sim"]["perturbation"]
     return [f"The runs 002 reports, each with the settings 002 prints for it (scenarios `exp64-*`, `sim73-*`, "
             "`exp74-*` and their `-3d` twins): §6.4 on the robot at A = π/4, §7.3 in 002's simulation (Table 7.1, "
-            "A = π/6, on the obstacle 150 mm ahead of the head tip), §7.4 on the robot at A = π/6 (the single "
-            "obstacle 100 mm ahead of the head tip, and §7.4.2's two obstacles), ω = π rad/s and φ = −2π/5 "
+            f"A = π/6, on the obstacle {_mm_text(worldgen.SINGLE_OBSTACLE_START_GAP)} ahead of the head tip), §7.4 on "
+            f"the robot at A = π/6 (the single obstacle {_mm_text(worldgen.LAB_START_GAP)} ahead of the head tip, and "
+            f"§7.4.2's two obstacles), ω = {pi_text(gait['frequency'])} rad/s and φ = {pi_text(gait['phase_shift'])} "
             f"throughout; local stiffness {local} (K = {k:g} N·m/rad). K_d = K is position control (the admittance "
             "term of Fig. 6.2 vanishes), the open loop's controller. The robot experiments' boxes carry a top plate "
             f"of μ = {results.plate_frictions[0]:g} (002's plate is \"for higher friction\", its μ not printed; "
-            "other values below); §7.4.2's gap between the boxes is not printed either: 100 mm is read (wider than "
-            "one module, as 002's warning that the head may get stuck in it implies, narrower than two).",
+            "other values below); §7.4.2's gap between the boxes is not printed either: "
+            f"{_mm_text(worldgen.TWO_OBSTACLES_GAP)} is read (wider than one module, as 002's warning that the head "
+            "may get stuck in it implies, narrower than two).",
             "",
             f"Engines: the vertical plane (002's model, deterministic, h = {steps(vertical)} ms), MuJoCo (perturbation "
-            f"seeds {', '.join(map(str, seeds.get('mujoco', ())))}: a 2° initial roll and 1° joint-angle noise, "
-            f"h = {steps(mujoco)} ms) and DART as Gazebo sets it up (seed "
+            f"seeds {', '.join(map(str, seeds.get('mujoco', ())))}: a {shake['roll_deg']:g}° initial roll and "
+            f"{shake['joint_noise_deg']:g}° joint-angle noise, h = {steps(mujoco)} ms) and DART as Gazebo sets it up "
+            "(seed "
             f"{', '.join(map(str, seeds.get('dart', ())))}, h = {steps(dart)} ms). Simulated time: {durations} "
             "(DART is the slowest engine: a climb after its shorter time is a *no* there). Every run is repeated at "
             "half its step. *Climbs*: the tail tip passes the far edge of the last box, the time per run; *rolls "
