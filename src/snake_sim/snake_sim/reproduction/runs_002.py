@@ -28,6 +28,7 @@ from snake_sim.analysis.rollover import ROLL_OVER_DEG
 from snake_sim.analysis.step_check import TOLERANCE
 from snake_sim.core import worldgen
 from snake_sim.core.scenario import load_scenario
+from snake_sim.reproduction.climb_3d import failed_lines
 from snake_sim.reproduction.results import pi_text
 from snake_sim.studies.climb_3d import Climb3dRun, ClimbCase, case_cells, climb_run
 from snake_sim.studies.engines import DART_TIME_STEP, ENGINES
@@ -529,20 +530,12 @@ EXPERIMENT_TITLES = {
 }
 
 
-def _failed(results: Results) -> list[str]:
-    if not results.failed:
-        return [f"All {results.planned} planned step-checked runs finished.", ""]
-    return [f"**Runs without a result:** {results.planned - len(results.failed)} of {results.planned} planned "
-            "step-checked runs finished; these raised or lost their worker, and the tables leave them out: "
-            + "; ".join(results.failed) + ".", ""]
-
-
 def render(results: Results) -> str:
     """The section's Markdown from the stored results alone."""
     out = [f"## {TITLE}", ""]
     if results.fast:
         out += [f"*Fast smoke run ({FAST_DURATION:g} s per run, one seed): the numbers below are not results.*", ""]
-    out += [*_intro(results), *_failed(results)]
+    out += [*_intro(results), *failed_lines(results)]
     for experiment, title in EXPERIMENT_TITLES.items():
         if any(r.experiment == experiment for r in results.runs):
             out += [f"### {title}", "", *_table(results, experiment), ""]
