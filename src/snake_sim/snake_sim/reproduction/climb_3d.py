@@ -490,8 +490,9 @@ def _engine_verdicts(engines: dict[str, list[Climb3dRun]], results: Results) -> 
     return lines
 
 
-def _failed(results: Results) -> list[str]:
-    """The planned runs without a result (none when every run finished)."""
+def failed_lines(results: Results) -> list[str]:
+    """The planned runs without a result (none when every run finished); ``results``: any section's results with
+    ``planned`` (how many step-checked runs) and ``failed`` (which have no result, and why)."""
     if not results.failed:
         return [f"All {results.planned} planned step-checked runs finished.", ""]
     return [f"**Runs without a result:** {results.planned - len(results.failed)} of {results.planned} planned "
@@ -504,6 +505,6 @@ def render(results: Results) -> str:
     out = [f"## {TITLE}", ""]
     if results.fast:
         out += [f"*Fast smoke run ({FAST_DURATION:g} s per run, one seed): the numbers below are not results.*", ""]
-    out += _failed(results)
+    out += failed_lines(results)
     out += [*_reference(results.reference), *_mujoco_table(results), *_against_002(results), *_engines_table(results)]
     return "\n".join(out)
