@@ -15,23 +15,26 @@ import tempfile
 import time
 from pathlib import Path
 
-from snake_bringup.ros2_control import controllers_file, spawned_controllers
-from snake_sim.benchmarks import BenchRow, print_rows
-from snake_sim.benchmarks.engines import real_time_factor
-from snake_test_support.jazzy_stack import (
+# the test beside this file (the script's folder is first on sys.path): its robot and its MuJoCo speed, and the harness
+from test_mujoco_ros2_control import (
     MUJOCO_POINTER,
     MUJOCO_SKIP_REASON,
     REPO,
+    ROBOT,
     JazzyStack,
     Recorder,
+    controllers_file,
     launch_mujoco_graph,
+    spawned_controllers,
     stack_environment,
     wait_until,
 )
+from test_mujoco_ros2_control import SPEED as SLOW
 
-ROBOT = "koopaee6"
+from snake_sim.benchmarks import BenchRow, print_rows
+from snake_sim.benchmarks.engines import real_time_factor
+
 WINDOW = 10.0  # wall seconds measured
-SLOW = 0.25  # mujoco_speed of test_mujoco_ros2_control
 DOMAIN = 201  # a ROS domain of its own (the tests use theirs, from SNAKE_TEST_DOMAIN_BASE)
 TITLE = f"Real-time factor of sim.launch.py simulator:=mujoco ({ROBOT}, pedal wave, flat, {WINDOW:g} s wall)"
 
