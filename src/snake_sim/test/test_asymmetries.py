@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+import mujoco
 import numpy as np
 import pytest
 from statsmodels.stats.proportion import proportion_confint
@@ -20,7 +21,7 @@ from snake_sim.engines.mujoco import runtime as rt
 from snake_sim.reproduction import rollover as section
 from snake_sim.reproduction.experiment import reproduce
 from snake_sim.reproduction.results import from_json, to_json
-from snake_sim.studies.rollover import Rate, controllers, ordering_holds
+from snake_sim.studies.rollover import AXES, Rate, controllers, ordering_holds
 
 #: A symmetric start on flat ground (no initial roll, no joint noise), so that only the pull breaks the symmetry.
 STILL = ("sim.perturbation.roll_deg=0", "sim.perturbation.joint_noise_deg=0")
@@ -85,6 +86,26 @@ def test_box_yaw_and_box_friction_are_in_the_built_models():
     yaw = math.radians(10.0)
     assert rotation == pytest.approx(np.array([[math.cos(yaw), -math.sin(yaw), 0], [math.sin(yaw), math.cos(yaw), 0],
                                                [0, 0, 1]]), abs=1e-12)
+
+
+def test_every_level_of_the_roll_over_axes_reaches_the_built_model():
+    """Each axis of the sweep at each level is a valid scenario; the robot's own asymmetries land in MuJoCo: the
+    centre-of-mass axis moves every link's inertial frame sideways by the level, the twist axis turns every joint
+    axis about the link axis by the level."""
+    plain = rt.build(load_scenario("open-loop-obstacle-3d")).model
+    for axis in AXES:
+        for level in axis.levels:
+            model = rt.build(load_scenario("open-loop-obstacle-3d", list(axis.at(level)))).model
+            bodies = list(model.link_body)
+            shift = model.mj.body_ipos[bodies] - plain.mj.body_ipos[bodies]
+            if axis.name == "com_offset":
+                assert shift[:, 1] == pytest.approx(level, abs=1e-12) and shift[:, [0, 2]] == pytest.approx(0.0)
+            else:
+                assert shift == pytest.approx(0.0, abs=1e-12)
+            hinges = plain.mj.jnt_type == mujoco.mjtJoint.mjJNT_HINGE  # the joints and their motors' rotors
+            cosines = np.einsum("ij,ij->i", model.mj.jnt_axis[hinges], plain.mj.jnt_axis[hinges])
+            expected = level if axis.name == "joint_twist" else 0.0
+            assert np.degrees(np.arccos(np.clip(cosines, -1.0, 1.0))) == pytest.approx(expected, abs=1e-6)
 
 
 @pytest.mark.parametrize(("override", "message"), [

@@ -124,6 +124,17 @@ def test_the_renderer_applies_the_rule_to_the_stored_climb_times():
     assert "DART: TSC K_τ = 0 − open loop = -4.0 s against a half-step spread of 0.5 s: a difference" in line
 
 
+@pytest.mark.parametrize(("difference", "spread", "text"), [
+    (-4.0e-5, 1.0e-5, "-0.04 mm/s against a half-step spread of 0.01 mm/s: a difference"),
+    (3.0e-6, 0.0, "+0.003 mm/s against a half-step spread of 0 mm/s: a difference"),
+    (-2.5e-3, 1.0e-4, "-2.5 mm/s against a half-step spread of 0.1 mm/s: a difference"),
+    (1.0e-5, 4.0e-5, "+0.01 mm/s against a half-step spread of 0.04 mm/s: **not** a difference"),
+])
+def test_near_zero_speeds_are_printed_to_two_digits_not_as_signed_zeros(difference, spread, text):
+    """Speeds [m/s] compared in mm/s: below 0.05 mm/s two significant digits, never "-0.0 against 0.0"."""
+    assert m._comparison_text(m.Comparison(difference, spread), "a", "b", "mm/s", 1e3) == f"a − b = {text}"
+
+
 def test_the_gain_scale_is_computed_and_agrees_with_scipy_freqs():
     """|H(iπ)| of (7.2) for 002's experimental gains in SI units and per 10 ms step, against an independent
     evaluation of K_d / (M_d s² + D_d s + K_d)."""

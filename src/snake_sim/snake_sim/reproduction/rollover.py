@@ -39,8 +39,8 @@ TITLE = "Roll-over rates under 002's asymmetries, and what the unknowns change (
 #: Perturbation seeds per (controller, asymmetry level) on the single obstacle, and simulated time of every run [s].
 SEEDS = (0, 1, 2)
 DURATION = 45.0
-#: The seeds of the two obstacles (only each axis's largest level) and of the unknowns (the budget: ≈ 30 min of one
-#: core for the whole section).
+#: The seeds of the two obstacles (only each axis's largest level) and of the unknowns (the budget: ≈ 40 min of two
+#: cores for the whole section).
 FEW_SEEDS = (0,)
 #: A ``fast`` smoke run: one seed, 2 s, the single obstacle, each axis's and factor's largest level.
 FAST_SEEDS = (0,)

@@ -393,8 +393,15 @@ def _comparison_text(c: Comparison, a: str, b: str, unit: str = "s", scale: floa
     if c.difference is None:
         return "not compared (a run of either does not climb at h or at h/2)" if unit == "s" else "not compared"
     verdict = ("a difference" if c.is_difference else "**not** a difference")
-    return (f"{a} − {b} = {scale * c.difference:+.1f} {unit} against a half-step spread of "
-            f"{scale * c.spread:.1f} {unit}: {verdict}")
+    return (f"{a} − {b} = {_figure(scale * c.difference, '+')} {unit} against a half-step spread of "
+            f"{_figure(scale * c.spread)} {unit}: {verdict}")
+
+
+def _figure(value: float, sign: str = "") -> str:
+    """``value`` to 0.1, or to two significant digits below 0.05 (a near-zero speed is not printed as ±0.0)."""
+    if value == 0.0:
+        return "0"
+    return f"{value:{sign}.1f}" if abs(value) >= 0.05 else f"{value:{sign}.2g}"
 
 
 def _comparisons(results: Results) -> list[str]:

@@ -70,6 +70,13 @@ AXES = (
          ("world.tether.force={!r}", "world.tether.yaw_deg=90"), (0.1, 0.2, 0.3)),
     Axis("box_yaw", "box yaw", "deg", ("world.box_yaw_deg={!r}",), (5.0, 10.0, 20.0)),
     Axis("lateral_offset", "lateral start offset", "m", ("sim.perturbation.lateral_offset={!r}",), (0.1, 0.25)),
+    # 002's "uneven mass distribution within each link": every link's centre of mass moved sideways (the module is
+    # 68 mm wide, the battery and boards off its axis by a few mm)
+    Axis("com_offset", "centre of mass of every link moved sideways (+y)", "m",
+         ("robot.com_offset=[0.0,{!r},0.0]",), (0.003, 0.006, 0.012)),
+    # a module screwed on off its 0° by a few degrees: every joint axis turned about the link axis
+    Axis("joint_twist", "joint axes turned about the link axis", "deg", ("robot.joint_twist_deg={!r}",),
+         (2.0, 5.0, 10.0)),
 )
 
 #: Values 002 does not print, one at a time around the scenarios' (the middle value, not run twice): label, unit,
