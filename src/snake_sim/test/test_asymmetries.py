@@ -157,6 +157,7 @@ def _results(rates, sensitivity=()) -> section.Results:
     return section.Results(False, section.SEEDS, section.FEW_SEEDS, section.DURATION, 0.002, 60.0,
                            {"ground_friction": 0.6, "box_friction": 0.6, "contact_time_constant": 0.02},
                            section.AXES, section.FACTORS,
+                           {c: ov for c, (_, ov) in controllers().items()},
                            {c: ov for c, (_, ov) in controllers().items()}, tuple(rates), tuple(sensitivity), ())
 
 
@@ -185,7 +186,8 @@ def test_fast_mode_runs_end_to_end_and_draws_its_figures(tmp_path):
     assert results.fast and results.duration_s == section.FAST_DURATION and not results.failed
     # symmetric + each axis's largest level, four controllers, on the single obstacle; each factor's largest level
     assert len(results.rates) == 4 * (1 + len(section.AXES))
-    assert len(results.sensitivity) == 4 * (1 + len(section.FACTORS))  # with the symmetric baseline
+    # the four and the climbing run, with the scenarios' values
+    assert len(results.sensitivity) == 5 * (1 + len(section.FACTORS))
     assert all(r.runs == len(section.FAST_SEEDS) for r in (*results.rates, *results.sensitivity))
     assert from_json(section.Results, to_json(results)) == results
     text = section.render(results)

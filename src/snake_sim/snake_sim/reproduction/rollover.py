@@ -19,6 +19,7 @@ from snake_sim.core.world import load_world
 from snake_sim.studies.climb_3d import case_cells, climb_run
 from snake_sim.studies.rollover import (
     AXES,
+    CLIMBER,
     FACTORS,
     KEPT_UPRIGHT_002,
     ROLLED_002,
@@ -29,6 +30,7 @@ from snake_sim.studies.rollover import (
     ordering_holds,
     rate,
     rate_case,
+    sensitivity_controllers,
     sweep_cases,
 )
 from snake_sim.studies.sweep import Cell
@@ -61,7 +63,8 @@ class Results:
     baseline: dict[str, float]  # the scenarios' values of the factors (ground μ, box μ, solref time constant)
     axes: tuple[Axis, ...]
     factors: tuple[Axis, ...]
-    controller_overrides: dict[str, tuple[str, ...]]
+    controller_overrides: dict[str, tuple[str, ...]]  # the roll-over sweep's
+    sensitivity_overrides: dict[str, tuple[str, ...]]  # the unknowns' (a climbing run besides)
     rates: tuple[Rate, ...]  # controller × world × (none, axis levels)
     sensitivity: tuple[Rate, ...]  # controller × (none, factor levels) on the single obstacle
     failed: tuple[str, ...]
@@ -78,9 +81,9 @@ def _studies(fast: bool) -> tuple[list[RateCase], list[RateCase]]:
     sweep = sweep_cases(AXES, ("obstacle",), seeds, duration, top_only=("obstacle",) if fast else ())
     if not fast:
         sweep += sweep_cases(AXES, ("two obstacles",), few, duration, top_only=("two obstacles",))
-    factors = [rate_case(c, "obstacle", None, 0.0, few, duration) for c in controllers()]
+    factors = [rate_case(c, "obstacle", None, 0.0, few, duration) for c in sensitivity_controllers()]
     factors += [rate_case(c, "obstacle", f, v, few, duration) for f in FACTORS
-                for v in (f.levels[-1:] if fast else f.levels) for c in controllers()]
+                for v in (f.levels[-1:] if fast else f.levels) for c in sensitivity_controllers()]
     return sweep, factors
 
 
@@ -110,7 +113,8 @@ def assemble(fast: bool, plan: dict[str, Cell], rows: dict[str, dict]) -> Result
                    {"ground_friction": float(contact["friction"]), "box_friction": _box_friction(scenario),
                     "contact_time_constant": float(contact["solref"][0])},
                    AXES, FACTORS,
-                   {c: ov for c, (_, ov) in controllers().items()}, rates[:len(sweep)], rates[len(sweep):],
+                   {c: ov for c, (_, ov) in controllers().items()},
+                   {c: ov for c, (_, ov) in sensitivity_controllers().items()}, rates[:len(sweep)], rates[len(sweep):],
                    tuple(text for _, failed in done for text in failed))
 
 
@@ -191,17 +195,21 @@ def _movement(results: Results) -> list[str]:
     return [f"CoM speed along +x of the symmetric runs (mean over the seeds, at h): {speeds}.", ""]
 
 
-def _sensitivity(results: Results) -> tuple[list[tuple[str, float, float, float | None]], list[str]]:
+Ranked = tuple[str, float, float, float | None, float]
+
+
+def _sensitivity(results: Results) -> tuple[list[Ranked], list[str]]:
     """Per factor: (label, largest change of the climbed fraction, of the rolled fraction, of the mean climb
-    time [relative]) against the symmetric baseline on the single obstacle, ranked; and the table lines."""
+    time [relative], of the mean CoM speed [m/s]) against the scenarios' values on the single obstacle, ranked; and
+    the table lines."""
     base = {r.controller: r for r in results.sensitivity if r.axis == "none"}
-    names = list(results.controller_overrides)
+    names = list(results.sensitivity_overrides)
     ranking = []
     lines = ["| unknown, value | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
     lines.append("| the scenarios' (" + ", ".join(f"{k} {v:g}" for k, v in results.baseline.items()) + ") | "
                  + " | ".join(_sens_cell(base.get(c)) for c in names) + " |")
     for factor in results.factors:
-        dc = dr = 0.0
+        dc = dr = dv = 0.0
         dt: float | None = None
         for level in factor.levels:
             by = {r.controller: r for r in results.sensitivity if r.axis == factor.name and r.level == level}
@@ -214,10 +222,11 @@ def _sensitivity(results: Results) -> tuple[list[tuple[str, float, float, float 
                     continue
                 dc = max(dc, abs(r.climbed / r.runs - b.climbed / b.runs))
                 dr = max(dr, abs(r.rolled / r.runs - b.rolled / b.runs))
+                dv = max(dv, abs(r.speed_mps - b.speed_mps))
                 if r.climb_time_s is not None and b.climb_time_s is not None:
                     dt = max(dt or 0.0, abs(r.climb_time_s - b.climb_time_s) / b.climb_time_s)
-        ranking.append((factor.label, dc, dr, dt))
-    ranking.sort(key=lambda x: (x[1] + x[2], x[3] or 0.0), reverse=True)
+        ranking.append((factor.label, dc, dr, dt, dv))
+    ranking.sort(key=lambda x: (x[1] + x[2], x[3] or 0.0, x[4]), reverse=True)
     return ranking, lines
 
 
@@ -225,7 +234,7 @@ def _sens_cell(r: Rate | None) -> str:
     if r is None or not r.runs:
         return "not run"
     t = f" in {r.climb_time_s:.1f} s" if r.climb_time_s is not None else ""
-    return f"climbed {r.climbed}/{r.runs}{t}, rolled {r.rolled}/{r.runs}"
+    return f"climbed {r.climbed}/{r.runs}{t}, rolled {r.rolled}/{r.runs}, {1e3 * r.speed_mps:.1f} mm/s"
 
 
 def _seeds(seeds: tuple[int, ...]) -> str:
@@ -258,14 +267,17 @@ def render(results: Results) -> str:
     ranking, table = _sensitivity(results)
     lines += ["### What the unknowns change", "",
               "One at a time around the scenarios' values, the same controllers on the single obstacle with seeds "
-              f"{_seeds(results.few_seeds)} "
+              f"{_seeds(results.few_seeds)}, and {CLIMBER}, a run that climbs here (`"
+              f"{' '.join(results.sensitivity_overrides.get(CLIMBER, ()))}`), for a climb time to compare "
               "(`world.box_friction` sets the μ of every face of the box, the reading of 002 §6.4's top plate "
               "available in this world; the obstacle gap and the module's width reading are not varied here):", "",
               *table, "", "Ranked by the largest change of the fraction of runs that climb plus that of runs that "
-              "roll over, against the scenarios' values (then by the mean climb time's relative change):", ""]
+              "roll over, against the scenarios' values (then by the mean climb time's relative change, then by the "
+              "CoM speed's change, over the controllers):", ""]
     lines += [f"{k}. {label}: climbed fraction ±{dc:.2f}, rolled fraction ±{dr:.2f}"
               + (f", climb time ±{100 * dt:.0f} %" if dt is not None else ", no climb at both values to compare")
-              for k, (label, dc, dr, dt) in enumerate(ranking, 1)]
+              + f", CoM speed ±{1e3 * dv:.1f} mm/s"
+              for k, (label, dc, dr, dt, dv) in enumerate(ranking, 1)]
     lines.append("")
     if results.failed:
         lines += ["Runs without a result (left out of the counts): " + "; ".join(results.failed) + ".", ""]
@@ -312,15 +324,19 @@ def figures(results: Results, folder: Path) -> list[Path]:
     fig.savefig(rates, dpi=100)
     plt.close(fig)
     ranking, _ = _sensitivity(results)
-    fig, ax = plt.subplots(figsize=(7, 0.6 * len(ranking) + 1.5))
+    fig, (ax, ax_t, ax_v) = plt.subplots(1, 3, figsize=(13, 0.6 * len(ranking) + 1.5), sharey=True)
     labels = [r[0] for r in ranking][::-1]
-    ax.barh([i - 0.2 for i in range(len(labels))], [r[1] for r in ranking][::-1], height=0.4,
-            label="climbed fraction")
-    ax.barh([i + 0.2 for i in range(len(labels))], [r[2] for r in ranking][::-1], height=0.4,
-            label="rolled-over fraction")
-    ax.set_yticks(range(len(labels)), labels, fontsize=8)
-    ax.set_xlabel("largest change against the scenarios' values")
+    rows = range(len(labels))
+    ax.barh([i - 0.2 for i in rows], [r[1] for r in ranking][::-1], height=0.4, label="climbed fraction")
+    ax.barh([i + 0.2 for i in rows], [r[2] for r in ranking][::-1], height=0.4, label="rolled-over fraction")
+    ax.set_yticks(rows, labels, fontsize=8)
+    ax.set_xlabel("largest change of the verdicts")
     ax.legend(fontsize=8)
+    ax_t.barh(rows, [100 * (r[3] or 0.0) for r in ranking][::-1], height=0.5)
+    ax_t.set_xlabel("largest change of the climb time [%]")
+    ax_v.barh(rows, [1e3 * r[4] for r in ranking][::-1], height=0.5)
+    ax_v.set_xlabel("largest change of the CoM speed [mm/s]")
+    fig.suptitle("what the unknowns change, against the scenarios' values", fontsize=9)
     fig.tight_layout()
     sensitivity = folder / "rollover_sensitivity.png"
     fig.savefig(sensitivity, dpi=100)

@@ -316,7 +316,7 @@ def matches(run: Run002, expected: str) -> bool:
 
 
 def _mm(speed: float) -> str:
-    return f"{1e3 * speed:.1f}"
+    return _figure(1e3 * speed)
 
 
 def _cell(runs: list[Run002]) -> str:

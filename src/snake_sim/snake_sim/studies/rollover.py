@@ -41,6 +41,16 @@ def controllers(robot: str = "koopaee6") -> dict[str, tuple[str, tuple[str, ...]
     }
 
 
+#: A run of 002's that climbs in the 3-D engines, for the unknowns' effect on a climb time (at 002 §7.4's A = π/6
+#: none of the four climbs there): the open loop at §6.4's A = π/4 (K_d = K, position control).
+CLIMBER = "open loop A = π/4 (§6.4)"
+
+
+def sensitivity_controllers(robot: str = "koopaee6") -> dict[str, tuple[str, tuple[str, ...]]]:
+    """The controllers of the unknowns' study: :func:`controllers` and :data:`CLIMBER`."""
+    return {**controllers(robot), CLIMBER: ("open-loop", ("gait.amplitude=pi/4",))}
+
+
 #: The controllers of 002's ordering: on the robot these rolled over (§6.4, §7.4, Fig. 7.9) …
 ROLLED_002 = ("open loop", "local stiffness K_d = K/7")
 #: … and this one did not.
@@ -104,7 +114,7 @@ class RateCase:
 def rate_case(controller: str, world: str, axis: Axis | None, level: float, seeds: Sequence[int],
               duration: float) -> RateCase:
     """The seeds' cases of ``controller`` on ``world`` with ``axis`` at ``level`` (None: no asymmetry)."""
-    prefix, extra = controllers()[controller]
+    prefix, extra = sensitivity_controllers()[controller]
     asym = axis.at(level) if axis is not None else ()
     cases = tuple(ClimbCase("mujoco", controller, world, s, f"{prefix}-{WORLDS[world]}-3d",
                             (*extra, *asym, f"sim.perturbation.seed={s}", f"sim.duration={duration!r}"))
