@@ -13,6 +13,7 @@ import pytest
 from scipy.signal import freqs
 
 from snake_core.robot import load_robot
+from snake_sim.analysis.step_check import Comparison, compare
 from snake_sim.core import worldgen
 from snake_sim.core.scenario import load_scenario
 from snake_sim.reproduction import SECTIONS
@@ -31,8 +32,8 @@ def _run(row: m.Row, engine: str, seed: int | None, plate: float | None, climb: 
     roll = None if engine == "vertical" else rolled
     run = Climb3dRun(row.controller, row.experiment, seed, "ok", climbed, climb, roll, 9.0 if rolled else None,
                      None if engine == "vertical" else (80.0 if rolled else 3.0), 0.02, climbed == half, False, 0.02,
-                     engine, 0.002, 60.0, half, roll, 0.021)
-    return m.Run002(row.experiment, row.controller, plate, run, half_climb)
+                     engine, 0.002, 60.0, half, roll, 0.021, half_climb)
+    return m.Run002(row.experiment, row.controller, plate, run)
 
 
 def _results(change=None) -> m.Results:
@@ -95,7 +96,7 @@ def test_local_stiffness_is_k_over_6_in_6_4_and_k_minus_k_d_over_k_d_6_in_7_4():
     ([], [(30.0, 30.5)], None, None, False),
 ])
 def test_a_comparison_is_a_difference_only_beyond_the_half_step_spread(a, b, difference, spread, is_difference):
-    c = m.compare(a, b)
+    c = compare(a, b)
     assert c.difference == (None if difference is None else pytest.approx(difference))
     assert c.spread == (None if spread is None else pytest.approx(spread))
     assert c.is_difference is is_difference
@@ -132,7 +133,7 @@ def test_the_renderer_applies_the_rule_to_the_stored_climb_times():
 ])
 def test_near_zero_speeds_are_printed_to_two_digits_not_as_signed_zeros(difference, spread, text):
     """Speeds [m/s] compared in mm/s: below 0.05 mm/s two significant digits, never "-0.0 against 0.0"."""
-    assert m._comparison_text(m.Comparison(difference, spread), "a", "b", "mm/s", 1e3) == f"a − b = {text}"
+    assert m._comparison_text(Comparison(difference, spread), "a", "b", "mm/s", 1e3) == f"a − b = {text}"
 
 
 def test_the_gain_scale_is_computed_and_agrees_with_scipy_freqs():

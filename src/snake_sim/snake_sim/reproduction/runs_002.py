@@ -25,7 +25,7 @@ import numpy as np
 from snake_core.controllers.tsc import TSCGains, gains_from_params
 from snake_core.robot import load_robot
 from snake_sim.analysis.rollover import ROLL_OVER_DEG
-from snake_sim.analysis.step_check import TOLERANCE
+from snake_sim.analysis.step_check import TOLERANCE, Comparison, compare, half_step_spread
 from snake_sim.core import worldgen
 from snake_sim.core.scenario import load_scenario
 from snake_sim.engines.dart.settings import settings_from as dart_settings
@@ -33,7 +33,6 @@ from snake_sim.reproduction.climb_3d import failed_lines
 from snake_sim.reproduction.results import pi_text
 from snake_sim.studies.climb_3d import Climb3dRun, ClimbCase, case_cells, climb_run
 from snake_sim.studies.engines import DART_TIME_STEP, ENGINES
-from snake_sim.studies.grid import fields
 from snake_sim.studies.sweep import Cell
 from snake_sim.studies.sweep.engine import measure_summary
 
@@ -132,7 +131,6 @@ class Run002:
     controller: str
     plate: float | None  # μ of the boxes' top plate; None: no plate
     run: Climb3dRun
-    half_time_to_climb_s: float | None  # the climb time at half the step
 
 
 @dataclass(frozen=True)
@@ -221,8 +219,7 @@ def assemble(fast: bool, plan: dict[str, Cell], rows: dict[str, dict]) -> Result
         if isinstance(run, str):
             failed.append(f"{_label(case)}: {run}")
             continue
-        half = fields(rows[case_cells(case.run)[1].id])
-        done.append(Run002(case.row.experiment, case.row.controller, case.plate, run, half["time_to_climb_s"]))
+        done.append(Run002(case.row.experiment, case.row.controller, case.plate, run))
         durations[f"{case.run.model} {_boxes(case.row.scenario)}"] = run.duration_s
     durations = {k: durations[k] for k in sorted(durations, key=lambda k: (ENGINES.index(k.split()[0]), k))}
     seven_four = gains_from_params(load_scenario("exp74-tsc-obstacle").section("controller"))
@@ -242,46 +239,10 @@ def assemble(fast: bool, plan: dict[str, Cell], rows: dict[str, dict]) -> Result
                    tuple(failed))
 
 
-# ---------------------------------------------------------------------------------------------------------------
-# The rule of comparisons: a difference only beyond the half-step spread of the runs compared.
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """Mean of ``a`` minus mean of ``b`` (climb times [s] or speeds) at the step, against the largest change of any
-    of the runs compared from the step to half of it; None where a run has no value at one of the two steps."""
-
-    difference: float | None
-    spread: float | None
-
-    @property
-    def is_difference(self) -> bool:
-        """The comparison counts as a difference only when it exceeds the half-step spread."""
-        return self.difference is not None and self.spread is not None and abs(self.difference) > self.spread
-
-
-Pairs = Sequence[tuple[float | None, float | None]]
-
-
-def half_step_spread(pairs: Pairs) -> float | None:
-    """The largest |value at h − value at h/2| of the runs' pairs; None if a run lacks a value at either step."""
-    if not pairs or any(x is None or y is None for x, y in pairs):
-        return None
-    return max(abs(x - y) for x, y in pairs)
-
-
-def compare(a: Pairs, b: Pairs) -> Comparison:
-    """Compare two groups of runs by their (value at h, value at h/2) pairs (see :class:`Comparison`)."""
-    spread = half_step_spread([*a, *b])
-    if not a or not b or spread is None:
-        return Comparison(None, None)
-    return Comparison(float(np.mean([x for x, _ in a]) - np.mean([x for x, _ in b])), spread)
-
-
 def _times(runs: Sequence[Run002]) -> list[tuple[float | None, float | None]]:
     """(climb time at h, at h/2) of each run; None where it did not climb at that step."""
     return [(r.run.time_to_climb_s if r.run.climbed else None,
-             r.half_time_to_climb_s if r.run.half_climbed else None) for r in runs]
+             r.run.half_time_to_climb_s if r.run.half_climbed else None) for r in runs]
 
 
 def _speeds(runs: Sequence[Run002]) -> list[tuple[float | None, float | None]]:
