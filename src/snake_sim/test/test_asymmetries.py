@@ -14,14 +14,16 @@ from statsmodels.stats.proportion import proportion_confint
 
 from snake_core.validation import ConfigError
 from snake_sim.analysis.rollover import wilson_interval
+from snake_sim.core import worldgen
 from snake_sim.core.scenario import load_scenario
+from snake_sim.core.world import load_world
 from snake_sim.engines.dart import runtime as drt
 from snake_sim.engines.mujoco import model as mm
 from snake_sim.engines.mujoco import runtime as rt
 from snake_sim.reproduction import rollover as section
 from snake_sim.reproduction.experiment import reproduce
 from snake_sim.reproduction.results import from_json, to_json
-from snake_sim.studies.rollover import AXES, Rate, controllers, ordering_holds
+from snake_sim.studies.rollover import AXES, FACTORS, Rate, controllers, ordering_holds
 
 #: A symmetric start on flat ground (no initial roll, no joint noise), so that only the pull breaks the symmetry.
 STILL = ("sim.perturbation.roll_deg=0", "sim.perturbation.joint_noise_deg=0")
@@ -86,6 +88,19 @@ def test_box_yaw_and_box_friction_are_in_the_built_models():
     yaw = math.radians(10.0)
     assert rotation == pytest.approx(np.array([[math.cos(yaw), -math.sin(yaw), 0], [math.sin(yaw), math.cos(yaw), 0],
                                                [0, 0, 1]]), abs=1e-12)
+
+
+def test_every_level_of_the_unknowns_is_a_valid_scenario_on_its_world():
+    """The gap's levels are the shipped two-obstacle worlds of worldgen's range (the second box moves by the
+    gap's change); the other factors' levels load on the single obstacle."""
+    for factor in FACTORS:
+        for level in factor.levels:
+            prefix = "tsc-two-obstacles-3d" if factor.world == "two obstacles" else "tsc-obstacle-3d"
+            scenario = load_scenario(prefix, list(factor.at(level)))
+            if factor.name == "obstacle_gap":
+                assert scenario.world_file == worldgen.two_obstacles_name(level / 1e3)
+                first, second = load_world(scenario.world_file).static_boxes
+                assert second.x_min - first.x_max == pytest.approx(level / 1e3, abs=1e-9)
 
 
 def test_every_level_of_the_roll_over_axes_reaches_the_built_model():
@@ -186,8 +201,8 @@ def test_fast_mode_runs_end_to_end_and_draws_its_figures(tmp_path):
     assert results.fast and results.duration_s == section.FAST_DURATION and not results.failed
     # symmetric + each axis's largest level, four controllers, on the single obstacle; each factor's largest level
     assert len(results.rates) == 4 * (1 + len(section.AXES))
-    # the four and the climbing run, with the scenarios' values
-    assert len(results.sensitivity) == 5 * (1 + len(section.FACTORS))
+    # the four and the climbing run, with the scenarios' values on the single obstacle and on the two (the gap's)
+    assert len(results.sensitivity) == 5 * (2 + len(section.FACTORS))
     assert all(r.runs == len(section.FAST_SEEDS) for r in (*results.rates, *results.sensitivity))
     assert from_json(section.Results, to_json(results)) == results
     text = section.render(results)

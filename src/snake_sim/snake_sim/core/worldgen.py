@@ -58,6 +58,9 @@ TWO_OBSTACLES_START_GAP = 0.100
 #: Gap between the obstacles: not printed in 002. 002 warns that "the robot head module [may] get
 #: stuck in the gap", so the gap is wider than one module (74.2 mm) and narrower than two: 100 mm.
 TWO_OBSTACLES_GAP = 0.100
+#: The gap's range for a study of what it changes: within that reading, 80 and 140 mm (shipped as
+#: ``two_obstacles_gap080`` and ``two_obstacles_gap140``).
+TWO_OBSTACLES_GAPS = (0.080, 0.140)
 
 #: 002's robot experiments (§6.4, §7.4): the 36 × 107 mm obstacle "located 100mm away from joint 5 (head module)"
 #: (§7.4), read as 100 mm ahead of the head module's tip, as the two obstacles of C.8 ("begins the motion 100mm away
@@ -265,19 +268,28 @@ def single_obstacle_world(top_friction: float | None = None, robot: str | Path =
     return world_sdf("single_obstacle", [box], comment, f"snake_sim.core.worldgen.single_obstacle_world({args})")
 
 
-def _two_obstacles(start: float, top_friction: float | None) -> list[BoxSpec]:
-    """Fig. 7.9's pair from ``start`` (near edge of the first box), :data:`TWO_OBSTACLES_GAP` apart."""
-    x2 = start + OBSTACLE_1[1] + TWO_OBSTACLES_GAP
+def _two_obstacles(start: float, top_friction: float | None, gap: float = TWO_OBSTACLES_GAP) -> list[BoxSpec]:
+    """Fig. 7.9's pair from ``start`` (near edge of the first box), ``gap`` apart."""
+    x2 = start + OBSTACLE_1[1] + gap
     return [BoxSpec("obstacle_1", start, OBSTACLE_1[1], PATH_WIDTH, OBSTACLE_1[0], top_friction=top_friction),
             BoxSpec("obstacle_2", x2, OBSTACLE_2[1], PATH_WIDTH, OBSTACLE_2[0], top_friction=top_friction)]
 
 
-def two_obstacles_world(robot: str | Path = REFERENCE_ROBOT) -> str:
-    """002 Fig. 7.9: 36 × 107 mm, then 53 × 75 mm (height × length), 100 mm ahead of the head tip."""
-    boxes = _two_obstacles(head_tip_x(robot) + TWO_OBSTACLES_START_GAP, None)
-    comment = ("Two obstacles of 002 Fig. 7.9: 36 mm high x 107 mm long, a 100 mm gap, then 53 mm high x "
+def two_obstacles_name(gap: float = TWO_OBSTACLES_GAP) -> str:
+    """File stem of the two obstacles ``gap`` apart: ``two_obstacles`` at the read 100 mm, else the gap in mm
+    (``two_obstacles_gap080``)."""
+    return "two_obstacles" if gap == TWO_OBSTACLES_GAP else f"two_obstacles_gap{round(1e3 * gap):03d}"
+
+
+def two_obstacles_world(robot: str | Path = REFERENCE_ROBOT, gap: float = TWO_OBSTACLES_GAP) -> str:
+    """002 Fig. 7.9: 36 × 107 mm, then 53 × 75 mm (height × length), 100 mm ahead of the head tip, ``gap`` apart
+    (002 prints no gap: :data:`TWO_OBSTACLES_GAP` is read)."""
+    boxes = _two_obstacles(head_tip_x(robot) + TWO_OBSTACLES_START_GAP, None, gap)
+    comment = (f"Two obstacles of 002 Fig. 7.9: 36 mm high x 107 mm long, a {1e3 * gap:g} mm gap, then 53 mm high x "
                f"75 mm long; the first 100 mm ahead of the head tip of {Path(robot).stem} (tail tip at x = 0).")
-    return world_sdf("two_obstacles", boxes, comment, "snake_sim.core.worldgen.two_obstacles_world()")
+    args = "" if gap == TWO_OBSTACLES_GAP else f"gap={gap:g}"
+    return world_sdf(two_obstacles_name(gap), boxes, comment,
+                     f"snake_sim.core.worldgen.two_obstacles_world({args})")
 
 
 def lab_world_name(boxes: int, top_friction: float) -> str:
@@ -326,4 +338,5 @@ SHIPPED = {
     "stairs": stairs_world,
     "pushing": pushing_world,
     **{lab_world_name(n, mu): partial(lab_world, n, mu) for n in (1, 2) for mu in PLATE_FRICTIONS},
+    **{two_obstacles_name(gap): partial(two_obstacles_world, gap=gap) for gap in TWO_OBSTACLES_GAPS},
 }

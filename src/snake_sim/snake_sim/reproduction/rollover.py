@@ -81,8 +81,9 @@ def _studies(fast: bool) -> tuple[list[RateCase], list[RateCase]]:
     sweep = sweep_cases(AXES, ("obstacle",), seeds, duration, top_only=("obstacle",) if fast else ())
     if not fast:
         sweep += sweep_cases(AXES, ("two obstacles",), few, duration, top_only=("two obstacles",))
-    factors = [rate_case(c, "obstacle", None, 0.0, few, duration) for c in sensitivity_controllers()]
-    factors += [rate_case(c, "obstacle", f, v, few, duration) for f in FACTORS
+    worlds = dict.fromkeys(f.world for f in FACTORS)  # each factor against the scenarios' values on its world
+    factors = [rate_case(c, w, None, 0.0, few, duration) for w in worlds for c in sensitivity_controllers()]
+    factors += [rate_case(c, f.world, f, v, few, duration) for f in FACTORS
                 for v in (f.levels[-1:] if fast else f.levels) for c in sensitivity_controllers()]
     return sweep, factors
 
@@ -202,12 +203,14 @@ def _sensitivity(results: Results) -> tuple[list[Ranked], list[str]]:
     """Per factor: (label, largest change of the climbed fraction, of the rolled fraction, of the mean climb
     time [relative], of the mean CoM speed [m/s]) against the scenarios' values on the single obstacle, ranked; and
     the table lines."""
-    base = {r.controller: r for r in results.sensitivity if r.axis == "none"}
+    base = {(r.world, r.controller): r for r in results.sensitivity if r.axis == "none"}
     names = list(results.sensitivity_overrides)
     ranking = []
     lines = ["| unknown, value | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
-    lines.append("| the scenarios' (" + ", ".join(f"{k} {v:g}" for k, v in results.baseline.items()) + ") | "
-                 + " | ".join(_sens_cell(base.get(c)) for c in names) + " |")
+    values = ", ".join(f"{k} {v:g}" for k, v in results.baseline.items())
+    for world in dict.fromkeys(w for w, _ in base):
+        lines.append(f"| the scenarios' ({values}{', gap 100 mm' if world == 'two obstacles' else ''}), {world} | "
+                     + " | ".join(_sens_cell(base.get((world, c))) for c in names) + " |")
     for factor in results.factors:
         dc = dr = dv = 0.0
         dt: float | None = None
@@ -215,9 +218,10 @@ def _sensitivity(results: Results) -> tuple[list[Ranked], list[str]]:
             by = {r.controller: r for r in results.sensitivity if r.axis == factor.name and r.level == level}
             if not by:
                 continue
-            lines.append(f"| {_level(factor, level)} | " + " | ".join(_sens_cell(by.get(c)) for c in names) + " |")
+            lines.append(f"| {_level(factor, level)}, {factor.world} | "
+                         + " | ".join(_sens_cell(by.get(c)) for c in names) + " |")
             for c, r in by.items():
-                b = base.get(c)
+                b = base.get((factor.world, c))
                 if b is None or not r.runs or not b.runs:
                     continue
                 dc = max(dc, abs(r.climbed / r.runs - b.climbed / b.runs))
@@ -266,11 +270,12 @@ def render(results: Results) -> str:
         *_rate_tables(results), *_ordering(results), *_movement(results)]
     ranking, table = _sensitivity(results)
     lines += ["### What the unknowns change", "",
-              "One at a time around the scenarios' values, the same controllers on the single obstacle with seeds "
+              "One at a time around the scenarios' values, the same controllers on the single obstacle (the gap on "
+              "the two obstacles) with seeds "
               f"{_seeds(results.few_seeds)}, and {CLIMBER}, a run that climbs here (`"
               f"{' '.join(results.sensitivity_overrides.get(CLIMBER, ()))}`), for a climb time to compare "
               "(`world.box_friction` sets the μ of every face of the box, the reading of 002 §6.4's top plate "
-              "available in this world; the obstacle gap and the module's width reading are not varied here):", "",
+              "available in this world; the module's width reading is not varied here):", "",
               *table, "", "Ranked by the largest change of the fraction of runs that climb plus that of runs that "
               "roll over, against the scenarios' values (then by the mean climb time's relative change, then by the "
               "CoM speed's change, over the controllers):", ""]

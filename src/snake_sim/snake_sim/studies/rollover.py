@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from snake_core.robot import load_robot
+from snake_sim.core.worldgen import TWO_OBSTACLES_GAPS
 
 from ..analysis.rollover import wilson_interval
 from .climb_3d import Climb3dRun, ClimbCase
@@ -62,13 +63,15 @@ WORLDS = {"obstacle": "obstacle", "two obstacles": "two-obstacles"}
 
 @dataclass(frozen=True)
 class Axis:
-    """An asymmetry: its label, unit, the overrides that set a level (``{}`` the level) and the levels swept."""
+    """An asymmetry: its label, unit, the overrides that set a level (``{}`` the level), the levels swept and the
+    world they are swept on in the unknowns' study (:data:`WORLDS`)."""
 
     name: str
     label: str
     unit: str
     overrides: tuple[str, ...]
     levels: tuple[float, ...]
+    world: str = "obstacle"
 
     def at(self, level: float) -> tuple[str, ...]:
         return tuple(o.format(level) for o in self.overrides)
@@ -97,6 +100,10 @@ FACTORS = (
          ("world.box_friction={!r}",), (0.4, 1.0)),
     Axis("contact_time_constant", "contact softness: MuJoCo solref time constant", "s",
          ("contact.solref=[{!r},1.0]",), (0.01, 0.04)),
+    # worldgen.TWO_OBSTACLES_GAPS, the shipped worlds two_obstacles_gap<mm> (the scenarios' 100 mm: two_obstacles)
+    Axis("obstacle_gap", "gap between the two obstacles (the scenarios' 100 mm read, 002 prints none)", "mm",
+         ("world.file=two_obstacles_gap{:03.0f}",), tuple(round(1e3 * g) for g in TWO_OBSTACLES_GAPS),
+         "two obstacles"),
 )
 
 
