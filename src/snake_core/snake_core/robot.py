@@ -8,7 +8,7 @@ is tail (joint 1) to head (joint N-1), as in 002.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +97,15 @@ class RobotParams:
     @property
     def n_joints(self) -> int:
         return self.n_links - 1
+
+    def with_module_width(self, width: float) -> RobotParams:
+        """The robot with modules ``width`` across flats, same length and mass: the module's cross-section scaled by
+        k = width / module_width, so J_xx becomes k² J_xx and J_yy, J_zz gain (k² − 1) ∫z² dm = (k² − 1) J_xx / 2
+        (the octagon is symmetric in y and z: ∫y² dm = ∫z² dm = J_xx / 2; ∫x² dm does not change)."""
+        k2 = (width / self.module_width) ** 2
+        jxx, jyy, jzz = self.inertia_tensor
+        tensor = (k2 * jxx, jyy + 0.5 * (k2 - 1.0) * jxx, jzz + 0.5 * (k2 - 1.0) * jxx)
+        return replace(self, module_width=width, link_inertia_tensor=tensor)
 
     @property
     def half_length(self) -> float:

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from statsmodels.stats.proportion import proportion_confint
 
+from snake_core.robot import load_robot
 from snake_core.validation import ConfigError
 from snake_sim.analysis.rollover import wilson_interval
 from snake_sim.core import worldgen
@@ -91,12 +92,15 @@ def test_box_yaw_and_box_friction_are_in_the_built_models():
 
 
 def test_every_level_of_the_unknowns_is_a_valid_scenario_on_its_world():
-    """The gap's levels are the shipped two-obstacle worlds of worldgen's range (the second box moves by the
-    gap's change); the other factors' levels load on the single obstacle."""
+    """Every factor's levels build on MuJoCo; the gap's are the shipped two-obstacle worlds of worldgen's range (the
+    second box moves by the gap's change), the module width's is 68 mm read across the corners."""
     for factor in FACTORS:
         for level in factor.levels:
             prefix = "tsc-two-obstacles-3d" if factor.world == "two obstacles" else "tsc-obstacle-3d"
             scenario = load_scenario(prefix, list(factor.at(level)))
+            rt.build(scenario)  # validated by the engine
+            if factor.name == "module_width":  # 002's 68 mm across the octagon's corners
+                assert level == pytest.approx(load_robot("koopaee6").module_width * math.cos(math.pi / 8), abs=1e-6)
             if factor.name == "obstacle_gap":
                 assert scenario.world_file == worldgen.two_obstacles_name(level / 1e3)
                 first, second = load_world(scenario.world_file).static_boxes

@@ -18,10 +18,12 @@ from scipy.optimize import root
 from snake_core import locator
 from snake_core.actuator import motor_pd
 from snake_core.robot import load_robot
+from snake_core.validation import ConfigError
 from snake_core.vertical import build_model as vertical_model
 from snake_core.vertical import compute_terms, point_jacobians
 from snake_sim.core.scenario import load_scenario
 from snake_sim.core.world import World, load_world
+from snake_sim.engines.dart import runtime as dart_runtime
 from snake_sim.engines.engine3d import Layout, layout_from
 from snake_sim.engines.mujoco import model as mm
 from snake_sim.engines.mujoco import runtime
@@ -262,6 +264,40 @@ def test_link_inertia_is_the_modules_mesh_filled_uniformly_as_mujoco_computes_it
     assert m.body_ipos[1] == pytest.approx(com, abs=1e-9)
     assert sorted(m.body_inertia[1]) == pytest.approx(sorted(inertia.diagonal()), rel=1e-6)
     assert min(robot.inertia_tensor) > 5 * robot.link_inertia  # 002's 1.52e-5 is no solid module's moment
+
+
+def test_another_module_width_reading_scales_the_mesh_and_its_inertia_as_mujoco_computes_them():
+    """robot.module_width (MuJoCo): 68 mm read across the octagon's corners is 68 cos(π/8) mm across flats; the
+    built model's mesh is scaled to it and its links carry the inertia of that shape (MuJoCo's own inertia of the
+    mesh geom, same mass); DART, which builds the robot file's URDF, refuses the key."""
+    robot = load_robot("koopaee6")
+    width = robot.module_width * math.cos(math.pi / 8)
+    plain = runtime.build(load_scenario("open-loop-flat-3d")).model
+    setup = runtime.build(load_scenario("open-loop-flat-3d", [f"robot.module_width={width!r}"]))
+    m = setup.model.mj
+    scale = np.array([robot.link_length, width, width])
+    own = mujoco.MjModel.from_xml_string(
+        f'<mujoco><compiler meshdir="{locator.data_dir() / "urdf" / "meshes"}"/><asset><mesh name="m" '
+        f'file="octagonal_module.stl" scale="{scale[0]} {scale[1]} {scale[2]}"/></asset><worldbody><body>'
+        f'<freejoint/><geom type="mesh" mesh="m" mass="{robot.link_mass}"/></body></worldbody></mujoco>')
+    body = setup.model.link_body[0]
+    assert sorted(m.body_inertia[body]) == pytest.approx(sorted(own.body_inertia[1]), rel=1e-4)
+    assert m.body_mass[body] == pytest.approx(robot.link_mass)
+    assert _module_radius(m, body) / _module_radius(plain.mj, body) == pytest.approx(math.cos(math.pi / 8), rel=1e-6)
+    with pytest.raises(ConfigError, match=r"robot\.module_width"):
+        dart_runtime.build(load_scenario("open-loop-flat-3d", ["model=dart", f"robot.module_width={width!r}"]))
+
+
+def _module_radius(m: mujoco.MjModel, body: int) -> float:
+    """Largest distance of the body's collision mesh from the link axis (the body's x axis) [m]; MuJoCo keeps a
+    mesh in its own inertial frame, placed in the body by the geom's pose."""
+    geom = next(g for g in range(m.ngeom) if m.geom_bodyid[g] == body and m.geom_type[g] == mujoco.mjtGeom.mjGEOM_MESH)
+    mesh = m.geom_dataid[geom]
+    vert = m.mesh_vert[m.mesh_vertadr[mesh]:m.mesh_vertadr[mesh] + m.mesh_vertnum[mesh]].astype(float)
+    rot = np.zeros(9)
+    mujoco.mju_quat2Mat(rot, m.geom_quat[geom])
+    in_body = vert @ rot.reshape(3, 3).T + m.geom_pos[geom]
+    return float(np.hypot(in_body[:, 1], in_body[:, 2]).max())
 
 
 def test_total_mass_is_table_3_2s_956_g():

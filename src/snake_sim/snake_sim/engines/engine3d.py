@@ -55,6 +55,10 @@ MAX_BOX_YAW_DEG = 45.0
 MAX_TETHER_N = 10.0
 #: The ``robot:`` keys of every 3-D engine (an engine may add its own).
 ROBOT_FIELDS = ("name", "joint_roll", "joint_twist_deg", "com_offset")
+#: MuJoCo's robot section may read the module's width otherwise than the robot file (``links.width``, across flats):
+#: ``module_width`` [m] across flats, the same mass, the inertia of the scaled shape
+#: (:meth:`snake_core.robot.RobotParams.with_module_width`). DART builds the robot file's URDF as Gazebo does.
+MODULE_WIDTH_FIELD = "module_width"
 #: |joint_twist_deg| bound [deg]: beyond 90° a twist is a roll of the other kind (``joint_roll``) plus a twist.
 MAX_TWIST_DEG = 90.0
 
@@ -147,6 +151,9 @@ def sea_robot(section: dict[str, Any], fields: Sequence[str], engine: str, sourc
     if robot.sea is None or robot.actuator is None:
         raise ConfigError("robot.name", robot.name, f"the {engine} model needs a robot with SEAs (sea: and actuator: "
                           "sections), e.g. koopaee6", source)
+    if section.get("module_width") is not None:  # MuJoCo only (MODULE_WIDTH_FIELD): another reading of links.width
+        robot = robot.with_module_width(number(section["module_width"], "robot.module_width", source, low=0.0,
+                                               high=robot.link_length, low_open=True))
     return robot, layout_from(section, robot, source)
 
 

@@ -275,7 +275,8 @@ def render(results: Results) -> str:
               f"{_seeds(results.few_seeds)}, and {CLIMBER}, a run that climbs here (`"
               f"{' '.join(results.sensitivity_overrides.get(CLIMBER, ()))}`), for a climb time to compare "
               "(`world.box_friction` sets the μ of every face of the box, the reading of 002 §6.4's top plate "
-              "available in this world; the module's width reading is not varied here):", "",
+              "available in this world; `robot.module_width` reads the module's 68 mm across the corners of its "
+              "octagon instead of across its flats, same mass, the inertia of the narrower shape):", "",
               *table, "", "Ranked by the largest change of the fraction of runs that climb plus that of runs that "
               "roll over, against the scenarios' values (then by the mean climb time's relative change, then by the "
               "CoM speed's change, over the controllers):", ""]

@@ -16,6 +16,7 @@ fraction of runs that climb, and that roll over) and the climb time.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -100,6 +101,10 @@ FACTORS = (
          ("world.box_friction={!r}",), (0.4, 1.0)),
     Axis("contact_time_constant", "contact softness: MuJoCo solref time constant", "s",
          ("contact.solref=[{!r},1.0]",), (0.01, 0.04)),
+    # 002's module "68 mm" (§3.4) read across the octagon's corners: 68 cos(π/8) mm across flats (the robot file
+    # reads 68 mm across flats)
+    Axis("module_width", "the module's 68 mm read across corners: across flats", "m", ("robot.module_width={!r}",),
+         (round(0.068 * math.cos(math.pi / 8), 6),)),
     # worldgen.TWO_OBSTACLES_GAPS, the shipped worlds two_obstacles_gap<mm> (the scenarios' 100 mm: two_obstacles)
     Axis("obstacle_gap", "gap between the two obstacles (the scenarios' 100 mm read, 002 prints none)", "mm",
          ("world.file=two_obstacles_gap{:03.0f}",), tuple(round(1e3 * g) for g in TWO_OBSTACLES_GAPS),

@@ -10,7 +10,8 @@ the loop is :func:`snake_sim.core.sea_loop.run`; this module gives it the model 
 
 Scenario sections read here (besides the common ones of :mod:`snake_sim.core.scenario`)::
 
-    robot:   {name: koopaee6, joint_roll: 0, joint_twist_deg: 0, com_offset: [0, 0, 0]}  # engines.engine3d
+    robot:   {name: koopaee6, joint_roll: 0, joint_twist_deg: 0, com_offset: [0, 0, 0],   # engines.engine3d
+              module_width: null}   # [m] across flats (null: the robot file's links.width; MuJoCo only)
     world:   {file: stairs, start_x: 0.0, box_yaw_deg: 0, box_friction: null,
               tether: {force, yaw_deg, pitch_deg}}   # engines.engine3d
     contact: {friction, solref, solimp, cone, solver}   # snake_sim.engines.mujoco.settings
@@ -35,7 +36,16 @@ from ...core.runlog import RunLog
 from ...core.scenario import Scenario
 from ...core.sea_loop import CommandRamp, Reading, Tick, control_steps, gait_references, run, sea_control
 from ...core.signals import StopRequest
-from ..engine3d import FIGURES, ROBOT_FIELDS, Samples3D, Setup3D, sea_robot, summary_extra, world_and_start
+from ..engine3d import (
+    FIGURES,
+    MODULE_WIDTH_FIELD,
+    ROBOT_FIELDS,
+    Samples3D,
+    Setup3D,
+    sea_robot,
+    summary_extra,
+    world_and_start,
+)
 from . import model as mm
 from .settings import settings_from
 
@@ -77,7 +87,7 @@ class MujocoSetup(Setup3D[mm.MujocoModel]):
 def build(scenario: Scenario) -> MujocoSetup:
     """Validate the 3-D model's sections of ``scenario`` and compile its MuJoCo model."""
     src = scenario.source
-    robot, layout = sea_robot(scenario.section("robot"), ROBOT_FIELDS, "MuJoCo", src)
+    robot, layout = sea_robot(scenario.section("robot"), (*ROBOT_FIELDS, MODULE_WIDTH_FIELD), "MuJoCo", src)
     world, start_x, tether = world_and_start(scenario)
     if world.ground_height is None:
         raise ConfigError("world.file", scenario.world_file, "the MuJoCo model needs a world with a ground plane",
