@@ -10,8 +10,9 @@ half step too. The rate per (controller, world, asymmetry level) comes with its 
 (:func:`snake_sim.analysis.rollover.wilson_interval`).
 
 The sensitivity study varies, one at a time, the values 002 does not print (:data:`FACTORS`) around the scenarios'
-ones, with the same controllers on the single obstacle, and ranks them by how much they move the verdicts (the
-fraction of runs that climb, and that roll over) and the climb time.
+ones, with the same controllers and :data:`CLIMBER` (a run that climbs) on each factor's world (the single
+obstacle; the gap on the two obstacles), and ranks them by how much they move the verdicts (the fraction of runs
+that climb, and that roll over), the climb time and the CoM speed.
 """
 
 from __future__ import annotations
