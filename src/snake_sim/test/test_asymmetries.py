@@ -16,6 +16,7 @@ from snake_core.robot import load_robot
 from snake_core.validation import ConfigError
 from snake_sim.analysis.rollover import wilson_interval
 from snake_sim.core import worldgen
+from snake_sim.core.models import run_world, runtime_for
 from snake_sim.core.scenario import load_scenario
 from snake_sim.core.world import load_world
 from snake_sim.engines.dart import runtime as drt
@@ -127,6 +128,23 @@ def test_every_level_of_the_roll_over_axes_reaches_the_built_model():
             assert np.degrees(np.arccos(np.clip(cosines, -1.0, 1.0))) == pytest.approx(expected, abs=1e-6)
 
 
+def test_a_runs_verdicts_meet_the_turned_box():
+    """run_world (the world summary.json's climb goal and the figures use, in `snake-sim run` and the sweep engine)
+    is the 3-D engines' world with box_yaw_deg and box_friction applied: a box turned by 20° reaches further along
+    x; the vertical model's is the world file's."""
+    turned = ["world.box_yaw_deg=20", "world.box_friction=0.9"]
+    for model in ("mujoco", "dart"):
+        scenario = load_scenario("open-loop-obstacle-3d", [f"model={model}", *turned])
+        (box,) = run_world(runtime_for(model), scenario).static_boxes
+        (plain,) = load_world(scenario.world_file).static_boxes
+        assert box.x_max - plain.x_max == pytest.approx(
+            0.5 * (plain.size[0] * (math.cos(math.radians(20)) - 1) + plain.size[1] * math.sin(math.radians(20))),
+            abs=1e-9)
+        assert box.friction == pytest.approx(0.9)
+    vertical = load_scenario("open-loop-obstacle")
+    assert run_world(runtime_for("vertical"), vertical) == load_world(vertical.world_file)
+
+
 @pytest.mark.parametrize(("override", "message"), [
     ("world.box_yaw_deg=60", r"world\.box_yaw_deg = 60 is invalid: must be in \[-45, 45\]"),
     ("world.box_friction=-1", r"world\.box_friction = -1 is invalid"),
@@ -178,6 +196,13 @@ def _results(rates, sensitivity=()) -> section.Results:
                            section.AXES, section.FACTORS,
                            {c: ov for c, (_, ov) in controllers().items()},
                            {c: ov for c, (_, ov) in controllers().items()}, tuple(rates), tuple(sensitivity), ())
+
+
+def test_the_seeds_resolution_sentence_follows_the_wilson_intervals():
+    """0/3 [0–56 %] and 3/3 [44–100 %] overlap: three seeds tell no rates apart; with four, 0/4 [0–49 %] and 4/4
+    [51–100 %] are apart."""
+    assert "0/3 is [0–56 %], 3/3 [44–100 %]: even these overlap" in section._resolution(3)
+    assert "0/4 is [0–49 %], 4/4 [51–100 %]: only rates that far apart" in section._resolution(4)
 
 
 def test_sentences_follow_the_rates_and_the_ranking_follows_the_changes():

@@ -48,7 +48,8 @@ def _results(change=None) -> m.Results:
                 runs.append(_run(row, e, seed, plate, *(times or ())))
     runs += [_run(row, "mujoco", 0, mu) for row in m._rows() if m._plate(row) for mu in worldgen.PLATE_FRICTIONS[1:]]
     return m.Results(False, tuple(runs), {"vertical 1": 60.0, "mujoco 1": 60.0, "dart 1": 20.0},
-                     {"mujoco": m.SEEDS, "dart": (m.DART_SEED,)}, (0,), 0.01, math.pi, (1.0, 10.0, 17.5),
+                     {"mujoco": m.SEEDS, "dart": (m.DART_SEED,)}, (0,), 0.01, math.pi, -2 * math.pi / 5,
+                     (1.0, 10.0, 17.5),
                      (1.0, 4.0, 12.0), K, {"§6.4": K / 6, "§7.4": K / 7}, 0.6, worldgen.PLATE_FRICTIONS, 60.0,
                      len(runs), ())
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from snake_sim.analysis.rollover import ROLL_OVER_DEG
+from snake_sim.analysis.rollover import ROLL_OVER_DEG, wilson_interval
 from snake_sim.core.scenario import Scenario, load_scenario
 from snake_sim.core.world import load_world
+from snake_sim.core.worldgen import TWO_OBSTACLES_GAP
 from snake_sim.studies.climb_3d import case_cells, climb_run
 from snake_sim.studies.rollover import (
     AXES,
@@ -66,7 +67,7 @@ class Results:
     controller_overrides: dict[str, tuple[str, ...]]  # the roll-over sweep's
     sensitivity_overrides: dict[str, tuple[str, ...]]  # the unknowns' (a climbing run besides)
     rates: tuple[Rate, ...]  # controller × world × (none, axis levels)
-    sensitivity: tuple[Rate, ...]  # controller × (none, factor levels) on the single obstacle
+    sensitivity: tuple[Rate, ...]  # controller × (none per world, factor levels on the factor's world)
     failed: tuple[str, ...]
 
 
@@ -185,7 +186,8 @@ def _ordering(results: Results) -> list[str]:
                 "runs while TSC K_τ = 6 rolls in none.", ""]
     text = head + "as counts (both roll over in some runs, TSC K_τ = 6 in none) at " + "; ".join(point) + ". "
     text += ("Beyond the 95 % intervals (both lower bounds above TSC K_τ = 6's upper bound): "
-             + ("; ".join(strict) if strict else f"nowhere, with {len(results.seeds)} seeds per level") + ".")
+             + ("; ".join(strict) if strict else f"nowhere, with {len(results.seeds)} seeds per level on the "
+                f"single obstacle and {len(results.few_seeds)} on the two") + ".")
     return [text, ""]
 
 
@@ -201,7 +203,7 @@ Ranked = tuple[str, float, float, float | None, float]
 
 def _sensitivity(results: Results) -> tuple[list[Ranked], list[str]]:
     """Per factor: (label, largest change of the climbed fraction, of the rolled fraction, of the mean climb
-    time [relative], of the mean CoM speed [m/s]) against the scenarios' values on the single obstacle, ranked; and
+    time [relative], of the mean CoM speed [m/s]) against the scenarios' values on the factor's world, ranked; and
     the table lines."""
     base = {(r.world, r.controller): r for r in results.sensitivity if r.axis == "none"}
     names = list(results.sensitivity_overrides)
@@ -209,7 +211,8 @@ def _sensitivity(results: Results) -> tuple[list[Ranked], list[str]]:
     lines = ["| unknown, value | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
     values = ", ".join(f"{k} {v:g}" for k, v in results.baseline.items())
     for world in dict.fromkeys(w for w, _ in base):
-        lines.append(f"| the scenarios' ({values}{', gap 100 mm' if world == 'two obstacles' else ''}), {world} | "
+        gap = f", gap {1e3 * TWO_OBSTACLES_GAP:g} mm" if world == "two obstacles" else ""
+        lines.append(f"| the scenarios' ({values}{gap}), {world} | "
                      + " | ".join(_sens_cell(base.get((world, c))) for c in names) + " |")
     for factor in results.factors:
         dc = dr = dv = 0.0
@@ -241,6 +244,16 @@ def _sens_cell(r: Rate | None) -> str:
     return f"climbed {r.climbed}/{r.runs}{t}, rolled {r.rolled}/{r.runs}, {1e3 * r.speed_mps:.1f} mm/s"
 
 
+def _resolution(n: int) -> str:
+    """What n seeds can tell: whether none-of-n and all-of-n lie beyond each other's 95 % intervals."""
+    none, every = wilson_interval(0, n), wilson_interval(n, n)
+    span = f"0/{n} is [0–{100 * none[1]:.0f} %], {n}/{n} [{100 * every[0]:.0f}–100 %]"
+    if none[1] < every[0]:
+        return f"with {n} seeds {span}: only rates that far apart are a difference."
+    return (f"with {n} seeds {span}: even these overlap, so no two rates are a difference beyond the intervals; "
+            "the counts say where roll-overs happen, not how often.")
+
+
 def _seeds(seeds: tuple[int, ...]) -> str:
     return ", ".join(str(s) for s in seeds)
 
@@ -262,11 +275,10 @@ def render(results: Results) -> str:
         f"each axis's largest level, with seeds {_seeds(results.few_seeds)}; {results.duration_s:g} s each at "
         f"h = {1e3 * results.time_step_s:g} ms and again at h/2; a run rolled over when a module turned past "
         f"{results.roll_over_deg:g}° about its axis, and counts when it did so at both steps (where h and h/2 "
-        "disagree the cell gives both counts). Each rate comes with its 95 % Wilson score interval; with "
-        f"{len(results.seeds)} seeds an interval spans most of [0, 1] unless the counts are 0 or all, so only "
-        "such differences can be called differences. `snake-sim reproduce --only rollover` also draws the rates "
-        "against each asymmetry per controller (`reproduction/rollover_rates.png`) and the ranking below "
-        "(`reproduction/rollover_sensitivity.png`).", "",
+        "disagree the cell gives both counts). Each rate comes with its 95 % Wilson score interval; "
+        + _resolution(len(results.seeds)) + " `snake-sim reproduce --only rollover` also draws the rates against "
+        "each asymmetry per controller (`rollover_rates.png`) and the ranking below (`rollover_sensitivity.png`) "
+        "beside the stored results (not kept in the repository).", "",
         *_rate_tables(results), *_ordering(results), *_movement(results)]
     ranking, table = _sensitivity(results)
     lines += ["### What the unknowns change", "",

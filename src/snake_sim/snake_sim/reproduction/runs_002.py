@@ -142,6 +142,7 @@ class Results:
     plate_seeds: tuple[int, ...]  # MuJoCo's seeds of the plate range's other values
     time_unit_s: float  # (7.2)'s unit of time in the per-step reading [s]
     gait_frequency: float  # ω [rad/s]
+    gait_phase_shift: float  # φ, the open-loop gait's lag per joint [rad]
     gains_7_4: tuple[float, float, float]  # 002 §7.4's (M_d, D_d, K_d)
     gains_7_1: tuple[float, float, float]  # Table 7.1's (M_d, D_d, K_d)
     spring_stiffness: float  # K [N·m/rad]
@@ -230,9 +231,10 @@ def assemble(fast: bool, plan: dict[str, Cell], rows: dict[str, dict]) -> Result
     dart = load_scenario(READING_SCENARIO, ["model=dart"])
     dart_friction = dart_settings(DART_TIME_STEP, dart.section("contact"), dart.source).friction
     reading = gains_from_params(load_scenario(READING_SCENARIO, [_per_step()]).section("controller"))
+    gait = load_scenario(READING_SCENARIO).section("gait")
     mujoco_seeds = SEEDS[:1] if fast else SEEDS
     return Results(fast, tuple(done), durations, {"mujoco": mujoco_seeds, "dart": (DART_SEED,)}, mujoco_seeds[:1],
-                   reading.time_unit, float(load_scenario(READING_SCENARIO).section("gait")["frequency"]),
+                   reading.time_unit, float(gait["frequency"]), float(gait["phase_shift"]),
                    (seven_four.inertia, seven_four.damping, seven_four.stiffness),
                    (table_7_1.inertia, table_7_1.damping, table_7_1.stiffness), float(robot.sea.stiffness[0]), local,
                    dart_friction, worldgen.PLATE_FRICTIONS, ROLL_OVER_DEG, len(every),
@@ -241,8 +243,7 @@ def assemble(fast: bool, plan: dict[str, Cell], rows: dict[str, dict]) -> Result
 
 def _times(runs: Sequence[Run002]) -> list[tuple[float | None, float | None]]:
     """(climb time at h, at h/2) of each run; None where it did not climb at that step."""
-    return [(r.run.time_to_climb_s if r.run.climbed else None,
-             r.run.half_time_to_climb_s if r.run.half_climbed else None) for r in runs]
+    return [r.run.time_pair for r in runs]
 
 
 def _speeds(runs: Sequence[Run002]) -> list[tuple[float | None, float | None]]:
@@ -394,6 +395,7 @@ def _gain_scale(results: Results) -> list[str]:
     grid = [TSCGains(*results.gains_7_4, 0.0, u).frequency_response(w) for u in units]
     keeps = [(u, h) for u, h in zip(units, grid, strict=True) if abs(h) ** filters >= 0.5]
     lag = max(abs(np.degrees(np.angle(h))) for _, h in keeps) if keeps else 0.0
+    phi = np.degrees(results.gait_phase_shift)
     lines = ["### The gain scale of 002's experimental TSC gains, and one other reading of (7.2)", "",
              "(7.2) filters each joint's neighbour angle by H(iω) = K_d/(K_d − M_d ω² + i D_d ω) "
              f"(`TSCGains.frequency_response`, as the stiffness section). At ω = {pi_text(w)} rad/s with §7.4's "
@@ -411,9 +413,10 @@ def _gain_scale(results: Results) -> list[str]:
              f"{1e3 * results.time_unit_s:g} ms, the scenarios' control period; 002 does not print the modules' "
              "loop rate). Angles do not enter: (7.2) is linear in them, so reading them in degrees leaves H as it is "
              f"and only rescales K_τ. Per step, |H| = {abs(step):.4f} and arg H = {np.degrees(np.angle(step)):.1f}° "
-             "per joint: the wave reaches the head whole but without the lag of a travelling wave. No unit of time "
-             f"does both: over T from {units[0]:g} to {units[-1]:g} s, those that leave the head at least half of A "
-             f"lag at most {lag:.0f}° per joint (the open-loop gait's φ is {np.degrees(-2 * np.pi / 5):.0f}°). "
+             "per joint: the wave reaches the head whole but without the lag of a travelling wave. "
+             + ("No unit of time does both" if lag < abs(phi) else "Some unit of time does both")
+             + f": over T from {units[0]:g} to {units[-1]:g} s, those that leave the head at least half of A "
+             f"lag at most {lag:.0f}° per joint (the open-loop gait's φ is {phi:.0f}°). "
              "The runs of this reading are the *" + PER_STEP + "* rows of §7.4 and §7.4.2; their CoM speed against "
              "the printed reading's:", ""]
     for experiment in ("§7.4", "§7.4.2"):

@@ -81,6 +81,12 @@ class Climb3dRun:
     half_com_speed_mps: float = float("nan")
     half_time_to_climb_s: float | None = None
 
+    @property
+    def time_pair(self) -> tuple[float | None, float | None]:
+        """(climb time at h, at h/2); None where it did not climb at that step (:func:`.step_check.compare`)."""
+        return (self.time_to_climb_s if self.climbed else None,
+                self.half_time_to_climb_s if self.half_climbed else None)
+
 
 @dataclass(frozen=True)
 class Climb3dStudy:

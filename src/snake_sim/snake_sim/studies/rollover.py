@@ -94,8 +94,8 @@ AXES = (
          (2.0, 5.0, 10.0)),
 )
 
-#: Values 002 does not print, one at a time around the scenarios' (the middle value, not run twice): label, unit,
-#: the override ({} the value), the scenarios' value and the range's ends.
+#: Values 002 does not print, one at a time around the scenarios' (run once, as the baseline of each world): label,
+#: unit, the override ({} the value), the other values tried (a range's ends, or another reading) and the world.
 FACTORS = (
     Axis("ground_friction", "ground μ (002 §5.5: 0.40 to 0.82)", "", ("contact.friction={!r}",), (0.40, 0.82)),
     Axis("box_friction", "μ of the obstacle's faces (a top plate of another material)", "",

@@ -36,6 +36,7 @@ from ...core.runlog import RunLog
 from ...core.scenario import Scenario
 from ...core.sea_loop import CommandRamp, Reading, Tick, control_steps, gait_references, run, sea_control
 from ...core.signals import StopRequest
+from ...core.world import World
 from ..engine3d import (
     FIGURES,
     MODULE_WIDTH_FIELD,
@@ -82,6 +83,12 @@ class MujocoSetup(Setup3D[mm.MujocoModel]):
     def non_finite_status(self, data: mm.MujocoData, t: float, kept_until: float) -> str:
         return (f"non-finite state at t = {t:.4f} s (MuJoCo: bad acceleration); outputs up to t = {kept_until:.4f} s "
                 f"kept; with sim.time_step = {self.time_step:g} s, try a smaller step")
+
+
+def world(scenario: Scenario) -> World:
+    """The scenario's world as the run meets it: its boxes turned by ``world.box_yaw_deg``, of μ
+    ``world.box_friction`` (:func:`~snake_sim.engines.engine3d.world_and_start`)."""
+    return world_and_start(scenario)[0]
 
 
 def build(scenario: Scenario) -> MujocoSetup:

@@ -1,12 +1,15 @@
 """The simulated robot: the vertical-plane model, its terrain and the actuator inner loop.
 
 :class:`VerticalPlant` evaluates the right-hand side of 002 (4.35) for the integrator,
-F = f(q, q̇) + Q^c + 𝔹U, with U the motor-side PD (4.39) on the commanded β^d, and its
-linearisation D = ∂F/∂q̇, K = ∂F/∂q over the stiff terms (see :mod:`snake_sim.engines.vertical.integrator`).
+F = f(q, q̇) + Q^c + 𝔹U, with U the motor-side PD (4.39) on the commanded β^d within the motor's torque–speed line
+(:class:`snake_core.actuator.MotorPD`), and its linearisation D = ∂F/∂q̇, K = ∂F/∂q over the stiff terms (see
+:mod:`snake_sim.engines.vertical.integrator`).
 
-A step (evaluation, solve and the secant re-solves of the friction law) runs as one compiled
-(numba) function, :func:`plant_step`, over the model's arrays and the data workspace: at the
-model's size (2N + 1 = 13) numpy's per-call overhead, not arithmetic, was the cost of a step.
+A solve of a step (evaluation, solve and the secant re-solves of the friction law) runs as one compiled (numba)
+function, :func:`plant_step`, over the model's arrays and the data workspace: at the model's size (2N + 1 = 13)
+numpy's per-call overhead, not arithmetic, was the cost of a step. U is implicit on the piece of the torque–speed line
+(PD, upper or lower bound) that the step's end state is on: a step is solved again from its start on the end state's
+pieces until they agree, at most ``BRANCH_ITERATIONS`` solves (the last stands).
 
 :class:`BatchedPlant` steps B plants of one shape together (:mod:`snake_sim.engines.vertical.batch`): every argument of
 :func:`plant_step` stacked over runs, and one compiled call, :func:`plant_step_batch`, that runs
@@ -203,13 +206,13 @@ class BatchedPlant:
         beta, beta_dot = q0[:, ib], v0[:, ib]
         branch = self.pd.branch(beta, beta_dot, beta_d, beta_d_dot)
         todo = active
-        for _ in range(BRANCH_ITERATIONS):
+        for i in range(BRANCH_ITERATIONS):
             u, kp, kd = self.pd.on_branch(beta, beta_dot, beta_d, beta_d_dot, branch)
             plant_step_batch(*self._args, q, v, u, kp, kd, self._M, self._f, self._c, self._s, h, SECANT_ITERATIONS,
                              todo, n_contact)
             end = next_branch(self.pd, branch, q[:, ib], v[:, ib], beta_d, beta_d_dot)
             todo = todo & (end != branch).any(axis=1)
-            if not todo.any():
+            if not todo.any() or i == BRANCH_ITERATIONS - 1:  # the last solve stands, as in VerticalPlant.step
                 break
             q[todo], v[todo] = q0[todo], v0[todo]  # again from the start, on the end state's pieces
             branch = np.where(todo[:, None], end, branch)
