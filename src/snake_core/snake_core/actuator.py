@@ -45,11 +45,16 @@ class MotorPD:
         """τ_s/ω_0, the torque the line loses per unit of speed [N·m·s/rad]: −∂U/∂β̇ where U is on the line."""
         return self.stall_torque / self.max_speed
 
+    def unbounded(self, beta: np.ndarray, beta_dot: np.ndarray, beta_d: np.ndarray, beta_d_dot: np.ndarray
+                  ) -> np.ndarray:
+        """The motor-side PD of (4.39), unbounded."""
+        return -self.kp * (beta - beta_d) - self.kd * (beta_dot - beta_d_dot)  # (4.39)
+
     def torque(self, beta: np.ndarray, beta_dot: np.ndarray, beta_d: np.ndarray, beta_d_dot: np.ndarray
                ) -> tuple[np.ndarray, np.ndarray | None]:
         """U of (4.39) per joint and a mask of the joints where the PD is active, inside the torque–speed line
         (None: all, no saturation)."""
-        u = -self.kp * (beta - beta_d) - self.kd * (beta_dot - beta_d_dot)  # (4.39)
+        u = self.unbounded(beta, beta_dot, beta_d, beta_d_dot)
         if not self.saturate:
             return u, None
         line = self.slope * beta_dot
@@ -59,7 +64,7 @@ class MotorPD:
     def branch(self, beta: np.ndarray, beta_dot: np.ndarray, beta_d: np.ndarray, beta_d_dot: np.ndarray
                ) -> np.ndarray:
         """Which piece of U acts per joint: +1 the line's upper bound, −1 its lower bound, 0 the PD (4.39)."""
-        pd = -self.kp * (beta - beta_d) - self.kd * (beta_dot - beta_d_dot)  # (4.39)
+        pd = self.unbounded(beta, beta_dot, beta_d, beta_d_dot)
         if not self.saturate:
             return np.zeros(np.shape(pd), dtype=int)
         line = self.slope * beta_dot
@@ -69,7 +74,7 @@ class MotorPD:
                   branch: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """U on the given piece (:meth:`branch`) and its gains −∂U/∂β, −∂U/∂β̇: each piece is affine in (β, β̇),
         so an implicit step can take it exactly."""
-        pd = -self.kp * (beta - beta_d) - self.kd * (beta_dot - beta_d_dot)  # (4.39)
+        pd = self.unbounded(beta, beta_dot, beta_d, beta_d_dot)
         line = self.stall_torque * branch - self.slope * beta_dot
         on_pd = branch == 0
         return np.where(on_pd, pd, line), np.where(on_pd, self.kp, 0.0), np.where(on_pd, self.kd, self.slope)

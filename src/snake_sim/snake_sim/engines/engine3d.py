@@ -91,10 +91,9 @@ class Layout:
     com_offset: tuple[float, float, float] = (0.0, 0.0, 0.0)  # (dx, dy, dz) from (l, 0, 0), link frame [m]
 
     @classmethod
-    def straight(cls, n_joints: int, joint_roll: Sequence[int] | None = None) -> Layout:
-        """The robot file's robot: no twist, centres of mass on the module axis; ``joint_roll`` default all 0."""
-        rolls = tuple(joint_roll) if joint_roll is not None else (0,) * n_joints
-        return cls(rolls, (0.0,) * len(rolls))
+    def straight(cls, n_joints: int) -> Layout:
+        """The robot file's robot: all joints pitch (roll 0), no twist, centres of mass on the module axis."""
+        return cls((0,) * n_joints, (0.0,) * n_joints)
 
     def axes(self) -> np.ndarray:
         """(N−1, 3) unit joint axes in the link frame: R_x(ψ_j) (0, 1, 0) for roll 0 (pitch), R_x(ψ_j) (0, 0, −1)

@@ -43,6 +43,7 @@ import math
 import xml.etree.ElementTree as ET
 
 from snake_core import locator
+from snake_core.actuator import motor_pd
 from snake_core.robot import RobotParams
 from snake_core.validation import ConfigError
 
@@ -120,7 +121,7 @@ def _robot(body: ET.Element, robot: RobotParams, layout: Layout, settings: Setti
         # torque–speed line's −(τ_s/ω_0) β̇ as the hinge's damping (see mjcf's docstring)
         _sub(rotor, "joint", name=f"motor_{i}", type="hinge", axis=axes[i - 1],
              range=_fmt(-robot.joint_limit, robot.joint_limit), armature=repr(motor_armature(robot)),
-             damping=repr(act.stall_torque / act.max_speed))
+             damping=repr(motor_pd(robot).slope))
         _sub(rotor, "inertial", pos="0 0 0", mass=repr(act.rotor_mass),
              diaginertia=_fmt(*(act.rotor_term,) * 3))
         parent = rotor
@@ -131,9 +132,10 @@ def mjcf(robot: RobotParams, world: World, settings: Settings, layout: Layout) -
     if robot.sea is None or robot.actuator is None:
         raise ConfigError("robot.name", robot.name, "the MuJoCo model needs a robot with SEAs (sea: and actuator: "
                           "sections), e.g. koopaee6")
-    if len(layout.joint_roll) != robot.n_joints or len(layout.joint_twist) != robot.n_joints:
-        raise ConfigError("robot.joint_roll", list(layout.joint_roll), f"must have {robot.n_joints} values (one per "
-                          "joint), as robot.joint_twist_deg")
+    for field, values in (("robot.joint_roll", list(layout.joint_roll)),
+                          ("robot.joint_twist_deg", [math.degrees(v) for v in layout.joint_twist])):
+        if len(values) != robot.n_joints:
+            raise ConfigError(field, values, f"must have {robot.n_joints} values (one per joint)")
     root = ET.Element("mujoco", model=f"{robot.name}_{world.name}")
     _sub(root, "compiler", angle="radian", meshdir=str(locator.data_dir() / "urdf" / "meshes"), autolimits="true")
     _sub(root, "option", timestep=repr(settings.time_step), gravity=_fmt(0, 0, -settings.gravity),
@@ -162,7 +164,7 @@ def mjcf(robot: RobotParams, world: World, settings: Settings, layout: Layout) -
         _sub(fixed, "joint", joint=f"spring_{j}", coef="1")
     actuators = _sub(root, "actuator")
     act = robot.actuator
-    kp, slope = act.kp, act.stall_torque / act.max_speed
+    kp, slope = act.kp, motor_pd(robot).slope
     for j in range(1, robot.n_joints + 1):  # 002 (4.39) less the hinge's damping; ctrl = β_d + (K_D/K_p) β̇_d
         _sub(actuators, "general", name=f"motor_{j}", joint=f"motor_{j}", gaintype="fixed", gainprm=repr(kp),
              biastype="affine", biasprm=_fmt(0, -kp, -(act.kd - slope)),
