@@ -78,7 +78,7 @@ def test_links_joints_and_limits_equal_the_robot_file(robot, make_urdf):
         parent = "root_joint" if i == 1 else (f"spring_{i - 1}" if r.sea is not None else f"joint_{i - 1}")
         inertia = model.inertias[names.index(parent)]
         assert inertia.mass == pytest.approx(r.link_mass, rel=1e-12)
-        assert np.allclose(np.diag(inertia.inertia), r.link_inertia, rtol=1e-12)
+        assert np.allclose(inertia.inertia, np.diag(r.inertia_tensor), rtol=1e-12, atol=0.0)
         assert np.allclose(inertia.lever, [r.half_length, 0, 0], atol=1e-15)
     for j in range(1, r.n_joints + 1):
         drive = names.index(f"motor_{j}" if r.sea is not None else f"joint_{j}")
@@ -97,11 +97,11 @@ def test_links_joints_and_limits_equal_the_robot_file(robot, make_urdf):
 
 def test_total_mass_matches_the_vertical_model_including_rotors(make_urdf):
     """snake_core's vertical model counts the rotors as masses at the joints (002 (4.11), (4.19));
-    RobotParams.total_mass is the links only (0.9 kg vs 1.0 kg with rotors; 002 weighs 956 g)."""
+    RobotParams.total_mass is the links only; with the rotors it is 002 Table 3.2's total weight, 956 g."""
     model = _pin_model(make_urdf("koopaee6"))
     urdf_mass = sum(model.inertias[i].mass for i in range(model.njoints))
     assert urdf_mass == pytest.approx(_vertical().build_model(load_robot("koopaee6")).total_mass, rel=1e-12)
-    assert urdf_mass == pytest.approx(1.0, rel=1e-12)
+    assert urdf_mass == pytest.approx(0.956, abs=1e-6)
 
 
 def test_rotor_inertia_follows_the_robot_files_reading_of_4_36(make_urdf, tmp_path):
@@ -330,8 +330,27 @@ def test_changing_n_and_link_length_moves_urdf_simulator_and_worlds_together(n_l
                                              ("0 90 90 0 0", ["0 1 0", "0 0 -1", "0 0 -1", "0 1 0", "0 1 0"])])
 def test_joint_roll_turns_joint_axes_between_pitch_and_yaw(roll, axes, make_urdf):
     joints = _joints(ET.fromstring(make_urdf("koopaee6", joint_roll=roll)))
-    assert [joints[f"motor_{j}"].find("axis").get("xyz") for j in range(1, 6)] == axes
-    assert [joints[f"spring_{j}"].find("axis").get("xyz") for j in range(1, 6)] == axes
+    for kind in ("motor", "spring"):
+        got = [[float(v) for v in joints[f"{kind}_{j}"].find("axis").get("xyz").split()] for j in range(1, 6)]
+        assert got == [[float(v) for v in a.split()] for a in axes]
+
+
+def test_joint_twist_turns_each_axis_about_the_link_and_com_offset_moves_the_centres_of_mass(make_urdf):
+    """joint_twist ψ_j [deg]: R_x(ψ_j) (0, 1, 0) for a pitch joint, R_x(ψ_j) (0, 0, −1) for a yaw joint (right hand
+    about the link's x); com_offset: every link's centre of mass at (l + dx, dy, dz)."""
+    root = ET.fromstring(make_urdf("koopaee6", joint_roll="alternate", joint_twist="30 -20 0 0 90",
+                                   com_offset="0.004 -0.003 0.01"))
+    joints = _joints(root)
+    c, s = math.cos(math.radians(30)), math.sin(math.radians(30))
+    axis = {j: [float(v) for v in joints[f"motor_{j}"].find("axis").get("xyz").split()] for j in (1, 2, 5)}
+    assert axis[1] == pytest.approx([0.0, c, s], abs=1e-12)
+    assert axis[2] == pytest.approx([0.0, -math.sin(math.radians(20)), -math.cos(math.radians(20))], abs=1e-12)
+    assert axis[5] == pytest.approx([0.0, 0.0, 1.0], abs=1e-12)
+    half = 0.5 * load_robot("koopaee6").link_length
+    for link in root.iter("link"):
+        if link.get("name").startswith("link_"):
+            xyz = [float(v) for v in link.find("inertial/origin").get("xyz").split()]
+            assert xyz == pytest.approx([half + 0.004, -0.003, 0.01], abs=1e-15)
 
 
 def _broken(tmp_path: Path, edit) -> Path:
@@ -381,6 +400,10 @@ def test_unknown_robot_name_fails_naming_the_robot_file(make_urdf):
     ("joint_roll", "45", r"joint_roll = '45' is invalid: must be 0, 90, alternate or a list of 5 values"),
     ("joint_roll", "0 90", r"joint_roll = '0 90' is invalid"),
     ("mu", "-1", r"mu = '-1' is invalid: must be a number >= 0"),
+    ("joint_twist", "95", r"joint_twist = '95' is invalid: must be an angle in degrees within \[-90, 90\]"),
+    ("joint_twist", "1 2", r"joint_twist = '1 2' is invalid: must be an angle .* or a list of 5"),
+    ("com_offset", "0 0.05 0", r"com_offset = '0 0.05 0' is invalid: must be three numbers dx dy dz \[m\] inside"),
+    ("com_offset", "0 x 0", r"com_offset = '0 x 0' is invalid"),
     ("mujoco_headless", "yes", r"mujoco_headless = 'yes' is invalid: must be true or false"),
     ("mujoco_speed", "0", r"mujoco_speed = '0' is invalid: must be a number > 0"),
 ])
@@ -435,6 +458,7 @@ def test_urdf_inertia_equals_snake_cores_mass_matrix_plus_the_rotor_terms_4_36_d
     its own" (4.36) drops: the URDF rotor turns at θ̇_j − β̇_j, snake_core's at β̇_j."""
     data = yaml.safe_load(locator.robot_file("koopaee6").read_text())
     data["actuator"]["rotor_inertia_model"] = reading
+    data["links"].pop("inertia_tensor")  # the URDF's links with the vertical model's planar J_l
     path = tmp_path / f"{reading}.yaml"
     path.write_text(yaml.safe_dump(data))
     robot = load_robot(path)

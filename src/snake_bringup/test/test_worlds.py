@@ -40,12 +40,14 @@ def test_world_is_accepted_by_libsdformat_and_read_alike_by_the_simulator(name, 
 @pytest.mark.parametrize("name", WORLDS)
 def test_obstacle_friction_is_read_alike_by_libsdformat_and_the_simulator(name, sdf_checker):
     """Every static box (obstacle, step) carries its μ in SDF's <surface><friction><ode> (isotropic), and
-    libsdformat reads the μ the simulator uses (snake_sim.core.world); worlds/ files carry 002 §4.6's μ_c = 0.6."""
+    libsdformat reads the μ the simulator uses (snake_sim.core.world); worlds/ files carry 002 §4.6's μ_c = 0.6, the
+    top plates of the worlds of 002's robot experiments one of the plate range."""
     rep = sdf_checker(locator.world_file(name))
     world = load_world(name)
     ours = {b.friction for b in world.static_boxes}
     assert None not in ours, f"{name}: a static box without <surface><friction><ode><mu>"
-    assert ours <= {worldgen.FACE_FRICTION}
+    plates = set(worldgen.PLATE_FRICTIONS) if name.startswith("lab_") else set()  # 002's robot experiments only
+    assert ours <= {worldgen.FACE_FRICTION, *plates} and (ours & plates or not plates)
     theirs = {mu for mu, mu2, *_ in rep.friction.values()}
     assert theirs == ours and all(mu == mu2 for mu, mu2, *_ in rep.friction.values())
 
@@ -95,6 +97,25 @@ def test_two_obstacles_are_002_fig_7_9_with_the_documented_gaps():
     assert first.x_min - head_tip == pytest.approx(0.100, abs=1e-12)  # 002 C.8: starts 100 mm before
     assert second.x_min - first.x_max == pytest.approx(0.100, abs=1e-12)  # gap (not printed in 002)
     assert min(first.size[1], second.size[1]) > 5 * 0.068  # across the whole path
+
+
+@pytest.mark.parametrize("mu", worldgen.PLATE_FRICTIONS)
+def test_the_lab_worlds_are_002s_robot_boards_100_mm_ahead_with_a_top_plate_of_higher_friction(mu):
+    """002 §6.4/§7.4: the 36 × 107 mm box 100 mm ahead of the head module; §7.4.2: Fig. 7.9's pair; each box a body
+    of the faces' μ and a plate of μ on its top (two collisions, as Gazebo loads them)."""
+    head_tip = 6 * 0.0742  # koopaee6 straight, tail tip at x = 0
+    for boxes, heights in ((1, (0.036,)), (2, (0.036, 0.053))):
+        world = load_world(worldgen.lab_world_name(boxes, mu))
+        parts = sorted(world.static_boxes, key=lambda b: (b.x_min, b.bottom))
+        assert len(parts) == 2 * boxes
+        bodies, plates = parts[0::2], parts[1::2]
+        assert [p.top for p in plates] == pytest.approx(heights)
+        assert all(p.size[2] == pytest.approx(worldgen.TOP_PLATE_THICKNESS) for p in plates)
+        assert [p.friction for p in plates] == [mu] * boxes and [b.friction for b in bodies] == [0.6] * boxes
+        assert mu > max(b.friction for b in bodies)  # the plate is "for higher friction"
+        assert bodies[0].x_min - head_tip == pytest.approx(0.100, abs=1e-12)
+        if boxes == 2:
+            assert bodies[1].x_min - bodies[0].x_max == pytest.approx(0.100, abs=1e-12)  # the gap of two_obstacles
 
 
 def test_stairs_are_three_climbable_steps_ahead_of_the_head():

@@ -8,7 +8,7 @@ is tail (joint 1) to head (joint N-1), as in 002.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +47,11 @@ class ActuatorParams:
     max_speed: float  # [rad/s]
 
     @property
+    def reflected_inertia(self) -> float:
+        """n² J_r, the rotor's inertia seen at the link side through the gear [kg·m²]."""
+        return self.gear_ratio**2 * self.rotor_inertia
+
+    @property
     def rotor_term(self) -> float:
         """Inertia multiplying β̈ in the motor equation for the chosen reading of 002 (4.36)."""
         return self.rotor_inertia * (self.gear_ratio**2 if self.rotor_inertia_model == "reflected" else 1.0)
@@ -71,7 +76,7 @@ class RobotParams:
     n_links: int  # N (002) / n (004)
     link_length: float  # 2l [m]
     link_mass: float  # m [kg]
-    link_inertia: float  # J about the link's centre of mass [kg·m²]
+    link_inertia: float  # J about the link's centre of mass, about the joint axis (planar models) [kg·m²]
     module_width: float  # across flats of the octagonal module [m]
     joint_limit: float  # |α_j| ≤ joint_limit [rad]
     joint_velocity_limit: float  # [rad/s]
@@ -81,10 +86,26 @@ class RobotParams:
     friction: FrictionParams | None
     can_ids: tuple[int, ...] | None  # CAN module id of joint j (tail → head)
     can_profile: str = CAN_PROFILES[0]  # frame set on the bus, one of CAN_PROFILES
+    #: 3-D principal moments about the centre of mass, link axes (x along the link) [kg·m²]; default J about all
+    link_inertia_tensor: tuple[float, float, float] | None = None
+
+    @property
+    def inertia_tensor(self) -> tuple[float, float, float]:
+        """(J_xx, J_yy, J_zz) of a link in 3-D: the robot file's ``links.inertia_tensor``, else J about every axis."""
+        return self.link_inertia_tensor or (self.link_inertia,) * 3
 
     @property
     def n_joints(self) -> int:
         return self.n_links - 1
+
+    def with_module_width(self, width: float) -> RobotParams:
+        """The robot with modules ``width`` across flats, same length and mass: the module's cross-section scaled by
+        k = width / module_width, so J_xx becomes k² J_xx and J_yy, J_zz gain (k² − 1) ∫z² dm = (k² − 1) J_xx / 2
+        (the octagon is symmetric in y and z: ∫y² dm = ∫z² dm = J_xx / 2; ∫x² dm does not change)."""
+        k2 = (width / self.module_width) ** 2
+        jxx, jyy, jzz = self.inertia_tensor
+        tensor = (k2 * jxx, jyy + 0.5 * (k2 - 1.0) * jxx, jzz + 0.5 * (k2 - 1.0) * jxx)
+        return replace(self, module_width=width, link_inertia_tensor=tensor)
 
     @property
     def half_length(self) -> float:
@@ -163,7 +184,7 @@ def robot_from_dict(data: Any, source: str | None = None) -> RobotParams:
         raise ConfigError("name", name, "must be a non-empty string", source)
 
     links = get(data, "links", "", source)
-    reject_unknown(links, ("count", "length", "mass", "inertia", "width"), "links", source)
+    reject_unknown(links, ("count", "length", "mass", "inertia", "inertia_tensor", "width"), "links", source)
     n_links = integer(get(links, "count", "links", source), "links.count", source, low=2)
     joints = get(data, "joints", "", source)
     reject_unknown(joints, ("limit_deg", "velocity_limit", "effort_limit"), "joints", source)
@@ -196,7 +217,23 @@ def robot_from_dict(data: Any, source: str | None = None) -> RobotParams:
         friction=friction,
         can_ids=can_ids,
         can_profile=can_profile,
+        link_inertia_tensor=_inertia_tensor(links.get("inertia_tensor"), source),
     )
+
+
+def _inertia_tensor(value: Any, source: str | None) -> tuple[float, float, float] | None:
+    """``links.inertia_tensor``: three positive principal moments that a body can have (each ≤ the sum of the
+    other two), or None."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or len(value) != 3:
+        raise ConfigError("links.inertia_tensor", value, "must be a list of 3 principal moments [kg m^2] "
+                          "(x along the link, y, z)", source)
+    j = tuple(positive(v, f"links.inertia_tensor[{i}]", source) for i, v in enumerate(value))
+    if any(2.0 * v > sum(j) * (1.0 + 1e-12) for v in j):
+        raise ConfigError("links.inertia_tensor", value, "must satisfy the triangle inequality (each moment ≤ the "
+                          "sum of the other two)", source)
+    return j  # type: ignore[return-value]
 
 
 def load_robot(name: str | Path) -> RobotParams:

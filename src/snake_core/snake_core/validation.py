@@ -93,14 +93,15 @@ def choice(value: Any, field: str, allowed: Sequence[str], source: str | None = 
 
 
 def per_joint(value: Any, n_joints: int, field: str, source: str | None = None, *,
-              low: float | None = None, low_open: bool = False) -> tuple[float, ...]:
-    """A scalar (same for every joint) or a list of ``n_joints`` numbers, as a tuple."""
+              low: float | None = None, low_open: bool = False, high: float | None = None) -> tuple[float, ...]:
+    """A scalar (same for every joint) or a list of ``n_joints`` numbers within [low, high], as a tuple."""
     if isinstance(value, (list, tuple)):
         if len(value) != n_joints:
             raise ConfigError(field, value, f"must be a number or a list of {n_joints} numbers (one per joint)",
                               source)
-        return tuple(number(v, f"{field}[{i}]", source, low=low, low_open=low_open) for i, v in enumerate(value))
-    return (number(value, field, source, low=low, low_open=low_open),) * n_joints
+        return tuple(number(v, f"{field}[{i}]", source, low=low, low_open=low_open, high=high)
+                     for i, v in enumerate(value))
+    return (number(value, field, source, low=low, low_open=low_open, high=high),) * n_joints
 
 
 def reject_unknown(mapping: Mapping[str, Any], known: Sequence[str], path: str, source: str | None = None) -> None:

@@ -127,7 +127,8 @@ def test_reference_and_deflection_limits_enforced():
 
 
 @pytest.mark.parametrize(("field", "value"), [("inertia", 0.0), ("damping", -1.0), ("stiffness", 0.0),
-                                              ("torque_gain", -6.0), ("stiffness", float("nan"))])
+                                              ("torque_gain", -6.0), ("stiffness", float("nan")),
+                                              ("time_unit", 0.0), ("time_unit", 20.0)])
 def test_bad_gains_refused(field, value):
     with pytest.raises(ConfigError, match=rf"controller\.{field}"):
         tsc(**{field: value})
@@ -160,3 +161,35 @@ def test_k_d_14_gives_the_pedal_wave_phase_shift():
     """K_d = 14 (with Table 7.1's M_d = 1, D_d = 4) lags each joint by ≈ −2π/5 at ω = π, the φ of 002's gait."""
     c = tsc(stiffness=14.0)[1]
     assert np.angle(c.gains.frequency_response(math.pi)) == pytest.approx(-2 * math.pi / 5, abs=0.01)
+
+
+@pytest.mark.parametrize(("gains", "time_unit"), [((1.0, 10.0, 17.5), 1.0), ((1.0, 4.0, 12.0), 1.0),
+                                                   ((1.0, 10.0, 17.5), 0.01), ((1.0, 10.0, 17.5), 0.001)])
+def test_frequency_response_is_the_transfer_function_of_7_2_in_its_unit_of_time(gains, time_unit):
+    """H(iω) against scipy.signal.freqs of K_d / (M_d T_u² s² + D_d T_u s + K_d), s in 1/s."""
+    from scipy.signal import freqs
+
+    m_d, d_d, k_d = gains
+    c = tsc(inertia=m_d, damping=d_d, stiffness=k_d, time_unit=time_unit)[1]
+    _, (h,) = freqs([k_d], [m_d * time_unit**2, d_d * time_unit, k_d], worN=[math.pi])
+    assert c.gains.frequency_response(math.pi) == pytest.approx(h, rel=1e-12)
+
+
+def test_002s_experimental_gains_in_si_pass_about_half_the_wave_per_joint():
+    """(M_d, D_d, K_d) = (1, 10, 17.5) of 002 §7.4 at ω = π: |H| ≈ 0.54 per joint, ≈ 0.09 of A at the head (four
+    joints after the tail's); read per control step of 10 ms, |H| ≈ 1 and the lag ≈ 1°."""
+    si = tsc(damping=10.0, stiffness=17.5)[1].gains.frequency_response(math.pi)
+    assert abs(si) == pytest.approx(0.54, abs=0.005) and abs(si) ** 4 == pytest.approx(0.09, abs=0.005)
+    step = tsc(damping=10.0, stiffness=17.5, time_unit=0.01)[1].gains.frequency_response(math.pi)
+    assert abs(step) == pytest.approx(1.0, abs=1e-3) and math.degrees(np.angle(step)) == pytest.approx(-1.0, abs=0.1)
+
+
+def test_a_unit_of_time_of_one_control_step_scales_the_step_response_in_time():
+    """(7.2) with M_d, D_d per T_u: the closed form of M_d T_u² ẍ + D_d T_u ẋ + K_d x = u, sampled exactly."""
+    t_u, dt = 0.01, 1e-3
+    c = tsc(time_unit=t_u)[2]
+    for k in range(1, 41):
+        cmd = c.step(k * dt, dt, meas(0.1, 0.4), JointReference())
+        x, v = step_response(k * dt, 1.0 * t_u**2, 4.0 * t_u, 12.0, 0.1, 12.0 * 0.4)
+        assert cmd.beta_d == pytest.approx(x, abs=1e-12)
+        assert cmd.beta_d_dot == pytest.approx(v, abs=1e-9)

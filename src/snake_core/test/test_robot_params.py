@@ -18,7 +18,9 @@ def _raw(name: str) -> dict:
 def test_koopaee6_matches_002_tables():
     robot = load_robot("koopaee6")
     assert robot.n_links == 6 and robot.n_joints == 5
-    assert robot.link_mass == pytest.approx(0.15)
+    # Table 3.2's 956 g: 5 rotors of m_r = 0.02 kg, the links the rest (002's simulation: m_l = 0.15 kg, 1.0 kg)
+    assert robot.n_links * robot.link_mass + robot.n_joints * robot.actuator.rotor_mass == pytest.approx(0.956)
+    assert robot.actuator.rotor_mass == 0.02
     assert robot.link_inertia == pytest.approx(1.52e-5)
     assert robot.sea.stiffness == (1.74,) * 5
     assert robot.actuator.gear_ratio == 256
@@ -26,6 +28,20 @@ def test_koopaee6_matches_002_tables():
     assert robot.joint_limit == pytest.approx(math.pi / 3)
     assert robot.total_length == pytest.approx(0.445, abs=2e-3)
     assert robot.actuator.rotor_term == pytest.approx(2.45e-7)  # 002 (4.36) read literally
+
+
+def test_inertia_tensor_defaults_to_the_planar_moment_and_must_be_a_bodys():
+    data = _raw("koopaee6")
+    assert load_robot("koopaee6").inertia_tensor == tuple(data["links"]["inertia_tensor"])
+    data["links"].pop("inertia_tensor")
+    assert robot_from_dict(data).inertia_tensor == (1.52e-5,) * 3
+    data["links"]["inertia_tensor"] = [1e-5, 1e-5, 3e-5]
+    with pytest.raises(ConfigError, match=r"links\.inertia_tensor = \[1e-05, 1e-05, 3e-05\] is invalid: must satisfy "
+                                          r"the triangle inequality"):
+        robot_from_dict(data)
+    data["links"]["inertia_tensor"] = [1e-5, 1e-5]
+    with pytest.raises(ConfigError, match=r"links\.inertia_tensor = .* is invalid: must be a list of 3"):
+        robot_from_dict(data)
 
 
 def test_reflected_rotor_inertia_is_n_squared_jr():

@@ -106,7 +106,7 @@ def test_mass_matrix_is_symmetric_positive_definite(model):
         assert np.allclose(M, M.T, atol=1e-15)
         assert np.linalg.eigvalsh(M).min() > 0.0
     M = mass_matrix(model, random_q(model, rng))
-    assert M[model.i_px, model.i_px] == pytest.approx(6 * 0.15 + 5 * 0.02)
+    assert M[model.i_px, model.i_px] == pytest.approx(0.956)  # 002 Table 3.2's total weight
     assert np.diag(M)[model.i_beta] == pytest.approx(np.full(5, 2.45e-7))  # 𝕊_3 = J_r ("own", (4.36))
 
 
@@ -199,4 +199,17 @@ def test_motor_pd_is_4_39(robot):
     u, active = sat.torque(np.array([0.0]), np.array([0.0]), np.array([1.0]), np.array([0.0]))
     assert u[0] == pytest.approx(1.18) and not active[0]
     with pytest.raises(ValueError, match=r"actuator\.kp"):
-        MotorPD(-1.0, 1.0, 1.0)
+        MotorPD(-1.0, 1.0, 1.0, 1.0)
+
+
+def test_saturated_motor_torque_follows_the_servos_torque_speed_line(robot):
+    """002 Table 3.1: stall torque 1.18 N·m at rest, none at the no-load speed 6.30 rad/s, linear between (and
+    up to 2 τ_s braking at −ω_0); inside the line U is (4.39) unchanged."""
+    pd = motor_pd(robot, saturate=True)
+    speed = np.array([0.0, 3.15, 6.30, 7.0, -6.30, 0.0, 3.15])
+    push = np.array([10.0, 10.0, 10.0, 10.0, 10.0, -10.0, -10.0])  # β_d far beyond β = 0: the PD asks for ±600 N·m
+    u, active = pd.torque(np.zeros(7), speed, push, speed)
+    assert u == pytest.approx([1.18, 0.59, 0.0, -1.18 * 0.7 / 6.3, 2.36, -1.18, -1.77], abs=1e-12)
+    assert not active.any()
+    u, active = pd.torque(np.zeros(2), np.array([1.0, -2.0]), np.array([0.001, -0.002]), np.array([1.0, -2.0]))
+    assert active.all() and u == pytest.approx([60.0 * 0.001, -60.0 * 0.002])

@@ -17,6 +17,7 @@ from snake_sim.engines.dart import gz_control as gz
 from snake_sim.engines.dart import model as dm
 from snake_sim.engines.dart import sdf as dsdf
 from snake_sim.engines.dart.settings import Settings, settings_from
+from snake_sim.engines.engine3d import layout_from
 
 
 @pytest.fixture(scope="module")
@@ -31,10 +32,21 @@ def _model(sdf: dsdf.SdfModel, world: str = "flat") -> dm.DartModel:
     return dm.build_model(load_robot("koopaee6"), world=load_world(world), settings=Settings(), sdf=sdf)
 
 
-def test_mass_matrix_equals_pinocchios_from_the_same_urdf(koopaee6):
-    model = _model(koopaee6)
+#: An asymmetric robot (robot section keys): each joint twisted differently, the centres of mass off the axis.
+ASYMMETRIC = {"joint_roll": "alternate", "joint_twist_deg": [7.0, -12.0, 3.5, 20.0, -4.0],
+              "com_offset": [0.006, -0.004, 0.009]}
+
+
+@pytest.mark.parametrize("section", [{}, ASYMMETRIC], ids=["straight", "twisted-offset"])
+def test_mass_matrix_equals_pinocchios_from_the_same_urdf(koopaee6, section):
+    """DART's M(q) of the robot Gazebo builds (URDF → SDF, with the layout's joint roll, twist and centre-of-mass
+    offset) = Pinocchio's CRBA of the same URDF."""
+    robot = load_robot("koopaee6")
+    layout = layout_from(section, robot)
+    sdf = dsdf.gazebo_model("koopaee6", layout) if section else koopaee6
+    model = dm.build_model(robot, world=load_world("flat"), settings=Settings(), sdf=sdf, layout=layout)
     data = model.create_data()
-    pm = pin.buildModelFromXML(dsdf.gazebo_urdf("koopaee6"), pin.JointModelFreeFlyer())
+    pm = pin.buildModelFromXML(dsdf.gazebo_urdf("koopaee6", layout), pin.JointModelFreeFlyer())
     pd = pm.createData()
     rng = np.random.default_rng(3)
     for _ in range(5):
@@ -59,6 +71,9 @@ def test_robot_mass_and_joints_are_the_yamls_as_gazebo_applies_them(koopaee6):
     skel = data.skeleton
     # libsdformat lumps the massless head_tip (a URDF loader would give it DART's default 1 kg)
     assert skel.getMass() == pytest.approx(r.n_links * r.link_mass + r.n_joints * r.actuator.rotor_mass, rel=1e-12)
+    assert skel.getMass() == pytest.approx(0.956, abs=1e-6)  # 002 Table 3.2's total weight
+    inertia = skel.getBodyNode("link_2").getInertia()
+    assert np.diag(inertia.getMoment()) == pytest.approx(r.inertia_tensor, rel=1e-12)  # the module mesh's tensor
     assert skel.getNumBodyNodes() == r.n_links + r.n_joints
     for j in range(1, r.n_joints + 1):  # set from the SDF where dartpy's readers miss them
         spring, motor = skel.getJoint(f"spring_{j}"), skel.getJoint(f"motor_{j}")
@@ -148,3 +163,41 @@ def test_bad_input_names_the_field(koopaee6, monkeypatch, tmp_path):
     monkeypatch.setattr(dsdf.shutil, "which", lambda name: None)
     with pytest.raises(ConfigError, match=r"model.*libsdformat-dev"):
         dsdf.converter()
+
+
+def _self_contacts(data: dm.DartData) -> int:
+    links = {b.getName() for b in data.links}
+    result = data.world.getLastCollisionResult()
+    return sum(result.getContact(i).collisionObject1.getShapeFrame().getName().rsplit("_collision", 1)[0] in links
+               and result.getContact(i).collisionObject2.getShapeFrame().getName().rsplit("_collision", 1)[0] in links
+               for i in range(result.getNumContacts()))
+
+
+def test_self_collision_is_on_and_neighbouring_modules_do_not_touch(koopaee6):
+    """As the MuJoCo model: a body curled by 60° at every joint touches itself (link 6 on link 1); the straight body
+    and the reference gait on flat ground never do (neighbours, which meet at their joint, are excluded)."""
+    from snake_sim.core.scenario import load_scenario
+    from snake_sim.engines.dart import runtime
+
+    robot = load_robot("koopaee6")
+    model = _model(koopaee6)
+    data = model.create_data()
+    data.world.setGravity([0.0, 0.0, 0.0])
+    dm.place(model, data, (0.0, 0.0, 1.0), alpha=np.full(robot.n_joints, robot.joint_limit))
+    dm.step(data)
+    assert _self_contacts(data) > 0
+    data = model.create_data()
+    dm.place(model, data, (0.0, 0.0, 1.0))
+    dm.step(data)
+    assert _self_contacts(data) == 0
+    setup = runtime.build(load_scenario("open-loop-flat-3d", ["model=dart", "sim.time_step=0.001"]))
+    run = runtime.DartRun(setup.model.create_data(), None, np.zeros(robot.n_joints), np.zeros(robot.n_joints))
+    dm.place(setup.model, run.data, (0.0, 0.0, 0.5 * robot.module_width))
+    run.pid = gz.activate(setup.control, dm.beta(setup.model, run.data))
+    worst = 0
+    for k in range(round(3.0 / setup.control_period)):
+        alpha_d, alpha_d_dot = setup.gait.reference(k * setup.control_period)  # open loop: β_d = α_d
+        for _ in range(setup.substeps):
+            setup.step(run, alpha_d, alpha_d_dot)
+            worst = max(worst, _self_contacts(run.data))
+    assert worst == 0 and run.diverged_at is None

@@ -15,7 +15,7 @@ def test_a_short_flat_run_moves_forward_with_the_other_models_summary_fields():
         setup = runtime.build(load_scenario("open-loop-flat-3d", ["model=dart", "sim.time_step=0.001"]))  # Gazebo's
     except ConfigError as exc:  # no g++ / libsdformat here
         pytest.skip(str(exc))
-    assert (setup.update_every, setup.control_every) == (1, 10)  # 1 kHz controller manager, 100 Hz SEA control
+    assert (setup.update_every, setup.substeps) == (1, 10)  # 1 kHz controller manager, 100 Hz SEA control
     log = runtime.simulate(setup, duration=3.0)
     assert log.status == "ok"
     assert log.com[-1, 0] - log.com[0, 0] > 0.03  # 4.6 cm in 3 s (A = π/6: 1.9 cm/s over 20 s)

@@ -3,6 +3,7 @@ xacro URDF, the vertical-plane model's static sag, the worlds' SDF poses, the UR
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 
@@ -15,22 +16,36 @@ from scipy.linalg import null_space
 from scipy.optimize import root
 
 from snake_core import locator
+from snake_core.actuator import motor_pd
 from snake_core.robot import load_robot
+from snake_core.validation import ConfigError
 from snake_core.vertical import build_model as vertical_model
 from snake_core.vertical import compute_terms, point_jacobians
+from snake_sim.core.scenario import load_scenario
 from snake_sim.core.world import World, load_world
-from snake_sim.engines.engine3d import joint_rolls
+from snake_sim.engines.dart import runtime as dart_runtime
+from snake_sim.engines.engine3d import Layout, layout_from
 from snake_sim.engines.mujoco import model as mm
+from snake_sim.engines.mujoco import runtime
+from snake_sim.engines.mujoco.mjcf import motor_armature
 from snake_sim.engines.mujoco.settings import Settings
 
-ROLLS = ["0", "90", "alternate"]
 NOWHERE = World("empty", Path("empty.sdf"), None, (), ())  # no ground, no boxes: the robot alone
+#: Layouts of the cross-checks (robot section keys): the three joint rolls, and an asymmetric robot (each joint
+#: twisted differently, every centre of mass off the axis in all three directions).
+LAYOUTS = {"0": {"joint_roll": 0}, "90": {"joint_roll": 90}, "alternate": {"joint_roll": "alternate"},
+           "twisted-offset": {"joint_roll": "alternate", "joint_twist_deg": [7.0, -12.0, 3.5, 20.0, -4.0],
+                              "com_offset": [0.006, -0.004, 0.009]}}
 
 
-def _urdf(tmp_path: Path, roll: str) -> Path:
+def _layout(name: str) -> Layout:
+    return layout_from(LAYOUTS[name], load_robot("koopaee6"))
+
+
+def _urdf(tmp_path: Path, name: str) -> Path:
     doc = xacro.process_file(str(locator.data_dir() / "urdf" / "snake.urdf.xacro"),
-                             mappings={"robot": "koopaee6", "joint_roll": roll})
-    path = tmp_path / f"snake_{roll}.urdf"
+                             mappings={"robot": "koopaee6", **_layout(name).xacro_args()})
+    path = tmp_path / f"snake_{name}.urdf"
     path.write_text(doc.toprettyxml(indent="  "), encoding="utf-8")
     return path
 
@@ -46,14 +61,17 @@ def _random_pose(model: mm.MujocoModel, rng: np.random.Generator) -> np.ndarray:
     return q
 
 
-@pytest.mark.parametrize("roll", ROLLS)
-def test_mass_matrix_equals_pinocchios_from_the_xacro_urdf(roll, tmp_path):
-    """MuJoCo's M(q) of the MJCF built from the YAML = Pinocchio's CRBA of the xacro URDF of the same YAML, at
-    random poses: M_mj = Sᵀ M_pin S, S mapping MuJoCo's free-joint velocity (world linear) to Pinocchio's (local)."""
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_mass_matrix_equals_pinocchios_from_the_xacro_urdf(layout, tmp_path):
+    """MuJoCo's M(q) of the MJCF built from the YAML = Pinocchio's CRBA of the xacro URDF of the same YAML and
+    layout (joint roll, twist, centre-of-mass offset), at random poses: M_mj = Sᵀ M_pin S, S mapping MuJoCo's
+    free-joint velocity (world linear) to Pinocchio's (local)."""
     robot = load_robot("koopaee6")
-    model = mm.build_model(robot, world=NOWHERE, settings=Settings(), joint_roll=joint_rolls(roll, robot.n_joints))
+    model = mm.build_model(robot, world=NOWHERE, settings=Settings(), layout=_layout(layout))
     data = model.create_data()
-    pmodel = pin.buildModelFromUrdf(str(_urdf(tmp_path, roll)), pin.JointModelFreeFlyer())
+    pmodel = pin.buildModelFromUrdf(str(_urdf(tmp_path, layout)), pin.JointModelFreeFlyer())
+    for j in range(1, robot.n_joints + 1):  # a URDF has no armature: the motor's reflected rotor, n² J_r in all
+        pmodel.armature[pmodel.joints[pmodel.getJointId(f"motor_{j}")].idx_v] = motor_armature(robot)
     pdata = pmodel.createData()
     assert pmodel.nv == model.mj.nv
     rng = np.random.default_rng(15)
@@ -77,8 +95,7 @@ def test_xacro_urdf_loads_into_mujoco_with_the_yamls_numbers(tmp_path):
     fixed-base URDF model's joint-space mass matrix is the joint block of the MJCF model's."""
     robot = load_robot("koopaee6")
     urdf = mujoco.MjModel.from_xml_path(str(_urdf(tmp_path, "alternate")))
-    model = mm.build_model(robot, world=NOWHERE, settings=Settings(),
-                           joint_roll=joint_rolls("alternate", robot.n_joints))
+    model = mm.build_model(robot, world=NOWHERE, settings=Settings(), layout=_layout("alternate"))
     assert urdf.nv == model.mj.nv - 6 and urdf.nmesh == 1
     names = [urdf.joint(i).name for i in range(urdf.njnt)]
     assert names == [f"{k}_{j}" for j in range(1, robot.n_joints + 1) for k in ("motor", "spring")]
@@ -94,6 +111,7 @@ def test_xacro_urdf_loads_into_mujoco_with_the_yamls_numbers(tmp_path):
         mujoco.mj_forward(urdf, udata)
         M_u = np.zeros((urdf.nv, urdf.nv))
         mujoco.mj_fullM(urdf, udata, M_u)
+        M_u[model.motor_dof - 6, model.motor_dof - 6] += motor_armature(robot)  # the URDF has no armature
         assert M_u == pytest.approx(mm.mass_matrix(model, data)[6:, 6:], rel=1e-9, abs=1e-15)
 
 
@@ -203,3 +221,186 @@ def test_a_robot_without_seas_is_refused_naming_the_robot():
     with pytest.raises(ConfigError, match=r"robot\.name = 'ariizumi10' is invalid: the MuJoCo model needs a robot "
                                           r"with SEAs"):
         mm.build_model(load_robot("ariizumi10"), world=NOWHERE, settings=Settings())
+
+
+# --- the robot as 002 built it: Table 3.1's servo, the ±60° joint limit, Table 3.2's mass, the module's shape ---
+
+def _stl_triangles(path: Path) -> np.ndarray:
+    """(T, 3, 3) vertices of a binary STL."""
+    raw = path.read_bytes()
+    n = int.from_bytes(raw[80:84], "little")
+    rec = np.dtype([("normal", "<f4", 3), ("v", "<f4", (3, 3)), ("attr", "<u2")])
+    return np.frombuffer(raw[84:84 + n * rec.itemsize], dtype=rec)["v"].astype(float)
+
+
+def _solid_inertia(tri: np.ndarray, mass: float) -> tuple[np.ndarray, np.ndarray]:
+    """Centre of mass and inertia tensor about it of the closed surface ``tri`` filled with ``mass`` uniformly:
+    the sum over signed tetrahedra (origin, a, b, c), ∫ x xᵀ dV = det/120 (Σ v vᵀ + s sᵀ), s = a + b + c."""
+    a, b, c = tri[:, 0], tri[:, 1], tri[:, 2]
+    det = np.einsum("ij,ij->i", a, np.cross(b, c))
+    volume = det.sum() / 6.0
+    com = (det[:, None] * (a + b + c)).sum(0) / (24.0 * volume)
+    s = a + b + c
+    second = np.einsum("t,tij->ij", det / 120.0, np.einsum("ti,tj->tij", a, a) + np.einsum("ti,tj->tij", b, b)
+                       + np.einsum("ti,tj->tij", c, c) + np.einsum("ti,tj->tij", s, s))
+    cov = mass / volume * second - mass * np.outer(com, com)
+    return com, np.trace(cov) * np.eye(3) - cov
+
+
+def test_link_inertia_is_the_modules_mesh_filled_uniformly_as_mujoco_computes_it():
+    """The robot file's links.inertia_tensor (the 3-D engines' link inertia) = the scaled octagonal mesh filled with
+    m_l, by signed tetrahedra here and by MuJoCo's own inertia of a mesh geom; several times 002's planar J_l."""
+    robot = load_robot("koopaee6")
+    scale = np.array([robot.link_length, robot.module_width, robot.module_width])
+    com, inertia = _solid_inertia(_stl_triangles(locator.data_dir() / "urdf" / "meshes" / "octagonal_module.stl")
+                                  * scale, robot.link_mass)
+    assert com == pytest.approx([robot.half_length, 0.0, 0.0], abs=1e-12)
+    assert inertia == pytest.approx(np.diag(inertia.diagonal()), abs=1e-15)
+    assert robot.inertia_tensor == pytest.approx(inertia.diagonal(), rel=2e-5)
+    m = mujoco.MjModel.from_xml_string(
+        f'<mujoco><compiler meshdir="{locator.data_dir() / "urdf" / "meshes"}"/><asset><mesh name="m" '
+        f'file="octagonal_module.stl" scale="{scale[0]} {scale[1]} {scale[2]}"/></asset><worldbody><body>'
+        f'<freejoint/><geom type="mesh" mesh="m" mass="{robot.link_mass}"/></body></worldbody></mujoco>')
+    assert m.body_ipos[1] == pytest.approx(com, abs=1e-9)
+    assert sorted(m.body_inertia[1]) == pytest.approx(sorted(inertia.diagonal()), rel=1e-6)
+    assert min(robot.inertia_tensor) > 5 * robot.link_inertia  # 002's 1.52e-5 is no solid module's moment
+
+
+def test_another_module_width_reading_scales_the_mesh_and_its_inertia_as_mujoco_computes_them():
+    """robot.module_width (MuJoCo): 68 mm read across the octagon's corners is 68 cos(π/8) mm across flats; the
+    built model's mesh is scaled to it and its links carry the inertia of that shape (MuJoCo's own inertia of the
+    mesh geom, same mass); DART, which builds the robot file's URDF, refuses the key."""
+    robot = load_robot("koopaee6")
+    width = robot.module_width * math.cos(math.pi / 8)
+    plain = runtime.build(load_scenario("open-loop-flat-3d")).model
+    setup = runtime.build(load_scenario("open-loop-flat-3d", [f"robot.module_width={width!r}"]))
+    m = setup.model.mj
+    scale = np.array([robot.link_length, width, width])
+    own = mujoco.MjModel.from_xml_string(
+        f'<mujoco><compiler meshdir="{locator.data_dir() / "urdf" / "meshes"}"/><asset><mesh name="m" '
+        f'file="octagonal_module.stl" scale="{scale[0]} {scale[1]} {scale[2]}"/></asset><worldbody><body>'
+        f'<freejoint/><geom type="mesh" mesh="m" mass="{robot.link_mass}"/></body></worldbody></mujoco>')
+    body = setup.model.link_body[0]
+    assert sorted(m.body_inertia[body]) == pytest.approx(sorted(own.body_inertia[1]), rel=1e-4)
+    assert m.body_mass[body] == pytest.approx(robot.link_mass)
+    assert _module_radius(m, body) / _module_radius(plain.mj, body) == pytest.approx(math.cos(math.pi / 8), rel=1e-6)
+    with pytest.raises(ConfigError, match=r"robot\.module_width"):
+        dart_runtime.build(load_scenario("open-loop-flat-3d", ["model=dart", f"robot.module_width={width!r}"]))
+
+
+def _module_radius(m: mujoco.MjModel, body: int) -> float:
+    """Largest distance of the body's collision mesh from the link axis (the body's x axis) [m]; MuJoCo keeps a
+    mesh in its own inertial frame, placed in the body by the geom's pose."""
+    geom = next(g for g in range(m.ngeom) if m.geom_bodyid[g] == body and m.geom_type[g] == mujoco.mjtGeom.mjGEOM_MESH)
+    mesh = m.geom_dataid[geom]
+    vert = m.mesh_vert[m.mesh_vertadr[mesh]:m.mesh_vertadr[mesh] + m.mesh_vertnum[mesh]].astype(float)
+    rot = np.zeros(9)
+    mujoco.mju_quat2Mat(rot, m.geom_quat[geom])
+    in_body = vert @ rot.reshape(3, 3).T + m.geom_pos[geom]
+    return float(np.hypot(in_body[:, 1], in_body[:, 2]).max())
+
+
+def test_total_mass_is_table_3_2s_956_g():
+    model = mm.build_model(load_robot("koopaee6"), world=NOWHERE, settings=Settings())
+    assert model.mj.body_mass.sum() == pytest.approx(0.956, abs=1e-6)
+
+
+def _run_motor(robot, joint: int, beta_d: float, duration: float, h: float, gravity: float = 0.0):
+    """β̇ and U of ``joint`` (0-based) driven from −60° towards ``beta_d`` from rest, the robot floating."""
+    model = mm.build_model(robot, world=NOWHERE, settings=Settings(time_step=h, gravity=gravity))
+    data = model.create_data()
+    start = np.zeros(robot.n_joints)
+    start[joint] = -robot.joint_limit
+    mm.place(model, data, (0.0, 0.0, 1.0), alpha=start)
+    target = np.zeros(robot.n_joints)
+    target[joint] = beta_d
+    speed, torque = [], []
+    for _ in range(round(duration / h)):
+        mm.command(model, data, target, np.zeros(robot.n_joints))
+        mm.step(model, data)
+        speed.append(mm.beta_dot(model, data)[joint])
+        torque.append(mm.motor_torque(model, data)[joint])
+    return np.array(speed), np.array(torque)
+
+
+@pytest.mark.parametrize("h", [0.002, 0.001])
+def test_motor_gives_the_stall_torque_at_rest_and_stays_on_the_torque_speed_line(h):
+    """002 Table 3.1: a command far beyond the PD's linear range gives U = τ_s = 1.18 N·m from rest, then U on the
+    line τ_s (1 − β̇/ω_0), never above it; within the line U is (4.39) unchanged."""
+    robot = load_robot("koopaee6")
+    act = robot.actuator
+    speed, torque = _run_motor(robot, 2, 10.0, 0.3, h)
+    before = np.concatenate([[0.0], speed[:-1]])  # U of a step is evaluated at the state it starts from
+    assert torque[0] == act.stall_torque and speed.max() > 0.5 * act.max_speed
+    assert torque == pytest.approx(act.stall_torque * (1.0 - before / act.max_speed), abs=1e-9)
+    setup_u = motor_pd(robot, saturate=True)
+    model = mm.build_model(robot, world=NOWHERE, settings=Settings(time_step=h))
+    data = model.create_data()
+    rng = np.random.default_rng(5)
+    for beta_dot in (np.full(5, 3.0), rng.uniform(-6.0, 6.0, 5)):
+        data.mj.qvel[model.motor_dof] = beta_dot
+        beta_d, beta_d_dot = rng.normal(scale=0.02, size=5), rng.normal(size=5)
+        mm.command(model, data, beta_d, beta_d_dot)
+        mujoco.mj_forward(model.mj, data.mj)
+        u, _ = setup_u.torque(mm.beta(model, data), beta_dot, beta_d, beta_d_dot)
+        assert mm.motor_torque(model, data) == pytest.approx(u, abs=1e-9)
+
+
+@pytest.mark.parametrize("h", [0.002, 0.001])
+def test_an_unloaded_motor_runs_up_to_the_no_load_speed_and_not_beyond(h):
+    """002 Table 3.1's 6.30 rad/s: with links of negligible mass (the motor drives its reflected rotor n² J_r only)
+    a command far ahead runs β̇ up to ω_0 (within 2 % over the 120° travel) and never past it. Without the
+    armature the clamped motor would spin the tiny rotor far beyond it."""
+    robot = load_robot("koopaee6")
+    light = dataclasses.replace(robot, link_mass=1e-6, link_inertia_tensor=(1e-9,) * 3,
+                                actuator=dataclasses.replace(robot.actuator, rotor_mass=1e-6))
+    speed, _ = _run_motor(light, 2, 10.0, 0.35, h)
+    assert speed.max() <= robot.actuator.max_speed
+    assert speed.max() >= 0.98 * robot.actuator.max_speed
+
+
+@pytest.mark.parametrize("h", [0.002, 0.001])
+def test_joint_angle_alpha_stays_within_60_degrees_under_a_command_beyond_it(h):
+    """002 Table 3.2's ±60° on the joint angle α = β + spring deflection (a tendon limit): motors driven to ±80° in
+    a travelling pattern on the ground keep |α| within 60° up to the constraint's softness (1.5°); without the limit
+    α reaches 72–73° (β at its ±60° plus the spring's deflection)."""
+    robot = load_robot("koopaee6")
+    model = mm.build_model(robot, world=load_world("flat"), settings=Settings(time_step=h))
+    data = model.create_data()
+    mm.place(model, data, (0.0, 0.0, 0.5 * robot.module_width))
+    worst = 0.0
+    for k in range(round(3.0 / h)):
+        beta_d = math.radians(80.0) * np.sign(np.sin(math.pi * k * h + 1.2 * np.arange(robot.n_joints)))
+        mm.command(model, data, beta_d, np.zeros(robot.n_joints))
+        mm.step(model, data)
+        worst = max(worst, float(np.abs(mm.alpha(model, data)).max()))
+    assert math.radians(58.0) < worst <= robot.joint_limit + math.radians(1.5)
+
+
+def _self_contacts(model: mm.MujocoModel, data: mm.MujocoData) -> int:
+    m, d = model.mj, data.mj
+    robot_body = set(model.link_body.tolist())
+    return sum(m.geom_bodyid[c.geom1] in robot_body and m.geom_bodyid[c.geom2] in robot_body
+               for c in d.contact[:d.ncon])
+
+
+def test_self_collision_is_on_and_neighbouring_modules_do_not_touch():
+    """Links collide with each other except neighbours (which meet at their joint): a body curled by 60° at every
+    joint touches itself; the straight body at rest and the reference gait's run never do."""
+    robot = load_robot("koopaee6")
+    model = mm.build_model(robot, world=NOWHERE, settings=Settings())
+    data = model.create_data()
+    mm.place(model, data, (0.0, 0.0, 1.0), alpha=np.full(robot.n_joints, robot.joint_limit))
+    assert _self_contacts(model, data) > 0
+    mm.place(model, data, (0.0, 0.0, 1.0))
+    assert _self_contacts(model, data) == 0
+    setup = runtime.build(load_scenario("open-loop-flat-3d", ["sim.duration=6"]))
+    data = setup.model.create_data()
+    mm.place(setup.model, data, (0.0, 0.0, setup.model.world.ground_height + 0.5 * robot.module_width))
+    counts = []
+    for k in range(round(6.0 / setup.control_period)):
+        alpha_d, alpha_d_dot = setup.gait.reference(k * setup.control_period)  # open loop: β_d = α_d
+        for _ in range(setup.substeps):
+            setup.step(data, alpha_d, alpha_d_dot)
+            counts.append(_self_contacts(setup.model, data))
+    assert max(counts) == 0

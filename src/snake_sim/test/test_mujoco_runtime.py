@@ -30,7 +30,8 @@ def test_every_sea_controller_mode_runs_on_the_3d_model(mode):
     assert len(log.t) == 26 and np.isfinite(log.alpha).all() and np.isfinite(log.link_position).all()
     assert log.tau == pytest.approx(log.robot.sea.stiffness[0] * (log.alpha - log.beta), abs=1e-12)
     fields = log.summary_fields
-    assert fields["model"] == "mujoco" and fields["joint_roll"] == [0] * 5
+    assert fields["model"] == "mujoco" and fields["joint_roll"] == [0] * 5 and fields["joint_twist_deg"] == [0.0] * 5
+    assert fields["com_offset"] == [0.0, 0.0, 0.0]
     assert fields["numerics"] == {"time_step": 0.002, "friction": 0.6, "solref": [0.02, 1.0],
                                   "solimp": [0.9, 0.95, 0.001, 0.5, 2.0], "cone": "elliptic", "solver": "Newton",
                                   "integrator": "discrete", "gravity": 9.81}
@@ -47,8 +48,32 @@ def test_the_actuator_is_the_motor_pd_4_39_with_its_feed_forward():
     beta_d, beta_d_dot = rng.normal(size=5), rng.normal(size=5)
     mm.command(model, data, beta_d, beta_d_dot)
     mujoco.mj_forward(model.mj, data.mj)
-    u, _ = motor_pd(setup.robot).torque(mm.beta(model, data), mm.beta_dot(model, data), beta_d, beta_d_dot)
-    assert mm.motor_torque(data) == pytest.approx(u, rel=1e-12)
+    u, _ = motor_pd(setup.robot, saturate=True).torque(mm.beta(model, data), mm.beta_dot(model, data), beta_d,
+                                                       beta_d_dot)
+    assert mm.motor_torque(model, data) == pytest.approx(u, rel=1e-12)
+
+
+def test_joint_twist_turns_each_axis_about_the_link_and_com_offset_moves_every_centre_of_mass():
+    """robot.joint_twist_deg ψ_j turns joint j's axis by ψ_j about the link's x (right hand): a pitch joint's axis is
+    (0, cos ψ, sin ψ), so a joint angle α turns the next link's axis to (cos α, sin ψ sin α, −cos ψ sin α);
+    robot.com_offset moves each link's centre of mass to (l + dx, dy, dz) in its frame. Both are in the summary."""
+    twist = [30.0, 0.0, -15.0, 0.0, 0.0]
+    setup = rt.build(load_scenario("open-loop-flat-3d", [f"robot.joint_twist_deg={twist}",
+                                                         "robot.com_offset=[0.004,-0.003,0.01]"]))
+    model, data = setup.model, setup.model.create_data()
+    alpha = np.array([0.4, 0.0, 0.0, 0.0, 0.0])
+    mm.place(model, data, (0.0, 0.0, 0.5), alpha=alpha)
+    psi = math.radians(twist[0])
+    assert model.mj.jnt_axis[mujoco.mj_name2id(model.mj, mujoco.mjtObj.mjOBJ_JOINT, "motor_1")] == pytest.approx(
+        [0.0, math.cos(psi), math.sin(psi)], abs=1e-12)
+    R = mm.link_rotations(model, data)
+    assert R[1][:, 0] == pytest.approx([math.cos(0.4), math.sin(psi) * math.sin(0.4), -math.cos(psi) * math.sin(0.4)],
+                                      abs=1e-12)
+    com = mm.link_origins(model, data) + R @ np.array([setup.robot.half_length + 0.004, -0.003, 0.01])
+    assert mm.link_positions(model, data) == pytest.approx(com, abs=1e-12)
+    log = rt.simulate(setup, duration=0.02)
+    assert log.summary_fields["joint_twist_deg"] == pytest.approx(twist)
+    assert log.summary_fields["com_offset"] == [0.004, -0.003, 0.01]
 
 
 def test_perturbation_is_deterministic_for_a_seed_and_sets_the_initial_roll():
@@ -68,6 +93,10 @@ def test_perturbation_is_deterministic_for_a_seed_and_sets_the_initial_roll():
     ("sim.perturbation.spin=1", r"sim\.perturbation\.spin = 1 is invalid: unknown field"),
     ("robot.name=ariizumi10", r"robot\.name = 'ariizumi10' is invalid: the MuJoCo model needs a robot with SEAs"),
     ("robot.joint_roll=45", r"robot\.joint_roll = 45 is invalid: must be 0, 90, alternate"),
+    ("robot.joint_twist_deg=120", r"robot\.joint_twist_deg = 120 is invalid: must be in \[-90, 90\]"),
+    ("robot.joint_twist_deg=[1,2]", r"robot\.joint_twist_deg = \[1, 2\] is invalid: must be a number or a list of 5"),
+    ("robot.com_offset=[0,0.05,0]", r"robot\.com_offset\[1\] = 0\.05 is invalid: must be in \(-0\.034, 0\.034\)"),
+    ("robot.com_offset=0.01", r"robot\.com_offset = 0\.01 is invalid: must be a list of 3 numbers"),
     ("contact.cone=round", r"contact\.cone = 'round' is invalid: must be one of elliptic, pyramidal"),
     ("contact.solref=[0.02]", r"contact\.solref = \[0\.02\] is invalid: must be a list of 2 numbers"),
 ])

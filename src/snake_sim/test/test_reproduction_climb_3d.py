@@ -17,7 +17,8 @@ def _run(model: str, controller: str, world: str, seed: int | None, climbed: boo
     return Climb3dRun(controller, world, seed, "ok", None if flat else climbed,
                       None if flat or not climbed else 20.0 + (seed or 0), None if model == "vertical" else rolled,
                       12.0 if rolled else None, None if model == "vertical" else (70.0 if rolled else 9.0), 0.03,
-                      True, True, 0.01, model, 0.002, 90.0, None if flat else climbed, rolled, 0.03)
+                      True, True, 0.01, model, 0.002, 90.0, None if flat else climbed, rolled, 0.03,
+                      None if flat or not climbed else 20.3 + (seed or 0))
 
 
 def _results(**changes) -> m.Results:
@@ -49,12 +50,28 @@ def test_results_round_trip_and_render_every_table():
 
 def test_roll_over_sentences_follow_the_runs():
     quiet = m.render(_results())
-    assert "No run rolls over" in quiet and "*Why no roll-over here.*" in quiet
+    assert "No run rolls over" in quiet and "*No roll-over here.*" in quiet
     rolled = _with(_results(), "mujoco", "open loop", "obstacle", rolled_over=True, time_of_roll_over_s=12.0,
                    max_roll_deg=75.0, climbed=False, time_to_climb_s=None)
     text = m.render(rolled)
-    assert "3 of 48 runs roll over" in text and "*Why no roll-over here.*" not in text
+    assert "3 of 48 runs roll over" in text and "*No roll-over here.*" not in text
     assert "the open loop climbs with 0 of 3 seeds and rolls over with 3" in text
+
+
+def test_tsc_against_the_open_loop_is_a_difference_only_beyond_the_half_step_spread():
+    """Open loop 20/21/22 s (h/2: +0.3 s); TSC 5 s faster: a difference against a 0.3 s spread, then not when one
+    TSC K_τ = 6 time moves by 6 s at h/2."""
+    _, _, t0, t6 = CONTROLLERS
+    faster = _results()
+    for c in (t0, t6):
+        faster = _with(faster, "mujoco", c, "obstacle", time_to_climb_s=16.0, half_time_to_climb_s=16.3)
+    text = m.render(faster)
+    assert "TSC K_τ = 0 − open loop = -5.0 s against a half-step spread of 0.3 s: a difference" in text
+    assert "So TSC is faster, as in 002" in text
+    jumpy = _with(faster, "mujoco", t6, "obstacle", half_time_to_climb_s=22.0)
+    text = m.render(jumpy)
+    assert "TSC K_τ = 6 − open loop = -5.0 s against a half-step spread of 6.0 s: **not** a difference" in text
+    assert "So TSC is not faster everywhere" in text
 
 
 def test_two_obstacles_sentence_follows_which_controllers_climb():

@@ -36,3 +36,41 @@ def test_static_sea_torque_sign_holds_a_raised_head_under_gravity(robot):
     assert np.abs(v).max() < 1e-4  # at rest
     assert tau[-1] == pytest.approx(expected, rel=1e-3)
     assert np.all(np.abs(tau[:-1]) < 0.8 * expected)  # the body on the ground carries less
+
+
+@pytest.mark.parametrize("h", [0.005, 0.0025])
+def test_a_motor_driven_far_ahead_runs_on_the_servos_torque_speed_line(robot, h):
+    """002 Table 3.1 in the vertical model: the middle joint commanded 10 rad ahead on the ground turns at most at the
+    no-load speed 6.30 rad/s with U on the line τ_s (1 − β̇/ω_0) (stall torque 1.18 N·m at rest) all the way;
+    the rotor's tiny J_r makes β̇ follow U at once, which each step's piece of the line must agree with."""
+    model = build_model(robot)
+    pd = motor_pd(robot, saturate=True)
+    plant = VerticalPlant(model, Terrain.flat(), ContactParams(), pd)
+    rest = plant.contact.threshold - model.total_mass * model.gravity / (model.n_q * plant.contact.stiffness)
+    q, v = initial_configuration(model, 0.0, rest), np.zeros(model.n_q)
+    beta_d = np.zeros(model.n_joints)
+    beta_d[2] = 10.0  # K_p (β_d − β)/K_D alone would turn it at 24 rad/s
+    speed, torque = [], []
+    for _ in range(round(0.15 / h)):
+        q, v, u, _ = plant.step(q, v, h, beta_d, np.zeros(model.n_joints))
+        speed.append(v[model.i_beta][2]), torque.append(u[2])
+    speed, torque = np.array(speed), np.array(torque)
+    act = robot.actuator
+    assert speed.max() <= act.max_speed * (1 + 1e-9) and speed.max() > 0.5 * act.max_speed
+    assert torque == pytest.approx(act.stall_torque * (1.0 - speed / act.max_speed), abs=1e-9)  # on the line
+
+
+@pytest.mark.parametrize("h", [0.005, 0.0025])
+def test_joint_angle_alpha_stays_within_60_degrees_under_a_command_beyond_it(robot, h):
+    """002 Table 3.2's ±60° on α in the vertical model: motors driven to ±80° in a travelling pattern on the ground
+    keep |α| within 60° up to the limit's compliance (1°); β alone would let α reach 80° plus the deflection."""
+    model = build_model(robot)
+    plant = VerticalPlant(model, Terrain.flat(), ContactParams(), motor_pd(robot, saturate=True))
+    rest = plant.contact.threshold - model.total_mass * model.gravity / (model.n_q * plant.contact.stiffness)
+    q, v = initial_configuration(model, 0.0, rest), np.zeros(model.n_q)
+    worst = 0.0
+    for k in range(round(3.0 / h)):
+        beta_d = np.radians(80.0) * np.sign(np.sin(np.pi * k * h + 1.2 * np.arange(model.n_joints)))
+        q, v, _, _ = plant.step(q, v, h, beta_d, np.zeros(model.n_joints))
+        worst = max(worst, float(np.abs(q[model.i_alpha]).max()))
+    assert np.radians(58.0) < worst <= robot.joint_limit + np.radians(1.0)

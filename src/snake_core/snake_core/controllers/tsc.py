@@ -16,6 +16,11 @@ shift φ of the gait does not enter TSC at all.
 (zero-order hold, the way a module receives them once per CAN cycle): x = (α^d, α̇^d),
 ẋ = F x + G u, u = K_d α_{j−1} − K_τ τ_J, and x_{k+1} = Φ x_k + Γ u_k with
 [Φ Γ; 0 1] = expm([F G; 0 0] Δt). The filter starts at rest at the joint's measured angle.
+
+The unit of time of (7.2) is ``time_unit`` T_u [s]: 1 reads M_d, D_d in SI units, as 002 prints them; another value
+reads the derivatives of (7.2) per T_u (e.g. per control step of a module that evaluates (7.2) with differences per
+step), i.e. M_d T_u² α̈ + D_d T_u α̇ + K_d (α^d − α_{j−1}) = −K_τ τ_J in seconds. Angles do not enter it: (7.2) is
+linear and homogeneous in the angles, so reading them in degrees changes nothing but the scale of K_τ.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ import numpy as np
 from scipy.linalg import expm
 
 from ..robot import RobotParams
-from ..validation import get, non_negative, positive, reject_unknown
+from ..validation import get, non_negative, number, positive, reject_unknown
 from .base import JointMeasurement, JointReference, MotorCommand
 from .limits import SEALimits, sea_limits
 from .stiffness import MOTOR_TORQUE_SIGN
@@ -36,8 +41,10 @@ from .stiffness import MOTOR_TORQUE_SIGN
 #: Table 7.1 (the simulated TSC run): M_d = 1, D_d = 4, K_d = 12 (SI). K_τ is not printed there
 #: (ambiguities.md): it defaults to 0 and the scenarios state it; 002's experiments use 0 and 6.
 TABLE_7_1 = {"inertia": 1.0, "damping": 4.0, "stiffness": 12.0, "torque_gain": 0.0}
+#: The unit of time of (7.2) [s] unless a scenario reads it otherwise: seconds (002 prints SI units).
+SI_TIME_UNIT = 1.0
 
-PARAMS = ("mode", "inertia", "damping", "stiffness", "torque_gain")
+PARAMS = ("mode", "inertia", "damping", "stiffness", "torque_gain", "time_unit")
 
 
 @dataclass(frozen=True)
@@ -48,21 +55,33 @@ class TSCGains:
     damping: float  # D_d [N·m·s/rad]
     stiffness: float  # K_d [N·m/rad]
     torque_gain: float  # K_τ [-]
+    time_unit: float = SI_TIME_UNIT  # T_u [s]: the unit of time of (7.2) (module docstring)
+
+    @property
+    def inertia_si(self) -> float:
+        """M_d T_u² [N·m·s²/rad]: M_d in seconds."""
+        return self.inertia * self.time_unit**2
+
+    @property
+    def damping_si(self) -> float:
+        """D_d T_u [N·m·s/rad]: D_d in seconds."""
+        return self.damping * self.time_unit
 
     def frequency_response(self, omega: float) -> complex:
-        """H(iω) = α_j^d / α_{j−1} of (7.2) with K_τ τ = 0: K_d / (K_d − M_d ω² + i D_d ω).
+        """H(iω) = α_j^d / α_{j−1} of (7.2) with K_τ τ = 0: K_d / (K_d − M_d ω² + i D_d ω), ω in rad/s (M_d, D_d
+        in seconds: :attr:`inertia_si`, :attr:`damping_si`).
 
         Its argument is the phase lag TSC puts between neighbouring joints at the gait frequency (the φ
         of the open-loop wave (4.38)), its modulus the amplitude ratio from joint to joint.
         """
-        return self.stiffness / (self.stiffness - self.inertia * omega**2 + 1j * self.damping * omega)
+        return self.stiffness / (self.stiffness - self.inertia_si * omega**2 + 1j * self.damping_si * omega)
 
     def transition(self, dt: float) -> tuple[np.ndarray, np.ndarray]:
-        """Exact zero-order-hold discretisation (Φ, Γ) of (7.2) over ``dt``."""
-        m = self.inertia
+        """Exact zero-order-hold discretisation (Φ, Γ) of (7.2) over ``dt`` [s]."""
+        m = self.inertia_si
         aug = np.zeros((3, 3))
         aug[0, 1] = 1.0
-        aug[1, :] = (-self.stiffness / m, -self.damping / m, 1.0 / m)
+        aug[1, :] = (-self.stiffness / m, -self.damping_si / m, 1.0 / m)
         e = expm(aug * dt)
         return e[:2, :2], e[:2, 2]
 
@@ -123,7 +142,8 @@ class TSCController:
 
 
 def gains_from_params(params: Mapping[str, Any], source: str | None = None) -> TSCGains:
-    """M_d, D_d, K_d > 0 and K_τ ≥ 0 from ``controller.*`` (defaults: Table 7.1, K_τ = 0)."""
+    """M_d, D_d, K_d > 0, K_τ ≥ 0 and the unit of time T_u in (0, 10] s from ``controller.*`` (defaults: Table 7.1,
+    K_τ = 0, seconds)."""
     reject_unknown(params, PARAMS, "controller", source)
     return TSCGains(
         inertia=positive(get(params, "inertia", "controller", source, TABLE_7_1["inertia"]), "controller.inertia",
@@ -134,6 +154,8 @@ def gains_from_params(params: Mapping[str, Any], source: str | None = None) -> T
                            "controller.stiffness", source),
         torque_gain=non_negative(get(params, "torque_gain", "controller", source, TABLE_7_1["torque_gain"]),
                                  "controller.torque_gain", source),
+        time_unit=number(get(params, "time_unit", "controller", source, SI_TIME_UNIT), "controller.time_unit", source,
+                         low=0.0, high=10.0, low_open=True),
     )
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -97,3 +98,21 @@ def roll_over(t: np.ndarray, roll: np.ndarray) -> dict[str, Any]:
     over = np.flatnonzero(worst > ROLL_OVER_DEG)
     return {"max_roll_deg": float(worst.max()) if len(t) else None, "rolled_over": bool(over.size),
             "time_of_roll_over_s": float(t[over[0]] - t[0]) if over.size else None}
+
+
+def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson's score interval (lower, upper) of a rate from ``successes`` out of ``trials`` (e.g. runs that rolled
+    over out of seeds run): p̂ = k/n, z the normal quantile of (1 + confidence)/2, centre (p̂ + z²/2n)/(1 + z²/n),
+    half-width z/(1 + z²/n) · √(p̂(1 − p̂)/n + z²/4n²); (0, 1) without trials."""
+    if not 0 <= successes <= trials:
+        raise ValueError(f"successes must be within 0..trials, got {successes} of {trials}")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be within (0, 1), got {confidence}")
+    if trials == 0:
+        return 0.0, 1.0
+    z = NormalDist().inv_cdf(0.5 * (1.0 + confidence))
+    n, p = float(trials), successes / trials
+    denominator = 1.0 + z * z / n
+    centre = (p + z * z / (2.0 * n)) / denominator
+    half = z / denominator * math.sqrt(p * (1.0 - p) / n + z * z / (4.0 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)

@@ -7,11 +7,18 @@ summary is reported too, with its relative change, except the wall-clock ones.
 
 The relative change of a value x_h at step h is (x_h − x_{h/2}) / |x_{h/2}|: the finer run is the
 reference.
+
+Two groups of runs are compared by the same rule (:func:`compare`): their difference is a difference only when it
+exceeds the largest change of any of their values from the step to half of it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from .summary import flatten
 
@@ -78,3 +85,36 @@ def format_step_check(check: dict[str, Any]) -> str:
     return (f"step check        h = {check['time_step_s']:g} s vs {check['half_time_step_s']:g} s: {verdict}{climb}, "
             f"times and speeds move by at most {100 * check['max_rate_change']:.2f} % "
             f"({'converged' if check['converged'] else 'NOT converged'}, tolerance {100 * check['tolerance']:g} %)")
+
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Mean of ``a`` minus mean of ``b`` (climb times [s] or speeds) at the step, against the largest change of any
+    of the runs compared from the step to half of it; None where a run has no value at one of the two steps."""
+
+    difference: float | None
+    spread: float | None
+
+    @property
+    def is_difference(self) -> bool:
+        """The comparison counts as a difference only when it exceeds the half-step spread."""
+        return self.difference is not None and self.spread is not None and abs(self.difference) > self.spread
+
+
+Pairs = Sequence[tuple[float | None, float | None]]
+
+
+def half_step_spread(pairs: Pairs) -> float | None:
+    """The largest |value at h − value at h/2| of the runs' pairs; None if a run lacks a value at either step."""
+    if not pairs or any(x is None or y is None for x, y in pairs):
+        return None
+    return max(abs(x - y) for x, y in pairs)
+
+
+def compare(a: Pairs, b: Pairs) -> Comparison:
+    """Compare two groups of runs by their (value at h, value at h/2) pairs (see :class:`Comparison`)."""
+    spread = half_step_spread([*a, *b])
+    if not a or not b or spread is None:
+        return Comparison(None, None)
+    return Comparison(float(np.mean([x for x, _ in a]) - np.mean([x for x, _ in b])), spread)

@@ -22,11 +22,11 @@ from pathlib import Path
 from snake_core.validation import positive
 from snake_sim.analysis.step_check import format_step_check, step_check
 from snake_sim.analysis.summary import format_summary, summarize
-from snake_sim.core.models import ModelRuntime, runtime_for
+from snake_sim.core.models import ModelRuntime, run_world, runtime_for
 from snake_sim.core.runlog import RunLog
 from snake_sim.core.scenario import Scenario, load_scenario
 from snake_sim.core.signals import INTERRUPTED, stop_on_signals
-from snake_sim.core.world import World, load_world
+from snake_sim.core.world import World
 from snake_sim.outputs.output_folder import writable_folder
 
 
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     scenario = load_scenario(args.scenario, overrides)
     out = writable_folder(args.out or Path("out") / scenario.name)
     runtime = runtime_for(scenario.model, scenario.source)
-    world = load_world(scenario.world_file)
+    world = run_world(runtime, scenario)
     print(f"running {scenario.name} ({scenario.model} model, {scenario.duration:g} s simulated) ...", flush=True)
     with stop_on_signals() as stop:
         start = time.perf_counter()

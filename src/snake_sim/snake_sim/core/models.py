@@ -5,7 +5,8 @@ Every model has a subpackage of :mod:`snake_sim.engines` (``vertical/`` 002, ``p
 whose ``runtime`` module satisfies :class:`ModelRuntime`; the command line (``run``, ``compare``,
 ``--check-step``, ``sweep``) and the embedded simulator's ROS node (through :func:`snake_sim.core.stepping.stepper`)
 reach a model only through :func:`runtime_for`, so they hold no per-model branches. Optional members: ``stepper``
-(:class:`SteppedRuntime`) and ``batch_key``/``simulate_batch`` (:class:`BatchedRuntime`, the vertical model).
+(:class:`SteppedRuntime`), ``batch_key``/``simulate_batch`` (:class:`BatchedRuntime`, the vertical model) and
+``world`` (:func:`run_world`: the 3-D engines, whose scenarios may turn the boxes or change their μ).
 To add a model, give it a subpackage with such a runtime module and register it in :data:`MODELS`.
 """
 
@@ -16,6 +17,8 @@ from collections.abc import Hashable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from snake_core.validation import ConfigError
+
+from .world import World, load_world
 
 if TYPE_CHECKING:
     from .runlog import RunLog
@@ -76,4 +79,11 @@ def runtime_for(model: str, source: str | None = None) -> ModelRuntime:
     if model not in MODELS:
         raise ConfigError("model", model, "unknown model; known: " + ", ".join(MODELS), source)
     return importlib.import_module(MODELS[model])  # type: ignore[return-value]  # modules satisfy the protocol
+
+
+def run_world(runtime: ModelRuntime, scenario: Scenario) -> World:
+    """The world a run of ``scenario`` meets, for its verdicts (the climb's goal, the figures): the runtime's
+    ``world(scenario)`` where it has one (the world file as the scenario changes it), else the world file."""
+    own = getattr(runtime, "world", None)
+    return own(scenario) if own is not None else load_world(scenario.world_file)
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from snake_core.robot import load_robot
@@ -57,6 +58,20 @@ TWO_OBSTACLES_START_GAP = 0.100
 #: Gap between the obstacles: not printed in 002. 002 warns that "the robot head module [may] get
 #: stuck in the gap", so the gap is wider than one module (74.2 mm) and narrower than two: 100 mm.
 TWO_OBSTACLES_GAP = 0.100
+#: The gap's range for a study of what it changes: within that reading, 80 and 140 mm (shipped as
+#: ``two_obstacles_gap080`` and ``two_obstacles_gap140``).
+TWO_OBSTACLES_GAPS = (0.080, 0.140)
+
+#: 002's robot experiments (§6.4, §7.4): the 36 × 107 mm obstacle "located 100mm away from joint 5 (head module)"
+#: (§7.4), read as 100 mm ahead of the head module's tip, as the two obstacles of C.8 ("begins the motion 100mm away
+#: from the first obstacle"); §6.4 prints no distance ("a same initial position relative to the obstacle"): the same
+#: board is read.
+LAB_START_GAP = 0.100
+#: μ of the plate on the boxes' tops in 002's robot experiments: "the blue plate attached to the top of the obstacle
+#: is only for higher friction and to avoid slipping and was consistent for every experiments" (§6.4); its μ is not
+#: printed. The range: the high-friction plate 002 measured in §5.5 (μ_c = 0.82), and 1.2 for a rubber-like pad
+#: (an assumption, not 002's).
+PLATE_FRICTIONS = (0.82, 1.2)
 
 # Stairs: 3 steps of 30 mm, below the 36 mm obstacle 002's TSC climbs (§7.3) so that every step
 # is climbable by itself; a 250 mm run holds more than three 74.2 mm modules, so the body can rest
@@ -231,15 +246,21 @@ def stairs_world(steps: int = STAIRS_STEPS, rise: float = STAIRS_RISE, run: floa
     return world_sdf(name, stairs(steps, rise, run, start, width), comment, command)
 
 
+def _plate(top_friction: float | None) -> str:
+    """The world comment's words for a top plate of μ = ``top_friction`` (validated), or none."""
+    if top_friction is None:
+        return ""
+    number(top_friction, "top_friction", low=0.0, high=5.0)
+    return f", with a top plate of mu = {top_friction:g}"
+
+
 def single_obstacle_world(top_friction: float | None = None, robot: str | Path = REFERENCE_ROBOT) -> str:
     """002 §7.3: one 36 × 107 mm box (height × length) 150 mm ahead of the head tip, μ_c on every face, or
     with a top plate of μ = ``top_friction`` (002 §6.4's experiment)."""
-    if top_friction is not None:
-        number(top_friction, "top_friction", low=0.0, high=5.0)
+    plate = _plate(top_friction)
     h, a = SINGLE_OBSTACLE
     head = head_tip_x(robot)
     box = BoxSpec("obstacle", head + SINGLE_OBSTACLE_START_GAP, a, PATH_WIDTH, h, top_friction=top_friction)
-    plate = "" if top_friction is None else f", with a top plate of mu = {top_friction:g}"
     comment = (f"Single obstacle of 002 §7.3 (Table 7.1, Fig. 7.2): 36 mm high x 107 mm long, its near edge 150 mm "
                f"ahead of the head tip of {Path(robot).stem} in its default start pose (tail tip at x = 0, head tip "
                f"at x = {head:g} m); mu = {FACE_FRICTION:g} on its faces{plate}.")
@@ -247,15 +268,56 @@ def single_obstacle_world(top_friction: float | None = None, robot: str | Path =
     return world_sdf("single_obstacle", [box], comment, f"snake_sim.core.worldgen.single_obstacle_world({args})")
 
 
-def two_obstacles_world(robot: str | Path = REFERENCE_ROBOT) -> str:
-    """002 Fig. 7.9: 36 × 107 mm, then 53 × 75 mm (height × length), 100 mm ahead of the head tip."""
-    x1 = head_tip_x(robot) + TWO_OBSTACLES_START_GAP
-    x2 = x1 + OBSTACLE_1[1] + TWO_OBSTACLES_GAP
-    boxes = [BoxSpec("obstacle_1", x1, OBSTACLE_1[1], PATH_WIDTH, OBSTACLE_1[0]),
-             BoxSpec("obstacle_2", x2, OBSTACLE_2[1], PATH_WIDTH, OBSTACLE_2[0])]
-    comment = ("Two obstacles of 002 Fig. 7.9: 36 mm high x 107 mm long, a 100 mm gap, then 53 mm high x "
+def _two_obstacles(start: float, top_friction: float | None, gap: float = TWO_OBSTACLES_GAP) -> list[BoxSpec]:
+    """Fig. 7.9's pair from ``start`` (near edge of the first box), ``gap`` apart."""
+    x2 = start + OBSTACLE_1[1] + gap
+    return [BoxSpec("obstacle_1", start, OBSTACLE_1[1], PATH_WIDTH, OBSTACLE_1[0], top_friction=top_friction),
+            BoxSpec("obstacle_2", x2, OBSTACLE_2[1], PATH_WIDTH, OBSTACLE_2[0], top_friction=top_friction)]
+
+
+def two_obstacles_name(gap: float = TWO_OBSTACLES_GAP) -> str:
+    """File stem of the two obstacles ``gap`` apart: ``two_obstacles`` at the read 100 mm, else the gap in mm
+    (``two_obstacles_gap080``)."""
+    return "two_obstacles" if gap == TWO_OBSTACLES_GAP else f"two_obstacles_gap{round(1e3 * gap):03d}"
+
+
+def two_obstacles_world(robot: str | Path = REFERENCE_ROBOT, gap: float = TWO_OBSTACLES_GAP) -> str:
+    """002 Fig. 7.9: 36 × 107 mm, then 53 × 75 mm (height × length), 100 mm ahead of the head tip, ``gap`` apart
+    (002 prints no gap: :data:`TWO_OBSTACLES_GAP` is read)."""
+    boxes = _two_obstacles(head_tip_x(robot) + TWO_OBSTACLES_START_GAP, None, gap)
+    comment = (f"Two obstacles of 002 Fig. 7.9: 36 mm high x 107 mm long, a {1e3 * gap:g} mm gap, then 53 mm high x "
                f"75 mm long; the first 100 mm ahead of the head tip of {Path(robot).stem} (tail tip at x = 0).")
-    return world_sdf("two_obstacles", boxes, comment, "snake_sim.core.worldgen.two_obstacles_world()")
+    args = "" if gap == TWO_OBSTACLES_GAP else f"gap={gap:g}"
+    return world_sdf(two_obstacles_name(gap), boxes, comment,
+                     f"snake_sim.core.worldgen.two_obstacles_world({args})")
+
+
+def lab_world_name(boxes: int, top_friction: float) -> str:
+    """File stem of a world of 002's robot experiments: one box (§6.4, §7.4) or two (§7.4.2), plate μ in
+    hundredths (``lab_obstacle_plate082``)."""
+    kind = {1: "obstacle", 2: "two_obstacles"}[boxes]
+    return f"lab_{kind}_plate{round(100 * top_friction):03d}"
+
+
+def lab_world(boxes: int, top_friction: float, robot: str | Path = REFERENCE_ROBOT) -> str:
+    """002's robot experiments: the 36 × 107 mm obstacle (``boxes`` = 1, §6.4 and §7.4) or Fig. 7.9's pair
+    (``boxes`` = 2, §7.4.2), :data:`LAB_START_GAP` ahead of the head tip, μ_c on the faces and a top plate of
+    μ = ``top_friction`` on every box."""
+    plate = _plate(top_friction)
+    start = head_tip_x(robot) + LAB_START_GAP
+    h, a = SINGLE_OBSTACLE
+    if boxes == 1:
+        specs = [BoxSpec("obstacle", start, a, PATH_WIDTH, h, top_friction=top_friction)]
+        what = "the obstacle of 002 §6.4 and §7.4: 36 mm high x 107 mm long"
+    else:
+        specs = _two_obstacles(start, top_friction)
+        what = ("the two obstacles of 002 §7.4.2 (Fig. 7.9): 36 mm high x 107 mm long, a 100 mm gap (not printed "
+                "in 002), then 53 mm high x 75 mm long")
+    comment = (f"002's robot experiments, {what}; the first near edge {1e3 * LAB_START_GAP:g} mm ahead of the head "
+               f"tip of {Path(robot).stem} (tail tip at x = 0); mu = {FACE_FRICTION:g} on the faces{plate}.")
+    name = lab_world_name(boxes, top_friction)
+    return world_sdf(name, specs, comment,
+                     f"snake_sim.core.worldgen.lab_world(boxes={boxes}, top_friction={top_friction:g})")
 
 
 def pushing_world() -> str:
@@ -275,4 +337,6 @@ SHIPPED = {
     "two_obstacles": two_obstacles_world,
     "stairs": stairs_world,
     "pushing": pushing_world,
+    **{lab_world_name(n, mu): partial(lab_world, n, mu) for n in (1, 2) for mu in PLATE_FRICTIONS},
+    **{two_obstacles_name(gap): partial(two_obstacles_world, gap=gap) for gap in TWO_OBSTACLES_GAPS},
 }

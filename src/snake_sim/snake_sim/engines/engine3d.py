@@ -1,31 +1,66 @@
-"""What the 3-D engines (``mujoco``, ``dart``) share: the robot section (a SEA robot and the URDF's
-``joint_roll``), the fields of an engine's model, the logged samples of a run (every link's pose from the
-engine: origin, orientation, the rotors' orientation) and the run's figure set.
+"""What the 3-D engines (``mujoco``, ``dart``) share: the robot section (a SEA robot and how its modules are
+put together: :class:`Layout`), the fields of an engine's model, the logged samples of a run (every link's pose
+from the engine: origin, orientation, the rotors' orientation) and the run's figure set.
 
 Scenario sections read here::
 
-    robot:   {name: koopaee6, joint_roll: 0}     # 0 | 90 | alternate | one 0/90 per joint (the URDF's argument)
-    world:   {file: stairs, start_x: 0.0}        # tail tip x at t = 0 [m]
+    robot:
+      name: koopaee6
+      joint_roll: 0              # 0 | 90 | alternate | one 0/90 per joint (the URDF's argument)
+      joint_twist_deg: 0         # rotation of each joint axis about the link axis [deg]: one value or one per joint
+      com_offset: [0, 0, 0]      # each link's centre of mass moved from the module's axis, link frame [m]
+    world:   {file: stairs, start_x: 0.0,        # tail tip x at t = 0 [m]
+              box_yaw_deg: 0.0,                  # every static box turned about z through its centre [deg]
+              box_friction: null,                # μ of every static box's faces (null: the world file's)
+              tether: {force: 0.0, yaw_deg: 180.0, pitch_deg: 0.0}}   # a constant pull at the tail tip
+
+``joint_twist_deg`` and ``com_offset`` are asymmetries of the built robot that 002 names as causes of its
+roll-overs (§6.4, §7.4: an uneven mass distribution within each link; a module screwed to the next one not
+exactly at 0°/90°). Both default to 0 (the robot of the robot file).
+
+The two asymmetries of the world that 002 blames for its roll-overs besides the robot's own (§6.4, §7.4; the
+tether through a slip ring at the tail, §3.4, §5.4): ``box_yaw_deg`` turns every static box of the world file
+about the vertical through its centre (added to the file's own yaw; |·| ≤ 45°), so that the robot meets the box's
+near face obliquely; ``tether`` is a constant force of ``force`` [N] (≤ 10, about the robot's weight) applied at
+the tail tip (``link_1``'s frame origin, where the slip ring is), in the world direction of azimuth ``yaw_deg``
+from +x towards +y and elevation ``pitch_deg`` above the horizontal (default 180°, 0°: straight back along −x,
+a cable trailing behind the robot; 90° pulls towards +y). ``box_friction`` replaces the μ of every static box
+(002 §6.4's top plate of another material, on every face here), for studies of a value 002 does not print.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 
 import numpy as np
 
+from snake_core.controllers import JointController
+from snake_core.gaits import Gait
 from snake_core.robot import RobotParams, load_robot
-from snake_core.validation import ConfigError, number, reject_unknown
+from snake_core.validation import ConfigError, number, per_joint, reject_unknown
 
-from ..analysis.rollover import module_roll, roll_over
+from ..analysis.rollover import Perturbation, module_roll, roll_over
 from ..core.runlog import RunLog
 from ..core.scenario import Scenario
 from ..core.sea_loop import JOINT_SIGNALS, Reading, record_joints
 from ..core.world import World, load_world
 
-WORLD_FIELDS = ("file", "start_x")
+WORLD_FIELDS = ("file", "start_x", "box_yaw_deg", "box_friction", "tether")
+TETHER_FIELDS = ("force", "yaw_deg", "pitch_deg")
+#: Largest ``world.box_yaw_deg`` [deg] and tether force [N] a scenario may set.
+MAX_BOX_YAW_DEG = 45.0
+MAX_TETHER_N = 10.0
+#: The ``robot:`` keys of every 3-D engine (an engine may add its own).
+ROBOT_FIELDS = ("name", "joint_roll", "joint_twist_deg", "com_offset")
+#: MuJoCo's robot section may read the module's width otherwise than the robot file (``links.width``, across flats):
+#: ``module_width`` [m] across flats, the same mass, the inertia of the scaled shape
+#: (:meth:`snake_core.robot.RobotParams.with_module_width`). DART builds the robot file's URDF as Gazebo does.
+MODULE_WIDTH_FIELD = "module_width"
+#: |joint_twist_deg| bound [deg]: beyond 90° a twist is a roll of the other kind (``joint_roll``) plus a twist.
+MAX_TWIST_DEG = 90.0
 
 SettingsT = TypeVar("SettingsT")
 
@@ -46,22 +81,132 @@ def joint_rolls(value: object, n_joints: int, source: str | None = None) -> tupl
                       "(one per joint)", source)
 
 
+@dataclass(frozen=True)
+class Layout:
+    """How the modules of a 3-D robot are put together: per joint the axis (the URDF's roll, 0 pitch / 90 yaw,
+    turned by a twist about the link axis) and, per link, where the centre of mass sits in the link frame."""
+
+    joint_roll: tuple[int, ...]  # 0 or 90 per joint [deg], tail → head
+    joint_twist: tuple[float, ...]  # ψ_j, rotation of joint j's axis about the link's x axis (right hand) [rad]
+    com_offset: tuple[float, float, float] = (0.0, 0.0, 0.0)  # (dx, dy, dz) from (l, 0, 0), link frame [m]
+
+    @classmethod
+    def straight(cls, n_joints: int) -> Layout:
+        """The robot file's robot: all joints pitch (roll 0), no twist, centres of mass on the module axis."""
+        return cls((0,) * n_joints, (0.0,) * n_joints)
+
+    def axes(self) -> np.ndarray:
+        """(N−1, 3) unit joint axes in the link frame: R_x(ψ_j) (0, 1, 0) for roll 0 (pitch), R_x(ψ_j) (0, 0, −1)
+        for roll 90 (yaw), as urdf/snake_module.xacro."""
+        c, s = np.cos(self.joint_twist), np.sin(self.joint_twist)
+        yaw = np.array(self.joint_roll) == 90
+        return np.stack([np.zeros_like(c), np.where(yaw, s, c), np.where(yaw, -c, s)], axis=1)
+
+    def com(self, half_length: float) -> np.ndarray:
+        """(3,) a link's centre of mass in its frame [m]."""
+        return np.array([half_length, 0.0, 0.0]) + self.com_offset
+
+    def as_summary(self) -> dict[str, Any]:
+        """The layout in a run's summary (degrees for the twist), read back by :meth:`from_summary`."""
+        return {"joint_roll": list(self.joint_roll), "joint_twist_deg": [math.degrees(v) for v in self.joint_twist],
+                "com_offset": list(self.com_offset)}
+
+    def xacro_args(self) -> dict[str, str]:
+        """The layout as the URDF's arguments ``joint_roll``, ``joint_twist`` [deg], ``com_offset`` [m]."""
+        return {"joint_roll": " ".join(str(r) for r in self.joint_roll),
+                "joint_twist": " ".join(repr(math.degrees(v)) for v in self.joint_twist),
+                "com_offset": " ".join(repr(float(v)) for v in self.com_offset)}
+
+    @classmethod
+    def from_summary(cls, fields: dict[str, Any]) -> Layout:
+        """The layout a run's summary fields record (a summary without twist or offset: none)."""
+        rolls = tuple(fields["joint_roll"])
+        twist = fields.get("joint_twist_deg", [0.0] * len(rolls))
+        return cls(rolls, tuple(math.radians(v) for v in twist), tuple(fields.get("com_offset", (0.0, 0.0, 0.0))))
+
+
+def layout_from(section: dict[str, Any], robot: RobotParams, source: str | None = None) -> Layout:
+    """The :class:`Layout` of a ``robot:`` section (``joint_roll``, ``joint_twist_deg``, ``com_offset``), validated
+    against ``robot`` (the centre of mass must stay inside the module)."""
+    n = robot.n_joints
+    twist = per_joint(section.get("joint_twist_deg", 0.0), n, "robot.joint_twist_deg", source,
+                      low=-MAX_TWIST_DEG, high=MAX_TWIST_DEG)
+    offset = section.get("com_offset", [0.0, 0.0, 0.0])
+    if not isinstance(offset, list) or len(offset) != 3:
+        raise ConfigError("robot.com_offset", offset, "must be a list of 3 numbers [dx, dy, dz] in metres "
+                          "(link frame)", source)
+    bounds = (robot.half_length, 0.5 * robot.module_width, 0.5 * robot.module_width)
+    com = tuple(number(v, f"robot.com_offset[{i}]", source, low=-b, high=b, low_open=True, high_open=True)
+                for i, (v, b) in enumerate(zip(offset, bounds, strict=True)))
+    return Layout(joint_rolls(section.get("joint_roll", 0), n, source), tuple(math.radians(v) for v in twist),
+                  com)  # type: ignore[arg-type]
+
+
 def sea_robot(section: dict[str, Any], fields: Sequence[str], engine: str, source: str | None = None
-              ) -> tuple[RobotParams, tuple[int, ...]]:
-    """The ``robot:`` section of a 3-D run: a robot with SEAs and its joint rolls; ConfigError naming the field."""
+              ) -> tuple[RobotParams, Layout]:
+    """The ``robot:`` section of a 3-D run: a robot with SEAs and its layout; ConfigError naming the field."""
     reject_unknown(section, tuple(fields), "robot", source)
     robot = load_robot(section["name"])
     if robot.sea is None or robot.actuator is None:
         raise ConfigError("robot.name", robot.name, f"the {engine} model needs a robot with SEAs (sea: and actuator: "
                           "sections), e.g. koopaee6", source)
-    return robot, joint_rolls(section.get("joint_roll", 0), robot.n_joints, source)
+    if section.get("module_width") is not None:  # MuJoCo only (MODULE_WIDTH_FIELD): another reading of links.width
+        robot = robot.with_module_width(number(section["module_width"], "robot.module_width", source, low=0.0,
+                                               high=robot.link_length, low_open=True))
+    return robot, layout_from(section, robot, source)
 
 
-def world_and_start(scenario: Scenario) -> tuple[World, float]:
-    """The ``world:`` section of a 3-D run: the world and the tail tip's x at t = 0 [m]."""
-    section = scenario.section("world")
-    reject_unknown(section, WORLD_FIELDS, "world", scenario.source)
-    return load_world(section["file"]), number(section.get("start_x", 0.0), "world.start_x", scenario.source)
+@dataclass(frozen=True)
+class Tether:
+    """A constant pull at the tail tip (``world.tether``): magnitude and world direction."""
+
+    force: float = 0.0  # [N], 0 ≤ · ≤ MAX_TETHER_N
+    yaw_deg: float = 180.0  # azimuth of the pull from +x towards +y [deg]
+    pitch_deg: float = 0.0  # elevation of the pull above the horizontal [deg], |·| ≤ 90
+
+    @property
+    def vector(self) -> np.ndarray:
+        """The force in the world frame (3,) [N]."""
+        yaw, pitch = np.radians(self.yaw_deg), np.radians(self.pitch_deg)
+        return self.force * np.array([np.cos(pitch) * np.cos(yaw), np.cos(pitch) * np.sin(yaw), np.sin(pitch)])
+
+
+def tether_from(section: Any, source: str | None = None) -> Tether:
+    """``world.tether`` (None: no pull), validated; ConfigError naming the field."""
+    if section is None:
+        return Tether()
+    if not isinstance(section, dict):
+        raise ConfigError("world.tether", section, "must be a mapping with " + ", ".join(TETHER_FIELDS), source)
+    reject_unknown(section, TETHER_FIELDS, "world.tether", source)
+    d = Tether()
+    return Tether(number(section.get("force", d.force), "world.tether.force", source, low=0.0, high=MAX_TETHER_N),
+                  number(section.get("yaw_deg", d.yaw_deg), "world.tether.yaw_deg", source, low=-360.0, high=360.0),
+                  number(section.get("pitch_deg", d.pitch_deg), "world.tether.pitch_deg", source, low=-90.0,
+                         high=90.0))
+
+
+def adjusted_boxes(world: World, yaw: float = 0.0, friction: float | None = None) -> World:
+    """``world`` with every static box turned by ``yaw`` [rad] about the vertical through its centre and, unless
+    ``friction`` is None, of μ ``friction``."""
+    if yaw == 0.0 and friction is None:
+        return world
+    turned = {b: replace(b, yaw=b.yaw + yaw, friction=b.friction if friction is None else friction)
+              for b in world.static_boxes}
+    return replace(world, boxes=tuple(turned.get(b, b) for b in world.boxes),
+                   static_boxes=tuple(turned[b] for b in world.static_boxes))
+
+
+def world_and_start(scenario: Scenario) -> tuple[World, float, Tether]:
+    """The ``world:`` section of a 3-D run: the world (its boxes turned by ``box_yaw_deg``, of μ ``box_friction``),
+    the tail tip's x at t = 0 [m] and the tether's pull."""
+    section, src = scenario.section("world"), scenario.source
+    reject_unknown(section, WORLD_FIELDS, "world", src)
+    yaw = number(section.get("box_yaw_deg", 0.0), "world.box_yaw_deg", src, low=-MAX_BOX_YAW_DEG,
+                 high=MAX_BOX_YAW_DEG)
+    mu = section.get("box_friction")
+    mu = None if mu is None else number(mu, "world.box_friction", src, low=0.0, high=5.0)
+    return (adjusted_boxes(load_world(section["file"]), np.radians(yaw), mu),
+            number(section.get("start_x", 0.0), "world.start_x", src), tether_from(section.get("tether"), src))
 
 
 @dataclass(frozen=True, eq=False)
@@ -71,10 +216,38 @@ class EngineModel(Generic[SettingsT]):
     robot: RobotParams
     world: World
     settings: SettingsT
-    joint_roll: tuple[int, ...]  # 0 (pitch) or 90 (yaw) per joint, tail → head
+    layout: Layout  # joint axes (roll, twist) and the links' centre of mass
     motor_dof: np.ndarray  # (N−1,) velocity index of motor_j (β̇_j)
     spring_dof: np.ndarray  # (N−1,) velocity index of spring_j (α̇_j − β̇_j)
     stiffness: np.ndarray  # K_j (N−1,) [N·m/rad]
+
+
+ModelT = TypeVar("ModelT", bound=EngineModel)
+
+
+@dataclass(eq=False)
+class Setup3D(Generic[ModelT]):
+    """What every 3-D run needs, validated from a scenario before anything runs; the engine's set-up adds its own
+    fields and the SEA loop's ``read``, ``step``, ``poses`` (:class:`snake_sim.core.sea_loop.SeaEngine`)."""
+
+    scenario: Scenario
+    robot: RobotParams
+    model: ModelT
+    gait: Gait
+    controllers: list[JointController]
+    perturbation: Perturbation
+    start_x: float  # tail tip x at t = 0 [m]
+    substeps: int  # physics steps per SEA control period
+    log_every: int  # control periods per logged sample
+    tether: Tether  # the pull at the tail tip (world.tether)
+
+    @property
+    def time_step(self) -> float:
+        return self.model.settings.time_step
+
+    @property
+    def control_period(self) -> float:
+        return self.time_step * self.substeps
 
 
 def link_pitch(rotation: np.ndarray) -> np.ndarray:

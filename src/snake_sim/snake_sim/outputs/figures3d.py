@@ -24,6 +24,7 @@ from PIL import Image
 
 from ..core.runlog import RunLog
 from ..core.world import World
+from ..engines.engine3d import Layout
 from ..engines.mujoco import model as mm
 from ..engines.mujoco.settings import Settings
 from .animation import FPS, MAX_FRAMES
@@ -113,7 +114,7 @@ def write_animation(log: RunLog, path: Path, world: World) -> Path:
     n = len(log.t)
     if n == 0:
         raise ValueError("empty run log")
-    model = mm.build_model(log.robot, world=world, settings=Settings(), joint_roll=log.summary_fields["joint_roll"])
+    model = mm.build_model(log.robot, world=world, settings=Settings(), layout=Layout.from_summary(log.summary_fields))
     m, data = model.mj, model.create_data()
     frames = np.unique(np.linspace(0, n - 1, int(min(MAX_FRAMES, max(2, log.duration * FPS)))).round().astype(int))
     context = _gl_context()

@@ -31,9 +31,14 @@ def section(name: str) -> ModuleType:
 
 def run_section(name: str, out: Path, fast: bool = False, client: Client | None = None) -> Path:
     """Run section ``name`` (plan → measure → assemble, its Cells on ``client``, or on a LocalCluster of their own
-    without one) and store its results under ``out``; returns the file written."""
+    without one) and store its results under ``out``, with its figures beside them if it draws any (a section's
+    ``figures(results, folder)``); returns the results file written."""
     path = results_path(out, name)
-    dump(reproduce(section(name), fast, client), path)
+    module = section(name)
+    results = reproduce(module, fast, client)
+    dump(results, path)
+    if hasattr(module, "figures"):
+        module.figures(results, path.parent)
     return path
 
 

@@ -79,6 +79,13 @@ class Climb3dRun:
     half_climbed: bool | None = None  # the verdicts at half the step
     half_rolled_over: bool | None = None
     half_com_speed_mps: float = float("nan")
+    half_time_to_climb_s: float | None = None
+
+    @property
+    def time_pair(self) -> tuple[float | None, float | None]:
+        """(climb time at h, at h/2); None where it did not climb at that step (:func:`.step_check.compare`)."""
+        return (self.time_to_climb_s if self.climbed else None,
+                self.half_time_to_climb_s if self.half_climbed else None)
 
 
 @dataclass(frozen=True)
@@ -109,7 +116,7 @@ def climb_run(case: ClimbCase, rows: dict[str, dict[str, Any]]) -> Climb3dRun | 
                       summary["time_to_climb_s"], summary.get("rolled_over"), summary.get("time_of_roll_over_s"),
                       summary.get("max_roll_deg"), summary["average_speed_mps"], check["verdicts_unchanged"],
                       check["converged"], check["max_rate_change"], case.model, h, summary["duration_s"],
-                      half["climbed"], half.get("rolled_over"), half["average_speed_mps"])
+                      half["climbed"], half.get("rolled_over"), half["average_speed_mps"], half["time_to_climb_s"])
 
 
 def run_cases(cases: Sequence[ClimbCase], client: Client | None = None,

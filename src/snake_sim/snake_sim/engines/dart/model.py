@@ -12,7 +12,9 @@ libsdformat makes of the URDF (:mod:`.sdf`):
   force limits ±effort and velocity limits ±velocity (∞ where the SDF says < 0);
 - ``SetJointForce``: the actuator type FORCE, the command clamped by DART to the force limits;
 - collisions: the URDF's mesh (gz-sim attaches it as a mesh shape), ``setFrictionCoeff(mu)`` per shape node;
-  self-collision off (SDF ``self_collide`` false); the ground plane a 2100 m box below the plane, static boxes
+  self-collision on, neighbouring links excluded (as 002's robot: its modules can touch each other; Gazebo's
+  default, SDF ``self_collide`` false, and the URDF leave it off: a Gazebo run of the shipped URDF differs here);
+  the ground plane a 2100 m box below the plane, static boxes
   on welded bodies, each with its SDF μ (SDF's default 1 where a collision has none); DART combines two shapes'
   μ by the minimum.
 - dartpy 6.20 has no binding for DynamicsAspect's ``setSecondaryFrictionCoeff`` / ``setFirstFrictionDirection``
@@ -24,6 +26,7 @@ revolute joints in SDF order (motor_1, spring_1, motor_2, …); q(motor_j) = β_
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,7 +38,7 @@ from snake_core.robot import RobotParams
 from snake_core.validation import ConfigError
 
 from ...core.world import World
-from ..engine3d import EngineModel
+from ..engine3d import EngineModel, Layout
 from .sdf import SDF_DEFAULT_MU, SdfCollision, SdfModel
 from .settings import MAX_CONTACTS_TOTAL, Settings
 
@@ -75,6 +78,10 @@ class DartModel(EngineModel[Settings]):
         w.addSkeleton(skel)
         w.addSkeleton(_world_skeleton(self.world))
         links = [skel.getBodyNode(f"link_{i}") for i in range(1, self.robot.n_links + 1)]
+        # self-collision, but not of neighbouring modules, which meet at their joint (rotor_j, between them, has
+        # no shape: DART's adjacent-body check would not see the pair)
+        for a, b in itertools.pairwise(links):
+            option.collisionFilter.addBodyNodePairToBlackList(a, b)
         rotors = [skel.getBodyNode(f"rotor_{j}") for j in range(1, self.robot.n_joints + 1)]
         motors = [skel.getJoint(f"motor_{j}") for j in range(1, self.robot.n_joints + 1)]
         return DartData(w, skel, links, rotors, motors)
@@ -165,7 +172,8 @@ def _robot_skeleton(sdf: SdfModel) -> dart.dynamics.Skeleton:
             _collision_node(body, _mesh_shape(col), col.name, col.pose, col.mu)
         bodies[link.name] = body
         pending.extend(sdf.link(j.child) for j in sdf.joints if j.parent == link.name)
-    skel.setSelfCollisionCheck(False)  # SDF <self_collide> false (gz-physics: setSelfCollisionCheck)
+    skel.setSelfCollisionCheck(True)  # SDF <self_collide> true (gz-physics: setSelfCollisionCheck)
+    skel.setAdjacentBodyCheck(False)
     return skel
 
 
@@ -198,16 +206,17 @@ def _world_skeleton(world: World) -> dart.dynamics.Skeleton:
 
 
 def build_model(robot: RobotParams, *, world: World, settings: Settings, sdf: SdfModel,
-                joint_roll: Sequence[int] | None = None) -> DartModel:
-    """The DART model of ``sdf`` (:func:`.sdf.gazebo_model` of ``robot``) on ``world``."""
+                layout: Layout | None = None) -> DartModel:
+    """The DART model of ``sdf`` (:func:`.sdf.gazebo_model` of ``robot`` and ``layout``, default
+    :meth:`~snake_sim.engines.engine3d.Layout.straight`) on ``world``."""
     if robot.sea is None or robot.actuator is None:
         raise ConfigError("robot.name", robot.name, "the DART model needs a robot with SEAs (sea: and actuator: "
                           "sections), e.g. koopaee6")
-    rolls = tuple(joint_roll) if joint_roll is not None else (0,) * robot.n_joints
+    layout = Layout.straight(robot.n_joints) if layout is None else layout
     joints = range(1, robot.n_joints + 1)
     stiffness = np.array([sdf.joint(f"spring_{j}").spring_stiffness for j in joints])
     stiffness.setflags(write=False)
-    return DartModel(robot=robot, world=world, settings=settings, joint_roll=rolls, sdf=sdf,
+    return DartModel(robot=robot, world=world, settings=settings, layout=layout, sdf=sdf,
                      motor_dof=_dofs(sdf, [f"motor_{j}" for j in joints]),
                      spring_dof=_dofs(sdf, [f"spring_{j}" for j in joints]), stiffness=stiffness)
 
@@ -234,6 +243,12 @@ def command(data: DartData, effort: np.ndarray) -> np.ndarray:
         joint.setCommand(0, float(effort[j]))
         out[j] = joint.getCommand(0)
     return out
+
+
+def pull_tail(data: DartData, force: np.ndarray) -> None:
+    """Apply ``force`` (3,) [N, world frame] at the tail tip (``link_1``'s frame origin) for the next step (DART
+    clears external forces after every step)."""
+    data.links[0].setExtForce(np.asarray(force, dtype=float), np.zeros(3), False, True)
 
 
 def step(data: DartData) -> None:

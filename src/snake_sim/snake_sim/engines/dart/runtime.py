@@ -9,8 +9,10 @@ effort limit and integrates the motor joint's damping K_D and the springs implic
 
 Scenario sections read here (besides the common ones of :mod:`snake_sim.core.scenario`)::
 
-    robot:   {name: koopaee6, joint_roll: 0, controllers_file: koopaee6_gz.yaml}  # config/controllers/ or a path
-    world:   {file: stairs, start_x: 0.0}        # tail tip x at t = 0 [m] (snake_sim.engines.engine3d)
+    robot:   {name: koopaee6, joint_roll: 0, joint_twist_deg: 0, com_offset: [0, 0, 0],   # engines.engine3d
+              controllers_file: koopaee6_gz.yaml}  # config/controllers/ or a path
+    world:   {file: stairs, start_x: 0.0, box_yaw_deg: 0, box_friction: null,
+              tether: {force, yaw_deg, pitch_deg}}   # snake_sim.engines.engine3d
     contact: {friction, collision_detector, max_contacts}   # snake_sim.engines.dart.settings
     sim:     {perturbation: {...}}               # snake_sim.analysis.rollover
 
@@ -30,56 +32,36 @@ import numpy as np
 from tqdm import tqdm
 
 from snake_core import locator
-from snake_core.controllers import JointController
-from snake_core.gaits import Gait
 from snake_core.robot import RobotParams
 from snake_core.validation import ConfigError
 
-from ...analysis.rollover import Perturbation, perturbation_from, start_pose
+from ...analysis.rollover import perturbation_from, start_pose
 from ...core.runlog import RunLog
 from ...core.scenario import Scenario
 from ...core.sea_loop import CommandRamp, Reading, Tick, control_steps, gait_references, run, sea_control
 from ...core.signals import StopRequest
-from ..engine3d import FIGURES, Samples3D, sea_robot, summary_extra, world_and_start
+from ...core.world import World
+from .. import engine3d
+from ..engine3d import FIGURES, Samples3D, Setup3D, sea_robot, summary_extra, world_and_start
 from . import gz_control as gz
 from . import model as dm
 from .sdf import gazebo_model
 from .settings import settings_from
 
-ROBOT_FIELDS = ("name", "joint_roll", "controllers_file")
+ROBOT_FIELDS = (*engine3d.ROBOT_FIELDS, "controllers_file")
 __all__ = ["FIGURES", "build", "run_scenario", "simulate", "summary_extra"]
 
 
 @dataclass(eq=False)
-class DartSetup:
-    """Everything a DART run needs, validated from a scenario before anything runs."""
+class DartSetup(Setup3D[dm.DartModel]):
+    """Everything a DART run needs (:class:`~snake_sim.engines.engine3d.Setup3D`, ``substeps`` the physics steps
+    per SEA control period) and the controller manager's."""
 
-    scenario: Scenario
-    robot: RobotParams
-    model: dm.DartModel
     control: gz.GzControl
-    gait: Gait
-    controllers: list[JointController]
-    perturbation: Perturbation
-    start_x: float  # tail tip x at t = 0 [m]
-    control_every: int  # physics steps per SEA control period
     update_every: int  # physics steps per controller-manager update
-    log_every: int  # control periods per logged sample
-
-    @property
-    def control_period(self) -> float:
-        return self.model.settings.time_step * self.control_every
 
     # The model as the SEA loop steps it (snake_sim.core.sea_loop.SeaEngine), over a DartRun.
     command_timing = "hold"  # the forward command controllers pass the last published β_d, β̇_d as they are
-
-    @property
-    def time_step(self) -> float:
-        return self.model.settings.time_step
-
-    @property
-    def substeps(self) -> int:
-        return self.control_every
 
     def read(self, run: DartRun) -> Reading:
         m, d = self.model, run.data
@@ -99,6 +81,8 @@ class DartSetup:
                                    self.update_every * self.time_step)
         run.applied = dm.command(d, run.effort)
         run.saturated += int(np.any(run.applied != run.effort))
+        if self.tether.force:
+            dm.pull_tail(d, self.tether.vector)
         dm.step(d)
         run.steps += 1
         if not np.isfinite(d.skeleton.getPositions()).all():
@@ -141,23 +125,29 @@ def _controllers_file(robot: RobotParams, value: Any, source: str) -> Path:
     return path
 
 
+def world(scenario: Scenario) -> World:
+    """The scenario's world as the run meets it: its boxes turned by ``world.box_yaw_deg``, of μ
+    ``world.box_friction`` (:func:`~snake_sim.engines.engine3d.world_and_start`)."""
+    return world_and_start(scenario)[0]
+
+
 def build(scenario: Scenario) -> DartSetup:
     """Validate the DART model's sections of ``scenario``, convert the description and read the controllers."""
     src = scenario.source
     robot_section = scenario.section("robot")
-    robot, rolls = sea_robot(robot_section, ROBOT_FIELDS, "DART", src)
+    robot, layout = sea_robot(robot_section, ROBOT_FIELDS, "DART", src)
     control = gz.load_gz_control(robot, _controllers_file(robot, robot_section.get("controllers_file"), src))
-    world, start_x = world_and_start(scenario)
+    world, start_x, tether = world_and_start(scenario)
     settings = settings_from(scenario.time_step, scenario.section("contact"), src)
-    sdf = gazebo_model(robot.name, " ".join(str(r) for r in rolls), settings.friction)
-    model = dm.build_model(robot, world=world, settings=settings, sdf=sdf, joint_roll=rolls)
+    sdf = gazebo_model(robot.name, layout, settings.friction)
+    model = dm.build_model(robot, world=world, settings=settings, sdf=sdf, layout=layout)
     model.create_data()  # refuses worlds DART cannot take (ConfigError naming world.file) before anything runs
     gait, controllers = sea_control(scenario, robot)
     h = scenario.time_step
-    control_every, log_every = control_steps(scenario, h)
-    return DartSetup(scenario, robot, model, control, gait, controllers,
-                     perturbation_from(scenario.data["sim"].get("perturbation"), src), start_x, control_every,
-                     max(1, round(1.0 / (control.update_rate * h))), log_every)
+    substeps, log_every = control_steps(scenario, h)
+    return DartSetup(scenario, robot, model, gait, controllers,
+                     perturbation_from(scenario.data["sim"].get("perturbation"), src), start_x, substeps, log_every,
+                     tether, control, max(1, round(1.0 / (control.update_rate * h))))
 
 
 def simulate(setup: DartSetup, duration: float | None = None, progress: bool = False,
@@ -177,10 +167,10 @@ def simulate(setup: DartSetup, duration: float | None = None, progress: bool = F
         status = run(setup, state, tick, n_ticks, stop, lambda t: bar.update())
     motor = model.sdf.joint("motor_1")
     return samples.run_log(setup.robot, status, {
-        "model": "dart", "numerics": model.settings.as_summary(), "joint_roll": list(model.joint_roll),
+        "model": "dart", "numerics": model.settings.as_summary(), **model.layout.as_summary(),
         "gazebo": {**setup.control.summary(), "effort_limit_nm": motor.effort, "motor_damping": motor.damping,
                    "effort_saturated_fraction": state.saturated / max(1, state.steps)},
-        "perturbation": asdict(setup.perturbation)})
+        "perturbation": asdict(setup.perturbation), "tether": asdict(setup.tether)})
 
 
 def run_scenario(scenario: Scenario, progress: bool = False, stop: StopRequest | None = None) -> RunLog:

@@ -24,6 +24,8 @@ import numpy as np
 from snake_core import locator
 from snake_core.validation import ConfigError
 
+from ..engine3d import Layout
+
 SDFORMAT_PKG = "sdformat12"
 CONVERTER_SOURCE = Path(__file__).with_name("urdf2sdf.cc")
 #: SDF's default <mu> of a collision without <surface> (sdformat spec, ode friction), which Gazebo applies.
@@ -88,11 +90,12 @@ class SdfModel:
         return next(j for j in self.joints if j.name == name)
 
 
-def gazebo_urdf(robot: str, joint_roll: str = "0", mu: float | None = None) -> str:
-    """The URDF text gz sim gets: ``xacro snake.urdf.xacro robot:=<robot> hardware:=gazebo joint_roll:=… mu:=…``."""
+def gazebo_urdf(robot: str, layout: Layout | None = None, mu: float | None = None) -> str:
+    """The URDF text gz sim gets: ``xacro snake.urdf.xacro robot:=<robot> hardware:=gazebo mu:=…`` and the
+    layout's ``joint_roll``, ``joint_twist``, ``com_offset`` (default the URDF's: all 0)."""
     import xacro
 
-    args = {"robot": robot, "hardware": "gazebo", "joint_roll": joint_roll}
+    args = {"robot": robot, "hardware": "gazebo", **(layout.xacro_args() if layout is not None else {})}
     if mu is not None:
         args["mu"] = repr(float(mu))
     doc = xacro.process_file(str(locator.data_dir() / "urdf" / "snake.urdf.xacro"), mappings=args)
@@ -233,6 +236,6 @@ def parse(text: str) -> SdfModel:
     return SdfModel(model.get("name"), tuple(links), tuple(joints), text)
 
 
-def gazebo_model(robot: str, joint_roll: str = "0", mu: float | None = None) -> SdfModel:
+def gazebo_model(robot: str, layout: Layout | None = None, mu: float | None = None) -> SdfModel:
     """The robot as gz sim builds it (xacro with ``hardware:=gazebo`` → libsdformat → parsed)."""
-    return parse(convert(gazebo_urdf(robot, joint_roll, mu)))
+    return parse(convert(gazebo_urdf(robot, layout, mu)))

@@ -17,7 +17,7 @@ import numpy as np
 from snake_core.robot import RobotParams
 
 from ...core.world import World
-from ..engine3d import EngineModel
+from ..engine3d import EngineModel, Layout
 from .mjcf import mjcf
 from .settings import Settings
 
@@ -53,11 +53,11 @@ class MujocoData:
     mj: mujoco.MjData
 
 
-def build_model(robot: RobotParams, *, world: World, settings: Settings,
-                joint_roll: Sequence[int] | None = None) -> MujocoModel:
-    """Compile the MJCF of ``robot`` on ``world`` (:func:`.mjcf.mjcf`); ``joint_roll`` default all 0 (pitch)."""
-    rolls = tuple(joint_roll) if joint_roll is not None else (0,) * robot.n_joints
-    xml = mjcf(robot, world, settings, rolls)
+def build_model(robot: RobotParams, *, world: World, settings: Settings, layout: Layout | None = None) -> MujocoModel:
+    """Compile the MJCF of ``robot`` on ``world`` (:func:`.mjcf.mjcf`); ``layout`` default the robot file's robot
+    with every joint pitching (:meth:`~snake_sim.engines.engine3d.Layout.straight`)."""
+    layout = Layout.straight(robot.n_joints) if layout is None else layout
+    xml = mjcf(robot, world, settings, layout)
     m = mujoco.MjModel.from_xml_string(xml)
     nj = robot.n_joints
 
@@ -67,7 +67,7 @@ def build_model(robot: RobotParams, *, world: World, settings: Settings,
     motors = [joint(f"motor_{j}") for j in range(1, nj + 1)]
     springs = [joint(f"spring_{j}") for j in range(1, nj + 1)]
     return MujocoModel(
-        robot=robot, world=world, settings=settings, joint_roll=rolls, xml=xml, mj=m,
+        robot=robot, world=world, settings=settings, layout=layout, xml=xml, mj=m,
         link_body=_frozen([mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, f"link_{i}")
                            for i in range(1, robot.n_links + 1)]),
         rotor_body=_frozen([mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, f"rotor_{j}") for j in range(1, nj + 1)]),
@@ -101,6 +101,16 @@ def step(model: MujocoModel, data: MujocoData, n: int = 1) -> None:
     mujoco.mj_step(model.mj, data.mj, n)
 
 
+def pull_tail(model: MujocoModel, data: MujocoData, force: np.ndarray) -> None:
+    """Apply ``force`` (3,) [N, world frame] at the tail tip (``link_1``'s frame origin) until changed: MuJoCo's
+    ``xfrc_applied`` acts at the body's centre of mass, so it carries the moment (tip − CoM) × F, which turns
+    with the link and is set anew before every step."""
+    body = model.link_body[0]
+    mj = data.mj
+    mj.xfrc_applied[body, :3] = force
+    mj.xfrc_applied[body, 3:] = np.cross(mj.xpos[body] - mj.xipos[body], force)
+
+
 def alpha(model: MujocoModel, data: MujocoData) -> np.ndarray:
     """α_j = β_j + (α_j − β_j), link-side joint angles (N−1,) [rad]."""
     q = data.mj.qpos
@@ -128,9 +138,10 @@ def sea_torque(model: MujocoModel, data: MujocoData) -> np.ndarray:
     return model.stiffness * data.mj.qpos[model.spring_qpos]
 
 
-def motor_torque(data: MujocoData) -> np.ndarray:
-    """U of 002 (4.39) the actuators apply (N−1,) [N·m]."""
-    return data.mj.actuator_force.copy()
+def motor_torque(model: MujocoModel, data: MujocoData) -> np.ndarray:
+    """U of 002 (4.39) within the torque–speed line (N−1,) [N·m]: the actuator's force plus the motor hinge's
+    damping force −(τ_s/ω_0) β̇ (see :mod:`.mjcf`)."""
+    return data.mj.actuator_force + data.mj.qfrc_damper[model.motor_dof]
 
 
 def link_positions(model: MujocoModel, data: MujocoData) -> np.ndarray:

@@ -6,7 +6,9 @@ the suite's model of a 3-D scenario (:func:`snake_sim.engines.mujoco.runtime.bui
   ``getActuatorType`` reads ``biastype none`` as MOTOR, whose only command interface is ``effort``), on which
   pid_controller writes K_p (β_d − β) + K_D β̇_d;
 - the −K_D β̇ of (4.39) is the motor hinge's ``damping`` K_D, integrated implicitly by the ``discrete``
-  integrator (as Gazebo's joint damping, hardware:=gazebo; explicitly it would need h < 2 𝕊_3/K_D);
+  integrator (as Gazebo's joint damping, hardware:=gazebo); U is not bounded by the servo's torque–speed line
+  here (the suite's model splits K_D between the hinge and the clamped actuator, which pid_controller's effort
+  interface cannot), as on the Gazebo path;
 - ``spring_<j>`` has no actuator: upstream registers it as a passive joint (states only), as the
   ros2_control block of urdf/snake.ros2_control.xacro declares it;
 - a keyframe ``start`` holds the scenario's initial state (the pose :func:`snake_sim.analysis.rollover.start_pose` gives

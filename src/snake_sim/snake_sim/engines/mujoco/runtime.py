@@ -10,8 +10,10 @@ the loop is :func:`snake_sim.core.sea_loop.run`; this module gives it the model 
 
 Scenario sections read here (besides the common ones of :mod:`snake_sim.core.scenario`)::
 
-    robot:   {name: koopaee6, joint_roll: 0}     # snake_sim.engines.engine3d
-    world:   {file: stairs, start_x: 0.0}        # tail tip x at t = 0 [m]
+    robot:   {name: koopaee6, joint_roll: 0, joint_twist_deg: 0, com_offset: [0, 0, 0],   # engines.engine3d
+              module_width: null}   # [m] across flats (null: the robot file's links.width; MuJoCo only)
+    world:   {file: stairs, start_x: 0.0, box_yaw_deg: 0, box_friction: null,
+              tether: {force, yaw_deg, pitch_deg}}   # engines.engine3d
     contact: {friction, solref, solimp, cone, solver}   # snake_sim.engines.mujoco.settings
     sim:     {perturbation: {roll_deg: 5, lateral_offset: 0.0, joint_noise_deg: 1, seed: 0}}   # analysis.rollover
 
@@ -27,57 +29,47 @@ import mujoco
 import numpy as np
 from tqdm import tqdm
 
-from snake_core.controllers import JointController
-from snake_core.gaits import Gait
-from snake_core.robot import RobotParams
 from snake_core.validation import ConfigError
 
-from ...analysis.rollover import Perturbation, perturbation_from, start_pose
+from ...analysis.rollover import perturbation_from, start_pose
 from ...core.runlog import RunLog
 from ...core.scenario import Scenario
 from ...core.sea_loop import CommandRamp, Reading, Tick, control_steps, gait_references, run, sea_control
 from ...core.signals import StopRequest
-from ..engine3d import FIGURES, Samples3D, sea_robot, summary_extra, world_and_start
+from ...core.world import World
+from ..engine3d import (
+    FIGURES,
+    MODULE_WIDTH_FIELD,
+    ROBOT_FIELDS,
+    Samples3D,
+    Setup3D,
+    sea_robot,
+    summary_extra,
+    world_and_start,
+)
 from . import model as mm
 from .settings import settings_from
 
-ROBOT_FIELDS = ("name", "joint_roll")
 __all__ = ["FIGURES", "build", "run_scenario", "simulate", "summary_extra"]
 
 
 @dataclass(eq=False)
-class MujocoSetup:
-    """Everything a 3-D run needs, validated from a scenario before anything runs."""
-
-    scenario: Scenario
-    robot: RobotParams
-    model: mm.MujocoModel
-    gait: Gait
-    controllers: list[JointController]
-    perturbation: Perturbation
-    start_x: float  # tail tip x at t = 0 [m]
-    substeps: int  # MuJoCo steps per control period
-    log_every: int  # control periods per logged sample
-
-    @property
-    def control_period(self) -> float:
-        return self.model.settings.time_step * self.substeps
+class MujocoSetup(Setup3D[mm.MujocoModel]):
+    """Everything a 3-D run on MuJoCo needs (:class:`~snake_sim.engines.engine3d.Setup3D`)."""
 
     # The model as the SEA loop steps it (snake_sim.core.sea_loop.SeaEngine), over its MuJoCo data.
     command_timing = "start"  # mj_step integrates with the ctrl set before it
 
-    @property
-    def time_step(self) -> float:
-        return self.model.settings.time_step
-
     def read(self, data: mm.MujocoData) -> Reading:
         m = self.model
         return Reading(mm.alpha(m, data), mm.alpha_dot(m, data), mm.beta(m, data), mm.sea_torque(m, data),
-                       mm.motor_torque(data), data.mj.ncon)
+                       mm.motor_torque(m, data), data.mj.ncon)
 
     def step(self, data: mm.MujocoData, beta_d: np.ndarray, beta_d_dot: np.ndarray) -> None:
-        """One step of h with the motor command (β_d, β̇_d) set before it."""
+        """One step of h with the motor command (β_d, β̇_d) and the tether's pull set before it."""
         mm.command(self.model, data, beta_d, beta_d_dot)
+        if self.tether.force:
+            mm.pull_tail(self.model, data, self.tether.vector)
         mm.step(self.model, data)
 
     def poses(self, data: mm.MujocoData) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -93,20 +85,27 @@ class MujocoSetup:
                 f"kept; with sim.time_step = {self.time_step:g} s, try a smaller step")
 
 
+def world(scenario: Scenario) -> World:
+    """The scenario's world as the run meets it: its boxes turned by ``world.box_yaw_deg``, of μ
+    ``world.box_friction`` (:func:`~snake_sim.engines.engine3d.world_and_start`)."""
+    return world_and_start(scenario)[0]
+
+
 def build(scenario: Scenario) -> MujocoSetup:
     """Validate the 3-D model's sections of ``scenario`` and compile its MuJoCo model."""
     src = scenario.source
-    robot, rolls = sea_robot(scenario.section("robot"), ROBOT_FIELDS, "MuJoCo", src)
-    world, start_x = world_and_start(scenario)
+    robot, layout = sea_robot(scenario.section("robot"), (*ROBOT_FIELDS, MODULE_WIDTH_FIELD), "MuJoCo", src)
+    world, start_x, tether = world_and_start(scenario)
     if world.ground_height is None:
         raise ConfigError("world.file", scenario.world_file, "the MuJoCo model needs a world with a ground plane",
                           src)
     settings = settings_from(scenario.time_step, scenario.section("contact"), src)
-    model = mm.build_model(robot, world=world, settings=settings, joint_roll=rolls)
+    model = mm.build_model(robot, world=world, settings=settings, layout=layout)
     gait, controllers = sea_control(scenario, robot)
     substeps, log_every = control_steps(scenario, scenario.time_step)
     return MujocoSetup(scenario, robot, model, gait, controllers,
-                       perturbation_from(scenario.data["sim"].get("perturbation"), src), start_x, substeps, log_every)
+                       perturbation_from(scenario.data["sim"].get("perturbation"), src), start_x, substeps, log_every,
+                       tether)
 
 
 def simulate(setup: MujocoSetup, duration: float | None = None, progress: bool = False,
@@ -123,8 +122,9 @@ def simulate(setup: MujocoSetup, duration: float | None = None, progress: bool =
     with tqdm(total=n_ticks, desc="control periods", disable=not progress, leave=False) as bar:
         status = run(setup, data, tick, n_ticks, stop, lambda t: bar.update())
     return samples.run_log(setup.robot, status, {"model": "mujoco", "numerics": model.settings.as_summary(),
-                                                 "joint_roll": list(model.joint_roll),
-                                                 "perturbation": asdict(setup.perturbation)})
+                                                 **model.layout.as_summary(),
+                                                 "perturbation": asdict(setup.perturbation),
+                                                 "tether": asdict(setup.tether)})
 
 
 def run_scenario(scenario: Scenario, progress: bool = False, stop: StopRequest | None = None) -> RunLog:

@@ -13,7 +13,10 @@ The vertical model's Kelvin–Voigt fields (``stiffness``, ``damping``, ``thresh
 accepted, so that ``--set model=mujoco`` turns any vertical scenario into its 3-D run, and do not act here:
 MuJoCo's contact softness is ``solref``/``solimp``.
 
-Integrator: always MuJoCo's ``discrete`` (measured on koopaee6, ``rotor_inertia_model: own``).
+Integrator: always MuJoCo's ``discrete``. The measurements below were taken on koopaee6 as 002's simulation
+built it (1.0 kg, J_l about every axis, no armature, ``rotor_inertia_model: own``); the model now has the module
+mesh's moments (a pitch moment several times J_l: slower spring modes) and the armature n² J_r on the motor
+hinge (the PD's pole K_D/(n² J_r) ≈ 1.6e3 s⁻¹, implicit); its step check is the reproduction page's.
 
 - What limits the step is the SEA spring, not the contact and not the roll moment. With the motors held, the
   springs of the free chain have modes at 28.8, 82.6, 171, 296 and 390 rad/s; the fastest is the links turning

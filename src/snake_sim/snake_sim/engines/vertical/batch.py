@@ -5,8 +5,8 @@ runs each, and returns the B logs, equal to the one-by-one logs to rounding (the
 
 - physics: every sub-step is one compiled call for all runs (:class:`~.plant.BatchedPlant`,
   :func:`~.plant.plant_step_batch`), which runs the same kernels (``terms_kernel``, ``contact_kernel``,
-  ``implicit_euler_step``) over each run's own arrays; the command extrapolation and the motor PD (4.39) are
-  numpy over (B, N − 1) arrays;
+  ``implicit_euler_step``) over each run's own arrays; the command extrapolation and the motor PD (4.39) within the
+  torque–speed line are numpy over (B, N − 1) arrays;
 - control: per control instant each run's tick of the SEA loop, as alone (:class:`snake_sim.core.sea_loop.Tick`), and
   one :class:`~snake_sim.core.sea_loop.CommandRamp` over the stacked commands for the period;
 - a run whose state goes non-finite stops alone: its log ends at its last finite sample with the status text of a

@@ -45,10 +45,10 @@ from tqdm import tqdm
 from snake_core.validation import ConfigError
 from snake_sim.analysis.climb_mode import climb_fields
 from snake_sim.analysis.summary import flatten, summarize
-from snake_sim.core.models import BatchedRuntime, ModelRuntime, runtime_for
+from snake_sim.core.models import BatchedRuntime, ModelRuntime, run_world, runtime_for
 from snake_sim.core.runlog import RunLog
 from snake_sim.core.scenario import Scenario, load_scenario
-from snake_sim.core.world import World, load_world
+from snake_sim.core.world import World
 from snake_sim.outputs.figures import write_figures
 from snake_sim.outputs.recording import write_rosbag
 
@@ -101,7 +101,7 @@ def measure_summary(cell: Cell, out: Path | None = None, extra: ExtraFields | No
     summary.json, the plots and rosbag/ there (no animation)."""
     scenario = load_scenario(cell.scenario, cell.overrides)
     runtime = runtime_for(scenario.model, scenario.source)
-    world = load_world(scenario.world_file)
+    world = run_world(runtime, scenario)
     start = time.perf_counter()
     log = runtime.run_scenario(scenario)
     return _summary(runtime, scenario, world, log, time.perf_counter() - start, out, extra)
@@ -202,7 +202,7 @@ def run_batch(cells: list[Cell], outputs: Path | None = None) -> list[dict[str, 
         try:
             scenario = load_scenario(cell.scenario, cell.overrides)
             runtime = runtime_for(scenario.model, scenario.source)
-            world = load_world(scenario.world_file)
+            world = run_world(runtime, scenario)
             if not hasattr(runtime, "simulate_batch"):  # a model without batches: alone
                 rows[cell.id] = run_cell(cell, measure_summary, outputs)
                 continue

@@ -1,0 +1,518 @@
+"""docs/reproduction.md section: 002's own runs at 002's own settings, in the three engines (002 §6.4, §7.3, §7.4).
+
+Each row is one of 002's runs with its printed settings (the ``exp64-*``, ``sim73-*`` and ``exp74-*`` scenarios):
+§6.4 on the robot (A = π/4; K_d = K, i.e. position control, and local stiffness K_d = K/6), §7.3 in 002's simulation
+(Table 7.1: A = π/6; open loop, TSC M_d = 1, D_d = 4, K_d = 12 with K_τ = 0 and 6), §7.4 on the robot (A = π/6; TSC
+M_d = 1, D_d = 10, K_d = 17.5 with K_τ = 6 and 0, local stiffness (K − K_d)/K_d = 6, open loop) and §7.4.2 (two
+obstacles), and the §7.4 TSC rows once more with (7.2)'s time read per control step (``controller.time_unit``).
+Every row runs in the vertical-plane model (deterministic), MuJoCo (perturbation seeds :data:`SEEDS`) and DART
+(seed :data:`DART_SEED`, at Gazebo's step), each run also at half its step (:func:`.climb_3d.case_cells`), all on
+the sweep engine. The robot experiments' boxes carry a top plate of higher friction (its μ is not printed): the
+scenarios' plate (the range's low end) everywhere, the range's other values in MuJoCo with seed 0.
+
+The renderer puts each row beside 002's result, applies the rule that a comparison is a difference only when it
+exceeds the half-step spread of the runs it compares (:func:`compare`), and computes (7.2)'s gain at the gait
+frequency for 002's printed gains in seconds and in the per-step reading (``TSCGains.frequency_response``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from snake_core.controllers.tsc import TSCGains, gains_from_params
+from snake_core.robot import load_robot
+from snake_sim.analysis.rollover import ROLL_OVER_DEG
+from snake_sim.analysis.step_check import TOLERANCE, Comparison, compare, half_step_spread
+from snake_sim.core import worldgen
+from snake_sim.core.scenario import load_scenario
+from snake_sim.engines.dart.settings import settings_from as dart_settings
+from snake_sim.reproduction.climb_3d import failed_lines
+from snake_sim.reproduction.results import pi_text
+from snake_sim.studies.climb_3d import Climb3dRun, ClimbCase, case_cells, climb_run
+from snake_sim.studies.engines import DART_TIME_STEP, ENGINES
+from snake_sim.studies.sweep import Cell
+from snake_sim.studies.sweep.engine import measure_summary
+
+TITLE = "002's runs at 002's own settings, in three engines (002 §6.4, §7.3, §7.4)"
+
+ENGINE_NAMES = {"vertical": "vertical plane", "mujoco": "MuJoCo", "dart": "DART"}
+#: MuJoCo's perturbation seeds; DART's one seed; the vertical model has no perturbation.
+SEEDS = (0, 1, 2)
+DART_SEED = 0
+#: DART's simulated time [s] per number of boxes: DART is the slowest engine (``make bench``); a climb later than
+#: this is a *no* in DART.
+DART_DURATIONS = {1: 20.0, 2: 20.0}
+#: Simulated time of every run of a ``fast`` smoke run [s].
+FAST_DURATION = 1.0
+#: The rows of a ``fast`` smoke run: (section, controller).
+FAST_ROWS = (("§6.4", "local stiffness K_d = K/6"), ("§7.4", "TSC K_τ = 6, (7.2) per control step"))
+
+
+@dataclass(frozen=True)
+class Row:
+    """One of 002's runs: its settings (a scenario and overrides) and what 002 reports."""
+
+    experiment: str  # 002's section
+    controller: str
+    scenario: str  # the vertical scenario; its 3-D twin is ``<scenario>-3d``
+    overrides: tuple[str, ...]
+    outcome_002: str  # "climbs", "fails" (stuck or rolled over) or "rolls over", in every trial 002 reports
+    result_002: str  # 002's words and numbers
+
+
+#: The reading of (7.2) tried here: its time counted in control steps of the scenario (``controller.time_unit`` =
+#: 1 / ``sim.control_rate``).
+READING_SCENARIO = "exp74-tsc-obstacle-3d"
+PER_STEP = "(7.2) per control step"
+
+
+def _per_step() -> str:
+    return f"controller.time_unit={load_scenario(READING_SCENARIO).control_period!r}"
+
+
+def _rows() -> tuple[Row, ...]:
+    """002's runs, in the order of the document (the per-step reading last in §7.4 and §7.4.2)."""
+    k6, k0, step = "controller.torque_gain=6", "controller.torque_gain=0", _per_step()
+    return (
+        Row("§6.4", "K_d = K (position control)", "exp64-position-obstacle", (), "fails",
+            "stuck or rolled over in every trial"),
+        Row("§6.4", "local stiffness K_d = K/6", "exp64-stiffness-obstacle", (), "climbs",
+            "climbed in 5 of 5 trials, 24.6 s on average"),
+        Row("§7.3", "open loop", "sim73-open-loop-obstacle", (), "climbs", "climbed (simulation)"),
+        Row("§7.3", "TSC K_τ = 0", "sim73-tsc-obstacle", (k0,), "climbs",
+            "climbed, 25.6 % faster than the open loop (simulation; K_τ not printed)"),
+        Row("§7.3", "TSC K_τ = 6", "sim73-tsc-obstacle", (k6,), "climbs",
+            "climbed, 25.6 % faster than the open loop (simulation; K_τ not printed)"),
+        Row("§7.4", "TSC K_τ = 6", "exp74-tsc-obstacle", (k6,), "climbs", "climbed in 5 of 5 trials"),
+        Row("§7.4", "TSC K_τ = 0", "exp74-tsc-obstacle", (k0,), "climbs",
+            "climbed, 40.1 s on average, 4.6 % faster than K_τ = 6 (§7.4.1)"),
+        Row("§7.4", "local stiffness K_d = K/7", "exp74-stiffness-obstacle", (), "climbs", "climbed"),
+        Row("§7.4", "open loop", "exp74-open-loop-obstacle", (), "rolls over", "rolled over in 5 of 5 trials"),
+        Row("§7.4", f"TSC K_τ = 6, {PER_STEP}", "exp74-tsc-obstacle", (k6, step), "climbs",
+            "climbed in 5 of 5 trials (as printed)"),
+        Row("§7.4.2", "TSC K_τ = 6", "exp74-tsc-two-obstacles", (k6,), "climbs",
+            "climbed, 27.4 s on average"),
+        Row("§7.4.2", "TSC K_τ = 0", "exp74-tsc-two-obstacles", (k0,), "rolls over", "rolled over in 5 of 5 trials"),
+        Row("§7.4.2", "local stiffness K_d = K/7", "exp74-stiffness-two-obstacles", (), "rolls over",
+            "rolled over in 5 of 5 trials"),
+        Row("§7.4.2", f"TSC K_τ = 6, {PER_STEP}", "exp74-tsc-two-obstacles", (k6, step), "climbs",
+            "climbed, 27.4 s on average (as printed)"),
+    )
+
+
+#: 002's comparisons of climb times: (section, faster row, slower row, 002's words).
+COMPARISONS_002 = (
+    ("§7.3", "TSC K_τ = 0", "open loop", "TSC climbed 25.6 % faster than the open loop"),
+    ("§7.3", "TSC K_τ = 6", "open loop", "TSC climbed 25.6 % faster than the open loop"),
+    ("§7.4", "TSC K_τ = 0", "TSC K_τ = 6", "K_τ = 0 climbed 4.6 % faster than K_τ = 6 (§7.4.1)"),
+)
+
+#: The boxes of a world of the robot experiments whose plate is the range's low end (the scenarios' own).
+LAB_WORLDS = {worldgen.lab_world_name(n, worldgen.PLATE_FRICTIONS[0]): n for n in (1, 2)}
+
+
+@dataclass(frozen=True)
+class Case:
+    """A row in one engine, with one seed and one top plate (None: the world has none, §7.3)."""
+
+    row: Row
+    plate: float | None
+    run: ClimbCase
+
+
+@dataclass(frozen=True)
+class Run002:
+    """A case's run at its step and at half of it (``run``: :func:`.climb_3d.climb_run`)."""
+
+    experiment: str
+    controller: str
+    plate: float | None  # μ of the boxes' top plate; None: no plate
+    run: Climb3dRun
+
+
+@dataclass(frozen=True)
+class Results:
+    fast: bool
+    runs: tuple[Run002, ...]
+    durations: dict[str, float]  # simulated time per engine and number of boxes, "<engine> <boxes>" [s]
+    seeds: dict[str, tuple[int, ...]]  # the perturbation seeds per 3-D engine
+    plate_seeds: tuple[int, ...]  # MuJoCo's seeds of the plate range's other values
+    time_unit_s: float  # (7.2)'s unit of time in the per-step reading [s]
+    gait_frequency: float  # ω [rad/s]
+    gait_phase_shift: float  # φ, the open-loop gait's lag per joint [rad]
+    gains_7_4: tuple[float, float, float]  # 002 §7.4's (M_d, D_d, K_d)
+    gains_7_1: tuple[float, float, float]  # Table 7.1's (M_d, D_d, K_d)
+    spring_stiffness: float  # K [N·m/rad]
+    local_stiffness: dict[str, float]  # K_d of local stiffness per section [N·m/rad]
+    dart_friction: float  # μ of the robot's links in DART (DART takes the smaller of two surfaces' μ)
+    plate_frictions: tuple[float, ...]
+    roll_over_deg: float
+    planned: int
+    failed: tuple[str, ...]
+
+
+def _boxes(scenario: str) -> int:
+    """Number of boxes of a row's world (1 or 2)."""
+    world = load_scenario(scenario).world_file
+    return LAB_WORLDS.get(world, 1)
+
+
+def _case(row: Row, engine: str, seed: int | None, plate: float | None, fast: bool) -> Case:
+    """``row`` in ``engine``; ``plate`` other than the scenario's replaces its world's plate."""
+    scenario = row.scenario if engine == "vertical" else f"{row.scenario}-3d"
+    world = load_scenario(scenario).world_file
+    extra: list[str] = []
+    if plate is not None and plate != worldgen.PLATE_FRICTIONS[0]:
+        extra.append(f"world.file={worldgen.lab_world_name(LAB_WORLDS[world], plate)}")
+    if seed is not None:
+        extra.append(f"sim.perturbation.seed={seed}")
+    if engine == "dart":
+        extra += ["model=dart", f"sim.time_step={DART_TIME_STEP!r}"]
+        if not fast:
+            extra.append(f"sim.duration={DART_DURATIONS[_boxes(row.scenario)]!r}")
+    if fast:
+        extra.append(f"sim.duration={FAST_DURATION!r}")
+    run = ClimbCase(engine, row.controller, row.experiment, seed, scenario, (*row.overrides, *extra))
+    return Case(row, plate, run)
+
+
+def _plate(row: Row) -> float | None:
+    """The scenario's own plate μ, None where its world has none."""
+    return worldgen.PLATE_FRICTIONS[0] if load_scenario(row.scenario).world_file in LAB_WORLDS else None
+
+
+def cases(fast: bool = False) -> list[Case]:
+    """Every row in every engine (MuJoCo with every seed), then the plate range's other values in MuJoCo; ``fast``:
+    one seed, the rows :data:`FAST_ROWS` and one other plate."""
+    rows = tuple(r for r in _rows() if not fast or (r.experiment, r.controller) in FAST_ROWS)
+    seeds = {"vertical": (None,), "mujoco": SEEDS[:1] if fast else SEEDS, "dart": (DART_SEED,)}
+    out = [_case(r, e, s, _plate(r), fast) for e in ENGINES for r in rows for s in seeds[e]]
+    others = worldgen.PLATE_FRICTIONS[1:]
+    plated = [r for r in rows if _plate(r) is not None]
+    out += [_case(r, "mujoco", SEEDS[0], mu, fast) for r in plated[:1 if fast else None] for mu in others]
+    return out
+
+
+def plan(fast: bool = False) -> dict[str, Cell]:
+    """Every case's run and its run at half the step, by cell id."""
+    return {c.id: c for case in cases(fast) for c in case_cells(case.run)}
+
+
+#: A run of the plan is the sweep engine's summary.json of its scenario.
+measure = measure_summary
+
+
+def _label(case: Case) -> str:
+    seed = "" if case.run.seed is None else f", seed {case.run.seed}"
+    plate = "" if case.plate is None else f", plate μ {case.plate:g}"
+    return f"{ENGINE_NAMES[case.run.model]}, {case.row.experiment} {case.row.controller}{plate}{seed}"
+
+
+def assemble(fast: bool, plan: dict[str, Cell], rows: dict[str, dict]) -> Results:
+    """The runs; a case whose run raised or whose worker died is left out and listed (``failed``)."""
+    done, failed, durations = [], [], {}
+    every = cases(fast)
+    for case in every:
+        run = climb_run(case.run, rows)
+        if isinstance(run, str):
+            failed.append(f"{_label(case)}: {run}")
+            continue
+        done.append(Run002(case.row.experiment, case.row.controller, case.plate, run))
+        durations[f"{case.run.model} {_boxes(case.row.scenario)}"] = run.duration_s
+    durations = {k: durations[k] for k in sorted(durations, key=lambda k: (ENGINES.index(k.split()[0]), k))}
+    seven_four = gains_from_params(load_scenario("exp74-tsc-obstacle").section("controller"))
+    table_7_1 = gains_from_params(load_scenario("sim73-tsc-obstacle").section("controller"))
+    robot = load_robot(load_scenario("exp74-tsc-obstacle").robot_name)
+    local = {s: float(load_scenario(n).section("controller")["stiffness"])
+             for s, n in (("§6.4", "exp64-stiffness-obstacle"), ("§7.4", "exp74-stiffness-obstacle"))}
+    dart = load_scenario(READING_SCENARIO, ["model=dart"])
+    dart_friction = dart_settings(DART_TIME_STEP, dart.section("contact"), dart.source).friction
+    reading = gains_from_params(load_scenario(READING_SCENARIO, [_per_step()]).section("controller"))
+    gait = load_scenario(READING_SCENARIO).section("gait")
+    mujoco_seeds = SEEDS[:1] if fast else SEEDS
+    return Results(fast, tuple(done), durations, {"mujoco": mujoco_seeds, "dart": (DART_SEED,)}, mujoco_seeds[:1],
+                   reading.time_unit, float(gait["frequency"]), float(gait["phase_shift"]),
+                   (seven_four.inertia, seven_four.damping, seven_four.stiffness),
+                   (table_7_1.inertia, table_7_1.damping, table_7_1.stiffness), float(robot.sea.stiffness[0]), local,
+                   dart_friction, worldgen.PLATE_FRICTIONS, ROLL_OVER_DEG, len(every),
+                   tuple(failed))
+
+
+def _times(runs: Sequence[Run002]) -> list[tuple[float | None, float | None]]:
+    """(climb time at h, at h/2) of each run; None where it did not climb at that step."""
+    return [r.run.time_pair for r in runs]
+
+
+def _speeds(runs: Sequence[Run002]) -> list[tuple[float | None, float | None]]:
+    return [(r.run.com_speed_mps, r.run.half_com_speed_mps) for r in runs]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Rendering
+
+
+def _select(results: Results, experiment: str, controller: str, engine: str,
+            plate: float | None = None) -> list[Run002]:
+    """The runs of one row in one engine with the top plate of μ = ``plate`` (None: the scenario's own plate, or
+    none where its world has none)."""
+    wanted = (None, results.plate_frictions[0]) if plate is None else (plate,)
+    return [r for r in results.runs if r.experiment == experiment and r.controller == controller
+            and r.run.model == engine and r.plate in wanted]
+
+
+def _outcome(climbed: bool | None, rolled: bool | None) -> str:
+    if climbed:
+        return "climbs"
+    return "rolls over" if rolled else "fails"
+
+
+def matches(run: Run002, expected: str) -> bool:
+    """The run's outcome is 002's at its step and at half of it (a verdict counts only if it stands at h/2)."""
+    def agree(climbed: bool | None, rolled: bool | None) -> bool:
+        got = _outcome(climbed, rolled)
+        return got == expected or (expected == "fails" and got == "rolls over")
+    return agree(run.run.climbed, run.run.rolled_over) and agree(run.run.half_climbed, run.run.half_rolled_over)
+
+
+def _mm(speed: float) -> str:
+    return _figure(1e3 * speed)
+
+
+def _cell(runs: list[Run002]) -> str:
+    """Climbed (times), rolled over, CoM speed and the half-step check of one row in one engine."""
+    if not runs:
+        return "not run"
+    n = len(runs)
+    climbs = [r for r in runs if r.run.climbed]
+    rolls = [r for r in runs if r.run.rolled_over]
+    text = (f"climbs {len(climbs)}/{n}" + (" (" + ", ".join(f"{r.run.time_to_climb_s:.1f}" for r in climbs) + " s)"
+                                           if climbs else ""))
+    if runs[0].run.rolled_over is not None:
+        text += f", rolls over {len(rolls)}/{n}, max roll {max(r.run.max_roll_deg for r in runs):.0f}°"
+    low, high = (_mm(f([r.run.com_speed_mps for r in runs])) for f in (min, max))
+    text += f"; {low}" + ("" if low == high else f"–{high}") + " mm/s"
+    flips = [r for r in runs if not r.run.verdicts_unchanged]
+    spread = half_step_spread(_times(climbs))
+    check = (f"**{len(flips)} verdict flip{'s' if len(flips) > 1 else ''}**" if flips else "same verdicts")
+    if spread is not None:
+        check += f", climb times ±{spread:.1f} s"
+    elif climbs:
+        check += ", a climb time missing at one step"
+    conv = sum(r.run.converged for r in runs)
+    return f"{text}; h/2: {check}, {conv}/{n} converged"
+
+
+def _mm_text(length_m: float) -> str:
+    return f"{1e3 * length_m:g} mm"
+
+
+def _002_cell(row: Row) -> str:
+    return f"{row.outcome_002}: {row.result_002}"
+
+
+def _table(results: Results, experiment: str) -> list[str]:
+    rows = [r for r in _rows() if r.experiment == experiment]
+    header = "| controller | 002 | " + " | ".join(ENGINE_NAMES[e] for e in ENGINES) + " |"
+    lines = [header, "|---|---|" + "---|" * len(ENGINES)]
+    for row in rows:
+        cells = [_cell(_select(results, experiment, row.controller, e)) for e in ENGINES]
+        lines.append(f"| {row.controller} | {_002_cell(row)} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _plate_table(results: Results) -> list[str]:
+    """The plate range's other values (MuJoCo) beside the scenarios' plate, same seeds."""
+    others = results.plate_frictions[1:]
+    plated = [r for r in results.runs if r.plate is not None and r.plate != results.plate_frictions[0]]
+    if not plated:
+        return []
+    seeds = results.plate_seeds
+    low = results.plate_frictions[0]
+    lines = ["### The top plate's friction", "",
+             "002 put a plate \"only for higher friction\" on the boxes' tops in every robot experiment, its μ not "
+             f"printed. The rows above use μ = {low:g} (the high-friction plate 002 measured in §5.5); here MuJoCo, "
+             f"seed {', '.join(map(str, seeds))}, with " + ", ".join(f"μ = {mu:g}" for mu in others)
+             + " beside it. "
+             + (f"In DART the plate changes nothing: DART takes the smaller of two surfaces' μ, and the robot's links "
+                f"carry μ = {results.dart_friction:g}, below every plate of the range."
+                if results.dart_friction <= min(results.plate_frictions) else
+                "In DART, which takes the smaller of two surfaces' μ, a plate above the robot's links' μ = "
+                f"{results.dart_friction:g} acts as that μ."), "",
+             "| section | controller | " + " | ".join(f"μ = {mu:g}" for mu in (low, *others)) + " |",
+             "|---|---|" + "---|" * (1 + len(others))]
+    keys = list(dict.fromkeys((r.experiment, r.controller) for r in plated))
+    for experiment, controller in keys:
+        cells = [_cell([r for r in _select(results, experiment, controller, "mujoco", mu) if r.run.seed in seeds])
+                 for mu in (low, *others)]
+        lines.append(f"| {experiment} | {controller} | " + " | ".join(cells) + " |")
+    return [*lines, ""]
+
+
+def _comparison_text(c: Comparison, a: str, b: str, unit: str = "s", scale: float = 1.0) -> str:
+    if c.difference is None:
+        return "not compared (a run of either does not climb at h or at h/2)" if unit == "s" else "not compared"
+    verdict = ("a difference" if c.is_difference else "**not** a difference")
+    return (f"{a} − {b} = {_figure(scale * c.difference, '+')} {unit} against a half-step spread of "
+            f"{_figure(scale * c.spread)} {unit}: {verdict}")
+
+
+def _figure(value: float, sign: str = "") -> str:
+    """``value`` to 0.1, or to two significant digits below 0.05 (a near-zero speed is not printed as ±0.0)."""
+    if value == 0.0:
+        return "0"
+    return f"{value:{sign}.1f}" if abs(value) >= 0.05 else f"{value:{sign}.2g}"
+
+
+def _comparisons(results: Results) -> list[str]:
+    lines = ["### 002's comparisons, under the half-step rule", "",
+             "A comparison of two rows is called a difference only when it exceeds the half-step spread of the runs "
+             "it compares: the mean climb time of one row minus the other's (over the seeds), against the largest "
+             "change of any of their climb times from h to h/2. Where a run does not climb at one of the two steps "
+             "there is no time to compare.", ""]
+    for experiment, faster, slower, words in COMPARISONS_002:
+        parts = []
+        for e in ENGINES:
+            a, b = (_select(results, experiment, c, e) for c in (faster, slower))
+            if a and b:
+                parts.append(f"{ENGINE_NAMES[e]}: " + _comparison_text(compare(_times(a), _times(b)), faster, slower))
+        lines.append(f"- *{experiment}, {faster} against {slower}* (002: {words}). "
+                     + ("; ".join(parts) if parts else "Not run") + ".")
+    return [*lines, ""]
+
+
+def _gain_scale(results: Results) -> list[str]:
+    """(7.2)'s |H(iω)| for 002's printed gains in seconds and per control step, and the per-step runs."""
+    w = results.gait_frequency
+    si = TSCGains(*results.gains_7_4, 0.0).frequency_response(w)
+    t71 = TSCGains(*results.gains_7_1, 0.0).frequency_response(w)
+    step = TSCGains(*results.gains_7_4, 0.0, results.time_unit_s).frequency_response(w)
+    filters = 4  # joints 2 … 5 each filter their tail-side neighbour's angle: the head's wave is |H|⁴ of the tail's
+    m_d, d_d, k_d = results.gains_7_4
+    units = np.geomspace(1e-3, 10.0, 400)
+    grid = [TSCGains(*results.gains_7_4, 0.0, u).frequency_response(w) for u in units]
+    keeps = [(u, h) for u, h in zip(units, grid, strict=True) if abs(h) ** filters >= 0.5]
+    lag = max(abs(np.degrees(np.angle(h))) for _, h in keeps) if keeps else 0.0
+    phi = np.degrees(results.gait_phase_shift)
+    lines = ["### The gain scale of 002's experimental TSC gains, and one other reading of (7.2)", "",
+             "(7.2) filters each joint's neighbour angle by H(iω) = K_d/(K_d − M_d ω² + i D_d ω) "
+             f"(`TSCGains.frequency_response`, as the stiffness section). At ω = {pi_text(w)} rad/s with §7.4's "
+             f"printed gains (M_d, D_d, K_d) = ({m_d:g}, {d_d:g}, {k_d:g}) in SI units, as 002 prints them: "
+             f"|H| = {abs(si):.2f} and arg H = {np.degrees(np.angle(si)):.0f}° per joint, so the head joint, "
+             f"{filters} filters from the tail, gets |H|⁴ = {abs(si) ** filters:.2f} of A (before the SEA's own sag). "
+             f"Table 7.1's simulated gains ({', '.join(f'{g:g}' for g in results.gains_7_1)}) pass "
+             f"|H| = {abs(t71):.2f} per joint ({abs(t71) ** filters:.2f} of A at the head). Read in SI units, the "
+             "printed experimental gains cannot be what 002's robot ran: its TSC moved the whole body over the "
+             "obstacles.",
+             "",
+             "*Reading tried here: (7.2)'s time counted in control steps.* Each module evaluates (7.2) in its control "
+             "loop (§3, a Teensy per module; Fig. 7.1); with the derivatives taken as differences per step, M_d and "
+             f"D_d are per step² and per step, i.e. M_d T² and D_d T in seconds (`controller.time_unit` = T = "
+             f"{1e3 * results.time_unit_s:g} ms, the scenarios' control period; 002 does not print the modules' "
+             "loop rate). Angles do not enter: (7.2) is linear in them, so reading them in degrees leaves H as it is "
+             f"and only rescales K_τ. Per step, |H| = {abs(step):.4f} and arg H = {np.degrees(np.angle(step)):.1f}° "
+             "per joint: the wave reaches the head whole but without the lag of a travelling wave. "
+             + ("No unit of time does both" if lag < abs(phi) else "Some unit of time does both")
+             + f": over T from {units[0]:g} to {units[-1]:g} s, those that leave the head at least half of A "
+             f"lag at most {lag:.0f}° per joint (the open-loop gait's φ is {phi:.0f}°). "
+             "The runs of this reading are the *" + PER_STEP + "* rows of §7.4 and §7.4.2; their CoM speed against "
+             "the printed reading's:", ""]
+    for experiment in ("§7.4", "§7.4.2"):
+        parts = []
+        for e in ENGINES:
+            per_step, si_runs = (_select(results, experiment, c, e) for c in (f"TSC K_τ = 6, {PER_STEP}",
+                                                                               "TSC K_τ = 6"))
+            if per_step and si_runs:
+                c = compare(_speeds(per_step), _speeds(si_runs))
+                parts.append(f"{ENGINE_NAMES[e]}: " + _comparison_text(c, "per step", "SI", "mm/s", 1e3)
+                             + f" (per step {_mm(float(np.mean([r.run.com_speed_mps for r in per_step])))} mm/s)")
+        if parts:
+            lines.append(f"- *{experiment}, TSC K_τ = 6.* " + "; ".join(parts) + ".")
+    return [*lines, ""]
+
+
+def _claims(results: Results) -> list[str]:
+    """002's claims, each row's outcome per engine: how many runs have 002's outcome at h and at h/2."""
+    lines = ["### 002's claims, verdict per engine", "",
+             "Each of 002's rows against the runs above (the scenarios' plate): the runs whose outcome (climbs; "
+             "fails: stuck or rolled over; rolls over) is 002's at h and at h/2, of all runs. *Holds*: every run; "
+             "*partly*: some; *no*: none. The vertical plane cannot roll over: there a roll-over of 002's is "
+             "scored as a failure.", "",
+             "| section | controller | 002 | " + " | ".join(ENGINE_NAMES[e] for e in ENGINES) + " |",
+             "|---|---|---|" + "---|" * len(ENGINES)]
+    for row in _rows():
+        cells = []
+        for e in ENGINES:
+            runs = _select(results, row.experiment, row.controller, e)
+            expected = "fails" if e == "vertical" and row.outcome_002 == "rolls over" else row.outcome_002
+            k = sum(matches(r, expected) for r in runs)
+            word = "not run" if not runs else ("holds" if k == len(runs) else ("partly" if k else "no"))
+            cells.append(word if not runs else f"{word} ({k}/{len(runs)})")
+        lines.append(f"| {row.experiment} | {row.controller} | {row.outcome_002} | " + " | ".join(cells) + " |")
+    return [*lines, ""]
+
+
+def _intro(results: Results) -> list[str]:
+    seeds = results.seeds
+    mujoco = [r.run for r in results.runs if r.run.model == "mujoco"]
+    vertical = [r.run for r in results.runs if r.run.model == "vertical"]
+    dart = [r.run for r in results.runs if r.run.model == "dart"]
+
+    def steps(runs: list[Climb3dRun]) -> str:
+        return ", ".join(f"{1e3 * h:g}" for h in sorted({r.time_step_s for r in runs})) or "–"
+
+    durations = "; ".join(f"{ENGINE_NAMES[k.split()[0]]} {'one box' if k.endswith('1') else 'two boxes'} {v:g} s"
+                          for k, v in results.durations.items())
+    k = results.spring_stiffness
+    local = ", ".join(f"{s}: K_d = {kd:g} N·m/rad, (K − K_d)/K_d = {(k - kd) / kd:.2f}"
+                      for s, kd in results.local_stiffness.items())
+    gait = load_scenario(READING_SCENARIO).section("gait")
+    shake = load_scenario(READING_SCENARIO).data["sim"]["perturbation"]
+    return [f"The runs 002 reports, each with the settings 002 prints for it (scenarios `exp64-*`, `sim73-*`, "
+            "`exp74-*` and their `-3d` twins): §6.4 on the robot at A = π/4, §7.3 in 002's simulation (Table 7.1, "
+            f"A = π/6, on the obstacle {_mm_text(worldgen.SINGLE_OBSTACLE_START_GAP)} ahead of the head tip), §7.4 on "
+            f"the robot at A = π/6 (the single obstacle {_mm_text(worldgen.LAB_START_GAP)} ahead of the head tip: "
+            "002's \"100mm away from joint 5 (head module)\" read from the head module's tip, as §7.4.2's start; §6.4 "
+            "prints no distance and the same board is read; and §7.4.2's two obstacles), "
+            f"ω = {pi_text(gait['frequency'])} rad/s and φ = {pi_text(gait['phase_shift'])} "
+            f"throughout; local stiffness {local} (K = {k:g} N·m/rad). K_d = K is position control (the admittance "
+            "term of Fig. 6.2 vanishes), the open loop's controller. The robot experiments' boxes carry a top plate "
+            f"of μ = {results.plate_frictions[0]:g} (002's plate is \"for higher friction\", its μ not printed; "
+            "other values below); §7.4.2's gap between the boxes is not printed either: "
+            f"{_mm_text(worldgen.TWO_OBSTACLES_GAP)} is read (wider than one module, as 002's warning that the head "
+            "may get stuck in it implies, narrower than two).",
+            "",
+            f"Engines: the vertical plane (002's model, deterministic, h = {steps(vertical)} ms), MuJoCo (perturbation "
+            f"seeds {', '.join(map(str, seeds.get('mujoco', ())))}: a {shake['roll_deg']:g}° initial roll and "
+            f"{shake['joint_noise_deg']:g}° joint-angle noise, h = {steps(mujoco)} ms) and DART as Gazebo sets it up "
+            "(seed "
+            f"{', '.join(map(str, seeds.get('dart', ())))}, h = {steps(dart)} ms). Simulated time: {durations} "
+            "(DART is the slowest engine: a climb after its shorter time is a *no* there). Every run is repeated at "
+            "half its step. *Climbs*: the tail tip passes the far edge of the last box, the time per run; *rolls "
+            f"over*: a module's roll about its own axis passes {results.roll_over_deg:g}°; the CoM speed over the run; "
+            "then the half-step check: verdict flips, the largest change of a climb time, and how many runs are "
+            f"converged (verdicts the same, times and speeds within {100 * TOLERANCE:g} %).", ""]
+
+
+EXPERIMENT_TITLES = {
+    "§6.4": "§6.4, on the robot: local stiffness over the 36 × 107 mm obstacle (A = π/4)",
+    "§7.3": "§7.3, 002's simulation (Table 7.1): open loop and TSC on the 36 × 107 mm obstacle (A = π/6)",
+    "§7.4": "§7.4, on the robot: the single obstacle (A = π/6)",
+    "§7.4.2": "§7.4.2, on the robot: two obstacles (A = π/6)",
+}
+
+
+def render(results: Results) -> str:
+    """The section's Markdown from the stored results alone."""
+    out = [f"## {TITLE}", ""]
+    if results.fast:
+        out += [f"*Fast smoke run ({FAST_DURATION:g} s per run, one seed): the numbers below are not results.*", ""]
+    out += [*_intro(results), *failed_lines(results)]
+    for experiment, title in EXPERIMENT_TITLES.items():
+        if any(r.experiment == experiment for r in results.runs):
+            out += [f"### {title}", "", *_table(results, experiment), ""]
+    out += [*_plate_table(results), *_comparisons(results), *_gain_scale(results), *_claims(results)]
+    return "\n".join(out)
+

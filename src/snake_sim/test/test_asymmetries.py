@@ -1,0 +1,241 @@
+"""The asymmetries of the 3-D worlds (world.tether, world.box_yaw_deg, world.box_friction) act in MuJoCo and DART as
+stated, the Wilson interval is statsmodels', and the roll-over section's fast mode runs end to end with sentences
+that follow its numbers."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import mujoco
+import numpy as np
+import pytest
+from statsmodels.stats.proportion import proportion_confint
+
+from snake_core.robot import load_robot
+from snake_core.validation import ConfigError
+from snake_sim.analysis.rollover import wilson_interval
+from snake_sim.core import worldgen
+from snake_sim.core.models import run_world, runtime_for
+from snake_sim.core.scenario import load_scenario
+from snake_sim.core.world import load_world
+from snake_sim.engines.dart import runtime as drt
+from snake_sim.engines.mujoco import model as mm
+from snake_sim.engines.mujoco import runtime as rt
+from snake_sim.reproduction import rollover as section
+from snake_sim.reproduction.experiment import reproduce
+from snake_sim.reproduction.results import from_json, to_json
+from snake_sim.studies.rollover import AXES, FACTORS, Rate, controllers, ordering_holds
+
+#: A symmetric start on flat ground (no initial roll, no joint noise), so that only the pull breaks the symmetry.
+STILL = ("sim.perturbation.roll_deg=0", "sim.perturbation.joint_noise_deg=0")
+
+
+def _tail_y(engine: str, *overrides: str, duration: float = 1.0) -> float:
+    """y of the tail link's centre of mass after ``duration`` of the reference gait [m]."""
+    extra = ("model=dart", "sim.time_step=0.001") if engine == "dart" else ()
+    scenario = load_scenario("open-loop-flat-3d", [*STILL, *extra, *overrides])
+    module = drt if engine == "dart" else rt
+    try:
+        setup = module.build(scenario)
+    except ConfigError as exc:  # DART: no g++ / libsdformat here
+        pytest.skip(str(exc))
+    log = module.simulate(setup, duration=duration)
+    assert log.status == "ok"
+    return float(log.link_position[-1, 0, 1])
+
+
+@pytest.mark.parametrize("engine", ["mujoco", "dart"])
+def test_a_tether_pull_towards_plus_y_moves_the_tail_towards_plus_y(engine):
+    """0.5 N at the tail tip, azimuth ±90°: the tail goes the pull's way (MuJoCo ≈ ±5 mm in 1 s, DART less: its
+    contacts stick), against the same run without the pull."""
+    free = _tail_y(engine)
+    left = _tail_y(engine, "world.tether.force=0.5", "world.tether.yaw_deg=90") - free
+    right = _tail_y(engine, "world.tether.force=0.5", "world.tether.yaw_deg=-90") - free
+    assert left > 2e-4 and right < -2e-4
+
+
+def test_the_pull_acts_at_the_tail_tip_of_link_1():
+    """MuJoCo's xfrc_applied acts at the CoM: the pull carries the moment (tip − CoM) × F; for the straight body
+    (CoM at l along the link) a +y pull of F at the tip is −l F about z (it turns the tail towards +y)."""
+    setup = rt.build(load_scenario("open-loop-flat-3d", [*STILL, "world.tether.force=0.4", "world.tether.yaw_deg=90"]))
+    data = setup.model.create_data()
+    mm.place(setup.model, data, (0.0, 0.0, 0.1))
+    mm.pull_tail(setup.model, data, setup.tether.vector)
+    applied = data.mj.xfrc_applied[setup.model.link_body[0]]
+    assert applied == pytest.approx([0.0, 0.4, 0.0, 0.0, 0.0, -setup.robot.half_length * 0.4], abs=1e-12)
+    back = load_scenario("open-loop-flat-3d", ["world.tether.force=2", "world.tether.pitch_deg=30"])
+    assert rt.build(back).tether.vector == pytest.approx([-2 * math.cos(math.pi / 6), 0.0, 1.0], abs=1e-12)
+
+
+def test_box_yaw_and_box_friction_are_in_the_built_models():
+    """world.box_yaw_deg = 10 turns the obstacle by 10° about z through its centre: MuJoCo's geom quaternion
+    (cos 5°, 0, 0, sin 5°), DART's welded body's rotation; world.box_friction is the box geom's μ."""
+    plain = rt.build(load_scenario("open-loop-obstacle-3d")).model
+    setup = rt.build(load_scenario("open-loop-obstacle-3d", ["world.box_yaw_deg=10", "world.box_friction=0.9"]))
+    m = setup.model.mj
+    box = next(g for g in range(m.ngeom) if m.geom(g).name.startswith("box_0"))
+    half = math.radians(5.0)
+    assert m.geom_quat[box] == pytest.approx([math.cos(half), 0.0, 0.0, math.sin(half)], abs=1e-12)
+    assert m.geom_pos[box] == pytest.approx(plain.mj.geom_pos[box], abs=1e-12)
+    assert m.geom_friction[box, 0] == pytest.approx(0.9)
+    try:
+        dart = drt.build(load_scenario("open-loop-obstacle-3d", ["model=dart", "world.box_yaw_deg=10"]))
+    except ConfigError as exc:  # no g++ / libsdformat here
+        pytest.skip(str(exc))
+    data = dart.model.create_data()
+    body = data.world.getSkeleton("world").getBodyNode("box_0_obstacle")
+    node = body.getShapeNode(0)
+    rotation = np.asarray(node.getWorldTransform().rotation())
+    yaw = math.radians(10.0)
+    assert rotation == pytest.approx(np.array([[math.cos(yaw), -math.sin(yaw), 0], [math.sin(yaw), math.cos(yaw), 0],
+                                               [0, 0, 1]]), abs=1e-12)
+
+
+def test_every_level_of_the_unknowns_is_a_valid_scenario_on_its_world():
+    """Every factor's levels build on MuJoCo; the gap's are the shipped two-obstacle worlds of worldgen's range (the
+    second box moves by the gap's change), the module width's is 68 mm read across the corners."""
+    for factor in FACTORS:
+        for level in factor.levels:
+            prefix = "tsc-two-obstacles-3d" if factor.world == "two obstacles" else "tsc-obstacle-3d"
+            scenario = load_scenario(prefix, list(factor.at(level)))
+            rt.build(scenario)  # validated by the engine
+            if factor.name == "module_width":  # 002's 68 mm across the octagon's corners
+                assert level == pytest.approx(load_robot("koopaee6").module_width * math.cos(math.pi / 8), abs=1e-6)
+            if factor.name == "obstacle_gap":
+                assert scenario.world_file == worldgen.two_obstacles_name(level / 1e3)
+                first, second = load_world(scenario.world_file).static_boxes
+                assert second.x_min - first.x_max == pytest.approx(level / 1e3, abs=1e-9)
+
+
+def test_every_level_of_the_roll_over_axes_reaches_the_built_model():
+    """Each axis of the sweep at each level is a valid scenario; the robot's own asymmetries land in MuJoCo: the
+    centre-of-mass axis moves every link's inertial frame sideways by the level, the twist axis turns every joint
+    axis about the link axis by the level."""
+    plain = rt.build(load_scenario("open-loop-obstacle-3d")).model
+    for axis in AXES:
+        for level in axis.levels:
+            model = rt.build(load_scenario("open-loop-obstacle-3d", list(axis.at(level)))).model
+            bodies = list(model.link_body)
+            shift = model.mj.body_ipos[bodies] - plain.mj.body_ipos[bodies]
+            if axis.name == "com_offset":
+                assert shift[:, 1] == pytest.approx(level, abs=1e-12) and shift[:, [0, 2]] == pytest.approx(0.0)
+            else:
+                assert shift == pytest.approx(0.0, abs=1e-12)
+            hinges = plain.mj.jnt_type == mujoco.mjtJoint.mjJNT_HINGE  # the joints and their motors' rotors
+            cosines = np.einsum("ij,ij->i", model.mj.jnt_axis[hinges], plain.mj.jnt_axis[hinges])
+            expected = level if axis.name == "joint_twist" else 0.0
+            assert np.degrees(np.arccos(np.clip(cosines, -1.0, 1.0))) == pytest.approx(expected, abs=1e-6)
+
+
+def test_a_runs_verdicts_meet_the_turned_box():
+    """run_world (the world summary.json's climb goal and the figures use, in `snake-sim run` and the sweep engine)
+    is the 3-D engines' world with box_yaw_deg and box_friction applied: a box turned by 20° reaches further along
+    x; the vertical model's is the world file's."""
+    turned = ["world.box_yaw_deg=20", "world.box_friction=0.9"]
+    for model in ("mujoco", "dart"):
+        scenario = load_scenario("open-loop-obstacle-3d", [f"model={model}", *turned])
+        (box,) = run_world(runtime_for(model), scenario).static_boxes
+        (plain,) = load_world(scenario.world_file).static_boxes
+        assert box.x_max - plain.x_max == pytest.approx(
+            0.5 * (plain.size[0] * (math.cos(math.radians(20)) - 1) + plain.size[1] * math.sin(math.radians(20))),
+            abs=1e-9)
+        assert box.friction == pytest.approx(0.9)
+    vertical = load_scenario("open-loop-obstacle")
+    assert run_world(runtime_for("vertical"), vertical) == load_world(vertical.world_file)
+
+
+@pytest.mark.parametrize(("override", "message"), [
+    ("world.box_yaw_deg=60", r"world\.box_yaw_deg = 60 is invalid: must be in \[-45, 45\]"),
+    ("world.box_friction=-1", r"world\.box_friction = -1 is invalid"),
+    ("world.tether.force=-0.1", r"world\.tether\.force = -0\.1 is invalid: must be in \[0, 10\]"),
+    ("world.tether.pitch_deg=120", r"world\.tether\.pitch_deg = 120 is invalid"),
+    ("world.tether.spin=1", r"world\.tether\.spin = 1 is invalid: unknown field"),
+    ("world.tether=3", r"world\.tether = 3 is invalid: must be a mapping"),
+])
+@pytest.mark.parametrize("module", [rt, drt])
+def test_bad_asymmetry_gets_one_error_naming_the_field(module, override, message):
+    extra = ["model=dart"] if module is drt else []
+    with pytest.raises(ConfigError, match=message):
+        module.build(load_scenario("tsc-obstacle-3d", [*extra, override]))
+
+
+@pytest.mark.parametrize(("k", "n"), [(0, 1), (0, 4), (1, 4), (2, 4), (4, 4), (3, 10), (17, 40)])
+def test_wilson_interval_is_statsmodels_wilson(k, n):
+    assert wilson_interval(k, n) == pytest.approx(proportion_confint(k, n, alpha=0.05, method="wilson"), abs=1e-12)
+    assert wilson_interval(k, n, 0.9) == pytest.approx(proportion_confint(k, n, alpha=0.1, method="wilson"),
+                                                       abs=1e-12)
+
+
+def test_wilson_interval_refuses_impossible_counts():
+    with pytest.raises(ValueError, match=r"within 0\.\.trials"):
+        wilson_interval(5, 4)
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+
+
+def _rate(controller: str, rolled: int, axis: str = "none", level: float = 0.0, world: str = "obstacle",
+          climbed: int = 0, time: float | None = None) -> Rate:
+    return Rate(controller, world, axis, level, 4, rolled, rolled, rolled, climbed, time, 0.01, 0)
+
+
+OL, LS, T0, T6 = controllers()
+
+
+def test_ordering_needs_both_of_002s_rollers_to_roll_and_tsc_6_to_stay_upright():
+    rates = {OL: _rate(OL, 2), LS: _rate(LS, 1), T0: _rate(T0, 4), T6: _rate(T6, 0)}
+    assert ordering_holds(rates) == (True, False)  # 2/4 and 1/4 against 0/4: counts, not beyond the intervals
+    assert ordering_holds({**rates, LS: _rate(LS, 0)}) == (False, False)
+    big = {c: replace(r, runs=40, rolled=40 if c in (OL, LS) else 0) for c, r in rates.items()}
+    assert ordering_holds(big) == (True, True)
+
+
+def _results(rates, sensitivity=()) -> section.Results:
+    """The section's stored shape with these rates (settings from the study)."""
+    return section.Results(False, section.SEEDS, section.FEW_SEEDS, section.DURATION, 0.002, 60.0,
+                           {"ground_friction": 0.6, "box_friction": 0.6, "contact_time_constant": 0.02},
+                           section.AXES, section.FACTORS,
+                           {c: ov for c, (_, ov) in controllers().items()},
+                           {c: ov for c, (_, ov) in controllers().items()}, tuple(rates), tuple(sensitivity), ())
+
+
+def test_the_seeds_resolution_sentence_follows_the_wilson_intervals():
+    """0/3 [0–56 %] and 3/3 [44–100 %] overlap: three seeds tell no rates apart; with four, 0/4 [0–49 %] and 4/4
+    [51–100 %] are apart."""
+    assert "0/3 is [0–56 %], 3/3 [44–100 %]: even these overlap" in section._resolution(3)
+    assert "0/4 is [0–49 %], 4/4 [51–100 %]: only rates that far apart" in section._resolution(4)
+
+
+def test_sentences_follow_the_rates_and_the_ranking_follows_the_changes():
+    base = [_rate(c, 0, climbed=4 if c == OL else 0, time=30.0 if c == OL else None) for c in (OL, LS, T0, T6)]
+    quiet = section.render(_results(base))
+    assert "it appears nowhere in this space" in quiet and "0/4 [0–49 %]" in quiet
+    yawed = [_rate(OL, 3, "box_yaw", 10.0), _rate(LS, 2, "box_yaw", 10.0), _rate(T0, 1, "box_yaw", 10.0),
+             _rate(T6, 0, "box_yaw", 10.0)]
+    text = section.render(_results([*base, *yawed]))
+    assert "as counts (both roll over in some runs, TSC K_τ = 6 in none) at obstacle, box yaw 10 deg" in text
+    assert "Beyond the 95 % intervals" in text and f"nowhere, with {len(section.SEEDS)} seeds per level" in text
+    sensitivity = [_rate(c, 0, "ground_friction", 0.82, climbed=4 if c == OL else 0, time=20.0 if c == OL else None)
+                   for c in (OL, LS, T0, T6)]
+    sensitivity += [_rate(c, 0, "box_friction", 1.0, climbed=4 if c in (OL, LS) else 0,
+                          time=30.0 if c in (OL, LS) else None) for c in (OL, LS, T0, T6)]
+    text = section.render(_results(base, [*base, *sensitivity]))
+    ranked = [line for line in text.splitlines() if line[:3] in ("1. ", "2. ", "3. ")]
+    assert ranked[0].startswith("1. μ of the obstacle's faces") and "climbed fraction ±1.00" in ranked[0]
+    assert ranked[1].startswith("2. ground μ") and "climb time ±33 %" in ranked[1]
+
+
+@pytest.mark.xdist_group("ros_graph")  # on the worker of the other cluster tests (the Dask workers take the cores)
+def test_fast_mode_runs_end_to_end_and_draws_its_figures(tmp_path):
+    results = reproduce(section, fast=True)
+    assert results.fast and results.duration_s == section.FAST_DURATION and not results.failed
+    # symmetric + each axis's largest level, four controllers, on the single obstacle; each factor's largest level
+    assert len(results.rates) == 4 * (1 + len(section.AXES))
+    # the four and the climbing run, with the scenarios' values on the single obstacle and on the two (the gap's)
+    assert len(results.sensitivity) == 5 * (2 + len(section.FACTORS))
+    assert all(r.runs == len(section.FAST_SEEDS) for r in (*results.rates, *results.sensitivity))
+    assert from_json(section.Results, to_json(results)) == results
+    text = section.render(results)
+    assert "Smoke run" in text and "### What the unknowns change" in text
+    written = section.figures(results, tmp_path)
+    assert [p.name for p in written] == ["rollover_rates.png", "rollover_sensitivity.png"]
+    assert all(p.stat().st_size > 1000 for p in written)

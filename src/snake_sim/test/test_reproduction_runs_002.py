@@ -1,0 +1,198 @@
+"""The section of 002's runs at 002's settings: its scenarios carry 002's printed settings, a comparison is a difference
+only beyond the half-step spread of the runs it compares, the gain scale of (7.2) is computed (against
+scipy.signal.freqs), the sentences and the claims table follow the stored runs, and a fast run goes end to end."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from scipy.signal import freqs
+
+from snake_core.robot import load_robot
+from snake_sim.analysis.step_check import Comparison, compare
+from snake_sim.core import worldgen
+from snake_sim.core.scenario import load_scenario
+from snake_sim.reproduction import SECTIONS
+from snake_sim.reproduction import runs_002 as m
+from snake_sim.reproduction.experiment import reproduce
+from snake_sim.reproduction.results import from_json, to_json
+from snake_sim.studies.climb_3d import Climb3dRun
+from snake_sim.studies.engines import ENGINES
+
+K = float(load_robot("koopaee6").sea.stiffness[0])
+
+
+def _run(row: m.Row, engine: str, seed: int | None, plate: float | None, climb: float | None = 30.0,
+         half_climb: float | None = 30.5, rolled: bool = False) -> m.Run002:
+    climbed, half = climb is not None, half_climb is not None
+    roll = None if engine == "vertical" else rolled
+    run = Climb3dRun(row.controller, row.experiment, seed, "ok", climbed, climb, roll, 9.0 if rolled else None,
+                     None if engine == "vertical" else (80.0 if rolled else 3.0), 0.02, climbed == half, False, 0.02,
+                     engine, 0.002, 60.0, half, roll, 0.021, half_climb)
+    return m.Run002(row.experiment, row.controller, plate, run)
+
+
+def _results(change=None) -> m.Results:
+    """Every row in every engine climbing in 30 s (30.5 s at h/2); ``change(row, engine, seed)`` may replace a run's
+    climb times (climb, half_climb, rolled)."""
+    runs = []
+    for e in ENGINES:
+        for row in m._rows():
+            plate = m._plate(row)
+            for seed in {"vertical": (None,), "mujoco": m.SEEDS, "dart": (m.DART_SEED,)}[e]:
+                times = change(row, e, seed) if change else None
+                runs.append(_run(row, e, seed, plate, *(times or ())))
+    runs += [_run(row, "mujoco", 0, mu) for row in m._rows() if m._plate(row) for mu in worldgen.PLATE_FRICTIONS[1:]]
+    return m.Results(False, tuple(runs), {"vertical 1": 60.0, "mujoco 1": 60.0, "dart 1": 20.0},
+                     {"mujoco": m.SEEDS, "dart": (m.DART_SEED,)}, (0,), 0.01, math.pi, -2 * math.pi / 5,
+                     (1.0, 10.0, 17.5),
+                     (1.0, 4.0, 12.0), K, {"§6.4": K / 6, "§7.4": K / 7}, 0.6, worldgen.PLATE_FRICTIONS, 60.0,
+                     len(runs), ())
+
+
+def test_the_section_is_placed_after_the_3d_section():
+    assert SECTIONS.index("runs_002") == SECTIONS.index("climb_3d") + 1
+
+
+@pytest.mark.parametrize(("name", "amplitude", "controller", "world"), [
+    ("exp64-position-obstacle", math.pi / 4, {"mode": "position"}, worldgen.lab_world_name(1, 0.82)),
+    ("exp64-stiffness-obstacle", math.pi / 4, {"mode": "stiffness"}, worldgen.lab_world_name(1, 0.82)),
+    ("sim73-open-loop-obstacle", math.pi / 6, {"mode": "position"}, "single_obstacle"),
+    ("sim73-tsc-obstacle", math.pi / 6, {"inertia": 1.0, "damping": 4.0, "stiffness": 12.0}, "single_obstacle"),
+    ("exp74-open-loop-obstacle", math.pi / 6, {"mode": "position"}, worldgen.lab_world_name(1, 0.82)),
+    ("exp74-stiffness-obstacle", math.pi / 6, {"mode": "stiffness"}, worldgen.lab_world_name(1, 0.82)),
+    ("exp74-tsc-obstacle", math.pi / 6, {"inertia": 1.0, "damping": 10.0, "stiffness": 17.5, "torque_gain": 6.0},
+     worldgen.lab_world_name(1, 0.82)),
+    ("exp74-stiffness-two-obstacles", math.pi / 6, {"mode": "stiffness"}, worldgen.lab_world_name(2, 0.82)),
+    ("exp74-tsc-two-obstacles", math.pi / 6, {"damping": 10.0, "stiffness": 17.5, "torque_gain": 6.0},
+     worldgen.lab_world_name(2, 0.82)),
+])
+def test_the_scenarios_carry_002s_printed_settings_in_both_twins(name, amplitude, controller, world):
+    for scenario in (load_scenario(name), load_scenario(f"{name}-3d")):
+        gait = scenario.section("gait")
+        assert gait["amplitude"] == pytest.approx(amplitude, rel=1e-12)
+        assert gait["frequency"] == pytest.approx(math.pi) and gait["phase_shift"] == pytest.approx(-2 * math.pi / 5)
+        assert scenario.section("controller").items() >= controller.items()
+        assert scenario.world_file == world
+    assert load_scenario(f"{name}-3d").model == "mujoco" and load_scenario(name).model == "vertical"
+
+
+def test_local_stiffness_is_k_over_6_in_6_4_and_k_minus_k_d_over_k_d_6_in_7_4():
+    k_64 = load_scenario("exp64-stiffness-obstacle").section("controller")["stiffness"]
+    k_74 = load_scenario("exp74-stiffness-obstacle").section("controller")["stiffness"]
+    assert k_64 == pytest.approx(K / 6, rel=2e-3)
+    assert (K - k_74) / k_74 == pytest.approx(6.0, abs=1e-4)
+
+
+@pytest.mark.parametrize(("a", "b", "difference", "spread", "is_difference"), [
+    ([(20.0, 20.4)], [(25.0, 25.2)], -5.0, 0.4, True),  # 5 s apart, times move by 0.4 s at most
+    ([(20.0, 23.0)], [(21.0, 21.0)], -1.0, 3.0, False),  # 1 s apart, a time moves by 3 s
+    ([(30.0, 29.0), (32.0, 32.0)], [(30.0, 30.5)], 1.0, 1.0, False),  # equal to the spread: not beyond it
+    ([(30.0, 30.0), (34.0, 34.0)], [(30.0, 30.5)], 2.0, 0.5, True),  # means of the seeds
+    ([(30.0, None)], [(30.0, 30.5)], None, None, False),  # no climb at h/2: nothing to compare
+    ([], [(30.0, 30.5)], None, None, False),
+])
+def test_a_comparison_is_a_difference_only_beyond_the_half_step_spread(a, b, difference, spread, is_difference):
+    c = compare(a, b)
+    assert c.difference == (None if difference is None else pytest.approx(difference))
+    assert c.spread == (None if spread is None else pytest.approx(spread))
+    assert c.is_difference is is_difference
+
+
+def test_the_renderer_applies_the_rule_to_the_stored_climb_times():
+    """§7.3 TSC K_τ = 0 4 s faster than the open loop: a difference when the half-step spread is 0.5 s, not when
+    one run's time moves by 6 s."""
+    def faster(row, engine, seed):
+        if row.experiment == "§7.3" and row.controller == "TSC K_τ = 0":
+            return 26.0, 26.5
+        return None
+
+    text = m.render(_results(faster))
+    line = next(s for s in text.splitlines() if s.startswith("- *§7.3, TSC K_τ = 0 against open loop*"))
+    assert "MuJoCo: TSC K_τ = 0 − open loop = -4.0 s against a half-step spread of 0.5 s: a difference" in line
+
+    def jumpy(row, engine, seed):
+        if row.experiment == "§7.3" and row.controller == "TSC K_τ = 0":
+            return (26.0, 32.0) if seed == 1 else (26.0, 26.5)
+        return None
+
+    line = next(s for s in m.render(_results(jumpy)).splitlines()
+                if s.startswith("- *§7.3, TSC K_τ = 0 against open loop*"))
+    assert "MuJoCo: TSC K_τ = 0 − open loop = -4.0 s against a half-step spread of 6.0 s: **not** a difference" in line
+    assert "DART: TSC K_τ = 0 − open loop = -4.0 s against a half-step spread of 0.5 s: a difference" in line
+
+
+@pytest.mark.parametrize(("difference", "spread", "text"), [
+    (-4.0e-5, 1.0e-5, "-0.04 mm/s against a half-step spread of 0.01 mm/s: a difference"),
+    (3.0e-6, 0.0, "+0.003 mm/s against a half-step spread of 0 mm/s: a difference"),
+    (-2.5e-3, 1.0e-4, "-2.5 mm/s against a half-step spread of 0.1 mm/s: a difference"),
+    (1.0e-5, 4.0e-5, "+0.01 mm/s against a half-step spread of 0.04 mm/s: **not** a difference"),
+])
+def test_near_zero_speeds_are_printed_to_two_digits_not_as_signed_zeros(difference, spread, text):
+    """Speeds [m/s] compared in mm/s: below 0.05 mm/s two significant digits, never "-0.0 against 0.0"."""
+    assert m._comparison_text(Comparison(difference, spread), "a", "b", "mm/s", 1e3) == f"a − b = {text}"
+
+
+def test_the_gain_scale_is_computed_and_agrees_with_scipy_freqs():
+    """|H(iπ)| of (7.2) for 002's experimental gains in SI units and per 10 ms step, against an independent
+    evaluation of K_d / (M_d s² + D_d s + K_d)."""
+    results = _results()
+    text = m.render(results)
+    (m_d, d_d, k_d), u = results.gains_7_4, results.time_unit_s
+    _, (si,) = freqs([k_d], [m_d, d_d, k_d], worN=[math.pi])
+    _, (step,) = freqs([k_d], [m_d * u**2, d_d * u, k_d], worN=[math.pi])
+    assert f"|H| = {abs(si):.2f} and arg H = {np.degrees(np.angle(si)):.0f}° per joint" in text
+    assert f"|H|⁴ = {abs(si) ** 4:.2f} of A" in text
+    assert f"Per step, |H| = {abs(step):.4f} and arg H = {np.degrees(np.angle(step)):.1f}°" in text
+    assert "|H| = 0.54 " in text and "|H|⁴ = 0.09 " in text  # 002's printed gains, read in SI units
+
+
+def test_the_claims_table_scores_outcomes_that_stand_at_half_the_step():
+    """§7.4 open loop rolled over on the robot: MuJoCo's seed 1 rolls over at h and h/2 (counts), seed 2 rolls over
+    at h only (does not); the vertical plane, which cannot roll, is scored on failing."""
+    def rolls(row, engine, seed):
+        if row.experiment == "§7.4" and row.controller == "open loop":
+            return None, None, seed in (1, 2) or engine == "vertical"
+        return None
+
+    results = _results(rolls)
+    runs = list(results.runs)
+    for i, r in enumerate(runs):
+        if r.experiment == "§7.4" and r.controller == "open loop" and r.run.seed == 2 and r.run.model == "mujoco":
+            runs[i] = replace(r, run=replace(r.run, half_rolled_over=False, verdicts_unchanged=False))
+    text = m.render(replace(results, runs=tuple(runs)))
+    row = next(s for s in text.splitlines() if s.startswith("| §7.4 | open loop | rolls over |"))
+    assert row == "| §7.4 | open loop | rolls over | holds (1/1) | partly (1/3) | no (0/1) |"
+    climbs = next(s for s in text.splitlines() if s.startswith("| §6.4 | local stiffness K_d = K/6 | climbs |"))
+    assert climbs.endswith("| holds (1/1) | holds (3/3) | holds (1/1) |")
+
+
+def test_results_round_trip_and_render_every_part():
+    results = _results()
+    assert from_json(m.Results, to_json(results)) == results
+    text = m.render(results)
+    for heading in (*m.EXPERIMENT_TITLES.values(), "The top plate's friction", "002's comparisons",
+                    "The gain scale", "002's claims"):
+        assert f"### {heading}" in text
+    assert f"All {results.planned} planned step-checked runs finished" in text
+    assert "In DART the plate changes nothing" in text
+    assert re.search(r"\| TSC K_τ = 6 \| climbs: climbed in 5 of 5 trials \| climbs 1/1 \(30\.0 s\)", text)
+
+
+def test_runs_without_a_result_are_listed():
+    results = replace(_results(), failed=("MuJoCo, §7.4 open loop, plate μ 0.82, seed 1: error (boom)",))
+    assert "**Runs without a result:**" in m.render(results) and "seed 1: error (boom)" in m.render(results)
+
+
+@pytest.mark.xdist_group("ros_graph")
+def test_fast_mode_runs_end_to_end_on_a_local_cluster():
+    results = reproduce(m, fast=True)
+    assert results.fast and not results.failed
+    assert {r.run.model for r in results.runs} == set(ENGINES)
+    assert len(results.runs) == len(m.cases(fast=True))
+    assert all(r.run.duration_s == pytest.approx(m.FAST_DURATION) for r in results.runs)
+    assert "*Fast smoke run" in m.render(results)
