@@ -108,7 +108,7 @@ FACTORS = (
          (round(0.068 * math.cos(math.pi / 8), 6),)),
     # worldgen.TWO_OBSTACLES_GAPS, the shipped worlds two_obstacles_gap<mm> (the scenarios' 100 mm: two_obstacles)
     Axis("obstacle_gap", "gap between the two obstacles (the scenarios' 100 mm read, 002 prints none)", "mm",
-         ("world.file=two_obstacles_gap{:03.0f}",), tuple(round(1e3 * g) for g in TWO_OBSTACLES_GAPS),
+         ("world.file=two_obstacles_gap{:03.0f}",), tuple(float(round(1e3 * g)) for g in TWO_OBSTACLES_GAPS),
          "two obstacles"),
 )
 
