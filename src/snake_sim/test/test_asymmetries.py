@@ -230,8 +230,8 @@ def test_fast_mode_runs_end_to_end_and_draws_its_figures(tmp_path):
     assert results.fast and results.duration_s == section.FAST_DURATION and not results.failed
     # symmetric + each axis's largest level, four controllers, on the single obstacle; each factor's largest level
     assert len(results.rates) == 4 * (1 + len(section.AXES))
-    # the four and the climbing run, with the scenarios' values on the single obstacle and on the two (the gap's)
-    assert len(results.sensitivity) == 5 * (2 + len(section.FACTORS))
+    # the open loop and the climbing run, with the scenarios' values on the single obstacle and on the two (the gap's)
+    assert len(results.sensitivity) == len(section.FAST_SENSITIVITY) * (2 + len(section.FACTORS))
     assert all(r.runs == len(section.FAST_SEEDS) for r in (*results.rates, *results.sensitivity))
     assert from_json(section.Results, to_json(results)) == results
     text = section.render(results)

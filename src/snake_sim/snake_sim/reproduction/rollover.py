@@ -45,9 +45,11 @@ DURATION = 45.0
 #: The seeds of the two obstacles (only each axis's largest level) and of the unknowns (the budget: ≈ 40 min of two
 #: cores for the whole section).
 FEW_SEEDS = (0,)
-#: A ``fast`` smoke run: one seed, 2 s, the single obstacle, each axis's and factor's largest level.
+#: A ``fast`` smoke run: one seed, 2 s, the single obstacle, each axis's and factor's largest level; the unknowns
+#: with the open loop and the climbing run only.
 FAST_SEEDS = (0,)
 FAST_DURATION = 2.0
+FAST_SENSITIVITY = ("open loop", CLIMBER)
 
 #: A run of the plan is the sweep engine's summary.json of its scenario.
 measure = measure_summary
@@ -83,9 +85,10 @@ def _studies(fast: bool) -> tuple[list[RateCase], list[RateCase]]:
     if not fast:
         sweep += sweep_cases(AXES, ("two obstacles",), few, duration, top_only=("two obstacles",))
     worlds = dict.fromkeys(f.world for f in FACTORS)  # each factor against the scenarios' values on its world
-    factors = [rate_case(c, w, None, 0.0, few, duration) for w in worlds for c in sensitivity_controllers()]
+    names = FAST_SENSITIVITY if fast else tuple(sensitivity_controllers())
+    factors = [rate_case(c, w, None, 0.0, few, duration) for w in worlds for c in names]
     factors += [rate_case(c, f.world, f, v, few, duration) for f in FACTORS
-                for v in (f.levels[-1:] if fast else f.levels) for c in sensitivity_controllers()]
+                for v in (f.levels[-1:] if fast else f.levels) for c in names]
     return sweep, factors
 
 
