@@ -19,10 +19,14 @@ def controllers_file(robot: str, simulator: bool = False) -> str:
     return f"config/controllers/{robot}{'_gz' if simulator else ''}.yaml"
 
 
+#: PyYAML's safe loader, in C where PyYAML has libyaml (a launch reads the controllers file several times).
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def _controllers(path: str | Path) -> dict:
     """``controller_manager.ros__parameters`` of a controllers file."""
     try:
-        return yaml.safe_load(Path(path).read_text())["controller_manager"]["ros__parameters"]
+        return yaml.load(Path(path).read_text(), Loader=_LOADER)["controller_manager"]["ros__parameters"]
     except (OSError, KeyError, TypeError, yaml.YAMLError) as exc:
         raise ValueError(f"{path}: not a ros2_control controllers file ({exc})") from exc
 

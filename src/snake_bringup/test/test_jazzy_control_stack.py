@@ -287,16 +287,24 @@ def _stamp(msg) -> float:
 def _following(robot: CanRobot) -> bool:
     """The modules move with the gait: each joint's α spans at least half of its α_d over a window."""
     _, alpha, _, alpha_d = robot.record(1.0)
-    return len(alpha) > 10 and bool(np.all(np.ptp(alpha, axis=0) > 0.5 * np.ptp(alpha_d, axis=0)))
+    reported = _reported(alpha)
+    return reported.sum() > 10 and bool(np.all(np.ptp(alpha[reported], axis=0) >
+                                               0.5 * np.ptp(alpha_d[reported], axis=0)))
+
+
+def _reported(values: np.ndarray) -> np.ndarray:
+    """The samples (rows) in which the bridge reports every module. A module the bridge reports lost reads NaN (no
+    frame for its heartbeat timeout, which a Python module process on a busy machine can miss now and then): such
+    a sample says nothing about where the module is and is left out of a verdict."""
+    return np.all(np.isfinite(values), axis=1)
 
 
 def _held(robot: CanRobot, joints: slice = slice(None)) -> np.ndarray:
     """Each joint's motor-angle span over a window after half a second of settling, against the gait's full swing
     2A: a held module keeps β (up to what the spring torque of its swinging link pushes through the PD, a few
     hundredths of a radian), a following one sweeps about 2A per half period. A sample in which the bridge reports
-    a module lost (NaN: no frame for its heartbeat timeout, which a Python module process on a busy machine can
-    miss now and then) says nothing about where the module is and is left out; a joint reported in fewer than
-    half of the samples is NaN (not held)."""
+    a module lost is left out (see ``_reported``); a joint reported in fewer than half of the samples is NaN (not
+    held)."""
     time.sleep(0.5)
     _, _, beta, _ = robot.record(1.0)
     beta = beta[:, joints]
@@ -389,16 +397,19 @@ def test_emulated_modules_follow_the_pedal_wave_as_closely_as_without_ros(can_ro
     for _ in range(3):
         t, alpha, _, alpha_d = can_robot.record(WINDOW)
         assert len(t) > 50
-        rms_ros.append(float(np.sqrt(np.mean(np.square(alpha - alpha_d)))))
+        reported = _reported(alpha)  # a window with a module lost in over half of its samples judges nothing
+        rms_ros.append(float(np.sqrt(np.mean(np.square(alpha - alpha_d)[reported]))) if reported.mean() >= 0.5
+                       else math.nan)
         amplitude = float(np.sqrt(np.mean(np.square(alpha_d))))
         if rms_ros[-1] < rms_loop + 0.25 * amplitude:
             break
     record_property("tracking_rms_ros_rad", rms_ros)
     record_property("tracking_rms_without_ros_rad", rms_loop)
     print(f"pedal wave tracking RMS(α − α_d) over {WINDOW:g} s windows: {', '.join(f'{r:.4f}' for r in rms_ros)} "
-          f"rad through ROS 2 and ros2_control, {rms_loop:.4f} rad in the same loop without ROS (RMS of α_d "
-          f"{amplitude:.3f} rad)")
-    assert min(rms_ros) < rms_loop + 0.25 * amplitude, (rms_ros, rms_loop, amplitude)
+          f"rad through ROS 2 and ros2_control (nan: a module reported lost), {rms_loop:.4f} rad in the same loop "
+          f"without ROS (RMS of α_d {amplitude:.3f} rad)")
+    best = min((r for r in rms_ros if math.isfinite(r)), default=math.nan)
+    assert best < rms_loop + 0.25 * amplitude, (rms_ros, rms_loop, amplitude, can_robot.diagnostics())
 
 
 def test_a_module_that_stops_answering_holds_the_robot_and_the_sea_controller(can_robot):

@@ -38,7 +38,7 @@ from typing import Any
 import yaml
 
 from snake_core.controllers import CONTROLLER_MODES
-from snake_core.robot import load_robot
+from snake_core.robot import RobotParams, load_robot
 from snake_core.validation import choice
 
 PACKAGE = "snake_control"
@@ -76,12 +76,12 @@ class NodeSpec:
         return f"/{self.namespace}/{self.name}" if self.namespace else f"/{self.name}"
 
 
-def command_nodes(robot: str, controller: str = "position", layout: str = "composed", lockstep: bool = False
-                  ) -> list[NodeSpec]:
-    """SEA controllers (and the mux where needed) that turn /gait/reference into motor commands."""
+def command_nodes(robot: str, params: RobotParams, controller: str = "position", layout: str = "composed",
+                  lockstep: bool = False) -> list[NodeSpec]:
+    """SEA controllers (and the mux where needed) that turn /gait/reference into motor commands for ``robot``
+    (its parameters ``params``)."""
     choice(controller, "controller", tuple(CONTROLLER_MODES), "launch arguments")
     choice(layout, "layout", LAYOUTS, "launch arguments")
-    params = load_robot(robot)
     if params.sea is None:  # rigid joints (004): torques of head_tracking_controller
         return [NodeSpec("motor_command_mux", "motor_command_mux", parameters={"robot": robot, "mode": "effort"})]
     files = (NODE_PARAMS, sea_mode_params(controller))
@@ -100,8 +100,9 @@ def control_nodes(robot: str, *, gait: str = "pedal_wave", controller: str = "po
                   head_tracking: bool = False, manipulability: bool = False, lockstep: bool = False
                   ) -> list[NodeSpec]:
     """Every snake_control node between the robot (Gazebo, embedded simulator or CAN) and the operator."""
-    nodes = command_nodes(robot, controller, layout, lockstep)
-    if load_robot(robot).sea is not None:  # the gait reaches the robot through SEA controllers only
+    params = load_robot(robot)
+    nodes = command_nodes(robot, params, controller, layout, lockstep)
+    if params.sea is not None:  # the gait reaches the robot through SEA controllers only
         nodes.insert(0, NodeSpec("gait_generator", "gait_generator",
                                  parameters={"robot": robot, "gait.type": gait, "lockstep": lockstep}))
     if manipulability:

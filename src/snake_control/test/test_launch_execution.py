@@ -564,7 +564,7 @@ def node_class(executable: str) -> type:
 
 def launched_snake_control_nodes() -> dict[str, list[Started]]:
     """Each distinct (executable, namespace, parameter files, parameter names) our launch files start,
-    with every launched instance of it (robots and arguments differ)."""
+    with every distinct launched instance of it (robots and arguments differ)."""
     seen: dict[str, list[Started]] = {}
     for name in ("sim.launch.py", "robot.launch.py"):
         for robot in ("koopaee6", "ariizumi10"):
@@ -572,7 +572,9 @@ def launched_snake_control_nodes() -> dict[str, list[Started]]:
                 for node in launch.nodes("snake_control"):
                     files = ",".join(Path(p).stem for p in node.parameters if isinstance(p, str))
                     names = ",".join(sorted(k for p in node.parameters if isinstance(p, dict) for k in p))
-                    seen.setdefault(f"/{node.namespace or ''}/{node.executable}:{files}:{names}", []).append(node)
+                    instances = seen.setdefault(f"/{node.namespace or ''}/{node.executable}:{files}:{names}", [])
+                    if node not in instances:
+                        instances.append(node)
     return seen
 
 

@@ -7,6 +7,7 @@ is tail (joint 1) to head (joint N-1), as in 002.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -241,5 +242,12 @@ def load_robot(name: str | Path) -> RobotParams:
     path = locator.robot_file(name)
     if not path.is_file():
         raise ConfigError("robot.name", str(name), "unknown robot; known: " + ", ".join(locator.robot_names()))
-    data = yaml_files.load_file(path)
-    return robot_from_dict(data, path.name)
+    return _robot_of_text(path, path.read_text(encoding="utf-8"))
+
+
+@functools.lru_cache(maxsize=32)
+def _robot_of_text(path: Path, text: str) -> RobotParams:
+    """The robot of the file ``path`` holding ``text``. Memoised: a launch reads the same robot file for each of its
+    nodes, and its 0.01 s of YAML and validation add up; the text is the key, so an edited file is read afresh,
+    and a RobotParams is immutable, so sharing one is safe."""
+    return robot_from_dict(yaml_files.load_text(text, path), path.name)

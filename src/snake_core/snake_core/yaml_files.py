@@ -43,11 +43,15 @@ def safe_load(stream: str | bytes | IO[str] | IO[bytes]) -> Any:
 
 def load_file(path: Path) -> Any:
     """The document of the file ``path``; ConfigError in one line (the problem and where) if it is not valid."""
-    with open(path, encoding="utf-8") as fh:
-        try:
-            return safe_load(fh)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-            problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-            raise ConfigError("<file>", str(path), f"not valid YAML ({problem}{where})", path.name) from None
+    return load_text(path.read_text(encoding="utf-8"), path)
+
+
+def load_text(text: str, path: Path) -> Any:
+    """The document ``text``, read from the file ``path``: as :func:`load_file`."""
+    try:
+        return safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError("<file>", str(path), f"not valid YAML ({problem}{where})", path.name) from None

@@ -209,6 +209,12 @@ def world_and_start(scenario: Scenario) -> tuple[World, float, Tether]:
             number(section.get("start_x", 0.0), "world.start_x", src), tether_from(section.get("tether"), src))
 
 
+def world(scenario: Scenario) -> World:
+    """The scenario's world as the run meets it: its boxes turned by ``world.box_yaw_deg``, of μ
+    ``world.box_friction`` (:func:`world_and_start`); each 3-D runtime exposes it as its ``world``."""
+    return world_and_start(scenario)[0]
+
+
 @dataclass(frozen=True, eq=False)
 class EngineModel(Generic[SettingsT]):
     """The fields every 3-D engine's model has (never mutated); the engine's own model adds its handles."""

@@ -40,7 +40,6 @@ from ...core.runlog import RunLog
 from ...core.scenario import Scenario
 from ...core.sea_loop import CommandRamp, Reading, Tick, control_steps, gait_references, run, sea_control
 from ...core.signals import StopRequest
-from ...core.world import World
 from .. import engine3d
 from ..engine3d import FIGURES, Samples3D, Setup3D, sea_robot, summary_extra, world_and_start
 from . import gz_control as gz
@@ -125,10 +124,7 @@ def _controllers_file(robot: RobotParams, value: Any, source: str) -> Path:
     return path
 
 
-def world(scenario: Scenario) -> World:
-    """The scenario's world as the run meets it: its boxes turned by ``world.box_yaw_deg``, of μ
-    ``world.box_friction`` (:func:`~snake_sim.engines.engine3d.world_and_start`)."""
-    return world_and_start(scenario)[0]
+world = engine3d.world  # the runtime's world(scenario): the world file as the scenario changes it
 
 
 def build(scenario: Scenario) -> DartSetup:

@@ -36,7 +36,7 @@ from ...core.runlog import RunLog
 from ...core.scenario import Scenario
 from ...core.sea_loop import CommandRamp, Reading, Tick, control_steps, gait_references, run, sea_control
 from ...core.signals import StopRequest
-from ...core.world import World
+from .. import engine3d
 from ..engine3d import (
     FIGURES,
     MODULE_WIDTH_FIELD,
@@ -85,10 +85,7 @@ class MujocoSetup(Setup3D[mm.MujocoModel]):
                 f"kept; with sim.time_step = {self.time_step:g} s, try a smaller step")
 
 
-def world(scenario: Scenario) -> World:
-    """The scenario's world as the run meets it: its boxes turned by ``world.box_yaw_deg``, of μ
-    ``world.box_friction`` (:func:`~snake_sim.engines.engine3d.world_and_start`)."""
-    return world_and_start(scenario)[0]
+world = engine3d.world  # the runtime's world(scenario): the world file as the scenario changes it
 
 
 def build(scenario: Scenario) -> MujocoSetup:
