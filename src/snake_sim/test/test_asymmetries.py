@@ -25,7 +25,7 @@ from snake_sim.engines.mujoco import runtime as rt
 from snake_sim.reproduction import rollover as section
 from snake_sim.reproduction.experiment import reproduce
 from snake_sim.reproduction.results import from_json, to_json
-from snake_sim.studies.rollover import AXES, FACTORS, Rate, controllers, ordering_holds
+from snake_sim.studies.rollover import AXES, FACTORS, Rate, controllers, ordering_holds, rates_apart
 
 #: A symmetric start on flat ground (no initial roll, no joint noise), so that only the pull breaks the symmetry.
 STILL = ("sim.perturbation.roll_deg=0", "sim.perturbation.joint_noise_deg=0")
@@ -189,6 +189,13 @@ def test_ordering_needs_both_of_002s_rollers_to_roll_and_tsc_6_to_stay_upright()
     assert ordering_holds(big) == (True, True)
 
 
+def test_rates_are_apart_only_where_one_lower_bound_is_above_another_upper_bound():
+    """4/4 [51–100 %] is above 0/4 [0–49 %]; 3/4 [30–95 %] is above nothing; a controller without runs is nothing."""
+    rates = {OL: _rate(OL, 4), LS: _rate(LS, 3), T0: _rate(T0, 0), T6: replace(_rate(T6, 0), runs=0)}
+    assert rates_apart(rates) == {OL: [T0]}
+    assert rates_apart({c: _rate(c, 2) for c in (OL, LS)}) == {}
+
+
 def _results(rates, sensitivity=()) -> section.Results:
     """The section's stored shape with these rates (settings from the study)."""
     return section.Results(False, section.SEEDS, section.FEW_SEEDS, section.DURATION, 0.002, 60.0,
@@ -214,6 +221,11 @@ def test_sentences_follow_the_rates_and_the_ranking_follows_the_changes():
     text = section.render(_results([*base, *yawed]))
     assert "as counts (both roll over in some runs, TSC K_τ = 6 in none) at obstacle, box yaw 10 deg" in text
     assert "Beyond the 95 % intervals" in text and f"nowhere, with {len(section.SEEDS)} seeds per level" in text
+    assert "*Rates apart beyond the 95 % intervals* (one controller's lower bound above another's upper bound): " \
+        "nowhere." in text
+    tether = [_rate(OL, 4, "tether", 0.2), *(_rate(c, 0, "tether", 0.2) for c in (LS, T0, T6))]
+    assert (f"at obstacle, tether pull towards +y at the tail tip 0.2 N: {OL} (4/4) above {LS} (0/4), {T0} (0/4), "
+            f"{T6} (0/4).") in section.render(_results([*base, *tether]))
     sensitivity = [_rate(c, 0, "ground_friction", 0.82, climbed=4 if c == OL else 0, time=20.0 if c == OL else None)
                    for c in (OL, LS, T0, T6)]
     sensitivity += [_rate(c, 0, "box_friction", 1.0, climbed=4 if c in (OL, LS) else 0,

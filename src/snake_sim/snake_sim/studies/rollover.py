@@ -198,3 +198,12 @@ def ordering_holds(rates: dict[str, Rate]) -> tuple[bool, bool]:
         return False, False
     point = all(r.rolled > 0 for r in rolled) and upright.rolled == 0
     return point, all(r.interval[0] > upright.interval[1] for r in rolled)
+
+
+def rates_apart(rates: dict[str, Rate]) -> dict[str, list[str]]:
+    """Among the rates of one (world, axis, level) by controller: each controller's roll-over rate that lies above
+    others beyond the 95 % intervals (its lower bound above their upper bounds) → those others; controllers above
+    none are left out."""
+    apart = {c: [d for d, o in rates.items() if o.runs and r.runs and r.interval[0] > o.interval[1]]
+             for c, r in rates.items()}
+    return {c: below for c, below in apart.items() if below}
