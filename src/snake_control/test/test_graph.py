@@ -245,8 +245,9 @@ def run_sea_graph(mode: str, layout: str, workdir) -> SeaRun:
                              and answered(commands[-1]) >= end, f"{seconds} s of gait", timeout=600.0)
         processes = len(ros_graph.processes)
     graph = recorded(joint_states, odometry, 5, sea=True)
-    return SeaRun(mode, seconds, graph, sea_loop(mode, ORIGIN, round(graph.t_ns[-1] / ORIGIN)).at(graph.t_ns), processes,
-                  [(stamp(m), list(m.position)) for m in reference], [answered(c) for c in commands])
+    loop = sea_loop(mode, ORIGIN, round(graph.t_ns[-1] / ORIGIN)).at(graph.t_ns)
+    return SeaRun(mode, seconds, graph, loop, processes, [(stamp(m), list(m.position)) for m in reference],
+                  [answered(c) for c in commands])
 
 
 def test_lockstep_graph_starts_the_gait_at_the_first_tick_and_answers_every_tick(sea_run):

@@ -29,9 +29,9 @@ from snake_sim.studies.rollover import (
     RateCase,
     controllers,
     ordering_holds,
-    rates_apart,
     rate,
     rate_case,
+    rates_apart,
     sensitivity_controllers,
     sweep_cases,
 )
