@@ -19,7 +19,7 @@ from snake_sim.core.scenario import load_scenario
 from snake_sim.reproduction import SECTIONS
 from snake_sim.reproduction import runs_002 as m
 from snake_sim.reproduction.experiment import reproduce
-from snake_sim.reproduction.results import from_json, to_json
+from snake_sim.reproduction.results import comparison_text, from_json, to_json
 from snake_sim.studies.climb_3d import Climb3dRun
 from snake_sim.studies.engines import ENGINES
 
@@ -134,7 +134,7 @@ def test_the_renderer_applies_the_rule_to_the_stored_climb_times():
 ])
 def test_near_zero_speeds_are_printed_to_two_digits_not_as_signed_zeros(difference, spread, text):
     """Speeds [m/s] compared in mm/s: below 0.05 mm/s two significant digits, never "-0.0 against 0.0"."""
-    assert m._comparison_text(Comparison(difference, spread), "a", "b", "mm/s", 1e3) == f"a − b = {text}"
+    assert comparison_text(Comparison(difference, spread), "a", "b", "mm/s", 1e3) == f"a − b = {text}"
 
 
 def test_the_gain_scale_is_computed_and_agrees_with_scipy_freqs():

@@ -87,7 +87,6 @@ def format_step_check(check: dict[str, Any]) -> str:
             f"({'converged' if check['converged'] else 'NOT converged'}, tolerance {100 * check['tolerance']:g} %)")
 
 
-
 @dataclass(frozen=True)
 class Comparison:
     """Mean of ``a`` minus mean of ``b`` (climb times [s] or speeds) at the step, against the largest change of any

@@ -86,4 +86,3 @@ def run_world(runtime: ModelRuntime, scenario: Scenario) -> World:
     ``world(scenario)`` where it has one (the world file as the scenario changes it), else the world file."""
     own = getattr(runtime, "world", None)
     return own(scenario) if own is not None else load_world(scenario.world_file)
-

@@ -150,8 +150,8 @@ def sea_robot(section: dict[str, Any], fields: Sequence[str], engine: str, sourc
     if robot.sea is None or robot.actuator is None:
         raise ConfigError("robot.name", robot.name, f"the {engine} model needs a robot with SEAs (sea: and actuator: "
                           "sections), e.g. koopaee6", source)
-    if section.get("module_width") is not None:  # MuJoCo only (MODULE_WIDTH_FIELD): another reading of links.width
-        robot = robot.with_module_width(number(section["module_width"], "robot.module_width", source, low=0.0,
+    if section.get(MODULE_WIDTH_FIELD) is not None:  # MuJoCo only: another reading of links.width
+        robot = robot.with_module_width(number(section[MODULE_WIDTH_FIELD], "robot.module_width", source, low=0.0,
                                                high=robot.link_length, low_open=True))
     return robot, layout_from(section, robot, source)
 

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 
 from snake_core import locator
 from snake_sim.analysis.rollover import ROLL_OVER_DEG
-from snake_sim.analysis.step_check import TOLERANCE, compare, relative_change
+from snake_sim.analysis.step_check import TOLERANCE, Comparison, compare, relative_change
 from snake_sim.core.scenario import load_scenario
 from snake_sim.reproduction import pedal_wave, stiffness
-from snake_sim.reproduction.results import load, pi_text, results_path
+from snake_sim.reproduction.results import comparison_text, load, pi_text, results_path
 from snake_sim.studies.climb_3d import (
     CONTROLLERS,
     SEEDS,
@@ -306,6 +306,17 @@ def _mean_time(runs: list[Climb3dRun]) -> float | None:
     return sum(r.time_to_climb_s for r in runs) / len(runs)
 
 
+def _tsc_verdict(checks: list[Comparison]) -> str:
+    """What TSC's climb times against the open loop's say, under the half-step rule."""
+    if all(c.is_difference and c.difference < 0 for c in checks):
+        return "TSC is faster, as in 002"
+    if any(c.difference is None for c in checks):
+        return "the climb times are not compared"
+    if not any(c.is_difference for c in checks):
+        return "no difference from the open loop stands beyond the step's own spread"
+    return "TSC is not faster everywhere"
+
+
 def _against_002(results: Results) -> list[str]:
     runs = list(results.mujoco.runs)
     ol, ls, t0, t6 = CONTROLLERS
@@ -319,15 +330,9 @@ def _against_002(results: Results) -> list[str]:
         base = [r.time_pair for r in _by(runs, ol, "obstacle")]
         checks = {label: compare([r.time_pair for r in _by(runs, c, "obstacle")], base)
                   for label, c in (("TSC K_τ = 0", t0), ("TSC K_τ = 6", t6))}
-        texts = [f"{label} − open loop = {c.difference:+.1f} s against a half-step spread of {c.spread:.1f} s: "
-                 + ("a difference" if c.is_difference else "**not** a difference") if c.difference is not None else
+        texts = [comparison_text(c, label, "open loop") if c.difference is not None else
                  f"{label}: not compared (a climb time missing at h/2)" for label, c in checks.items()]
-        faster = [c.is_difference and c.difference < 0 for c in checks.values()]
-        verdict = ("TSC is faster, as in 002" if all(faster) else
-                   "the climb times are not compared"
-                   if any(c.difference is None for c in checks.values()) else
-                   "no difference from the open loop stands beyond the step's own spread"
-                   if not any(c.is_difference for c in checks.values()) else "TSC is not faster everywhere")
+        verdict = _tsc_verdict(list(checks.values()))
         lines.append("- *TSC vs open loop on the single obstacle (002 §7.3, simulation: TSC "
                      f"{100 * TSC_GAIN_002:.1f} % faster).* Mean over the seeds: open loop {t_ol:.1f} s, TSC K_τ = 0 "
                      f"{t_t0:.1f} s, K_τ = 6 {t_t6:.1f} s (002's gain would be {t_ol / (1 + TSC_GAIN_002) - t_ol:+.1f} "

@@ -3,7 +3,8 @@
 Every section's ``run(fast)`` returns a frozen dataclass of numbers and verdicts; ``snake-sim reproduce`` writes it
 to ``<out>/reproduction/<section>.json`` with :func:`dump` and renders docs/reproduction.md from what :func:`load`
 reads back, so the document is always the rendering of the stored files. Fields may be numbers, strings, bools,
-None, tuples, lists, dicts with string keys and nested dataclasses; NaN is stored as JSON's ``NaN``.
+None, tuples, lists, dicts with string keys and nested dataclasses; NaN is stored as JSON's ``NaN``. The numbers'
+texts the sections share are here too (:func:`pi_text`, :func:`figure`, :func:`comparison_text`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
+
+from snake_sim.analysis.step_check import Comparison
 
 T = TypeVar("T")
 
@@ -95,3 +98,21 @@ def pi_text(value: float) -> str:
             num = {1: "π", -1: "−π"}.get(p, f"{p}π".replace("-", "−"))
             return num if q == 1 else f"{num}/{q}"
     return f"{value:g}"
+
+
+def figure(value: float, sign: str = "") -> str:
+    """``value`` to 0.1, or to two significant digits below 0.05 (a near-zero speed is not printed as ±0.0);
+    ``sign``: a format sign option ("+")."""
+    if value == 0.0:
+        return "0"
+    return f"{value:{sign}.1f}" if abs(value) >= 0.05 else f"{value:{sign}.2g}"
+
+
+def comparison_text(c: Comparison, a: str, b: str, unit: str = "s", scale: float = 1.0) -> str:
+    """``a − b = <difference> against a half-step spread of <spread>: a difference`` (or **not**) in ``unit``, the
+    values times ``scale`` (:func:`snake_sim.analysis.step_check.compare`); why not where nothing is compared."""
+    if c.difference is None:
+        return "not compared (a run of either does not climb at h or at h/2)" if unit == "s" else "not compared"
+    verdict = "a difference" if c.is_difference else "**not** a difference"
+    return (f"{a} − {b} = {figure(scale * c.difference, '+')} {unit} against a half-step spread of "
+            f"{figure(scale * c.spread)} {unit}: {verdict}")

@@ -25,12 +25,12 @@ import numpy as np
 from snake_core.controllers.tsc import TSCGains, gains_from_params
 from snake_core.robot import load_robot
 from snake_sim.analysis.rollover import ROLL_OVER_DEG
-from snake_sim.analysis.step_check import TOLERANCE, Comparison, compare, half_step_spread
+from snake_sim.analysis.step_check import TOLERANCE, compare, half_step_spread
 from snake_sim.core import worldgen
 from snake_sim.core.scenario import load_scenario
 from snake_sim.engines.dart.settings import settings_from as dart_settings
 from snake_sim.reproduction.climb_3d import failed_lines
-from snake_sim.reproduction.results import pi_text
+from snake_sim.reproduction.results import comparison_text, figure, pi_text
 from snake_sim.studies.climb_3d import Climb3dRun, ClimbCase, case_cells, climb_run
 from snake_sim.studies.engines import DART_TIME_STEP, ENGINES
 from snake_sim.studies.sweep import Cell
@@ -278,7 +278,7 @@ def matches(run: Run002, expected: str) -> bool:
 
 
 def _mm(speed: float) -> str:
-    return _figure(1e3 * speed)
+    return figure(1e3 * speed)
 
 
 def _cell(runs: list[Run002]) -> str:
@@ -351,21 +351,6 @@ def _plate_table(results: Results) -> list[str]:
     return [*lines, ""]
 
 
-def _comparison_text(c: Comparison, a: str, b: str, unit: str = "s", scale: float = 1.0) -> str:
-    if c.difference is None:
-        return "not compared (a run of either does not climb at h or at h/2)" if unit == "s" else "not compared"
-    verdict = ("a difference" if c.is_difference else "**not** a difference")
-    return (f"{a} − {b} = {_figure(scale * c.difference, '+')} {unit} against a half-step spread of "
-            f"{_figure(scale * c.spread)} {unit}: {verdict}")
-
-
-def _figure(value: float, sign: str = "") -> str:
-    """``value`` to 0.1, or to two significant digits below 0.05 (a near-zero speed is not printed as ±0.0)."""
-    if value == 0.0:
-        return "0"
-    return f"{value:{sign}.1f}" if abs(value) >= 0.05 else f"{value:{sign}.2g}"
-
-
 def _comparisons(results: Results) -> list[str]:
     lines = ["### 002's comparisons, under the half-step rule", "",
              "A comparison of two rows is called a difference only when it exceeds the half-step spread of the runs "
@@ -377,7 +362,7 @@ def _comparisons(results: Results) -> list[str]:
         for e in ENGINES:
             a, b = (_select(results, experiment, c, e) for c in (faster, slower))
             if a and b:
-                parts.append(f"{ENGINE_NAMES[e]}: " + _comparison_text(compare(_times(a), _times(b)), faster, slower))
+                parts.append(f"{ENGINE_NAMES[e]}: " + comparison_text(compare(_times(a), _times(b)), faster, slower))
         lines.append(f"- *{experiment}, {faster} against {slower}* (002: {words}). "
                      + ("; ".join(parts) if parts else "Not run") + ".")
     return [*lines, ""]
@@ -426,7 +411,7 @@ def _gain_scale(results: Results) -> list[str]:
                                                                                "TSC K_τ = 6"))
             if per_step and si_runs:
                 c = compare(_speeds(per_step), _speeds(si_runs))
-                parts.append(f"{ENGINE_NAMES[e]}: " + _comparison_text(c, "per step", "SI", "mm/s", 1e3)
+                parts.append(f"{ENGINE_NAMES[e]}: " + comparison_text(c, "per step", "SI", "mm/s", 1e3)
                              + f" (per step {_mm(float(np.mean([r.run.com_speed_mps for r in per_step])))} mm/s)")
         if parts:
             lines.append(f"- *{experiment}, TSC K_τ = 6.* " + "; ".join(parts) + ".")
