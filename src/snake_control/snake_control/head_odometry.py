@@ -114,7 +114,7 @@ class HeadOdometryNode(Node):
             return
         self._pub.publish(planar_odometry(head.header.stamp, self.world_frame, self.child_frame, pose,
                                           twist.in_head_frame(pose.heading), twist.heading_rate))
-        self._fresh.mark("ground_truth")
+        self._fresh.mark("ground_truth", head.header.stamp)
         self._diag.report(OK, "publishing")
 
     def _watch(self) -> None:

@@ -145,7 +145,7 @@ class HeadTrackingControllerNode(Node):
         self._arrived("head_odometry", msg.header.stamp)
 
     def _arrived(self, name: str, stamp: object) -> None:
-        self._fresh.mark(name)
+        self._fresh.mark(name, stamp)
         self._ticks.arrived(name, stamp)
 
     def _on_reference(self, msg: Path) -> None:

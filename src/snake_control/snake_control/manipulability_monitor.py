@@ -105,7 +105,7 @@ class ManipulabilityMonitorNode(Node):
         reading = read_joint_states(msg, self._layout, self._stiffness)
         if reading.found.all():
             self._alpha = list(reading.alpha)
-            self._fresh.mark("joint_states")
+            self._fresh.mark("joint_states", msg.header.stamp)
 
     def _marker(self, semi_axes: Sequence[float], angle: float) -> MarkerArray:
         marker = Marker(ns=ELLIPSE_MARKER_NS, id=0, type=Marker.SPHERE, action=Marker.ADD)

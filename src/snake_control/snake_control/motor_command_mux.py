@@ -91,7 +91,7 @@ class MotorCommandMuxNode(Node):
                 self._commands[name] = values[self._field]
                 self._rates[name] = values[1] if all_finite(values[1:2]) else 0.0
                 self._stamps[name] = stamp_ns(msg.header.stamp)
-                self._fresh.mark(name)
+                self._fresh.mark(name, msg.header.stamp)
                 self._pending.add(name)
         if len(self._pending) < len(self.names):
             return

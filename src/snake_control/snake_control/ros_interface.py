@@ -430,20 +430,28 @@ def watch_clock(node: Node, diagnostics: Diagnostics, lockstep: bool = False,
 
 
 class InputFreshness:
-    """When each input last arrived (receipt time on the node's clock) and whether it is too old."""
+    """How old each input is on the node's clock, in integer nanoseconds (no rounding decides a tick), and whether
+    it is too old. An input is as old as its header stamp where that lies on the node's clock, within ``timeout``
+    of the time it is received; otherwise (unstamped, or another clock) as old as its receipt. So an input
+    sampled at t is as fresh when it arrives just before the node's clock reaches t (/clock and the input come on
+    different topics, in either order) as when it arrives just after: in a lock-stepped graph, where every input
+    is stamped with its tick, what is stale does not depend on the order of arrival."""
 
     def __init__(self, node: Node, timeout: float) -> None:
         self._node = node
         self.timeout = timeout
-        self._last: dict[str, float] = {}
+        self.timeout_ns = round(timeout * 1e9)
+        self._last: dict[str, int] = {}
 
-    def mark(self, name: str) -> None:
-        self._last[name] = now_seconds(self._node)
+    def mark(self, name: str, stamp: Any = None) -> None:
+        now = self._node.get_clock().now().nanoseconds
+        t = stamp_ns(stamp) if stamp is not None else 0
+        self._last[name] = t if t > 0 and abs(t - now) <= self.timeout_ns else now
 
     def stale(self, names: Iterable[str]) -> list[str]:
         """The inputs among ``names`` never received or older than the timeout."""
-        now = now_seconds(self._node)
-        return [n for n in names if n not in self._last or now - self._last[n] > self.timeout]
+        now = self._node.get_clock().now().nanoseconds
+        return [n for n in names if n not in self._last or now - self._last[n] > self.timeout_ns]
 
 
 class Diagnostics:

@@ -22,10 +22,12 @@ these topics that still has a publisher, so the command is the same whatever the
 reference is tracked at the tick's time t: a reference stamped t_r < t (one that reached the node after its
 tick of t_r, as happens when the machine is busy) is held to first order, α_d + α̇_d (t − t_r)
 (JointReference.at); an unstamped reference, or one stamped in the future or more than ``stale_timeout``
-before t (another clock), is taken as is. If a required input is older than ``stale_timeout`` or carries
-NaN/inf, the node holds its last command (republishes its β_d with β̇_d = 0; nothing before the first valid
-step) and reports ERROR on /diagnostics; an active joint/deflection limit in a controller is reported as WARN.
-A sim clock that stops or jumps back (ros_interface.watch_clock) holds likewise, with ERROR until it runs again.
+before t (another clock), is taken as is. If a required input is older than ``stale_timeout`` (by its stamp,
+or by its receipt where the stamp is on another clock: ros_interface.InputFreshness) or carries NaN/inf, the node
+holds its last command (republishes its β_d with β̇_d = 0; nothing before the first valid step) and reports ERROR
+on /diagnostics; an active joint/deflection limit in a controller is reported as WARN. A sim clock that stops or
+jumps back (ros_interface.watch_clock) holds likewise, with ERROR until it runs again; that hold comes between
+ticks and is stamped as the last command was (it answers no new joint states).
 
 ``controller.*`` parameters are those of the mode's snake_core module (``controller.stiffness``
 is K_d in the stiffness and tsc modes, a number or one per joint); left unset, the mode's own
@@ -131,7 +133,7 @@ class SEAJointControllerNode(Node):
         self._tau_d: dict[int, float] = dict.fromkeys(self.joints, 0.0)
         self._required = ["joint_states", "gait_reference"] + (["torque_reference"] if self.mode == "torque" else [])
         self._fresh = InputFreshness(self, timeout)
-        self._last: tuple[list[float], list[float]] | None = None
+        self._sent: tuple[list[float], list[float], int | None] | None = None  # the last command: β_d, β̇_d, stamp
         self.create_subscription(JointState, JOINT_STATES, self._on_joint_states, SENSOR_QOS)
         # lockstep: transient local, so that a reference sent before this node matched its publisher still comes
         self.create_subscription(JointState, GAIT_REFERENCE, self._on_reference,
@@ -154,7 +156,7 @@ class SEAJointControllerNode(Node):
         self.clock_watchdog = watch_clock(self, self._diag, self.lockstep, self._hold)
         inputs = {"joint_states": JOINT_STATES, "gait_reference": GAIT_REFERENCE, "torque_reference": TORQUE_REFERENCE}
         self._ticks = Lockstep(self, {k: inputs[k] for k in self._required}, self._step,
-                               lambda: self._publish(*self._last), self.lockstep)
+                               lambda: self._publish(*self._sent), self.lockstep)
         self.create_timer(self.dt, self._ticks.tick)
 
     def _on_joint_states(self, msg: JointState) -> None:
@@ -167,7 +169,7 @@ class SEAJointControllerNode(Node):
     def _on_hardware_states(self, msg: JointState) -> None:
         reading = read_joint_states(msg, self._layout, self._stiffness)
         self._lost = [joint_name(j) for j in self._measured if not all_finite(reading.of(j))]
-        self._fresh.mark("hardware_states")
+        self._fresh.mark("hardware_states", msg.header.stamp)
 
     def _on_reference(self, msg: JointState) -> None:
         fields = joint_state_fields(msg)
@@ -183,14 +185,14 @@ class SEAJointControllerNode(Node):
             self._arrived("torque_reference", msg)
 
     def _arrived(self, name: str, msg: JointState) -> None:
-        self._fresh.mark(name)
+        self._fresh.mark(name, msg.header.stamp)
         self._ticks.arrived(name, msg.header.stamp)
 
     def _reference_lag(self, t_ns: int) -> float:
         """How long before ``t_ns`` [s] the latest gait reference was sampled; 0 where its stamp says nothing
         about this clock (unstamped, in the future, or older than the stale timeout)."""
-        lag = ns_seconds(t_ns - self._reference_stamp)
-        return lag if self._reference_stamp > 0 and 0.0 < lag <= self._fresh.timeout else 0.0
+        lag = t_ns - self._reference_stamp
+        return ns_seconds(lag) if self._reference_stamp > 0 and 0 < lag <= self._fresh.timeout_ns else 0.0
 
     def _inputs(self, t_ns: int) -> list[tuple[JointMeasurement, JointReference]] | str:
         """Each joint's controller inputs at ``t``, or why there are none (clock, stale or non-finite)."""
@@ -214,30 +216,35 @@ class SEAJointControllerNode(Node):
                            JointReference(ref[0], ref[1], tau_d).at(lag)))
         return inputs
 
-    def _publish(self, beta_d: list[float], beta_d_dot: list[float]) -> None:
+    def _publish(self, beta_d: list[float], beta_d_dot: list[float], stamp: int | None) -> None:
         """The command, stamped with the joint states it answers."""
+        self._sent = (beta_d, beta_d_dot, stamp)
         if self._pub.msg_type is JointState:
-            self._pub.publish(joint_state(self, self._motors, beta_d, beta_d_dot, stamp=self._state_stamp))
+            self._pub.publish(joint_state(self, self._motors, beta_d, beta_d_dot, stamp=stamp))
         else:
-            self._pub.publish(float_array(beta_d, answers=self._state_stamp))
-            self._rate_pub.publish(float_array(beta_d_dot, answers=self._state_stamp))
+            self._pub.publish(float_array(beta_d, answers=stamp))
+            self._rate_pub.publish(float_array(beta_d_dot, answers=stamp))
 
-    def _hold(self) -> bool:
-        """Republish the last command as a hold (β_d kept, β̇_d = 0); False before the first command."""
-        if self._last is not None:
-            self._publish(self._last[0], [0.0 for _ in self._last[1]])
-        return self._last is not None
+    def _hold(self, answers: int | None = None) -> bool:
+        """Republish the last command as a hold (β_d kept, β̇_d = 0), stamped with the joint states it answers
+        (``answers``, a tick's) or, from the clock watchdog, between ticks, as the last command was: a hold that
+        answers no tick must not stand for the next one, which a lock-stepped simulator would step on. False
+        before the first command."""
+        if self._sent is None:
+            return False
+        beta_d, beta_d_dot, stamp = self._sent
+        self._publish(beta_d, [0.0 for _ in beta_d_dot], stamp if answers is None else answers)
+        return True
 
     def _step(self, t_ns: int) -> bool:
         """Step the controllers at ROS time ``t_ns`` and publish; False if there was nothing to send."""
         inputs = self._inputs(t_ns)
         if isinstance(inputs, str):
             self._diag.report(ERROR, f"hold: {inputs}", {"mode": self.mode})
-            return self._hold()
+            return self._hold(self._state_stamp)
         t = ns_seconds(t_ns)
         commands = [c.step(t, self.dt, *i) for c, i in zip(self.controllers, inputs, strict=True)]
-        self._last = ([c.beta_d for c in commands], [c.beta_d_dot for c in commands])
-        self._publish(*self._last)
+        self._publish([c.beta_d for c in commands], [c.beta_d_dot for c in commands], self._state_stamp)
         limited = [joint_name(j) for j, c in zip(self.joints, self.controllers, strict=True)
                    if getattr(c, "limited", False)]
         self._diag.report(WARN if limited else OK, "limit active" if limited else "running",

@@ -159,6 +159,64 @@ def test_stale_input_holds_the_last_command_and_reports_an_error(ros):
     assert ros.messages("/diagnostics")[-1].status[0].level == b"\x00"
 
 
+def time_ns(t_ns: int):
+    from builtin_interfaces.msg import Time
+
+    return Time(sec=t_ns // 1_000_000_000, nanosec=t_ns % 1_000_000_000)
+
+
+@pytest.mark.parametrize("before_the_clock", [True, False])
+def test_an_input_is_as_old_as_its_stamp_whichever_of_it_and_the_clock_comes_first(ros, before_the_clock):
+    """/clock and the gait reference come on different topics: the last reference, stamped s, goes stale at the
+    same tick whether it arrives just before the node's clock reaches s or just after: the first tick more than
+    stale_timeout (0.05 s) after s, in exact nanoseconds."""
+    make(ros, joint_index=2)
+    feed(ros, 0.05)
+    now = round(ros.now() * 1e9)
+    s = now + 10_000_000  # the next tick
+    ros.publish("/joint_states", joint_states(ros))
+    ros.advance(0.009 if before_the_clock else 0.01)
+    ros.publish("/gait/reference", reference(ros, stamp=time_ns(s)))
+    ros.advance(0.001 if before_the_clock else 0.0)
+    first_hold = None
+    while first_hold is None and ros.now() < (s + 200_000_000) * 1e-9:
+        ros.publish("/joint_states", joint_states(ros))  # the joint states stay fresh
+        ros.advance(0.01)
+        if commands(ros)[-1].velocity[0] == 0.0:  # held: β̇_d = 0 (the reference's α̇_d is 2 rad/s)
+            first_hold = round(ros.now() * 1e9)
+    assert first_hold == s + 60_000_000
+    assert "stale input: gait_reference" in ros.messages("/diagnostics")[-1].status[0].message
+
+
+def test_a_clock_stop_between_lock_stepped_ticks_holds_without_answering_the_next_tick(ros):
+    """The lock-stepped simulator has sent the next tick's joint states when /clock stops coming (a simulator
+    that died, or one the machine starved): the hold keeps the stamp of the tick last answered. Stamped with the
+    new states it would stand for the next tick's answer, and the simulator would step on a command computed for
+    the tick before."""
+    from snake_control.ros_interface import LATCHED_QOS
+    from snake_test_support.ros import wait_for
+
+    node = make(ros, joint_index=2, lockstep=True)
+    for _ in range(5):  # each tick waits for its inputs, and is answered once they have come
+        ros.advance(0.01)
+        ros.publish("/joint_states", joint_states(ros))
+        ros.publish("/gait/reference", reference(ros), LATCHED_QOS)  # as gait_generator publishes it
+    answered = round(ros.now() * 1e9)
+    assert stamp_of(commands(ros)[-1]) == answered
+    sent = len(commands(ros))
+    states = joint_states(ros)
+    states.header.stamp = time_ns(answered + 10_000_000)
+    ros.publish("/joint_states", states)  # the next tick's states; its /clock never comes
+    wait_for(lambda: node.clock_watchdog.reason == "clock stopped", ros.spin, "the clock stop", timeout=10.0)
+    ros.settle()
+    held = commands(ros)[sent:]
+    assert [(stamp_of(m), list(m.position), list(m.velocity)) for m in held] == [
+        (answered, list(commands(ros)[sent - 1].position), [0.0])]
+
+
+def stamp_of(msg) -> int:
+    return msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+
 def test_non_finite_measurement_holds_and_reports(ros):
     make(ros, joint_index=2)
     feed(ros, 0.03)
