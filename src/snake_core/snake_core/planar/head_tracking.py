@@ -192,17 +192,18 @@ def _pfl_torque(H: np.ndarray, h: np.ndarray, order: np.ndarray, k: int, act: np
     reordered by ``order``, the unactuated block w̃ = [w, φ_free] of size k first. Compiled (numba)."""
     a = wdd_r + K_v @ (wd_r - qd[:3]) + K_p @ (w_r - q[:3])  # right-hand side of (71)
     Hs, hs = H[order][:, order], h[order]
-    H11, H12, H22 = Hs[:k, :k], Hs[:k, k:], Hs[k:, k:]
+    # contiguous blocks for '@' (numba would copy them at each product)
+    H11, H12, H22 = Hs[:k, :k], np.ascontiguousarray(Hs[:k, k:]), np.ascontiguousarray(Hs[k:, k:])
     h1, h2 = hs[:k], hs[k:]
     m = H22.shape[0]
     rhs2 = np.empty((m, 1 + k))
     rhs2[:, 0], rhs2[:, 1:] = h2, H12.T
     sol = np.linalg.solve(H22, rhs2)
-    H22inv_h2, H22inv_H21 = sol[:, 0], sol[:, 1:]
+    H22inv_h2, H22inv_H21 = np.ascontiguousarray(sol[:, 0]), np.ascontiguousarray(sol[:, 1:])
     schur = H11 - H12 @ H22inv_H21  # 𝓗 (68)
     A = np.empty((k, k - 3 + m))  # unknowns [H22⁻¹τ̃, φ̈_free]
     A[:, :m], A[:, m:] = H12, schur[:, 3:]
-    rhs = H12 @ H22inv_h2 - h1 + sign * (schur[:, :3] @ a)
+    rhs = H12 @ H22inv_h2 - h1 + sign * (np.ascontiguousarray(schur[:, :3]) @ a)
     pa, pda, pdda, qa, qda = phi_r[act], phid_r[act], phidd_r[act], q[3:][act], qd[3:][act]
     u = -pdda - R_v @ (pda - qda) - R_p @ (pa - qa)  # (78)
     kappa = np.zeros(A.shape[1])  # no preference for φ̈_free
@@ -219,8 +220,9 @@ def _cholesky_solve(L: np.ndarray, b: np.ndarray) -> np.ndarray:
     for i in range(n):
         y[i] = (b[i] - L[i, :i] @ y[:i]) / L[i, i]
     x = np.empty(n)
+    Lt = np.ascontiguousarray(L.T)  # Lᵀ by rows: contiguous for '@'
     for i in range(n - 1, -1, -1):
-        x[i] = (y[i] - L[i + 1:, i] @ x[i + 1:]) / L[i, i]
+        x[i] = (y[i] - Lt[i, i + 1:] @ x[i + 1:]) / L[i, i]
     return x
 
 
@@ -338,7 +340,7 @@ def _lyapunov_normal_equations(H: np.ndarray, h: np.ndarray, E: np.ndarray, weig
     rhs_h = np.empty((h.size, 1 + E.shape[1]))  # [−h, E]
     rhs_h[:, 0], rhs_h[:, 1:] = -h, E
     sol = np.linalg.solve(H, rhs_h)  # q̈ = a0 + B τ
-    a0, B = sol[:, 0], sol[:, 1:]
+    a0, B = sol[:, 0], np.ascontiguousarray(sol[:, 1:])
     BtW = B.T * weights
     return BtW @ B + ridge, BtW @ (target - a0)
 

@@ -101,7 +101,7 @@ def _ellipsoid(H: np.ndarray, k: int, order: np.ndarray) -> tuple[np.ndarray, np
     values σ of 𝓗⁻¹ H12 H22⁻¹ (29) and the singular values λ of H12, descending, zero-padded to k. Compiled
     (numba)."""
     Hs = H[order][:, order]
-    H11, H12, H22 = Hs[:k, :k], Hs[:k, k:], Hs[k:, k:]
+    H11, H12, H22 = Hs[:k, :k], np.ascontiguousarray(Hs[:k, k:]), Hs[k:, k:]
     H22inv_H21 = np.linalg.solve(H22, np.ascontiguousarray(H12.T))
     schur = H11 - H12 @ H22inv_H21  # 𝓗 (68), positive definite (Proposition 1/2)
     G = np.linalg.solve(schur, np.ascontiguousarray(H22inv_H21.T))  # 𝓗⁻¹ H12 H22⁻¹ (H22 symmetric)

@@ -172,7 +172,7 @@ def _stacked_jacobian(K: np.ndarray, L: np.ndarray, c: np.ndarray, s: np.ndarray
 def _mass_matrix(K: np.ndarray, L: np.ndarray, JLtL: np.ndarray, m: float, q: np.ndarray
                  ) -> tuple[np.ndarray, np.ndarray]:
     """(H, [Jx; Jy]): H = J_{qq̄}ᵀ H̄ J_{qq̄} = m (JxᵀJx + JyᵀJy) + J LᵀL with H̄ of (9); equals the block form (19)."""
-    theta = L @ q[2:]  # (17)
+    theta = L @ np.ascontiguousarray(q[2:])  # (17)
     J = _stacked_jacobian(K, L, np.cos(theta), np.sin(theta))
     H = m * (J.T @ J)
     H[2:, 2:] += JLtL
@@ -214,6 +214,7 @@ def _terms(K: np.ndarray, L: np.ndarray, LtL: np.ndarray, JLtL: np.ndarray, m: f
            ) -> tuple[np.ndarray, ...]:
     """(θ, θ̇, [Jx; Jy], H, h_coriolis, h_viscous, h_coulomb) of :func:`compute_terms` (compiled, numba)."""
     n = K.shape[0]
+    q, qd = np.ascontiguousarray(q), np.ascontiguousarray(qd)  # for '@' (numba would copy at each product)
     theta = L @ q[2:]
     theta_dot = L @ qd[2:]
     c, s = np.cos(theta), np.sin(theta)
