@@ -95,14 +95,13 @@ def test_position_mode_commands_the_gait_reference_of_its_own_joint(ros):
 ])
 def test_a_late_gait_reference_is_tracked_at_the_ticks_time(ros, delay, lag):
     """A reference that reaches the node a period late (a busy machine) moves the command as if on time."""
-    from builtin_interfaces.msg import Time
+    from snake_control.ros_interface import time_msg
 
     make(ros, joint_index=3)
     for _ in range(5):
         ros.publish("/joint_states", joint_states(ros))
         t_ns = 0 if delay is None else round((ros.now() - delay) * 1e9)  # 0: unstamped
-        ros.publish("/gait/reference", reference(ros, stamp=Time(sec=t_ns // 1_000_000_000,
-                                                                nanosec=t_ns % 1_000_000_000)))
+        ros.publish("/gait/reference", reference(ros, stamp=time_msg(t_ns)))
         ros.advance(DT)
     assert commands(ros)[-1].position[0] == pytest.approx(tracked(3, lag), abs=1e-12)
 
@@ -159,24 +158,20 @@ def test_stale_input_holds_the_last_command_and_reports_an_error(ros):
     assert ros.messages("/diagnostics")[-1].status[0].level == b"\x00"
 
 
-def time_ns(t_ns: int):
-    from builtin_interfaces.msg import Time
-
-    return Time(sec=t_ns // 1_000_000_000, nanosec=t_ns % 1_000_000_000)
-
-
 @pytest.mark.parametrize("before_the_clock", [True, False])
 def test_an_input_is_as_old_as_its_stamp_whichever_of_it_and_the_clock_comes_first(ros, before_the_clock):
     """/clock and the gait reference come on different topics: the last reference, stamped s, goes stale at the
     same tick whether it arrives just before the node's clock reaches s or just after: the first tick more than
     stale_timeout (0.05 s) after s, in exact nanoseconds."""
+    from snake_control.ros_interface import time_msg
+
     make(ros, joint_index=2)
     feed(ros, 0.05)
     now = round(ros.now() * 1e9)
     s = now + 10_000_000  # the next tick
     ros.publish("/joint_states", joint_states(ros))
     ros.advance(0.009 if before_the_clock else 0.01)
-    ros.publish("/gait/reference", reference(ros, stamp=time_ns(s)))
+    ros.publish("/gait/reference", reference(ros, stamp=time_msg(s)))
     ros.advance(0.001 if before_the_clock else 0.0)
     first_hold = None
     while first_hold is None and ros.now() < (s + 200_000_000) * 1e-9:
@@ -193,7 +188,7 @@ def test_a_clock_stop_between_lock_stepped_ticks_holds_without_answering_the_nex
     that died, or one the machine starved): the hold keeps the stamp of the tick last answered. Stamped with the
     new states it would stand for the next tick's answer, and the simulator would step on a command computed for
     the tick before."""
-    from snake_control.ros_interface import LATCHED_QOS
+    from snake_control.ros_interface import LATCHED_QOS, stamp_ns, time_msg
     from snake_test_support.ros import wait_for
 
     node = make(ros, joint_index=2, lockstep=True)
@@ -202,20 +197,17 @@ def test_a_clock_stop_between_lock_stepped_ticks_holds_without_answering_the_nex
         ros.publish("/joint_states", joint_states(ros))
         ros.publish("/gait/reference", reference(ros), LATCHED_QOS)  # as gait_generator publishes it
     answered = round(ros.now() * 1e9)
-    assert stamp_of(commands(ros)[-1]) == answered
+    assert stamp_ns(commands(ros)[-1].header.stamp) == answered
     sent = len(commands(ros))
     states = joint_states(ros)
-    states.header.stamp = time_ns(answered + 10_000_000)
+    states.header.stamp = time_msg(answered + 10_000_000)
     ros.publish("/joint_states", states)  # the next tick's states; its /clock never comes
     wait_for(lambda: node.clock_watchdog.reason == "clock stopped", ros.spin, "the clock stop", timeout=10.0)
     ros.settle()
     held = commands(ros)[sent:]
-    assert [(stamp_of(m), list(m.position), list(m.velocity)) for m in held] == [
+    assert [(stamp_ns(m.header.stamp), list(m.position), list(m.velocity)) for m in held] == [
         (answered, list(commands(ros)[sent - 1].position), [0.0])]
 
-
-def stamp_of(msg) -> int:
-    return msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
 
 def test_non_finite_measurement_holds_and_reports(ros):
     make(ros, joint_index=2)
