@@ -302,9 +302,9 @@ def _reported(values: np.ndarray) -> np.ndarray:
 def _held(robot: CanRobot, joints: slice = slice(None)) -> np.ndarray:
     """Each joint's motor-angle span over a window after half a second of settling, against the gait's full swing
     2A: a held module keeps β (up to what the spring torque of its swinging link pushes through the PD, a few
-    hundredths of a radian), a following one sweeps about 2A per half period. A sample in which the bridge reports
-    a module lost is left out (see ``_reported``); a joint reported in fewer than half of the samples is NaN (not
-    held)."""
+    hundredths of a radian), a following one sweeps about 2A per half period. A joint's samples in which the bridge
+    reports its module lost are left out (the rule of ``_reported``, joint by joint); a joint reported in fewer than
+    half of the samples is NaN (not held)."""
     time.sleep(0.5)
     _, _, beta, _ = robot.record(1.0)
     beta = beta[:, joints]
