@@ -242,7 +242,7 @@ def load_robot(name: str | Path) -> RobotParams:
     path = locator.robot_file(name)
     if not path.is_file():
         raise ConfigError("robot.name", str(name), "unknown robot; known: " + ", ".join(locator.robot_names()))
-    return _robot_of_text(path, path.read_text(encoding="utf-8"))
+    return _robot_of_text(path, yaml_files.read_file(path))
 
 
 @functools.lru_cache(maxsize=32)

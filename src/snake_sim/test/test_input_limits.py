@@ -69,3 +69,52 @@ def test_an_expression_without_a_finite_value_is_one_error_naming_the_field(tmp_
     assert main(["run", "pedal-wave", "--set", f"gait.amplitude={text}", "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"gait.amplitude = '{text}' is invalid" in err[0], err
+
+
+def _one_error(capsys) -> str:
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("snake-sim: error:"), err
+    return err[0]
+
+
+def test_a_binary_scenario_file_is_refused_by_name_before_parsing(tmp_path, capsys):
+    path = tmp_path / "image.yaml"
+    path.write_bytes(b"model: vertical\n\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    assert main(["run", str(path), "--out", str(tmp_path / "out")]) == 2
+    assert "image.yaml" in (line := _one_error(capsys)) and "is not a text file" in line
+    path.write_bytes("description: caf\xe9\n".encode("latin-1"))  # no NUL byte, not UTF-8
+    assert main(["run", str(path), "--out", str(tmp_path / "out")]) == 2
+    assert "is not a text file" in _one_error(capsys)
+
+
+def test_a_scenario_file_over_the_size_limit_is_refused_from_its_size(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "huge.yaml"
+    path.write_text(PEDAL_WAVE.replace("TIME_STEP", "0.005") + "# " + "x" * yaml_files.MAX_FILE_BYTES + "\n")
+    monkeypatch.setattr(yaml_files, "safe_load", lambda _: pytest.fail("parsed a file over the size limit"))
+    assert main(["run", str(path), "--out", str(tmp_path / "out")]) == 2
+    line = _one_error(capsys)
+    assert f"{path.stat().st_size:,} bytes, more than the {yaml_files.MAX_FILE_BYTES:,}" in line
+
+
+@pytest.mark.parametrize("where", ["file", "set"])
+def test_a_5000_deep_nesting_is_one_error_in_a_file_and_in_set(tmp_path, capsys, where):
+    deep = "[" * 5000 + "]" * 5000
+    path = tmp_path / "deep.yaml"
+    path.write_text(PEDAL_WAVE.replace("TIME_STEP", "0.005") + (f"description: {deep}\n" if where == "file" else ""))
+    argv = ["run", str(path), "--out", str(tmp_path / "out")] + (["--set", f"description={deep}"] if where == "set"
+                                                                 else [])
+    assert main(argv) == 2
+    assert f"nested deeper than {yaml_files.MAX_DEPTH} levels" in _one_error(capsys)
+    # the limit itself is allowed
+    assert yaml_files.safe_load("[" * yaml_files.MAX_DEPTH + "]" * yaml_files.MAX_DEPTH) is not None
+
+
+@pytest.mark.parametrize(("assignment", "message"), [
+    ("world.start_x=1e308", "world.start_x = 1e+308 is invalid: must be a finite number of magnitude at most 1e+09"),
+    ("world.start_x=2000", "world.start_x = 2000 is invalid: must be in [-1000, 1000]"),
+    ("contact.friction=-1e12", "contact.friction = -1000000000000.0 is invalid: must be a finite number"),
+    ("gait.amplitude=.nan", "gait.amplitude = nan is invalid"),
+])
+def test_every_number_of_a_scenario_is_range_checked(tmp_path, capsys, assignment, message):
+    assert main(["run", "pedal-wave", "--set", assignment, "--out", str(tmp_path / "out")]) == 2
+    assert message in _one_error(capsys)

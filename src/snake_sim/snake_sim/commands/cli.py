@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import signal
 import sys
 
 from snake_core.validation import ConfigError
+from snake_sim.core.signals import interrupted_by
 
 #: Sub-command modules, in the order ``snake-sim --help`` lists them.
 COMMANDS: tuple[str, ...] = ("list", "run", "compare", "sweep", "optimise", "reproduce", "bench", "world",
@@ -33,9 +33,10 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"snake-sim: error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:  # Ctrl-C outside a run's own handling (core.signals): one line, the shell's code
-        print(f"snake-sim {args.command}: interrupted", file=sys.stderr)
-        return 128 + signal.SIGINT
+    except KeyboardInterrupt as exc:  # a signal outside a run's own handling (core.signals): one line, the shell's code
+        stop = interrupted_by(exc)
+        print(f"snake-sim {args.command}: interrupted ({stop.name})", file=sys.stderr)
+        return stop.exit_code
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -21,6 +21,7 @@ from snake_sim.analysis.summary import summarize
 from snake_sim.core.models import runtime_for
 from snake_sim.core.scenario import Scenario, load_scenario
 from snake_sim.core.world import load_world
+from snake_sim.outputs.output_folder import writable_folder
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -60,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
         overrides.append(f"sim.duration={args.duration!r}")
     scenarios = load_compared(args.scenarios, overrides)
     world = load_world(scenarios[0].world_file)
-    args.out.mkdir(parents=True, exist_ok=True)
+    writable_folder(args.out)
     runs: list[ComparedRun] = []
     used: set[str] = set()
     for i, sc in enumerate(scenarios):

@@ -13,6 +13,7 @@ from pathlib import Path
 from snake_core.rectilinear.optimise import METHODS
 from snake_core.robot import load_robot
 from snake_core.validation import ConfigError
+from snake_sim.outputs.output_folder import writable_folder
 from snake_sim.studies.rectilinear import DEFAULT_ANGLES, DEFAULT_STEP_TIMES, markdown_table, run_study, write_study
 
 
@@ -35,6 +36,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    writable_folder(args.out)
     robot = load_robot(args.robot)
     mu = args.mu if args.mu is not None else (robot.friction.mu_t if robot.friction else 0.4)
     lengths = args.link_length or [robot.link_length]

@@ -5,8 +5,11 @@ summary.json (with the model's own fields), plots (joints.png, com.png and the m
 rosbag/ (DESIGN.md "Command line").
 The output folder is made and checked before the run (an unwritable DIR is refused, exit 2). Outputs are written
 even when the run stops on a non-finite state (status says when and where) or is stopped by SIGINT (Ctrl-C) or
-SIGTERM: then with ``status: interrupted`` and the time reached, exit 130 or 143 (:mod:`snake_sim.core.signals`); a
-second signal while the outputs are written stops the writing.
+SIGTERM: then with ``status: interrupted`` and the time reached, exit 130 or 143 (:mod:`snake_sim.core.signals`).
+Every output is written under a temporary name and renamed when whole (:mod:`snake_sim.outputs.output_folder`), in
+the order summary.json, plots, rosbag/, animation.gif, each announced by a line; a signal while they are written
+stops the writing with what is whole kept (one line, exit 130 or 143); an output that cannot be written (a full
+disk) does not stop the others: one line names it, exit 2.
 ``--check-step`` runs the scenario again at half its ``sim.time_step`` and adds ``step_check`` to
 summary.json (``snake_sim.analysis.step_check``): both values of every verdict and number and their relative change.
 """
@@ -25,9 +28,9 @@ from snake_sim.analysis.summary import format_summary, summarize
 from snake_sim.core.models import ModelRuntime, run_world, runtime_for
 from snake_sim.core.runlog import RunLog
 from snake_sim.core.scenario import Scenario, load_scenario
-from snake_sim.core.signals import INTERRUPTED, stop_on_signals
+from snake_sim.core.signals import INTERRUPTED, interrupt_on_signals, interrupted_by, stop_on_signals
 from snake_sim.core.world import World
-from snake_sim.outputs.output_folder import writable_folder
+from snake_sim.outputs.output_folder import OutputWriter, writable_folder, write_text
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -73,13 +76,25 @@ def run(args: argparse.Namespace) -> int:
     expected = scenario.expected(log.status)
     if expected:
         summary["expected"] = expected
-    written = _write(runtime, scenario, log, summary, out, world, args)
     print(format_summary(summary))
     if "step_check" in summary:
         print(format_step_check(summary["step_check"]))
-    print("wrote " + ", ".join(str(p) for p in written))
+    writer = OutputWriter(quiet=args.quiet)
+    try:
+        with interrupt_on_signals():
+            _write(writer, runtime, scenario, log, summary, out, world, args)
+    except KeyboardInterrupt as exc:  # a signal while writing: the files written are whole, the one under way is not
+        by = interrupted_by(exc)
+        print(f"snake-sim: {by.name} while writing {writer.current}: stopped the writing; kept whole in {out}: "
+              f"{writer.kept()}", file=sys.stderr)
+        return by.exit_code
+    print("wrote " + ", ".join(str(p) for p in writer.written))
     if expected:
         print(f"expected          {expected}")
+    if writer.failed:
+        print(f"snake-sim: error: cannot write {'; '.join(writer.failed)} in {out}; kept whole: {writer.kept()}",
+              file=sys.stderr)
+        return 2
     if stop.requested:
         print(f"snake-sim: {stop.name}: stopped at t = {summary['duration_s']:.2f} s of {scenario.duration:g} s "
               f"simulated; the outputs up to then are in {out}", file=sys.stderr)
@@ -87,18 +102,23 @@ def run(args: argparse.Namespace) -> int:
     return 0 if log.status == "ok" or expected else 1
 
 
-def _write(runtime: ModelRuntime, scenario: Scenario, log: RunLog, summary: dict, out: Path, world: World,
-           args: argparse.Namespace) -> list[Path]:
-    """summary.json, the model's plots and animation, the rosbag: the files written."""
-    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    written = [out / "summary.json"]
-    if len(log.t) > 1:
-        from snake_sim.outputs.figures import write_figures  # matplotlib and the MuJoCo renderer: only when drawing
-
-        outputs = scenario.data["outputs"]
-        written += write_figures(runtime.FIGURES, log, out, world,
-                                 animation=outputs["animation"] and not args.no_animation, plots=outputs["plots"])
+def _write(writer: OutputWriter, runtime: ModelRuntime, scenario: Scenario, log: RunLog, summary: dict, out: Path,
+           world: World, args: argparse.Namespace) -> None:
+    """summary.json, the model's plots, the rosbag and the animation, in that order (the slowest last), each whole."""
+    writer.step("summary.json", lambda: [write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")])
+    outputs = scenario.data["outputs"]
+    if len(log.t) > 1 and outputs["plots"]:
+        writer.step("plots", lambda: _figures(runtime, log, out, world, plots=True))
     if len(log.t) > 0:
         from snake_sim.outputs.recording import write_rosbag
-        written.append(write_rosbag(log, out / "rosbag", progress=not args.quiet))
-    return written
+
+        writer.step("rosbag/", lambda: [write_rosbag(log, out / "rosbag", progress=not args.quiet)])
+    if len(log.t) > 1 and outputs["animation"] and not args.no_animation:
+        writer.step("animation.gif", lambda: _figures(runtime, log, out, world, plots=False))
+
+
+def _figures(runtime: ModelRuntime, log: RunLog, out: Path, world: World, plots: bool) -> list[Path]:
+    """The model's plots (``plots``) or its animation."""
+    from snake_sim.outputs.figures import write_figures  # matplotlib and the MuJoCo renderer: only when drawing
+
+    return write_figures(runtime.FIGURES, log, out, world, animation=not plots, plots=plots)

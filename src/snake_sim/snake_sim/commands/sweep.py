@@ -2,8 +2,9 @@
 [--workers N | --scheduler ADDRESS] [--batch N] [--resume] [--field FIELD] [--outputs] --out DIR``.
 
 Every combination (× seeds) is one run, a Dask task (:mod:`snake_sim.studies.sweep`); its row goes into DIR/results.csv
-as it finishes; DIR/report.md and DIR/sweep.png follow. Ctrl-C keeps the finished rows; ``--resume`` runs
-only the missing ones. ``--batch N`` steps up to N runs of the vertical model together in one task (same rows
+as it finishes; DIR/report.md and DIR/sweep.png follow. Ctrl-C or SIGTERM keeps the finished rows and writes the
+report (exit 130 or 143); ``--resume`` runs only the missing ones, and writes the report again (one a full disk
+stopped included). ``--batch N`` steps up to N runs of the vertical model together in one task (same rows
 but for the times; :mod:`snake_sim.studies.sweep.engine`).
 """
 
@@ -60,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
                     progress=not args.quiet, batch=args.batch)
     failed = sum(r["status"] != "ok" for r in outcome.rows)
     print(f"{outcome.ran} run now, {len(outcome.rows)} of {outcome.planned} cells have a row ({failed} failed)")
-    if outcome.interrupted:
-        print(f"interrupted: the finished runs are in {args.out / 'results.csv'}; add --resume to complete the sweep")
+    if outcome.stop.requested:
+        print(f"{outcome.stop.name}: interrupted: the finished runs are in {args.out / 'results.csv'}; add --resume "
+              "to complete the sweep")
     print("wrote " + ", ".join(str(p) for p in outcome.written))
-    return 130 if outcome.interrupted else 0
+    return outcome.stop.exit_code

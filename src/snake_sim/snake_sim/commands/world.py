@@ -7,7 +7,9 @@ import sys
 from pathlib import Path
 
 from snake_core import locator
+from snake_core.validation import ConfigError
 from snake_sim.core import worldgen
+from snake_sim.outputs.output_folder import writable_file, writable_folder, write_text
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -29,11 +31,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _write(text: str, out: Path | None) -> None:
+    """``text`` on standard output, or written whole in the file ``out`` (one error line if it cannot be)."""
     if out is None:
         sys.stdout.write(text)
         return
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text, encoding="utf-8")
+    try:
+        write_text(writable_file(out), text)
+    except OSError as exc:
+        raise ConfigError("--out", str(out), f"cannot write it ({exc.strerror or exc})") from None
     print(f"wrote {out}", file=sys.stderr)
 
 
@@ -43,7 +48,7 @@ def run_stairs(args: argparse.Namespace) -> int:
 
 
 def run_shipped(args: argparse.Namespace) -> int:
-    folder = args.out if args.out is not None else locator.data_dir() / "worlds"
+    folder = writable_folder(args.out) if args.out is not None else locator.data_dir() / "worlds"
     for stem, generate in worldgen.SHIPPED.items():
         _write(generate(), folder / f"{stem}.sdf")
     return 0

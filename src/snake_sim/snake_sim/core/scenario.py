@@ -59,6 +59,11 @@ OUTPUT_FIELDS = ("animation", "plots")
 #: The most samples a run's log may hold (sim.duration × sim.log_rate): the log is allocated before the run, a few
 #: kB per sample on the 3-D models, so this bound keeps it to a few GB (at the default 50 Hz: 20 000 s).
 MAX_LOG_SAMPLES = 1_000_000
+#: The largest magnitude of any number in a scenario (the largest shipped: a contact stiffness of 1e7 N/m): beyond it a
+#: number is a typing error that would overflow the models (each section also checks its own ranges).
+MAX_MAGNITUDE = 1e9
+#: The farthest ``world.start_x`` from the world's origin [m] (the shipped worlds span a few metres).
+MAX_START_X = 1000.0
 #: ``expected:`` an outcome that looks like a failure but is the documented one (``status``: how the run's status
 #: begins, ``why``: the sentence ``snake-sim run`` prints; such a run exits 0).
 EXPECTED_FIELDS = ("status", "why")
@@ -151,6 +156,19 @@ def _numbers(value: Any) -> Any:
     return value
 
 
+def _check_magnitudes(value: Any, path: str, source: str) -> None:
+    """ConfigError naming the first number in ``value`` (at the dotted ``path``) that is not finite or larger than
+    :data:`MAX_MAGNITUDE` in magnitude."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _check_magnitudes(v, f"{path}.{k}" if path else str(k), source)
+    elif isinstance(value, list):
+        for v in value:
+            _check_magnitudes(v, path, source)
+    elif isinstance(value, (int, float)) and not isinstance(value, bool) and not abs(value) <= MAX_MAGNITUDE:
+        raise ConfigError(path, value, f"must be a finite number of magnitude at most {MAX_MAGNITUDE:g}", source)
+
+
 def apply_override(data: dict[str, Any], assignment: str, source: str = "--set") -> None:
     """Apply ``dotted.path=value`` (value parsed as YAML, e.g. ``0.8``, ``[1, 3]``, ``-2*pi/5``)."""
     if "=" not in assignment:
@@ -163,6 +181,8 @@ def apply_override(data: dict[str, Any], assignment: str, source: str = "--set")
         raise ConfigError(key, text, "unknown field; allowed sections: " + ", ".join(SECTIONS), source)
     try:
         value = yaml_files.safe_load(text)
+    except yaml_files.NestingError as exc:
+        raise ConfigError(key, f"{text[:20]}…", f"is {exc.problem}", source) from None
     except yaml.YAMLError:
         value = text
     node = data
@@ -185,6 +205,7 @@ def scenario_from_dict(data: Any, source: str, overrides: list[str] | tuple[str,
         apply_override(data, o)
     data = _numbers(data)
     reject_unknown(data, SECTIONS, "", source)
+    _check_magnitudes(data, "", source)
     name = str(data.get("name") or Path(source).stem)
     data["name"] = name
     data["model"] = choice(data.get("model", "vertical"), "model", tuple(MODELS), source)
@@ -202,6 +223,8 @@ def scenario_from_dict(data: Any, source: str, overrides: list[str] | tuple[str,
     if not isinstance(world, dict):
         raise ConfigError("world", world, "must be a mapping with world.file", source)
     world.setdefault("file", "flat")
+    if "start_x" in world:
+        world["start_x"] = number(world["start_x"], "world.start_x", source, low=-MAX_START_X, high=MAX_START_X)
     if not isinstance(world["file"], str) or not world["file"]:
         raise ConfigError("world.file", world["file"], "must be the name of a file in worlds/", source)
     data["world"] = world

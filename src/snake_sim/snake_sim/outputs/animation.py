@@ -16,6 +16,7 @@ from matplotlib.patches import Polygon
 
 from ..core.runlog import RunLog
 from ..core.world import World
+from .output_folder import whole
 from .plots import body_points, draw_terrain
 
 #: Frames per second of the GIF and the most frames rendered (longer runs are sped up).
@@ -62,10 +63,7 @@ def write_animation(log: RunLog, path: Path, world: World | None = None) -> Path
         title.set_text(f"{log.robot.name}   t = {log.t[k]:5.2f} s")
         return body, head, trail, title
 
-    anim = FuncAnimation(fig, draw, frames=frames, blit=False)
-    anim.save(path, writer=PillowWriter(fps=FPS), dpi=70)
-    plt.close(fig)
-    return path
+    return _save(FuncAnimation(fig, draw, frames=frames, blit=False), fig, path)
 
 
 def write_planar_animation(log: RunLog, path: Path) -> Path:
@@ -105,6 +103,15 @@ def write_planar_animation(log: RunLog, path: Path) -> Path:
             box.set_xy(outline[k].reshape(4, 2))
         return body, head, trail, title
 
-    FuncAnimation(fig, draw, frames=frames, blit=False).save(path, writer=PillowWriter(fps=FPS), dpi=70)
-    plt.close(fig)
+    return _save(FuncAnimation(fig, draw, frames=frames, blit=False), fig, path)
+
+
+def _save(animation: FuncAnimation, fig: plt.Figure, path: Path) -> Path:
+    """The GIF of ``animation`` written whole at ``path`` (:func:`~snake_sim.outputs.output_folder.whole`), then
+    ``fig`` closed."""
+    try:
+        with whole(path) as target:
+            animation.save(target, writer=PillowWriter(fps=FPS), dpi=70)
+    finally:
+        plt.close(fig)
     return path

@@ -22,6 +22,7 @@ import numpy as np
 from ..analysis.climb import ClimbResult, tail_tip_x
 from ..analysis.wave_analysis import CycleWaves, cycle_waves
 from ..core.runlog import RunLog
+from .output_folder import save_figure
 
 
 @dataclass(frozen=True)
@@ -135,6 +136,5 @@ def compare_figure(runs: Sequence[ComparedRun], path: Path, title: str = "") -> 
     amp_axes[0].set_ylabel("amplitude of β_j per cycle [deg]")
     ph_axes[0].set_ylabel("phase of β_j vs joint 1 [deg]")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path, 110)
     return path

@@ -28,6 +28,7 @@ from ..engines.engine3d import Layout
 from ..engines.mujoco import model as mm
 from ..engines.mujoco.settings import Settings
 from .animation import FPS, MAX_FRAMES
+from .output_folder import save_figure, whole
 from .plots import draw_terrain
 
 #: Frame size of the rendered animation [px] (within the MJCF's offscreen buffer, 800 × 480).
@@ -62,8 +63,7 @@ def plot_com(log: RunLog, path: Path, world: World | None = None) -> Path:
     for ax in axes:
         ax.grid(alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    save_figure(fig, path, 90)
     return path
 
 
@@ -144,5 +144,6 @@ def write_animation(log: RunLog, path: Path, world: World) -> Path:
         gl.free()
     finally:
         context.free()
-    images[0].save(path, save_all=True, append_images=images[1:], duration=round(1000 / FPS), loop=0)
+    with whole(path) as target:
+        images[0].save(target, save_all=True, append_images=images[1:], duration=round(1000 / FPS), loop=0)
     return path

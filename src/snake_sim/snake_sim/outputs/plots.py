@@ -14,6 +14,7 @@ from matplotlib.patches import Rectangle
 from ..core.runlog import RunLog
 from ..core.world import Box, World
 from ..engines.planar.report import head_errors
+from .output_folder import save_figure
 
 
 def body_points(log: RunLog, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -59,8 +60,7 @@ def plot_joints(log: RunLog, path: Path) -> Path:
     for ax in axes[-1]:
         ax.set_xlabel("t [s]")
     fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    save_figure(fig, path, 90)
     return path
 
 
@@ -109,8 +109,7 @@ def plot_com(log: RunLog, path: Path, world: World | None = None) -> Path:
     a2.set_title("forward progress")
     a2.grid(alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    save_figure(fig, path, 90)
     return path
 
 
@@ -141,8 +140,7 @@ def write_head_tracking_plots(log: RunLog, out: Path) -> list[Path]:
     ax.grid(alpha=0.3)
     fig.tight_layout()
     paths.append(out / "head_path.png")
-    fig.savefig(paths[-1], dpi=90)
-    plt.close(fig)
+    save_figure(fig, paths[-1], 90)
 
     has_g = "g" in log.series
     fig, axes = plt.subplots(3 + has_g, 1, figsize=(7, 2.2 * (3 + has_g)), sharex=True)
@@ -162,6 +160,5 @@ def write_head_tracking_plots(log: RunLog, out: Path) -> list[Path]:
     axes[-1].set_xlabel("t [s]")
     fig.tight_layout()
     paths.append(out / "manipulability.png")
-    fig.savefig(paths[-1], dpi=90)
-    plt.close(fig)
+    save_figure(fig, paths[-1], 90)
     return paths

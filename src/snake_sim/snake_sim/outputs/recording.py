@@ -42,7 +42,6 @@ for the model and /tf_static.
 
 from __future__ import annotations
 
-import shutil
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
@@ -86,6 +85,7 @@ from snake_core.planar.manipulability import ManipulabilityMonitor
 from snake_core.planar.model import build_model
 
 from ..core.runlog import Diagnostic, RunLog
+from .output_folder import whole
 
 STORE = Stores.ROS2_JAZZY
 #: DiagnosticStatus.name of the start and end statuses of a recorded run.
@@ -346,13 +346,10 @@ def _streams(log: RunLog) -> _Streams:
                     ellipses, _run_events(log))
 
 
-def _prepare_folder(path: Path) -> None:
-    """Replace a previous recording at ``path`` (a folder with a rosbag2 metadata.yaml); refuse any other
-    existing folder."""
-    if path.exists():
-        if not (path / "metadata.yaml").is_file():
-            raise FileExistsError(f"{path} exists and is not a rosbag2 recording: refusing to replace it")
-        shutil.rmtree(path)
+def _check_folder(path: Path) -> None:
+    """Refuse an existing ``path`` that is not a previous recording (a folder with a rosbag2 metadata.yaml)."""
+    if path.exists() and not (path / "metadata.yaml").is_file():
+        raise FileExistsError(f"{path} exists and is not a rosbag2 recording: refusing to replace it")
 
 
 def _write_latched(bag: _Bag, log: RunLog, t0: int, t_ns: np.ndarray) -> None:
@@ -414,13 +411,14 @@ def _write_events(bag: _Bag, tk: int, due: list[Diagnostic]) -> None:
 
 def write_rosbag(log: RunLog, path: str | Path, progress: bool = False) -> Path:
     """Write ``log`` as a rosbag2/MCAP folder at ``path``; returns the folder. A previous recording
-    there (a folder with a rosbag2 metadata.yaml) is replaced, like the run's other outputs; any other
-    existing folder is refused."""
+    there (a folder with a rosbag2 metadata.yaml) is replaced, like the run's other outputs, once the new one is
+    whole (:func:`~snake_sim.outputs.output_folder.whole`: a full disk or a signal leaves the previous one or none);
+    any other existing folder is refused."""
     path = Path(path)
-    _prepare_folder(path)
+    _check_folder(path)
     streams = _streams(log)
     events, last = streams.events, len(streams.t_ns) - 1
-    with Writer(path, version=BAG_VERSION, storage_plugin=StoragePlugin.MCAP) as writer:
+    with whole(path) as target, Writer(target, version=BAG_VERSION, storage_plugin=StoragePlugin.MCAP) as writer:
         bag = _Bag(writer)
         _write_latched(bag, log, int(streams.t_ns[0]), streams.t_ns)
         k_event = 0

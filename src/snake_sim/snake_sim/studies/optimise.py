@@ -42,6 +42,7 @@ from tqdm import tqdm
 
 from snake_core.validation import ConfigError, choice, integer
 from snake_sim.core.scenario import load_scenario
+from snake_sim.outputs.output_folder import writable_folder
 from snake_sim.studies.sweep.cells import Cell, Range, check_keys, validate
 from snake_sim.studies.sweep.engine import Measure, check_field, collect, connect, measure_summary, probe, submit
 from snake_sim.studies.sweep.table import ResultsTable
@@ -235,11 +236,9 @@ def optimise(problem: Problem, out: Path, trials: int, sampler: str = "tpe", sto
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     interrupted = False
     ran = 0
+    writable_folder(out)
     with connect(workers, scheduler) as client:
-        if storage is None:  # the journal goes into out
-            out.mkdir(parents=True, exist_ok=True)
         study = open_study(problem, out, chosen, storage)
-        out.mkdir(parents=True, exist_ok=True)
         table = ResultsTable(out / "trials.csv")
         todo = max(0, trials - finished(study))
         in_flight: dict[Any, tuple[optuna.Trial, Cell]] = {}

@@ -33,6 +33,8 @@ from snake_core.rectilinear.optimise import METHODS, CycleResult, StepProblem, e
 from snake_core.robot import RobotParams
 from snake_core.validation import ConfigError, choice, number, positive
 
+from ..outputs.output_folder import save_figure
+
 #: 003 ch. 4 gait angles [deg] and step times [s] (Figs. 4.8–4.11).
 DEFAULT_ANGLES = (15.0, 25.0, 30.0, 35.0, 45.0)
 DEFAULT_STEP_TIMES = (1.0, 0.1)
@@ -171,8 +173,7 @@ def _plot_lines(rows: list[StudyRow], x_of, group_of, x_label: str, group_label:
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path, 120)
 
 
 def write_figures(rows: list[StudyRow], cycles: dict, out: Path) -> list[Path]:
@@ -231,8 +232,7 @@ def plot_cycle(cyc: CycleResult, path: Path) -> None:
     axes[0].set_title(f"Optimised rectilinear cycle: α = {math.degrees(cyc.alpha):g}°, T = {cyc.model.step_time:g} s, "
                       f"J = {cyc.effort:.3e} N²m²s")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path, 120)
 
 
 def best_gait(rows: list[StudyRow], cycles: dict) -> dict | None:

@@ -23,6 +23,7 @@ from distributed import Client
 
 from snake_core.validation import ConfigError
 
+from ...core.signals import StopRequest, interrupt_on_signals, interrupted_by
 from ...outputs.output_folder import writable_folder
 from . import engine
 from .cells import Cell, Range, SweepSpec, parse_grid, parse_range, plan
@@ -51,7 +52,7 @@ class SweepOutcome:
     ran: int  # cells run by this call (the others had a row already)
     rows: list[dict[str, Any]]  # the sweep's rows in results.csv
     written: list[Path]
-    interrupted: bool
+    stop: StopRequest  # the signal (SIGINT, SIGTERM) that stopped the runs, if one did
 
 
 def sweep(spec: SweepSpec, out: Path, workers: int | None = None, scheduler: str | None = None,
@@ -60,7 +61,9 @@ def sweep(spec: SweepSpec, out: Path, workers: int | None = None, scheduler: str
     """Plan and validate the sweep, run the cells ``out/results.csv`` lacks (all of them unless ``resume``; up to
     ``batch`` of them stepped together per task, :mod:`.engine`), stream their rows into it, write the report. Each
     run's own outputs go to ``out/runs/<cell>/`` if ``outputs``. Every input error is a ConfigError before the
-    first run; Ctrl-C stops the sweep with its rows kept."""
+    first run; Ctrl-C or SIGTERM stops the runs with their rows kept and the report written. A report that cannot be
+    written (a full disk) is a ConfigError saying that ``--resume`` writes it (the rows are whole); a second signal
+    while it is written keeps the files that are whole."""
     engine.check_batch(batch, measure)
     cells = plan(spec)
     if field is not None:
@@ -90,21 +93,29 @@ def _sweep_locked(spec: SweepSpec, cells: list[Cell], out: Path, workers: int | 
               "again", file=sys.stderr)
     done = table.done()
     todo = [c for c in cells if c.id not in done]
-    interrupted = False
+    stop = StopRequest()
     before = len(table.rows)
     with connect(workers, scheduler) if todo else contextlib.nullcontext() as client:
         (out / "sweep.json").write_text(json.dumps({**spec.as_dict(), "cells": len(cells)}, indent=2) + "\n",
                                         encoding="utf-8")
         try:
             if client is not None:
-                engine.run(todo, client, measure, out / "runs" if outputs else None, table.append, progress, batch)
-        except KeyboardInterrupt:
-            interrupted = True
+                with interrupt_on_signals():
+                    engine.run(todo, client, measure, out / "runs" if outputs else None, table.append, progress,
+                               batch)
+        except KeyboardInterrupt as exc:
+            stop = interrupted_by(exc)
         except OSError as exc:
             raise ConfigError("--out", str(out), f"cannot write {table.path.name} ({exc.strerror or exc}); the "
                               f"{len(table.rows)} rows before are whole: make room and add --resume") from None
     ids = {c.id for c in cells}
     rows = [r for r in table.rows if r["cell"] in ids]
-    report = write_report(out, spec, rows, len(cells), field or default_field(rows))
+    try:
+        with interrupt_on_signals():
+            report = write_report(out, spec, rows, len(cells), field or default_field(rows))
+    except OSError as exc:
+        raise ConfigError("--out", str(out), f"cannot write the report ({exc.strerror or exc}); the {len(table.rows)} "
+                          f"rows of {table.path.name} are whole: make room and run the same command with --resume to "
+                          "write it") from None
     written = [*([table.path] if table.rows else []), *report]
-    return SweepOutcome(len(cells), len(table.rows) - before, rows, written, interrupted)
+    return SweepOutcome(len(cells), len(table.rows) - before, rows, written, stop)

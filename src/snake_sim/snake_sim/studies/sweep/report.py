@@ -19,6 +19,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ...outputs.output_folder import save_figure, write_text
 from .cells import SweepSpec
 
 #: Rows of failed runs listed in the report.
@@ -131,8 +132,7 @@ def plot(spec: SweepSpec, stats: list[dict[str, Any]], field: str, path: Path) -
                      va="center", fontsize=11, color="C3")
     fig.suptitle(f"{spec.scenario}: {field}", fontsize=11)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path, 110)
     return path
 
 
@@ -179,5 +179,5 @@ def write_report(out: Path, spec: SweepSpec, rows: Sequence[dict[str, Any]], pla
             lines.append(f"| {r['cell']} | {r.get('seed', '')} | {r['status']} | {message} |")
         if len(failed) > FAILED_LISTED:
             lines.append(f"\n… and {len(failed) - FAILED_LISTED} more in results.csv.")
-    (out / "report.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_text(out / "report.md", "\n".join(lines) + "\n")
     return [out / "report.md", *([figure] if figure else [])]

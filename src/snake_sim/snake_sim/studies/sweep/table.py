@@ -48,7 +48,11 @@ def writer_lock(path: Path, option: str = "--out") -> Iterator[None]:
     """Hold the one-writer lock of the table ``path`` (``<path>.lock``, its folder must exist); ConfigError if
     another process holds it."""
     lock = path.with_name(path.name + ".lock")
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:  # a folder of that name, no permission
+        raise ConfigError(option, str(path.parent), f"cannot open the lock file {lock.name} ({exc.strerror or exc})"
+                          ) from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
