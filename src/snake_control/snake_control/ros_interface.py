@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import array
 import math
+import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -22,6 +23,7 @@ from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescri
 from rclpy.clock import Clock, ClockType
 from rclpy.exceptions import ParameterException
 from rclpy.executors import ExternalShutdownException
+from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rosgraph_msgs.msg import Clock as ClockMsg
@@ -152,9 +154,17 @@ def run(node_class: type[Node], args: Sequence[str] | None = None) -> int:
     """The ``main`` of every node: init, build (bad parameters end it with one clear line, exit 2), spin.
 
     rclpy raises a ParameterException for a wrong type or a value outside a descriptor's range,
-    snake_core a ConfigError for what its validation refuses (a missing robot file included).
+    snake_core a ConfigError for what its validation refuses (a missing robot file included); an RCLError of
+    rclpy.init (ROS 2 cannot start, e.g. security enforced on a middleware without it) is one line too, exit 2.
     """
-    rclpy.init(args=args)
+    try:
+        rclpy.init(args=args)
+    except _rclpy.RCLError as exc:  # e.g. security enforced on a middleware without it (docs/robot.md, "Security")
+        secure = os.environ.get("ROS_SECURITY_ENABLE", "").lower() == "true"
+        print(f"{node_class.__name__}: error: ROS 2 did not start ({exc})" + (
+            "; ROS_SECURITY_ENABLE=true needs a middleware built with DDS Security and the node's enclave in "
+            "ROS_SECURITY_KEYSTORE (docs/robot.md, 'Security (SROS2)')" if secure else ""), file=sys.stderr)
+        return 2
     try:
         node = node_class()
     except (ConfigError, ParameterException) as exc:

@@ -69,3 +69,14 @@ def test_control_bench_refuses_a_bad_option_in_one_line_before_starting_nodes(ro
     assert result.returncode == 2 and result.stdout == "", result
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("snake-control-bench: error:") and value in lines[0], lines
+
+
+def test_enforced_security_that_cannot_start_is_one_line_naming_it_and_exit_code_2(ros, tmp_path):
+    # an empty keystore: no enclave for the node, whether the middleware has DDS Security or not
+    env = {**os.environ, "ROS_SECURITY_ENABLE": "true", "ROS_SECURITY_STRATEGY": "Enforce",
+           "ROS_SECURITY_KEYSTORE": str(tmp_path)}
+    result = subprocess.run([str(BIN / "gait_generator")], capture_output=True, text=True, timeout=60, env=env)
+    assert result.returncode == 2, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert "Traceback" not in result.stderr and "ROS_SECURITY_ENABLE=true" in lines[-1], result.stderr
+    assert lines[-1].startswith("GaitGeneratorNode: error: ROS 2 did not start")

@@ -89,3 +89,67 @@ def test_an_unwritable_output_folder_is_refused_before_the_run(tmp_path):
     assert b"running" not in out  # refused before anything was simulated
     lines = err.decode().strip().splitlines()
     assert len(lines) == 1 and "--out" in lines[0] and "cannot write there" in lines[0]
+
+
+def _wait_for_line(proc: subprocess.Popen, start: str) -> list[str]:
+    """The child's stdout lines up to the first that begins with ``start`` (all of them if none does)."""
+    lines = []
+    while line := proc.stdout.readline().decode():
+        lines.append(line)
+        if line.startswith(start):
+            break
+    return lines
+
+
+def _whole_outputs(out) -> set[str]:
+    """The outputs in ``out`` (no staging folder is left), each checked whole."""
+    from PIL import Image
+    from rosbags.highlevel import AnyReader
+
+    names = {p.name for p in out.iterdir()}
+    assert not [n for n in names if ".partial-" in n], names
+    json.loads((out / "summary.json").read_text())
+    for name in names & {"joints.png", "com.png", "animation.gif"}:
+        Image.open(out / name).load()
+    if "rosbag" in names:
+        with AnyReader([out / "rosbag"]) as reader:
+            assert sum(1 for _ in reader.messages()) > 0
+    return names
+
+
+@pytest.mark.slow
+def test_sigterm_while_writing_stops_the_writing_and_keeps_what_is_whole(tmp_path):
+    out = tmp_path / "run"
+    proc = _run(["pedal-wave", "--duration", "20", "--out", str(out)])
+    reader, _, chunks = _stderr_reader(proc)
+    assert _wait_for_line(proc, "writing rosbag/")[-1].startswith("writing rosbag/")
+    proc.send_signal(signal.SIGTERM)
+    proc.stdout.read()
+    proc.wait(WAIT)
+    reader.join(WAIT)
+    err = _last_lines(b"".join(chunks).decode(errors="replace"))
+    assert proc.returncode == 143 and len(err) == 1, err
+    step = re.search(r"SIGTERM while writing (\S+):", err[0]).group(1)  # the bag, or the GIF if the bag was done
+    names = _whole_outputs(out)
+    assert {"summary.json", "joints.png", "com.png"} <= names and step.rstrip("/") not in names
+
+
+@pytest.mark.slow
+def test_a_second_ctrl_c_while_writing_keeps_what_is_already_whole(tmp_path):
+    out = tmp_path / "run"
+    proc = _run(["pedal-wave", "--duration", "2000", "--out", str(out)])
+    reader, moving, chunks = _stderr_reader(proc)
+    assert moving.wait(WAIT)
+    proc.send_signal(signal.SIGINT)  # the run stops and its outputs are written
+    assert _wait_for_line(proc, "writing animation.gif")[-1].startswith("writing animation.gif")
+    proc.send_signal(signal.SIGINT)
+    proc.stdout.read()
+    proc.wait(WAIT)
+    reader.join(WAIT)
+    err = _last_lines(b"".join(chunks).decode(errors="replace"))
+    assert proc.returncode == 130 and len(err) == 1 and "Traceback" not in err[0], err
+    names = _whole_outputs(out)
+    assert {"summary.json", "joints.png", "com.png", "rosbag"} <= names
+    assert json.loads((out / "summary.json").read_text())["status"] == "interrupted"
+    if "while writing animation.gif" in err[0]:  # else the GIF was done before the second signal came
+        assert "animation.gif" not in names

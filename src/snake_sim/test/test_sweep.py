@@ -247,3 +247,42 @@ def test_batch_must_be_a_whole_number_of_runs_and_the_default_measure(tmp_path, 
     assert "--batch = 0 is invalid: must be a whole number of runs >= 1" in capsys.readouterr().err
     with pytest.raises(ConfigError, match=r"--batch = 4 .*the default measure only"):
         engine.check_batch(4, toy)
+
+
+def test_a_report_a_full_disk_stops_is_one_error_and_resume_writes_it(client, tmp_path, monkeypatch):
+    import errno
+
+    from snake_sim.studies.sweep import report
+
+    spec = SweepSpec("pedal-wave", (parse_grid("gait.amplitude=0.5,0.6"),))
+    out = tmp_path / "s"
+
+    def full(path, text):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(report, "write_text", full)
+    with pytest.raises(ConfigError, match=r"cannot write the report \(No space left on device\); the 2 rows of "
+                                          r"results.csv are whole: .* with --resume to write it"):
+        sweep(spec, out, scheduler=client.scheduler.address, progress=False, measure=toy)
+    assert not (out / "report.md").exists() and len(ResultsTable(out / "results.csv").rows) == 2
+    assert not [p for p in out.iterdir() if ".partial-" in p.name]
+    monkeypatch.undo()
+    again = sweep(spec, out, scheduler=client.scheduler.address, resume=True, progress=False, measure=toy)
+    assert again.ran == 0 and "2 planned, 2 in results.csv" in (out / "report.md").read_text()
+
+
+def test_sigterm_stops_a_sweep_like_ctrl_c_with_its_rows_and_report(client, tmp_path, monkeypatch):
+    import signal
+
+    append = ResultsTable.append
+
+    def append_then_sigterm(self, row):
+        append(self, row)
+        signal.raise_signal(signal.SIGTERM)  # the signal arrives while the other runs go on
+
+    monkeypatch.setattr(ResultsTable, "append", append_then_sigterm)
+    spec = SweepSpec("pedal-wave", (parse_grid("gait.amplitude=0.5,0.6,0.7,0.8,0.9,1.0"),))
+    outcome = sweep(spec, tmp_path / "s", scheduler=client.scheduler.address, progress=False, measure=toy)
+    assert (outcome.stop.name, outcome.stop.exit_code) == ("SIGTERM", 143)
+    assert 1 <= len(outcome.rows) < 6 and (tmp_path / "s" / "report.md").is_file()
+    assert "missing: run again with --resume" in (tmp_path / "s" / "report.md").read_text()
