@@ -286,3 +286,23 @@ def test_sigterm_stops_a_sweep_like_ctrl_c_with_its_rows_and_report(client, tmp_
     assert (outcome.stop.name, outcome.stop.exit_code) == ("SIGTERM", 143)
     assert 1 <= len(outcome.rows) < 6 and (tmp_path / "s" / "report.md").is_file()
     assert "missing: run again with --resume" in (tmp_path / "s" / "report.md").read_text()
+
+
+@pytest.mark.parametrize(("changed", "difference"), [
+    ({"grid": (parse_grid("gait.amplitude=0.5,0.7"),)},
+     '--grid {"gait.amplitude": ["0.5", "0.6"]} there, {"gait.amplitude": ["0.5", "0.7"]} here'),
+    ({"scenario": "tsc-obstacle"}, 'SCENARIO "pedal-wave" there, "tsc-obstacle" here'),
+    ({"sets": ("contact.friction=0.5",)}, '--set [] there, ["contact.friction=0.5"] here'),
+])
+def test_resume_of_another_sweep_is_refused_naming_the_difference(client, tmp_path, changed, difference):
+    import dataclasses
+
+    spec = SweepSpec("pedal-wave", (parse_grid("gait.amplitude=0.5,0.6"),))
+    out = tmp_path / "s"
+    sweep(spec, out, scheduler=client.scheduler.address, progress=False, measure=toy)
+    before = (out / "results.csv").read_bytes()
+    with pytest.raises(ConfigError, match="holds another sweep") as info:
+        sweep(dataclasses.replace(spec, **changed), out, scheduler=client.scheduler.address, resume=True,
+              progress=False, measure=toy)
+    assert difference in str(info.value)
+    assert (out / "results.csv").read_bytes() == before

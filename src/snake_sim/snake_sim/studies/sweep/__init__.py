@@ -79,6 +79,29 @@ def sweep(spec: SweepSpec, out: Path, workers: int | None = None, scheduler: str
             raise
 
 
+#: The fields of sweep.json a resumed sweep must have the same, and the option each comes from.
+SAME_ON_RESUME = {"scenario": "SCENARIO", "grid": "--grid", "random": "--random", "samples": "--samples",
+                  "seeds": "--seeds", "set": "--set"}
+
+
+def _check_same_sweep(stored: Path, spec: SweepSpec) -> None:
+    """ConfigError naming every difference between the sweep ``stored`` (a sweep.json; none: nothing to compare) and
+    ``spec``: a resumed sweep with other cells would mix two sweeps' rows in one results.csv."""
+    if not stored.is_file():
+        return
+    try:
+        before = json.loads(stored.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ConfigError("--resume", str(stored), f"cannot be read ({exc}): it says which sweep the folder holds"
+                          ) from None
+    now = spec.as_dict()
+    differences = [f"{option} {json.dumps(before.get(key))} there, {json.dumps(now[key])} here"
+                   for key, option in SAME_ON_RESUME.items() if before.get(key) != now[key]]
+    if differences:
+        raise ConfigError("--resume", str(stored.parent), "holds another sweep (" + "; ".join(differences) + "): "
+                          "resume it with its own options, or choose another --out")
+
+
 def _sweep_locked(spec: SweepSpec, cells: list[Cell], out: Path, workers: int | None, scheduler: str | None,
                   resume: bool, field: str | None, outputs: bool, progress: bool, measure: Measure,
                   batch: int) -> SweepOutcome:
@@ -87,6 +110,8 @@ def _sweep_locked(spec: SweepSpec, cells: list[Cell], out: Path, workers: int | 
     if table.rows and not resume:
         raise ConfigError("--out", str(out), "holds a sweep's results.csv already: add --resume to complete it "
                           "(only the missing runs run), or choose another folder")
+    if resume:
+        _check_same_sweep(out / "sweep.json", spec)
     partial = table.drop_partial()
     if partial is not None:
         print(f"warning: {table.path} line {partial} was a partial row (a write cut short): dropped, its run runs "
