@@ -193,8 +193,7 @@ build: $(STAMP)
 	$(PY) -m snake_sim.commands.warm_up
 
 demo: $(STAMP) build
-	$(BIN)/snake-sim run $$($(PY) -c "from snake_sim.core.scenario import DEFAULT_SCENARIO as s, DEFAULT_OVERRIDES as o; \
-		print(s, *(f'--set {v}' for v in o))") --out $(DEMO_OUT)
+	$(BIN)/snake-sim run demo --out $(DEMO_OUT)
 	@echo
 	@echo "Look at $(DEMO_OUT)/animation.gif, com.png, joints.png and summary.json. Next, in this shell:"
 	@echo "  source $(VENV)/bin/activate   # puts snake-sim and snake-can on PATH"

@@ -19,7 +19,7 @@ from snake_core.robot import load_robot
 from snake_sim.commands.run import run as run_command
 from snake_sim.core.models import runtime_for
 from snake_sim.core.runlog import Diagnostic, RunLog
-from snake_sim.core.scenario import DEFAULT_SCENARIO, load_scenario
+from snake_sim.core.scenario import DEMO_SCENARIO, load_scenario
 from snake_sim.outputs.recording import TOPIC_TYPES, write_rosbag
 
 T = 40
@@ -192,9 +192,9 @@ def test_storage_is_mcap_a_rerun_replaces_the_recording_and_other_folders_are_ke
 def test_demo_run_recording_reads_back_equal_to_the_simulator(tmp_path):
     """`make demo`'s scenario, short: what `snake-sim run` records is the RunLog, sample by sample."""
     overrides = ["sim.duration=0.4"]
-    scenario = load_scenario(DEFAULT_SCENARIO, overrides)
+    scenario = load_scenario(DEMO_SCENARIO, overrides)
     log = runtime_for(scenario.model).run_scenario(scenario, progress=False)
-    args = argparse.Namespace(scenario=DEFAULT_SCENARIO, overrides=overrides, duration=None, out=tmp_path / "demo",
+    args = argparse.Namespace(scenario=DEMO_SCENARIO, overrides=overrides, duration=None, out=tmp_path / "demo",
                               no_animation=True, quiet=True, check_step=False)
     run_command(args)
     bag = read(tmp_path / "demo" / "rosbag")

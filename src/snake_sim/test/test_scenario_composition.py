@@ -4,13 +4,17 @@ shows a composed scenario's base and the keys it changes."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+from pathlib import Path
+
 import pytest
 import yaml
 
 from snake_core.locator import ENV_VAR
 from snake_core.validation import ConfigError
 from snake_sim.commands.cli import main
-from snake_sim.core.scenario import load_scenario, merge_patch
+from snake_sim.core.scenario import DEMO_SCENARIO, load_scenario, merge_patch
 
 
 def test_merge_patch_merges_mappings_removes_nulls_and_replaces_the_rest():
@@ -79,3 +83,17 @@ def test_list_shows_a_composed_scenarios_base_and_changes(capsys):
     lines = capsys.readouterr().out.splitlines()
     twin = lines[[line.split()[0] if line.strip() else "" for line in lines].index("tsc-stairs-3d") + 1]
     assert "base tsc-stairs;" in twin and "model" in twin and "sim.time_step" in twin and "contact.solref" in twin
+
+
+def test_the_demo_is_a_named_scenario_that_make_demo_runs_by_name():
+    demo, base = load_scenario(DEMO_SCENARIO), load_scenario("tsc-stairs-3d")
+    assert demo.data["controller"] == {**base.data["controller"], "torque_gain": 6}
+    assert demo.duration == 35 and demo.model == base.model == "mujoco"
+    assert {k: v for k, v in demo.data.items() if k not in ("controller", "sim", "name", "description")} == \
+        {k: v for k, v in base.data.items() if k not in ("controller", "sim", "name", "description")}
+    if shutil.which("make") is None:
+        pytest.skip("no make")
+    root = Path(__file__).resolve().parents[3]
+    commands = subprocess.run(["make", "-n", "-C", str(root), "demo", "DEMO_OUT=out/x"], capture_output=True,
+                              text=True, check=True).stdout.splitlines()
+    assert f".venv/bin/snake-sim run {DEMO_SCENARIO} --out out/x" in commands

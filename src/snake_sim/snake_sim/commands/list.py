@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from snake_sim.core.scenario import DEFAULT_SCENARIO, changes, describe, list_scenarios
+from snake_sim.core.scenario import changes, describe, list_scenarios
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -17,8 +17,7 @@ def run(args: argparse.Namespace) -> int:
     names = list_scenarios()
     width = max((len(n) for n in names), default=0)
     for name in names:
-        mark = " (default)" if name == DEFAULT_SCENARIO else ""
-        print(f"{name:<{width}s}  {describe(name)}{mark}")
+        print(f"{name:<{width}s}  {describe(name)}")
         base, keys = changes(name)
         if base is not None:
             print(f"{'':<{width}s}    base {base}; changes " + ", ".join(keys))

@@ -43,11 +43,8 @@ from snake_core.validation import ConfigError, choice, get, number, positive, re
 
 from .models import MODELS
 
-#: The scenario ``make demo`` runs and its overrides (the Makefile reads these constants): TSC with K_τ = 6 over the
-#: stairs on the 3-D (MuJoCo) model, the climb that holds with every perturbation seed and at half the step
-#: (docs/reproduction.md, 3-D section), for 35 s (it is over the last step at ≈ 24 s).
-DEFAULT_SCENARIO = "tsc-stairs-3d"
-DEFAULT_OVERRIDES: tuple[str, ...] = ("controller.torque_gain=6", "sim.duration=35")
+#: The scenario ``make demo`` runs (config/scenarios/demo.yaml: tsc-stairs-3d with K_τ = 6 for 35 s).
+DEMO_SCENARIO = "demo"
 
 #: Top-level sections a scenario may have.
 SECTIONS: tuple[str, ...] = ("name", "description", "model", "robot", "world", "gait", "controller", "contact",
