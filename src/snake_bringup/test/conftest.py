@@ -1,4 +1,4 @@
-"""Fixtures of the description and world tests (DESIGN.md testing tier 4).
+"""Fixtures of the description and world tests (docs/design.md testing tier 4).
 
 ``sdf_checker`` compiles ``sdf_check.cc`` against Debian's libsdformat (pkg-config ``sdformat12``) once
 per session and returns a function that loads a world or URDF with it and returns its records.

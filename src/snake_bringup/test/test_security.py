@@ -1,6 +1,6 @@
 """SROS2 for robot.launch.py: the keystore made by ``python -m snake_bringup.security`` has one enclave per node of
 the launch; each permissions document validates against the DDS Security XSD sros2 ships, lists exactly the topics
-that node publishes and subscribes (ours read from the running nodes; DESIGN.md's names below), and is signed by
+that node publishes and subscribes (ours read from the running nodes; docs/design.md's names below), and is signed by
 the keystore's permissions CA (openssl smime -verify), each enclave's certificate by its identity CA; the launch
 starts every node with ``--enclave`` and, with secure:=true, ROS_SECURITY_ENABLE/STRATEGY/KEYSTORE. The Fast DDS
 of the Jazzy wheels here is built without the security plugins: a node asked to run secured refuses to start (it

@@ -288,7 +288,7 @@ def joint_state_fields(msg: JointState) -> dict[str, tuple[float, float, float]]
 
 def read_joint_states(msg: JointState, layout: JointStateLayout, stiffness: Sequence[float] | None
                       ) -> JointReading:
-    """α, α̇, τ, β of every joint from a /joint_states message (JointStateLayout.read: DESIGN.md's
+    """α, α̇, τ, β of every joint from a /joint_states message (JointStateLayout.read: docs/design.md's
     names, the URDF's that joint_state_broadcaster publishes, or rigid joints)."""
     return layout.read(msg.name, msg.position, msg.velocity, msg.effort, stiffness)
 

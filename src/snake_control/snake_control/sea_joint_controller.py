@@ -2,7 +2,7 @@
 tsc | torque) for one SEA joint (``joint_index`` j, 1-based tail → head) or for all of them
 (``joint_index`` 0, the composed layout of snake_control.graph).
 
-Inputs: /joint_states (α_j, α̇_j, τ_j from ``joint_j`` and β_j from ``motor_j`` as DESIGN.md names
+Inputs: /joint_states (α_j, α̇_j, τ_j from ``joint_j`` and β_j from ``motor_j`` as docs/design.md names
 them, or, where only the URDF joints are published (joint_state_broadcaster in Gazebo and on the
 robot), from ``motor_j`` (β) and ``spring_j`` (α − β): snake_core.interface.JointStateLayout.read;
 α_{j−1} likewise for TSC), /gait/reference (α_j^d, α̇_j^d at its header stamp), /sea/torque_reference

@@ -1,4 +1,4 @@
-"""gait_generator against DESIGN.md's table, and the pedal wave 002 (4.38) it publishes."""
+"""gait_generator against docs/design.md's table, and the pedal wave 002 (4.38) it publishes."""
 
 import math
 

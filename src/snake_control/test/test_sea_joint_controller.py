@@ -1,4 +1,4 @@
-"""sea_joint_controller and motor_command_mux: DESIGN.md's topics, the wiring of one joint's
+"""sea_joint_controller and motor_command_mux: docs/design.md's topics, the wiring of one joint's
 measurements into snake_core's controller, and the safe hold on stale or non-finite input."""
 
 import math

@@ -1,4 +1,4 @@
-"""The suite's ROS 2 interface as plain data (DESIGN.md "ROS 2 interface"), shared by the nodes
+"""The suite's ROS 2 interface as plain data (docs/design.md "ROS 2 interface"), shared by the nodes
 (snake_control), the CAN bridge (snake_hardware) and the recordings (snake_sim.outputs.recording): names of
 joints, motors and frames, the /joint_states layout, topic names, QoS profiles, and the pose and
 quaternion helpers. No rclpy here: snake_control turns :class:`Qos` into rclpy's QoSProfile.
@@ -151,7 +151,7 @@ class JointReading:
 @dataclass(frozen=True)
 class JointStateLayout:
     """/joint_states of a robot with ``n_joints`` joints, one layout for the simulator node, the CAN
-    bridge and the recordings (DESIGN.md "ROS 2 interface"), in this order:
+    bridge and the recordings (docs/design.md "ROS 2 interface"), in this order:
 
     ============  =============  ====================  ==================================
     name          position       velocity              effort

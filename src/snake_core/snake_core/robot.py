@@ -16,7 +16,7 @@ from typing import Any
 from . import locator, yaml_files
 from .validation import ConfigError, choice, get, integer, non_negative, number, per_joint, positive, reject_unknown
 
-#: 002 (4.36) ambiguity (shared/reference/ambiguities.md): the rotor kinetic energy is either
+#: 002 (4.36) ambiguity (docs/readings.md): the rotor kinetic energy is either
 #: ½ J_r β̇² ("own": the rotor's angular velocity is only its own) or ½ n² J_r β̇² ("reflected").
 ROTOR_INERTIA_MODELS = ("own", "reflected")
 

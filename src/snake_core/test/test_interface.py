@@ -31,7 +31,7 @@ def test_round_trip_writes_and_reads_back_alpha_alpha_dot_beta_tau():
     layout = JointStateLayout(N, sea=True)
     position, velocity, effort = layout.write(alpha, alpha_dot, tau, beta, beta_dot, motor)
     by_name = {name: (position[i], velocity[i], effort[i]) for i, name in enumerate(layout.names)}
-    # what each name carries, by DESIGN.md: joint α, α̇, τ; motor β, β̇, U; spring α − β, α̇ − β̇, τ
+    # what each name carries, by docs/design.md: joint α, α̇, τ; motor β, β̇, U; spring α − β, α̇ − β̇, τ
     for j in range(1, N + 1):
         i = j - 1
         assert by_name[f"joint_{j}"] == (alpha[i], alpha_dot[i], tau[i])

@@ -56,7 +56,7 @@ def test_pfl_imposes_the_head_acceleration_of_71(model, free):
 
 
 def test_pfl_as_printed_gives_the_opposite_head_acceleration(model, monkeypatch):
-    """ambiguities.md "004 (70)": with the printed sign the tracking term enters as −a."""
+    """docs/readings.md "004 (70)": with the printed sign the tracking term enters as −a."""
     monkeypatch.setattr(head_tracking, "PFL_TRACKING_TERM_SIGN", +1.0)
     gains = PFLGains.diagonal(9)
     ctl = PartialFeedbackLinearisation(model, gains, Serpenoid(9, np.pi / 3, 0.18, 1.0))
@@ -218,4 +218,4 @@ def test_bad_controller_input_is_refused(model):
         LyapunovTracker(model, LyapunovGains.diagonal(9), shape).step(0.0, q, np.zeros(model.dof),
                                                                        HeadReference(np.zeros(3), np.zeros(3),
                                                                                      np.zeros(3)))
-    assert coordinate_order(10, (5,))[3] == 2 + 5  # φ_5 moved to position 4 (ambiguities.md "004 (33)")
+    assert coordinate_order(10, (5,))[3] == 2 + 5  # φ_5 moved to position 4 (docs/readings.md "004 (33)")

@@ -1,7 +1,7 @@
 """Manipulability D, R (004 (30)–(31)) and D̃, R̃ with a free joint (33)–(42): Figs. 2–9 behaviour.
 
 Serpenoid shapes (43) are evaluated at the wave phase v t = 0.3 rad (004 does not state its
-phase, ambiguities.md "004 Figs. 8–9"); θ_1 = 0 and the head at the origin as in 004 §4.
+phase, docs/readings.md "004 Figs. 8–9"); θ_1 = 0 and the head at the origin as in 004 §4.
 """
 
 import warnings

@@ -99,7 +99,7 @@ def module_models(robot: RobotParams, true_zero_offsets: tuple[float, ...] | Non
         deflection_limit=robot.sea.deflection_limit, joint_limit=min(robot.joint_limit, math.pi / 3),
         link_inertia=robot.link_inertia + robot.link_mass * robot.half_length**2,
         # The physical servo: full reflected rotor inertia n² J_r, whatever 002 (4.36) reading the
-        # simulator uses (ambiguities.md, rotor term); the firmware drives the real gearbox.
+        # simulator uses (docs/readings.md, rotor term); the firmware drives the real gearbox.
         motor_inertia=a.gear_ratio**2 * a.rotor_inertia,
         stall_torque=a.stall_torque, max_speed=a.max_speed, kp=a.kp, kd=a.kd,
         true_zero_offset=offsets[j]) for j in range(robot.n_joints)]

@@ -116,7 +116,7 @@ def test_position_command_is_tracked_and_encoders_are_12_bit(bench):
 
 
 def test_sea_torque_has_the_sign_of_002_on_a_static_load(bench):
-    """τ = K(α − β) (002 (4.36), ambiguities.md): a positive load on the link deflects α above β."""
+    """τ = K(α − β) (002 (4.36), docs/readings.md): a positive load on the link deflects α above β."""
     b = bench()
     b.enable()
     b.module.external_torque = 0.3

@@ -24,7 +24,7 @@ def test_pfl_tracks_until_the_torque_blows_up_near_the_reach_limit(pfl_log):
     log = pfl_log
     assert log.status.startswith("torque blow-up")
     t_end = log.t[-1]
-    assert 3.6 < t_end < 4.2  # ambiguities.md: the CoM is pinned, the head cannot go beyond ~0.39 m
+    assert 3.6 < t_end < 4.2  # docs/readings.md: the CoM is pinned, the head cannot go beyond ~0.39 m
     full, _ = head_errors(log)
     assert np.max(full[log.t <= 3.0]) < 0.02
     R, D = log.manipulability[:, 1], log.manipulability[:, 0]

@@ -1,4 +1,4 @@
-"""Static check of the SEA torque sign, 002 (4.36) and ambiguities.md: τ = K(α − β) under gravity."""
+"""Static check of the SEA torque sign, 002 (4.36) and docs/readings.md: τ = K(α − β) under gravity."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The interface of a per-joint SEA controller (DESIGN.md "Data flow").
+"""The interface of a per-joint SEA controller (docs/design.md "Data flow").
 
 Every mode (position, local stiffness, TSC, torque) maps what one joint module can measure, plus
 its tail-side neighbour's angle (TSC passes angles tail → head), to a motor position reference

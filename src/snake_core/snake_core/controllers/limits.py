@@ -1,7 +1,7 @@
 """Per-joint SEA limits shared by the torque-using modes (local stiffness, TSC, torque), and the limits of a
 motor command β_d wherever one arrives from outside (the CAN bridge, the ROS simulator).
 
-Two limits of the 002 module are validated and enforced here (DESIGN.md "Bad input"):
+Two limits of the 002 module are validated and enforced here (docs/design.md "Bad input"):
 
 - joint references are kept within ±60° (002 §3.3; ``gaits.base.MAX_REFERENCE``, or the robot's
   own joint limit if smaller);

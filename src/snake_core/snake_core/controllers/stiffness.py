@@ -1,7 +1,7 @@
 """Local stiffness (admittance) control of one SEA joint, 002 §6.3, Fig. 6.2.
 
 The gait reference α_j^d (4.38) is modulated by the measured SEA torque before it reaches the
-motor-side PD loop C_p, which is (4.39) (ambiguities.md: §6.4 prints "(4.38)", (4.39) is meant) and
+motor-side PD loop C_p, which is (4.39) (docs/readings.md: §6.4 prints "(4.38)", (4.39) is meant) and
 lives in the actuator below this controller:
 
     α_s = (K − K_d)/K_d · τ_J/K          Fig. 6.2, the desired admittance
@@ -10,7 +10,7 @@ lives in the actuator below this controller:
 Two readings are fixed here (see the module constants):
 
 - τ_J, "the servo motor's measured output torque", is the torque the motor puts into the spring,
-  K(β − α) = −τ with τ = K(α − β) of DESIGN.md / 002 (4.36). Fig. 6.2 subtracts α_s, so with our τ
+  K(β − α) = −τ with τ = K(α − β) of docs/design.md / 002 (4.36). Fig. 6.2 subtracts α_s, so with our τ
   the modulation is added. This is the only sign under which K_d is a stiffness (the joint yields
   to the load) and K_d < K is the passivity bound of §6.3.
 - Fig. 6.2 prints α_s = (K − K_d)/K_d · τ_J, an angle equal to a torque. We divide by K (τ_J/K is
@@ -33,7 +33,7 @@ from .base import JointMeasurement, JointReference, MotorCommand
 from .limits import SEALimits, sea_limits
 
 #: The torque 002 feeds back in Fig. 6.2 and (7.2) is the motor's output torque K(β − α), the
-#: opposite of the SEA torque τ = K(α − β) of DESIGN.md (see the module docstring).
+#: opposite of the SEA torque τ = K(α − β) of docs/design.md (see the module docstring).
 MOTOR_TORQUE_SIGN = -1.0
 
 PARAMS = ("mode", "stiffness")

@@ -1,4 +1,4 @@
-"""Torque mode of one SEA joint: a desired SEA torque realised through the spring (DESIGN.md).
+"""Torque mode of one SEA joint: a desired SEA torque realised through the spring (docs/design.md).
 
 With τ = K(α − β) (002 (4.36)) the motor angle that gives τ_d is β = α − τ_d/K. The motor-side PD
 (4.39) only tracks β_d, so a PI loop on the measured torque removes what the tracking leaves:

@@ -39,7 +39,7 @@ from .limits import SEALimits, sea_limits
 from .stiffness import MOTOR_TORQUE_SIGN
 
 #: Table 7.1 (the simulated TSC run): M_d = 1, D_d = 4, K_d = 12 (SI). K_τ is not printed there
-#: (ambiguities.md): it defaults to 0 and the scenarios state it; 002's experiments use 0 and 6.
+#: (docs/readings.md): it defaults to 0 and the scenarios state it; 002's experiments use 0 and 6.
 TABLE_7_1 = {"inertia": 1.0, "damping": 4.0, "stiffness": 12.0, "torque_gain": 0.0}
 #: The unit of time of (7.2) [s] unless a scenario reads it otherwise: seconds (002 prints SI units).
 SI_TIME_UNIT = 1.0

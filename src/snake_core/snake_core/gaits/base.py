@@ -10,7 +10,7 @@ import numpy as np
 
 from ..registry import Param
 
-#: Joint references are refused beyond this magnitude (DESIGN.md "Bad input", 002 §3.3: ±60°).
+#: Joint references are refused beyond this magnitude (docs/design.md "Bad input", 002 §3.3: ±60°).
 MAX_REFERENCE = np.pi / 3
 #: Largest |ω| of a gait's temporal frequency accepted [rad/s].
 MAX_FREQUENCY = 50.0

@@ -1,7 +1,7 @@
 """Pedal wave, 002 (4.38): α_j^d = A sin(ω t + φ (j − 1)), j = 1..N−1 (tail → head).
 
 With φ < 0 the wave travels from tail to head and the robot moves head first (the way the wave
-travels along the body, see shared/reference/ambiguities.md).
+travels along the body, see docs/readings.md).
 """
 
 from __future__ import annotations

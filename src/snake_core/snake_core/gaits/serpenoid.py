@@ -1,7 +1,7 @@
 """Serpenoid curve, 004 (43): φ_i = (2π T_s / n) α sin(v t − (2π T_s / n) i), i = 1..n−1.
 
 004 numbers joints from the head (i = 1 next to the head link) and measures φ_i = θ_{i+1} − θ_i
-from the head side; the phase sign is kept as printed (ambiguities.md, "004 (43)"): with v > 0
+from the head side; the phase sign is kept as printed (docs/readings.md, "004 (43)"): with v > 0
 the wave travels from head to tail and the robot moves head first. :meth:`Serpenoid.phi` returns
 004's φ (head → tail); :meth:`Serpenoid.reference` returns the suite's α (tail → head), with
 α_j = φ_{n−j} (:mod:`snake_core.planar.convention`).

@@ -1,4 +1,4 @@
-"""Mapping between 004's coordinates and the suite's conventions (DESIGN.md; RunLog).
+"""Mapping between 004's coordinates and the suite's conventions (docs/design.md; RunLog).
 
 004 numbers links and joints from the head (link 1 = head link, joint i between links i and
 i+1, φ_i = θ_{i+1} − θ_i) and its link angle θ_i points from the head side to the tail side.
@@ -8,8 +8,8 @@ pointing towards the head, angles about +z in the horizontal plane. Hence, for n
 
 * the embedded simulator's world frame is 004's frame turned by π about z, so that a head-first
   straight run of the serpenoid (43) with v > 0, which goes towards −x in 004's frame when
-  θ_1 = 0 (ambiguities.md, "004 §6.2"), goes towards +X in the world, the direction the head
-  points (DESIGN.md: distances are signed along the head's initial direction). Positions map as
+  θ_1 = 0 (docs/readings.md, "004 §6.2"), goes towards +X in the world, the direction the head
+  points (docs/design.md: distances are signed along the head's initial direction). Positions map as
   (X, Y) = (−x, −y), and the suite's link angle θ'_j equals 004's θ_{n+1−j}: the half turn of
   the frame and the reversed link direction cancel. The head's heading ψ equals θ_1;
 * joint j of the suite is joint i = n − j of 004 and α_j = θ'_j − θ'_{j+1} = θ_{i+1} − θ_i = φ_{n−j}:

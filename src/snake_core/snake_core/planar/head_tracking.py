@@ -7,12 +7,12 @@ suite's joint order (and to SEA torque references).
 
 * :class:`PartialFeedbackLinearisation`: (70) with κ of (75)/(78). As printed, (70) gives
   ẅ = −a instead of a (substitute it into (69)); the sign of the H22 H12⁺ 𝓗 a term is flipped
-  (:data:`PFL_TRACKING_TERM_SIGN`, ambiguities.md "004 (70)"). With free joints the unactuated
+  (:data:`PFL_TRACKING_TERM_SIGN`, docs/readings.md "004 (70)"). With free joints the unactuated
   block is w̃ = [w, φ_free] (39): we ask ẅ = a and leave φ̈_free to the solution of
   [H̃12  𝓗̃_{:,free}] [H̃22⁻¹τ̃; φ̈_free] = H̃12 H̃22⁻¹ h̃2 − h̃1 − 𝓗̃_{:,w} a, which reduces to (70)
   without free joints.
 * :class:`LyapunovTracker`: 004 §6.2 gives only V of (83); the law of [27] is not printed
-  (ambiguities.md, "004 §6.2"). Our law: with s = (ẇ^r − ẇ) + K_w1 (w^r − w) and
+  (docs/readings.md, "004 §6.2"). Our law: with s = (ẇ^r − ẇ) + K_w1 (w^r − w) and
   e = φ̇^r − φ̇, V = sᵀK_w2 s + eᵀK_φ e. The accelerations are affine in the torque,
   q̈ = H⁻¹(E τ − h). V̇ = −c V holds if ẅ = ẅ_d := ẅ^r + K_w1 (ẇ^r − ẇ) + (c/2) s and
   φ̈ = φ̈_d := φ̈^r + (c/2) e. τ is the least-squares solution of those targets in the metric of
@@ -37,7 +37,7 @@ from .linalg import spd_solve
 from .manipulability import check_free_joints, coordinate_order
 from .model import PlanarData, PlanarModel, check_state, compute_terms
 
-#: ambiguities.md "004 (70)": (70) as printed has +H22 H12⁺ 𝓗 a, which yields ẅ = −a; −1 fixes it.
+#: docs/readings.md "004 (70)": (70) as printed has +H22 H12⁺ 𝓗 a, which yields ẅ = −a; −1 fixes it.
 PFL_TRACKING_TERM_SIGN = -1.0
 
 #: Relative cut-off of singular values in H12⁺ (numpy's default): at an exactly singular posture the

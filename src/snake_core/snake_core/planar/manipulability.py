@@ -8,7 +8,7 @@ always positive definite (Proposition 1), so nothing here divides by a vanishing
 
 With free joints k (004 indices, from the head), φ_k joins the unactuated block: the coordinates
 are reordered to w̃ = [x_h, y_h, θ_1, φ_k] (39). 004's S_sub of (33) as printed does not give
-this order; we use the intended one (ambiguities.md, "004 (33)"). More than one free joint is an
+this order; we use the intended one (docs/readings.md, "004 (33)"). More than one free joint is an
 extension of 004 (block of 3 + k rows).
 
 Link-count requirement (004 §3.1/§3.2): n ≥ 4, and n ≥ 5 with a free joint. Note that with one

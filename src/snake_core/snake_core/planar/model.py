@@ -1,7 +1,7 @@
 """Planar snake robot without lateral constraint, 004 §2 (3)–(20), for any number of links n.
 
 Coordinates and order are 004's (documented head-first exception to the suite's tail → head
-order, DESIGN.md): link 1 is the head link, (x_h, y_h) is the tip of the head,
+order, docs/design.md): link 1 is the head link, (x_h, y_h) is the tip of the head,
 θ_i the orientation of link i (the link points from its head-side end to its tail-side end),
 φ_i = θ_{i+1} − θ_i the angle of joint i (between links i and i+1), and
 q = [x_h, y_h, θ_1, φ_1 … φ_{n−1}] (17). :mod:`snake_core.planar.convention` maps these to the

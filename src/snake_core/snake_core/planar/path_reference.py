@@ -1,7 +1,7 @@
 """A head reference through timed poses, as an operator sends it on /head/reference (nav_msgs/Path,
 or one geometry_msgs/PoseStamped), for the head trackers of 004 §6.
 
-The samples are world head poses (X, Y, ψ) at times t_k (DESIGN.md world frame, ψ the heading of
+The samples are world head poses (X, Y, ψ) at times t_k (docs/design.md world frame, ψ the heading of
 the head). Between samples the reference moves at constant velocity (piecewise-linear w^r, ẇ^r the
 segment's slope, ẅ^r = 0); before the first and after the last sample it holds that pose with zero
 velocity. Headings are unwrapped so that a path crossing ±π does not turn the head a full circle.

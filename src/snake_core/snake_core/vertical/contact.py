@@ -8,7 +8,7 @@ sides, Fig. 4.4). For a point with penetration δ > 0 along the surface normal n
     f^T = −f^N μ sgn_ε(ẋ^T)               (4.27), ẋ^T the velocity along the face, μ the surface's
     Q^c = Jₓᵀ Fₓ + J_zᵀ F_z                (4.28)–(4.32)
 
-Decisions (shared/reference/ambiguities.md):
+Decisions (docs/readings.md):
 
 - Penetration δ = r_c − (distance of the point above the face): 002 §5.3 puts a point in contact
   when z ≤ 0.01 m, so the points carry a contact radius r_c = ``threshold`` (0.01 m).

@@ -14,7 +14,7 @@ with, for the link coordinates a = [α; θ_N] and θ = 𝒯 a (see :mod:`.model`
   (4.41) drops the rotor terms; we keep them (they are exact and cost nothing).
 - K_E q (4.21)–(4.22): the spring V_1 = ½(β − α)ᵀK(β − α); with τ = K(α − β) (4.36) it is +τ on
   the α rows and −τ on the β rows.
-- Rotor inertia, 002 (4.36) and ambiguities.md: the rotor's angular velocity is only its own, so
+- Rotor inertia, 002 (4.36) and docs/readings.md: the rotor's angular velocity is only its own, so
   𝕊_1 = 𝕊_2 = 0 and 𝕊_3 = J_r I ("own") or n² J_r I ("reflected"), ``VerticalModel.rotor_term``.
   The motor rows read 𝕊_3 β̈ = U + τ, i.e. (4.36) with the energy-consistent sign of τ.
 """

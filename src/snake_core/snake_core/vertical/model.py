@@ -35,7 +35,7 @@ class VerticalModel:
     link_mass: float  # m_l [kg]
     link_inertia: float  # J_l [kg·m²]
     rotor_mass: float  # m_r [kg]
-    rotor_inertia_model: str  # "own" | "reflected", 002 (4.36), ambiguities.md
+    rotor_inertia_model: str  # "own" | "reflected", 002 (4.36), docs/readings.md
     rotor_term: float  # 𝕊_3 diagonal: J_r ("own") or n² J_r ("reflected") [kg·m²]
     stiffness: np.ndarray  # K_j (N−1,) [N·m/rad]
     gravity: float  # g [m/s²]

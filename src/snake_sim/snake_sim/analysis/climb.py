@@ -1,4 +1,4 @@
-"""The "climbed" criterion of a vertical-plane run over obstacles or stairs (DESIGN.md).
+"""The "climbed" criterion of a vertical-plane run over obstacles or stairs (docs/design.md).
 
 A run *climbed* its world when the tail tip passes the far edge of the last box, x_goal = the
 largest ``x_max`` of the world's static boxes, before the run ends (its time limit). Distances are

@@ -1,4 +1,4 @@
-"""Step convergence of a run (DESIGN.md "Command line": every verdict is converged).
+"""Step convergence of a run (docs/design.md "Command line": every verdict is converged).
 
 A run is repeated at half its ``sim.time_step``; :func:`step_check` compares the two summaries: every
 verdict (status, climbed, rolled over) must be the same, and the times and speeds the verdicts rest on
@@ -22,7 +22,7 @@ import numpy as np
 
 from .summary import flatten
 
-#: Largest relative change of a time or speed between the step and its half (5 %: DESIGN.md, "every
+#: Largest relative change of a time or speed between the step and its half (5 %: docs/design.md, "every
 #: verdict is converged").
 TOLERANCE = 0.05
 #: Fields that must not change at all.

@@ -1,4 +1,4 @@
-"""``summary.json`` of a run (DESIGN.md "Command line"): the numbers a user reads first.
+"""``summary.json`` of a run (docs/design.md "Command line"): the numbers a user reads first.
 
 Distances and speeds are signed along world x (the direction the head points at the start),
 from the centre of mass. ``climbed``/``time_to_climb_s`` are null where the world has nothing to

@@ -1,4 +1,4 @@
-"""``snake-sim``: the command line of the embedded simulator (DESIGN.md, "Command line").
+"""``snake-sim``: the command line of the embedded simulator (docs/design.md, "Command line").
 
 Each sub-command lives in its own module under ``snake_sim.commands`` and exposes
 ``add_parser(subparsers)``, which registers its parser and sets ``func(args) -> int``.

@@ -2,7 +2,7 @@
 
 Runs a scenario with its model's runtime (:func:`snake_sim.core.models.runtime_for`) and writes, in DIR:
 summary.json (with the model's own fields), plots (joints.png, com.png and the model's), animation.gif,
-rosbag/ (DESIGN.md "Command line").
+rosbag/ (docs/design.md "Command line").
 The output folder is made and checked before the run (an unwritable DIR is refused, exit 2). Outputs are written
 even when the run stops on a non-finite state (status says when and where) or is stopped by SIGINT (Ctrl-C) or
 SIGTERM: then with ``status: interrupted`` and the time reached, exit 130 or 143 (:mod:`snake_sim.core.signals`).

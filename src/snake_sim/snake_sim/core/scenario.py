@@ -1,7 +1,7 @@
 """Scenario files (``config/scenarios/*.yaml``): schema, validation and ``--set`` overrides.
 
 A scenario says which robot walks on which world with which gait and controller, for how long,
-and what the run writes. Top-level sections (DESIGN.md "Command line" names)::
+and what the run writes. Top-level sections (docs/design.md "Command line" names)::
 
     name: pedal-wave                  # defaults to the file name
     description: free text

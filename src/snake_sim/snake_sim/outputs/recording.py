@@ -1,6 +1,6 @@
 """Write an embedded-simulator run (:class:`~snake_sim.core.runlog.RunLog`) as a rosbag2 folder with MCAP
 storage, using ``rosbags`` (no ROS needed), with the topics and message types of the live graph
-(DESIGN.md "ROS 2 interface"), so that ``ros2 bag play`` + RViz (``replay.launch.py``) or Foxglove
+(docs/design.md "ROS 2 interface"), so that ``ros2 bag play`` + RViz (``replay.launch.py``) or Foxglove
 shows the run.
 
 Topics (written when the run has the data):

@@ -29,7 +29,7 @@ from snake_sim.studies.sweep.engine import measure_summary
 
 TITLE = "004 — dynamic manipulability D/R and head-trajectory tracking"
 
-#: Wave phase v t of the serpenoid shapes of Figs. 4–5, 8–9 (not given in 004; ambiguities.md).
+#: Wave phase v t of the serpenoid shapes of Figs. 4–5, 8–9 (not given in 004; docs/readings.md).
 PHASE = 0.3
 #: Joint angles φ° of Figs. 2–3 [deg].
 ARC_ANGLES = (-36, -27, -18, -9, -3.6, -1.8, 0, 1.8, 3.6, 9, 18, 27, 36)

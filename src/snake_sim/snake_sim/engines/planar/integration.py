@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from .runtime import PlanarSetup
 
 
-#: Integrator tolerances: 004 §6.1.3's conservation check of g needs rtol ≤ 1e-8 (ambiguities.md "004 §6.1.3").
+#: Integrator tolerances: 004 §6.1.3's conservation check of g needs rtol ≤ 1e-8 (docs/readings.md "004 §6.1.3").
 RTOL = 1e-8
 ATOL = 1e-10
 

@@ -1,6 +1,6 @@
 """Head-tracking measures of a planar run (004): summary fields and the head errors.
 
-Summary fields (DESIGN.md), over the scenario's ``controller.evaluation_window`` [t0, t1]:
+Summary fields (docs/design.md), over the scenario's ``controller.evaluation_window`` [t0, t1]:
 ``head_error_rms_m`` and ``head_error_max_m`` (full position error |p_head − p_ref(t)|),
 ``head_path_distance_max_m`` (distance of the head from the reference path, the polyline of all
 reference positions of the run), and over the whole run ``manipulability_min_R`` and

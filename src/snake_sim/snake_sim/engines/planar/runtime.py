@@ -4,9 +4,9 @@ producing a :class:`~snake_sim.core.runlog.RunLog` in the x–y plane (``model: 
 The controller is evaluated inside the ODE right-hand side (continuous-time control, as in 004's
 simulations; ``sim.time_step`` and ``sim.control_rate`` are not used by this runner), and the
 whole system is integrated by scipy's DOP853 with ``rtol`` = :data:`RTOL` (1e-8: the §6.1.3
-conservation check of g needs ≤ 1e-8, ambiguities.md "004 §6.1.3") and ``atol`` = :data:`ATOL`.
+conservation check of g needs ≤ 1e-8, docs/readings.md "004 §6.1.3") and ``atol`` = :data:`ATOL`.
 Robots with SEAs (``sea:``/``actuator:`` in the robot file) run through the spring: the tracker's
-torque is realised in torque mode (β_d = α − τ_d/K, DESIGN.md) by the motor-side PD 002 (4.39)
+torque is realised in torque mode (β_d = α − τ_d/K, docs/design.md) by the motor-side PD 002 (4.39)
 on the rotor, ``rotor_term`` β̈ = U − K(α − β). ``robot.joints: rigid`` forces torque input. SEA
 rotors and regularised Coulomb friction make the system stiff: those runs use LSODA (same tolerances).
 
@@ -182,7 +182,7 @@ def _dynamics(setup: PlanarSetup) -> tuple[Callable, Callable]:
         alpha, alpha_dot = reverse_joints(q[3:]), reverse_joints(qd[3:])
         beta, beta_dot = x[2 * d:2 * d + nj], x[2 * d + nj:]
         tau_sea = K * (alpha - beta)  # 002 (4.36)
-        beta_d = alpha - sea_torque_reference(tau_cmd) / K  # torque mode (DESIGN.md)
+        beta_d = alpha - sea_torque_reference(tau_cmd) / K  # torque mode (docs/design.md)
         u, _ = sea.torque(beta, beta_dot, beta_d, alpha_dot)  # 002 (4.39)
         beta_ddot = (u - tau_sea) / robot.actuator.rotor_term
         return tau_cmd, reverse_joints(-tau_sea), tau_sea, beta_ddot
@@ -264,7 +264,7 @@ def _log(setup: PlanarSetup, t: np.ndarray, x: np.ndarray, outputs: Callable, st
         pos[i, :, :2], ang[i] = p, th
         r = setup.monitor.evaluate_inertia(data.H)
         manip[i] = np.concatenate(([r.D, r.R], r.sigma, r.lam))
-        if r.near_singular != near_singular:  # /diagnostics events on entering and leaving (DESIGN.md)
+        if r.near_singular != near_singular:  # /diagnostics events on entering and leaving (docs/design.md)
             near_singular = r.near_singular
             diagnostics.append(Diagnostic(float(t[i]), 1 if near_singular else 0, "manipulability",
                                           f"{'near-singular' if near_singular else 'away from singular'} posture: "
