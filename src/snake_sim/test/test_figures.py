@@ -26,3 +26,24 @@ def test_only_the_boxes_near_the_path_and_on_its_line_are_drawn():
     beside = draw_terrain(ax, world, np.array([0.2, 2.0]), y=0.5)  # off the steps' 0.6 m width
     plt.close(fig)
     assert before == [] and beside == []
+
+
+def test_manipulability_png_says_what_d_and_r_are(tmp_path, monkeypatch):
+    from snake_sim.core.models import runtime_for
+    from snake_sim.core.scenario import load_scenario
+    from snake_sim.outputs import plots
+
+    scenario = load_scenario("head-tracking-lyapunov", ["sim.duration=0.2"])
+    log = runtime_for(scenario.model).run_scenario(scenario, progress=False)
+    drawn = {}
+
+    def keep_texts(fig, path, dpi):
+        drawn[path.name] = [t.get_text() for ax in fig.axes for t in [*ax.get_legend().get_texts(), ax.yaxis.label]]
+        plt.close(fig)
+        return path
+
+    monkeypatch.setattr(plots, "save_figure", keep_texts)
+    plots.write_head_tracking_plots(log, tmp_path)
+    texts = drawn["manipulability.png"]
+    assert plots.D_LABEL in texts and plots.R_LABEL in texts and "R [kg·m]" in texts
+    assert "smallest semi-axis" in plots.D_LABEL and "smallest singular value of H12" in plots.R_LABEL

@@ -118,6 +118,11 @@ def write_plots(log: RunLog, out: Path, world: World | None = None) -> list[Path
     return [plot_joints(log, out / "joints.png"), plot_com(log, out / "com.png", world)]
 
 
+#: The legends of manipulability.png: what 004's D (30) and R (31) are (snake_core.planar.manipulability).
+D_LABEL = "D (30): least head acceleration per unit joint torque (smallest semi-axis of its ellipsoid)"
+R_LABEL = "R (31): smallest singular value of H12, the coupling of joint torques to the head"
+
+
 def write_head_tracking_plots(log: RunLog, out: Path) -> list[Path]:
     """head_path.png (head path vs reference), manipulability.png (D, R, ‖τ‖, head errors and g (67) when it
     exists) of a planar head-tracking run (004) in ``out``."""
@@ -145,8 +150,11 @@ def write_head_tracking_plots(log: RunLog, out: Path) -> list[Path]:
     has_g = "g" in log.series
     fig, axes = plt.subplots(3 + has_g, 1, figsize=(7, 2.2 * (3 + has_g)), sharex=True)
     if log.manipulability is not None:
-        axes[0].semilogy(log.t, np.maximum(log.manipulability[:, 0], 1e-12), label="D (30)")
-        axes[1].semilogy(log.t, np.maximum(log.manipulability[:, 1], 1e-12), color="C1", label="R (31)")
+        axes[0].semilogy(log.t, np.maximum(log.manipulability[:, 0], 1e-12), label=D_LABEL)
+        axes[1].semilogy(log.t, np.maximum(log.manipulability[:, 1], 1e-12), color="C1", label=R_LABEL)
+        axes[0].set_ylabel("D")
+        axes[1].set_ylabel("R [kg·m]")
+        axes[0].set_title("dynamic manipulability of the head (004 §3): 0 at a singular posture", fontsize=9)
     full, dist = head_errors(log)
     axes[2].plot(log.t, log.series.get("tau_norm", np.linalg.norm(log.tau, axis=1)), color="C2", label="‖τ‖ [N·m]")
     axes[2].plot(log.t, full, color="C3", lw=0.8, label="head error [m]")
