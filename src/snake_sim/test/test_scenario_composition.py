@@ -71,7 +71,7 @@ def test_a_cycle_of_bases_is_one_error_naming_the_chain(scenarios):
     assert exc.value.field == "base"
 
 
-def test_an_unknown_base_is_one_error_listing_the_known(scenarios):
+def test_an_unknown_base_is_one_error_pointing_at_the_list(scenarios):
     scenarios("a", {"base": "nowhere", "robot": {"name": "koopaee6"}})
     with pytest.raises(ConfigError, match="must name a shipped scenario") as exc:
         load_scenario("a")
@@ -97,3 +97,14 @@ def test_the_demo_is_a_named_scenario_that_make_demo_runs_by_name():
     commands = subprocess.run(["make", "-n", "-C", str(root), "demo", "DEMO_OUT=out/x"], capture_output=True,
                               text=True, check=True).stdout.splitlines()
     assert f".venv/bin/snake-sim run {DEMO_SCENARIO} --out out/x" in commands
+
+
+@pytest.mark.parametrize(("name", "suggested"), [("pedal-wav", "did you mean pedal-wave?"),
+                                                 ("tsc-stair-3d", "did you mean tsc-stairs-3d or")])
+def test_an_unknown_scenario_name_is_one_short_line_with_the_closest_names(capsys, tmp_path, name, suggested):
+    assert main(["run", name, "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and suggested in err[0] and "`snake-sim list` shows the" in err[0], err
+    assert len(err[0]) < 300  # not every name on one line
+    assert main(["run", "zzz", "--out", str(tmp_path / "out")]) == 2
+    assert "did you mean" not in capsys.readouterr().err

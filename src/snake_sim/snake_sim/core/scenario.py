@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import difflib
 import math
 import operator
 from dataclasses import dataclass
@@ -287,8 +288,7 @@ def compose(data: Any, source: str, chain: tuple[str, ...] = ()) -> Any:
     own = Path(source).stem
     base = data["base"]
     if not isinstance(base, str) or base not in list_scenarios():
-        raise ConfigError("base", base, "must name a shipped scenario (known: " + ", ".join(list_scenarios()) + ")",
-                          source)
+        raise ConfigError("base", base, "must name a shipped scenario" + _suggestion(str(base)), source)
     chain = (*chain, own)
     if base in chain:
         raise ConfigError("base", base, "makes a cycle of bases: " + " -> ".join((*chain, base)), source)
@@ -298,11 +298,19 @@ def compose(data: Any, source: str, chain: tuple[str, ...] = ()) -> Any:
     return {**merge_patch(parent, patch), "name": str(data.get("name") or own)}
 
 
+def _suggestion(name: str) -> str:
+    """The end of an unknown-scenario error: the closest shipped names (difflib), and where all are listed."""
+    names = list_scenarios()
+    close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+    hint = "; did you mean " + " or ".join(close) + "?" if close else ""
+    return f"{hint} (`snake-sim list` shows the {len(names)} shipped scenarios; a file of your own is run by its path)"
+
+
 def scenario_data(name: str | Path) -> tuple[dict[str, Any], str]:
     """The composed mapping of ``config/scenarios/<name>.yaml`` (or a path) and its file name."""
     path = locator.scenario_file(name)
     if not path.is_file():
-        raise ConfigError("scenario", str(name), "unknown scenario; known: " + ", ".join(list_scenarios()))
+        raise ConfigError("scenario", str(name), "unknown scenario" + _suggestion(str(name)))
     return compose(yaml_files.load_file(path), path.name), path.name
 
 
