@@ -66,6 +66,10 @@ ROS_STACK_SRC ?= $(if $(wildcard ../shared/ros/src/*.tar.xz),../shared/ros/src)
 ROS_STACK_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/snake_sea/ros-stack
 ROS_STACK_ENV := $(VENV)/.ros-stack-env
 ROS_STACK_PIP := ros2cli/ros2cli ros2cli/ros2param launch/launch launch_ros/launch_ros
+#: The C++ builds write their output to a log file ($$log in the recipe) and print one line per package (colcon's
+#: "Finished <<<" / "Failed <<<"): `if ! build 2>&1 | $(BUILD_PROGRESS); then $(BUILD_FAILED); fi`.
+BUILD_PROGRESS = tee -a "$$log" | awk '/^(Finished|Failed|Aborted) <<</ { print "  " $$0; fflush() }'
+BUILD_FAILED = { echo "the build failed: the last lines of $$log:"; tail -n 40 "$$log"; exit 1; }
 
 ros-stack: | $(PY)
 	@set -euo pipefail; \
@@ -84,7 +88,8 @@ ros-stack: | $(PY)
 	reqs=$$(sha256sum requirements-ros.txt | cut -c1-16); \
 	if [ -f "$$dir/.done" ] && [ "$$(cat "$$dir/.done")" = "$$reqs" ]; then \
 		echo "ROS 2 Jazzy control stack: $$dir"; echo "$$dir/env.sh" > $(ROS_STACK_ENV); exit 0; fi; \
-	echo "building ROS 2 Jazzy's control stack into $$dir (once per machine; about 11 min on 2 cores)"; \
+	log="$$dir/build.log"; : > "$$log"; \
+	echo "building ROS 2 Jazzy's control stack into $$dir (once per machine; about 11 min on 2 cores; log: $$log)"; \
 	steps="venv fixup"; \
 	if [ ! -f "$$dir/.built" ]; then \
 		rm -rf "$$dir/src"; for t in "$$src"/*.tar.xz; do tar -xJf "$$t" -C "$$dir"; done; \
@@ -93,21 +98,23 @@ ros-stack: | $(PY)
 		elif sudo -n true 2>/dev/null; then sudo env SRC="$$dir/src" bash "$$recipe" apt; \
 		else echo "note: not root: the build packages of $$recipe (step apt) must be installed"; fi; \
 	fi; \
-	SRC="$$dir/src" REQS=$(CURDIR)/requirements-ros.txt WS="$$dir/ws" bash "$$recipe" $$steps; \
+	if ! SRC="$$dir/src" REQS=$(CURDIR)/requirements-ros.txt WS="$$dir/ws" bash "$$recipe" $$steps 2>&1 \
+		| $(BUILD_PROGRESS); then $(BUILD_FAILED); fi; \
 	touch "$$dir/.built"; \
 	SRC="$$dir/src" WS="$$dir/ws" bash "$$recipe" env > "$$dir/env.sh"; \
 	if [ ! -f "$$dir/ws/install/share/composition_interfaces/package.xml" ]; then \
 		rm -f "$$dir/src/rcl_interfaces/composition_interfaces/COLCON_IGNORE"; \
-		( . "$$dir/env.sh" && cd "$$dir/ws" && nice -n 10 colcon build --packages-select composition_interfaces \
+		if ! ( . "$$dir/env.sh" && cd "$$dir/ws" && nice -n 10 colcon build --packages-select composition_interfaces \
 			--base-paths "$$dir/src/rcl_interfaces" --merge-install --install-base "$$dir/ws/install" \
 			--build-base "$$dir/ws/build" --event-handlers console_direct- --cmake-args -DBUILD_TESTING=OFF \
 			-DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$$dir/ws/venv/bin/python3" \
-			-DCMAKE_SHARED_LINKER_FLAGS=-Wl,--as-needed -DCMAKE_MODULE_LINKER_FLAGS=-Wl,--as-needed ); \
+			-DCMAKE_SHARED_LINKER_FLAGS=-Wl,--as-needed -DCMAKE_MODULE_LINKER_FLAGS=-Wl,--as-needed ) 2>&1 \
+			| $(BUILD_PROGRESS); then $(BUILD_FAILED); fi; \
 	fi; \
-	( . "$$dir/env.sh" && cd "$$dir/src" && \
+	if ! ( . "$$dir/env.sh" && cd "$$dir/src" && \
 	  pip install --quiet --no-deps $(ROS_STACK_PIP) filelock && \
-	  pip install --quiet lark osrf-pycommon pyyaml psutil argcomplete packaging ); \
-	SRC="$$dir/src" WS="$$dir/ws" bash "$$recipe" fixup; \
+	  pip install --quiet lark osrf-pycommon pyyaml psutil argcomplete packaging && \
+	  SRC="$$dir/src" WS="$$dir/ws" bash "$$recipe" fixup ) >> "$$log" 2>&1; then $(BUILD_FAILED); fi; \
 	echo "$$reqs" > "$$dir/.done"; \
 	echo "ROS 2 Jazzy control stack: $$dir ($$(du -sh "$$dir/ws/install" | cut -f1) install, $$(du -sh "$$dir/ws/venv" | cut -f1) venv)"; \
 	echo "$$dir/env.sh" > $(ROS_STACK_ENV)
@@ -151,15 +158,17 @@ ros-mujoco: ros-stack | $(STAMP)
 		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 		elif sudo -n true 2>/dev/null; then sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 		else echo "note: not root: install $$missing for mujoco_ros2_control"; fi; fi; \
-	echo "building mujoco_ros2_control on the control stack into $$dir (once per machine)"; \
-	start=$$(date +%s); rm -rf "$$dir/src" "$$dir/build" "$$dir/install"; \
+	log="$$dir/build.log"; \
+	echo "building mujoco_ros2_control on the control stack into $$dir (once per machine; log: $$log)"; \
+	start=$$(date +%s); rm -rf "$$dir/src" "$$dir/build" "$$dir/install"; : > "$$log"; \
 	for t in "$$src"/*.tar.xz; do tar -xJf "$$t" -C "$$dir" $(MUJOCO_PACKAGES); done; cp -r "$$shim" "$$dir/src/"; \
 	( . "$$stack" && cd "$$dir" && MAKEFLAGS=-j2 nice -n 10 colcon build --base-paths src \
 		--packages-up-to mujoco_ros2_control --packages-ignore mujoco_3d_lidar --merge-install --install-base "$$dir/install" --build-base "$$dir/build" \
 		--executor sequential --event-handlers console_direct- console_cohesion+ --cmake-args -DBUILD_TESTING=OFF \
 		-DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$$(command -v python3)" -DCMAKE_CXX_STANDARD=17 \
 		-DMUJOCO_WHEEL_DIR="$${wheel#* }" "-DCMAKE_EXE_LINKER_FLAGS=-Wl,--as-needed -Wl,--allow-shlib-undefined" \
-		-DCMAKE_SHARED_LINKER_FLAGS=-Wl,--as-needed -DCMAKE_MODULE_LINKER_FLAGS=-Wl,--as-needed ); \
+		-DCMAKE_SHARED_LINKER_FLAGS=-Wl,--as-needed -DCMAKE_MODULE_LINKER_FLAGS=-Wl,--as-needed ) 2>&1 \
+		| $(BUILD_PROGRESS) || $(BUILD_FAILED); \
 	{ echo ". '$$stack'"; \
 	  echo "export AMENT_PREFIX_PATH='$$dir/install':\"\$$AMENT_PREFIX_PATH\" CMAKE_PREFIX_PATH='$$dir/install':\"\$$CMAKE_PREFIX_PATH\""; \
 	  echo "export LD_LIBRARY_PATH='$$dir/install/lib:$$dir/install/opt/mujoco_vendor/lib':\"\$$LD_LIBRARY_PATH\""; \
@@ -199,13 +208,17 @@ demo: $(STAMP) build
 	@echo "  source $(VENV)/bin/activate   # puts snake-sim and snake-can on PATH"
 	@echo "  snake-sim list              # the scenarios"
 	@echo "  snake-sim run pedal-wave    # the vertical-plane crawl of the thesis' robot, writes out/pedal-wave/"
-	@echo "More in README.md, 'First five things to try'."
+	@echo "  make ros                    # once, for the ROS nodes: ROS 2 Jazzy's rclpy and messages (wheels, no C++ build)"
+	@echo "More in README.md, 'First five things to try', and docs/ros.md, 'Without ROS installed'."
 
 test: $(STAMP) $(ROSSTAMP) $(SYSSTAMP) build ros-stack ros-mujoco
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS) $(HIL_TESTS)
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q $(PYTEST_ARGS) --ignore=$(HIL_TESTS)
 
-bench: $(STAMP) $(ROSSTAMP) build ros-mujoco
+# The benchmarks need no C++ build: the embedded simulator, the CAN stack and the ROS loop (rclpy wheels) run as
+# installed; the MuJoCo graph's figure is added where mujoco_ros2_control was built (`make ros-mujoco`, once per
+# machine) or is sourced, and mujoco_bench.py says how to get it otherwise.
+bench: $(STAMP) $(ROSSTAMP) build
 	$(BIN)/snake-sim bench
 	$(BIN)/snake-can bench
 	@if $(PY) -c "import rclpy" 2>/dev/null; then $(BIN)/snake-control-bench; \
