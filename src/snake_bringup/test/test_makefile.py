@@ -46,7 +46,9 @@ for p in alpha beta gamma; do
   for i in $(seq 40); do echo "src/$p.cpp:$i: warning: unused variable 'x$i'"; done
   echo "Finished <<< $p [1.5s]"
 done
-if [ -n "${FAIL_BUILD:-}" ]; then echo "Starting >>> delta"; echo "delta.cpp:1: error: boom"; echo "Failed <<< delta"; exit 1; fi
+if [ -n "${FAIL_BUILD:-}" ]; then
+  echo "Starting >>> delta"; echo "delta.cpp:1: error: boom"; echo "Failed <<< delta"; exit 1
+fi
 """
 
 
