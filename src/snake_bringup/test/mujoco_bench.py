@@ -66,7 +66,7 @@ def graph_rtf(env: dict[str, str], workdir: Path, speed: float) -> float:
 def run() -> list[BenchRow]:
     env = stack_environment(MUJOCO_POINTER)
     if env is None:
-        print(f"  skipped: {MUJOCO_SKIP_REASON}")
+        print(f"  skipped: {MUJOCO_SKIP_REASON}; `make bench` then adds this figure")
         return []
     with tempfile.TemporaryDirectory(prefix="snake_mujoco_bench_") as tmp:
         real = graph_rtf(env, Path(tmp), 1.0)
