@@ -236,9 +236,11 @@ def optimise(problem: Problem, out: Path, trials: int, sampler: str = "tpe", sto
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     interrupted = False
     ran = 0
-    writable_folder(out)
     with connect(workers, scheduler) as client:
+        if storage is None:  # the journal goes into out
+            writable_folder(out)
         study = open_study(problem, out, chosen, storage)
+        writable_folder(out)
         table = ResultsTable(out / "trials.csv")
         todo = max(0, trials - finished(study))
         in_flight: dict[Any, tuple[optuna.Trial, Cell]] = {}
