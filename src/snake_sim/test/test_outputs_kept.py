@@ -140,3 +140,35 @@ def test_the_writing_says_what_it_writes(tmp_path, capsys):
     steps = [line for line in printed.splitlines() if line.startswith("writing ")]
     assert steps == ["writing summary.json ...", "writing plots ...", "writing rosbag/ ..."]
     assert Image.open(tmp_path / "run" / "joints.png").size[0] > 100
+
+
+@pytest.mark.parametrize("argv", [
+    ["compare", "pedal-wave", "pedal-wave", "--duration", "0.1", "--out", "{dir}"],
+    ["optimise", "pedal-wave", "--space", "gait.amplitude=0.4:0.6", "--objective", "average_speed_mps", "--trials",
+     "1", "--workers", "1", "--out", "{dir}"],
+    ["world", "stairs", "--out", "{dir}/stairs.sdf"],
+    ["world", "shipped", "--out", "{dir}"],
+    ["mjcf", "--out", "{dir}/snake.xml"],
+    ["rectilinear", "study", "--angles", "30", "--step-times", "1", "--out", "{dir}"],
+    ["run", "pedal-wave", "--out", "{dir}"],
+    ["sweep", "pedal-wave", "--grid", "gait.amplitude=0.5,0.6", "--out", "{dir}"],
+], ids=lambda argv: " ".join(argv[:2]))
+def test_an_unwritable_out_is_one_line_before_anything_runs(tmp_path, capsys, argv):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a folder")
+    assert main([a.replace("{dir}", str(blocker / "sub")) for a in argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--out" in err[0] and "cannot write there (Not a directory)" in err[0], err
+
+
+def test_a_sweep_lock_path_that_is_a_folder_is_one_line(tmp_path, capsys):
+    (tmp_path / "s" / "results.csv.lock").mkdir(parents=True)
+    assert main(["sweep", "pedal-wave", "--grid", "gait.amplitude=0.5,0.6", "--out", str(tmp_path / "s")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "cannot open the lock file results.csv.lock (Is a directory)" in err[0], err
+
+
+def test_world_and_mjcf_refuse_an_out_that_is_a_folder(tmp_path, capsys):
+    for argv in (["world", "stairs"], ["mjcf"]):
+        assert main([*argv, "--out", str(tmp_path)]) == 2
+        assert "is a folder: give the file to write" in capsys.readouterr().err
