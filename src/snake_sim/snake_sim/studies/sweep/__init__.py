@@ -24,7 +24,7 @@ from distributed import Client
 from snake_core.validation import ConfigError
 
 from ...core.signals import StopRequest, interrupt_on_signals, interrupted_by
-from ...outputs.output_folder import writable_folder
+from ...outputs.output_folder import writable_folder, write_text
 from . import engine
 from .cells import Cell, Range, SweepSpec, parse_grid, parse_range, plan
 from .engine import Measure, check_field, connect, measure_summary, probe
@@ -120,14 +120,15 @@ def _sweep_locked(spec: SweepSpec, cells: list[Cell], out: Path, workers: int | 
     todo = [c for c in cells if c.id not in done]
     stop = StopRequest()
     before = len(table.rows)
-    with connect(workers, scheduler) if todo else contextlib.nullcontext() as client:
-        (out / "sweep.json").write_text(json.dumps({**spec.as_dict(), "cells": len(cells)}, indent=2) + "\n",
-                                        encoding="utf-8")
+    try:
+        write_text(out / "sweep.json", json.dumps({**spec.as_dict(), "cells": len(cells)}, indent=2) + "\n")
+    except OSError as exc:
+        raise ConfigError("--out", str(out), f"cannot write sweep.json ({exc.strerror or exc})") from None
+    # SIGTERM as Ctrl-C from the cluster's start to its end (a signal while it starts or stops ends the command)
+    with interrupt_on_signals(), connect(workers, scheduler) if todo else contextlib.nullcontext() as client:
         try:
             if client is not None:
-                with interrupt_on_signals():
-                    engine.run(todo, client, measure, out / "runs" if outputs else None, table.append, progress,
-                               batch)
+                engine.run(todo, client, measure, out / "runs" if outputs else None, table.append, progress, batch)
         except KeyboardInterrupt as exc:
             stop = interrupted_by(exc)
         except OSError as exc:
