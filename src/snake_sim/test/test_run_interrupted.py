@@ -101,6 +101,16 @@ def _wait_for_line(proc: subprocess.Popen, start: str) -> list[str]:
     return lines
 
 
+def _signal_and_finish(proc: subprocess.Popen, signum: int, reader: threading.Thread, chunks: list[bytes]
+                       ) -> list[str]:
+    """Send ``signum``, wait for the child to end; its stderr lines without the progress bars."""
+    proc.send_signal(signum)
+    proc.stdout.read()
+    proc.wait(WAIT)
+    reader.join(WAIT)
+    return _last_lines(b"".join(chunks).decode(errors="replace"))
+
+
 def _whole_outputs(out) -> set[str]:
     """The outputs in ``out`` (no staging folder is left), each checked whole."""
     from PIL import Image
@@ -123,11 +133,7 @@ def test_sigterm_while_writing_stops_the_writing_and_keeps_what_is_whole(tmp_pat
     proc = _run(["pedal-wave", "--duration", "20", "--out", str(out)])
     reader, _, chunks = _stderr_reader(proc)
     assert _wait_for_line(proc, "writing rosbag/")[-1].startswith("writing rosbag/")
-    proc.send_signal(signal.SIGTERM)
-    proc.stdout.read()
-    proc.wait(WAIT)
-    reader.join(WAIT)
-    err = _last_lines(b"".join(chunks).decode(errors="replace"))
+    err = _signal_and_finish(proc, signal.SIGTERM, reader, chunks)
     assert proc.returncode == 143 and len(err) == 1, err
     step = re.search(r"SIGTERM while writing (\S+):", err[0]).group(1)  # the bag, or the GIF if the bag was done
     names = _whole_outputs(out)
@@ -142,11 +148,7 @@ def test_a_second_ctrl_c_while_writing_keeps_what_is_already_whole(tmp_path):
     assert moving.wait(WAIT)
     proc.send_signal(signal.SIGINT)  # the run stops and its outputs are written
     assert _wait_for_line(proc, "writing animation.gif")[-1].startswith("writing animation.gif")
-    proc.send_signal(signal.SIGINT)
-    proc.stdout.read()
-    proc.wait(WAIT)
-    reader.join(WAIT)
-    err = _last_lines(b"".join(chunks).decode(errors="replace"))
+    err = _signal_and_finish(proc, signal.SIGINT, reader, chunks)
     assert proc.returncode == 130 and len(err) == 1 and "Traceback" not in err[0], err
     names = _whole_outputs(out)
     assert {"summary.json", "joints.png", "com.png", "rosbag"} <= names
