@@ -1,6 +1,6 @@
 """The asymmetries of the 3-D worlds (world.tether, world.box_yaw_deg, world.box_friction, world.side_friction) act in
-MuJoCo and DART as stated, the Wilson interval is statsmodels', and the roll-over section's fast mode runs end to end with sentences
-that follow its numbers."""
+MuJoCo and DART as stated, the Wilson interval is statsmodels', and the roll-over section's fast mode runs end to end
+with sentences that follow its numbers."""
 
 from __future__ import annotations
 
