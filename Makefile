@@ -122,17 +122,19 @@ ros-stack: | $(PY)
 # mujoco_ros2_control (ros-controls; MuJoCo under the controller_manager: sim.launch.py simulator:=mujoco) as an
 # overlay on the control stack above. A sourced ROS 2 Jazzy with mujoco_ros2_control is used as it is. Otherwise it
 # is built once per machine from the same source bundle into its own cache, keyed by the stack it sits on, the
-# bundle, the mujoco wheel's version and the mujoco_vendor stand-in of ros/mujoco_vendor (which exports that wheel's
-# library and headers, and MuJoCo's simulate sources, under the names mujoco_ros2_control's CMakeLists uses:
-# upstream's mujoco_vendor downloads MuJoCo at build time). $(ROS_MUJOCO_ENV) tells the tests which environment to
-# source; empty: the MuJoCo-in-ros2_control tests are skipped with one reason. Built: mujoco_ros2_control, its
-# _msgs and _plugins, transmission_interface (from ros2_control) and the stand-in; not mujoco_3d_lidar (a test
-# dependency of the plugins, written for MuJoCo 3's headers). ros/mujoco_vendor/simulate/ is google-deepmind/mujoco's
-# simulate/ at commit a7255075 (2026-08-22, MuJoCo 3.12.1-dev: the newest MuJoCo source at hand; the wheel has none),
-# which compiles against the 4.0.0 wheel's headers.
+# bundle, the mujoco wheel's version, MuJoCo's simulate sources and the mujoco_vendor stand-in of ros/mujoco_vendor
+# (upstream's mujoco_vendor downloads MuJoCo at build time; the stand-in exports the wheel's library and headers
+# under the names mujoco_ros2_control's CMakeLists uses). One MuJoCo: the wheel of requirements.txt is the version
+# Jazzy's mujoco_vendor builds, and simulate/ (compiled into mujoco_ros2_control's node; no wheel has it) must be of
+# that version: from a sourced Jazzy's mujoco_vendor (<prefix>/opt/mujoco_vendor/simulate), else from the bundle
+# MUJOCO_SIMULATE (mujoco-<version>-simulate.tar.xz: simulate/ and MuJoCo's LICENSE). $(ROS_MUJOCO_ENV) tells the
+# tests which environment to source; empty: the MuJoCo-in-ros2_control tests are skipped with one reason. Built:
+# mujoco_ros2_control, its _msgs and _plugins, transmission_interface (from ros2_control) and the stand-in; not
+# mujoco_3d_lidar (a test dependency of the plugins).
 ROS_MUJOCO_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/snake_sea/ros-mujoco
 ROS_MUJOCO_ENV := $(VENV)/.ros-mujoco-env
 MUJOCO_SHIM := ros/mujoco_vendor
+MUJOCO_SIMULATE ?= $(firstword $(wildcard ../shared/ros/mujoco/mujoco-*-simulate.tar.xz))
 MUJOCO_DEBIAN := libglfw3-dev liblodepng-dev libegl-dev
 MUJOCO_PACKAGES := src/mujoco_ros2_control src/ros2_control/transmission_interface
 
@@ -149,7 +151,18 @@ ros-mujoco: ros-stack | $(STAMP)
 	if [ -z "$$stack" ]; then : > $(ROS_MUJOCO_ENV); exit 0; fi; \
 	src=$$(cd "$(ROS_STACK_SRC)" && pwd); shim=$$(cd $(MUJOCO_SHIM) && pwd); \
 	wheel=$$($(PY) -c "import mujoco, os; print(mujoco.__version__, os.path.dirname(mujoco.__file__))"); \
-	key=$$( { echo "$$stack $${wheel% *}"; cat $$(ls "$$src"/* | sort) $$(find "$$shim" -type f | sort); } | sha256sum | cut -c1-16); \
+	version=$${wheel% *}; simulate=""; \
+	ament="$${AMENT_PREFIX_PATH:-}"; for p in $${ament//:/ }; do \
+		if [ -f "$$p/opt/mujoco_vendor/simulate/simulate.h" ]; then simulate="$$p/opt/mujoco_vendor/simulate"; break; fi; done; \
+	if [ -z "$$simulate" ]; then \
+		bundle="$(MUJOCO_SIMULATE)"; \
+		if [ -z "$$bundle" ] || [ ! -f "$$bundle" ]; then \
+			echo "note: no MuJoCo simulate sources (MUJOCO_SIMULATE=mujoco-$$version-simulate.tar.xz, or a sourced Jazzy's mujoco_vendor); the MuJoCo-in-ros2_control tests are skipped"; \
+			: > $(ROS_MUJOCO_ENV); exit 0; fi; \
+		case "$$(basename "$$bundle")" in mujoco-$$version-simulate.tar.xz) ;; \
+			*) echo "error: $$bundle is not MuJoCo $$version's simulate (the mujoco wheel of requirements.txt): one MuJoCo version throughout" >&2; exit 2;; esac; \
+		simulate=$$(cd "$$(dirname "$$bundle")" && pwd)/$$(basename "$$bundle"); fi; \
+	key=$$( { echo "$$stack $$version"; cat $$(ls "$$src"/* | sort) $$(find "$$shim" "$$simulate" -type f | sort); } | sha256sum | cut -c1-16); \
 	dir="$(ROS_MUJOCO_CACHE)/$$key"; mkdir -p "$$dir"; \
 	exec 9>"$$dir.lock"; flock 9; \
 	if [ -f "$$dir/.done" ]; then echo "mujoco_ros2_control: $$dir"; echo "$$dir/env.sh" > $(ROS_MUJOCO_ENV); exit 0; fi; \
@@ -160,13 +173,16 @@ ros-mujoco: ros-stack | $(STAMP)
 		else echo "note: not root: install $$missing for mujoco_ros2_control"; fi; fi; \
 	log="$$dir/build.log"; \
 	echo "building mujoco_ros2_control on the control stack into $$dir (once per machine; log: $$log)"; \
-	start=$$(date +%s); rm -rf "$$dir/src" "$$dir/build" "$$dir/install"; : > "$$log"; \
+	start=$$(date +%s); rm -rf "$$dir/src" "$$dir/simulate" "$$dir/build" "$$dir/install"; : > "$$log"; \
 	for t in "$$src"/*.tar.xz; do tar -xJf "$$t" -C "$$dir" $(MUJOCO_PACKAGES); done; cp -r "$$shim" "$$dir/src/"; \
+	mkdir -p "$$dir/simulate"; \
+	if [ -f "$$simulate" ]; then tar -xJf "$$simulate" -C "$$dir/simulate" --strip-components=1; \
+	else cp -r "$$simulate" "$$dir/simulate/simulate"; fi; \
 	( . "$$stack" && cd "$$dir" && MAKEFLAGS=-j2 nice -n 10 colcon build --base-paths src \
 		--packages-up-to mujoco_ros2_control --packages-ignore mujoco_3d_lidar --merge-install --install-base "$$dir/install" --build-base "$$dir/build" \
 		--executor sequential --event-handlers console_direct- console_cohesion+ --cmake-args -DBUILD_TESTING=OFF \
 		-DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$$(command -v python3)" -DCMAKE_CXX_STANDARD=17 \
-		-DMUJOCO_WHEEL_DIR="$${wheel#* }" "-DCMAKE_EXE_LINKER_FLAGS=-Wl,--as-needed -Wl,--allow-shlib-undefined" \
+		-DMUJOCO_WHEEL_DIR="$${wheel#* }" -DMUJOCO_SIMULATE_DIR="$$dir/simulate/simulate" "-DCMAKE_EXE_LINKER_FLAGS=-Wl,--as-needed -Wl,--allow-shlib-undefined" \
 		-DCMAKE_SHARED_LINKER_FLAGS=-Wl,--as-needed -DCMAKE_MODULE_LINKER_FLAGS=-Wl,--as-needed ) 2>&1 \
 		| $(BUILD_PROGRESS) || $(BUILD_FAILED); \
 	{ echo ". '$$stack'"; \

@@ -90,7 +90,7 @@ def test_the_documented_install_resolves_every_key_for_jazzy_on_noble(rosdep_env
     assert {"ros-jazzy-controller-manager", "ros-jazzy-joint-state-topic-hardware-interface",
             "ros-jazzy-joint-state-broadcaster", "ros-jazzy-forward-command-controller",
             "ros-jazzy-pid-controller", "ros-jazzy-gz-ros2-control", "ros-jazzy-mujoco-ros2-control"} <= apt
-    assert {"cantools", "rosbags"} <= pip
+    assert {"cantools", "rosbags", "mujoco"} <= pip  # python3-mujoco-pip: the MJCF of simulator:=mujoco
 
 
 @pytest.mark.parametrize("dockerfile", ["Dockerfile.robot", "Dockerfile.sim"])
@@ -101,3 +101,25 @@ def test_every_package_a_dockerfile_installs_is_one_rosdep_resolves(rosdep_env, 
     assert own_pip <= pip, f"{dockerfile} pip-installs {sorted(own_pip - pip)}, which rosdep does not resolve"
     if dockerfile == "Dockerfile.robot":  # no GUI or simulator on the robot computer
         assert "ros-jazzy-joint-state-topic-hardware-interface" in apt and "ros-jazzy-rviz2" not in apt
+
+
+def test_the_packages_docs_name_per_simulator_are_ones_the_documented_install_resolves(rosdep_env):
+    """docs/ros.md's table of what a Jazzy user installs per simulator names only packages that rosdep installs
+    from the package.xml keys (mujoco_vendor comes with mujoco_ros2_control), and pins the MuJoCo of the wheel."""
+    text = (REPO / "docs" / "ros.md").read_text()
+    table = text[text.index("**What a Jazzy user installs, per simulator.**"):]
+    table = table[:table.index("\n\n", table.index("| `simulator` |"))]
+    named = set(re.findall(r"`((?:ros-jazzy|python3)-[a-z0-9-]+)`", table)) - {
+        "ros-jazzy-mujoco-vendor", "ros-jazzy-ros-base", "python3-mujoco-pip"}
+    apt, pip = _resolve(_docs_command("rosdep install"), rosdep_env)
+    assert named and named <= apt, f"docs/ros.md names {sorted(named - apt)}, which rosdep does not install"
+    rows = [row.split("|")[1:4] for row in table.splitlines() if row.startswith("| `") and "`simulator`" not in row]
+    named_pip = {m for _, _, cell in rows for m in re.findall(r"^`(\w+)(?:==[\d.]+)?`", cell.strip())}
+    assert {"rosbags", "mujoco"} <= named_pip <= pip
+
+
+def test_the_sim_image_pins_the_mujoco_of_the_requirements():
+    """One MuJoCo: the Python mujoco that writes simulator:=mujoco's MJCF in the image is requirements.txt's."""
+    (pinned,) = re.findall(r"^mujoco==(\S+)", (REPO / "requirements.txt").read_text(), flags=re.M)
+    image = re.findall(r"pip3? install .*?mujoco==(\S+)", (REPO / "docker" / "Dockerfile.sim").read_text())
+    assert image == [pinned]

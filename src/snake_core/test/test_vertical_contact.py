@@ -7,6 +7,7 @@ import pytest
 
 from snake_core.gaits import make_gait
 from snake_core.robot import load_robot
+from snake_core.validation import ConfigError
 from snake_core.vertical import ContactParams, Terrain, build_model, contact_forces, initial_configuration
 
 K, D, MU, R = 550.0, 10.0, 0.6, 0.01
@@ -69,6 +70,25 @@ def test_box_side_pushes_back_and_top_carries(model):
     box_top = Terrain(None, np.array([[-0.1, head_x + 0.1, 0.0, 0.05 - R + 0.002]]))
     c = contact_forces(model, box_top, ContactParams(MU, K, D, R), q, np.zeros(model.n_q))
     assert c.n_active == 2 * model.n_links + 1 and np.all(c.nz == 1.0)
+
+
+@pytest.mark.parametrize("radius", [0.0, -0.01])
+def test_a_contact_radius_that_would_remove_every_box_contact_is_refused_naming_the_field(radius):
+    """r_c = 0 leaves each point a disc of radius 0, which no box face catches (the robot would drive through the
+    box): ``contact.threshold`` must be > 0."""
+    with pytest.raises(ConfigError, match=r"contact\.threshold = .* is invalid: .*> 0"):
+        ContactParams(MU, K, D, radius)
+
+
+def test_a_small_contact_radius_still_stops_a_point_inside_a_box(model):
+    """The smallest radius keeps the box solid: a point whose centre is inside the box is pushed out through the
+    nearest face (−x here) by ℓ times its depth plus r_c."""
+    q = initial_configuration(model, 0.0, 0.05)
+    head_x = model.robot.total_length
+    r = 1e-6
+    box = Terrain(None, np.array([[head_x - 0.003, head_x + 0.2, 0.0, 0.2]]))
+    c = contact_forces(model, box, ContactParams(MU, K, D, r), q, np.zeros(model.n_q))
+    assert c.n_active == 1 and c.nx[0] == -1.0 and c.f_normal[0] == pytest.approx(K * (0.003 + r))
 
 
 def test_contact_linearisation_matches_finite_differences(model):

@@ -1,6 +1,6 @@
-"""The asymmetries of the 3-D worlds (world.tether, world.box_yaw_deg, world.box_friction) act in MuJoCo and DART as
-stated, the Wilson interval is statsmodels', and the roll-over section's fast mode runs end to end with sentences
-that follow its numbers."""
+"""The asymmetries of the 3-D worlds (world.tether, world.box_yaw_deg, world.box_friction, world.side_friction) act in
+MuJoCo and DART as stated, the Wilson interval is statsmodels', and the roll-over section's fast mode runs end to end
+with sentences that follow its numbers."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from snake_sim.core import worldgen
 from snake_sim.core.models import run_world, runtime_for
 from snake_sim.core.scenario import load_scenario
 from snake_sim.core.world import load_world
+from snake_sim.engines import engine3d
 from snake_sim.engines.dart import runtime as drt
 from snake_sim.engines.mujoco import model as mm
 from snake_sim.engines.mujoco import runtime as rt
@@ -90,6 +91,55 @@ def test_box_yaw_and_box_friction_are_in_the_built_models():
     yaw = math.radians(10.0)
     assert rotation == pytest.approx(np.array([[math.cos(yaw), -math.sin(yaw), 0], [math.sin(yaw), math.cos(yaw), 0],
                                                [0, 0, 1]]), abs=1e-12)
+
+
+def _box_contacts(setup: rt.MujocoSetup, tail_tip: tuple[float, float, float]) -> list[tuple[float, float]]:
+    """(μ, |n_z|) of each contact of the straight robot placed at ``tail_tip`` with a box geom."""
+    model, data = setup.model, setup.model.create_data()
+    mm.place(model, data, tail_tip)
+    mujoco.mj_forward(model.mj, data.mj)
+    m, d = model.mj, data.mj
+    return [(float(c.friction[0]), abs(float(c.frame[2]))) for c in d.contact[:d.ncon]
+            if m.geom(c.geom1).name.startswith("box_") or m.geom(c.geom2).name.startswith("box_")]
+
+
+def test_face_friction_in_3d_is_the_faces_and_the_top_keeps_its_own():
+    """world.side_friction = 0.1 on 002's §7.4 box (0.82 top plate): a module pressed against the near face touches
+    it with μ 0.1 (horizontal normal), a module lying on the box touches the plate with μ 0.82 (vertical normal);
+    without it, the face has the world file's 0.6. The box keeps its outer shape; DART's box carries the same μ."""
+    scenario = ["world.side_friction=0.1", *STILL]
+    setup = rt.build(load_scenario("exp74-open-loop-obstacle-3d", scenario))
+    plain = rt.build(load_scenario("exp74-open-loop-obstacle-3d", list(STILL)))
+    boxes = engine3d.world(load_scenario("exp74-open-loop-obstacle-3d", scenario)).static_boxes
+    assert {b.side_friction for b in boxes} == {0.1}
+    box, plate = min(boxes, key=lambda b: b.top), max(boxes, key=lambda b: b.top)
+    half_width, length = 0.5 * setup.robot.module_width, setup.robot.total_length
+    against_face = (box.x_min - length + 0.002, 0.0, box.top - 0.003 - half_width)  # the module's top below the slab
+    on_top = (plate.x_min + 0.01, 0.0, plate.top + half_width - 0.0005)
+    face, top = _box_contacts(setup, against_face), _box_contacts(setup, on_top)
+    assert face and all(mu == pytest.approx(0.1) and nz < 0.1 for mu, nz in face)
+    assert top and all(mu == pytest.approx(0.82) and nz > 0.9 for mu, nz in top)
+    assert [mu for mu, _ in _box_contacts(plain, against_face)] == pytest.approx([0.6] * len(face))
+    m, m0 = setup.model.mj, plain.model.mj
+    tops = [max(m.geom_pos[g, 2] + m.geom_size[g, 2] for g in range(m.ngeom) if m.geom(g).name.startswith(name))
+            for name in ("box_0", "box_1")]
+    assert tops == pytest.approx([max(m0.geom_pos[g, 2] + m0.geom_size[g, 2] for g in range(m0.ngeom)
+                                      if m0.geom(g).name.startswith(name)) for name in ("box_0", "box_1")], abs=1e-12)
+    try:
+        dart = drt.build(load_scenario("exp74-open-loop-obstacle-3d", ["model=dart", *scenario]))
+    except ConfigError as exc:  # no g++ / libsdformat here
+        pytest.skip(str(exc))
+    skeleton = dart.model.create_data().world.getSkeleton("world")
+    body = skeleton.getBodyNode(next(f"box_{k}_{b.name}" for k, b in enumerate(boxes) if b is box))
+    mus = sorted(body.getShapeNode(i).getDynamicsAspect().getFrictionCoeff() for i in range(body.getNumShapeNodes()))
+    assert mus == pytest.approx([0.1])  # under the plate: faces only
+
+
+@pytest.mark.parametrize("module", [rt, drt])
+def test_face_friction_out_of_range_is_one_error_naming_the_field(module):
+    extra = ["model=dart"] if module is drt else []
+    with pytest.raises(ConfigError, match=r"world\.side_friction = 7 is invalid"):
+        module.build(load_scenario("tsc-obstacle-3d", [*extra, "world.side_friction=7"]))
 
 
 def test_every_level_of_the_unknowns_is_a_valid_scenario_on_its_world():

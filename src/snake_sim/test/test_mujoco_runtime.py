@@ -34,7 +34,7 @@ def test_every_sea_controller_mode_runs_on_the_3d_model(mode):
     assert fields["com_offset"] == [0.0, 0.0, 0.0]
     assert fields["numerics"] == {"time_step": 0.002, "friction": 0.6, "solref": [0.02, 1.0],
                                   "solimp": [0.9, 0.95, 0.001, 0.5, 2.0], "cone": "elliptic", "solver": "Newton",
-                                  "integrator": "discrete", "gravity": 9.81}
+                                  "integrator": "implicitfast", "gravity": 9.81}
     assert fields["perturbation"] == {"roll_deg": 2.0, "lateral_offset": 0.0, "joint_noise_deg": 1.0, "seed": 0}
 
 

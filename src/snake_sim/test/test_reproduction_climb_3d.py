@@ -138,3 +138,15 @@ def test_the_settings_in_the_text_follow_the_runs_durations_steps_and_contact():
                                                for r in _results().engines))
     assert "the shipped vertical scenarios, h = 0.5 ms" in m.render(halved)
     assert "2.5×" not in text and "`make bench`" in text
+
+
+def test_a_climb_or_roll_that_the_half_step_does_not_repeat_is_shown_inconclusive_not_no():
+    """A run that does not climb at h but climbs at h/2 (or rolls over at one step only) is *inconclusive* in the
+    tables, with both verdicts, never *no*."""
+    flip = _with(_results(), "mujoco", "open loop", "obstacle", climbed=False, time_to_climb_s=None,
+                 half_climbed=True, half_time_to_climb_s=34.8, verdicts_unchanged=False)
+    text = m.render(flip)
+    assert "*inconclusive* (h: no, h/2: 34.8 s)" in text
+    rolls = _with(_results(), "mujoco", "TSC K_tau = 0", "stairs", rolled_over=False, half_rolled_over=True,
+                  verdicts_unchanged=False)
+    assert "*inconclusive* (h: no, h/2: yes)" in m.render(rolls)

@@ -65,7 +65,7 @@ def _pedal_fixture(**changes) -> pw.PedalWaveResults:
                          contact_threshold=0.005, frequency=3.0, amplitude=0.5, spring_stiffness=1.74,
                          link_mass=0.15, half_length=0.06, reflected_inertia=0.01)
     base = pw.PedalWaveResults(False, 10.0, 0.001, setting, table, table, table, 0.003, -0.003, 0.003,
-                               (0.01, 0.011), 2.0, (0.1,) * 5, (0.2,) * 5, 0.99, 0.9, 0.01, 0.3)
+                               (0.01, 0.011), 2.0, (0.1,) * 5, (0.2,) * 5, 0.99, 0.9, 0.01, 0.3, {})
     return replace(base, **changes)
 
 
@@ -88,6 +88,22 @@ def test_pedal_wave_ratio_verdict_is_the_order_of_magnitude_and_its_numbers_foll
     assert "**yes** (ratios 0.10" in pw.render(replace(fixture, speed=tuple(map(tuple, speed))))
     speed[0][0] = 0.99 * pw.TABLE_S[0][0] / 100 / pw.ORDER_OF_MAGNITUDE  # just outside
     assert "**NO** (ratios 0.10" in pw.render(replace(fixture, speed=tuple(map(tuple, speed))))
+
+
+def test_table_5_2_in_3d_sits_beside_002s_columns_with_its_half_step_check():
+    """Each 3-D engine's grid is compared with 002's measured speeds (E), said rising or not, and converged only
+    where every speed moves by at most the step check's tolerance at h/2."""
+    e = tuple(tuple(v / 100 for v in row) for row in pw.TABLE_E)
+    mujoco = pw.Grid3d(0.002, e, tuple(tuple(1.01 * v for v in row) for row in e))
+    dart = pw.Grid3d(0.001, tuple(tuple(0.5 * v for v in row) for row in e), tuple(tuple(0.6 * v for v in row)
+                                                                                   for row in e))
+    text = pw.render(_pedal_fixture(grids_3d={"mujoco": mujoco, "dart": dart}))
+    assert "### Table 5.2 in 3-D" in text and "MuJoCo at h = 2 ms, DART at h = 1 ms" in text
+    assert "- MuJoCo: 1.00–1.00 × 002's measured speeds (E); speed rises strictly with A for every φ: **yes**; " \
+           "largest change at h/2 1.0 % (converged)." in text
+    assert "- DART: 0.50–0.50 × 002's measured speeds (E)" in text and "20.0 % (**not converged**" in text
+    assert "| (−2π − 0.4)/5 | 0.95 | 3.10 (3.13) | 1.55 (1.86) | 1.9 | 3.1 |" in text  # φ row 1, A = π/6
+    assert "### Table 5.2 in 3-D" not in pw.render(_pedal_fixture())
 
 
 def test_angles_are_written_as_fractions_of_pi_only_when_they_are_one():

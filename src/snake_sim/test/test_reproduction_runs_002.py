@@ -171,6 +171,23 @@ def test_the_claims_table_scores_outcomes_that_stand_at_half_the_step():
     assert climbs.endswith("| holds (1/1) | holds (3/3) | holds (1/1) |")
 
 
+def test_a_claim_that_no_run_meets_is_inconclusive_when_the_step_decides_a_verdict():
+    """§7.4 open loop rolled over on the robot: MuJoCo's runs do not roll over at h; seed 0 rolls over at h/2. No
+    run meets the claim, but one verdict flips with the step: *inconclusive*, never *no*; DART's converged
+    non-roll stays *no*."""
+    results = _results()
+    runs = list(results.runs)
+    for i, r in enumerate(runs):
+        if r.experiment == "§7.4" and r.controller == "open loop" and r.run.model == "mujoco" and r.run.seed == 0:
+            runs[i] = replace(r, run=replace(r.run, climbed=False, half_climbed=False, rolled_over=False,
+                                              half_rolled_over=True, verdicts_unchanged=False))
+        elif r.experiment == "§7.4" and r.controller == "open loop" and r.run.model != "vertical":
+            runs[i] = replace(r, run=replace(r.run, climbed=False, half_climbed=False))
+    text = m.render(replace(results, runs=tuple(runs)))
+    row = next(s for s in text.splitlines() if s.startswith("| §7.4 | open loop | rolls over |"))
+    assert row.endswith("| inconclusive (0/3) | no (0/1) |")
+
+
 def test_results_round_trip_and_render_every_part():
     results = _results()
     assert from_json(m.Results, to_json(results)) == results

@@ -67,7 +67,7 @@ class ContactParams:
         non_negative(self.friction, "contact.friction")
         positive(self.stiffness, "contact.stiffness")
         non_negative(self.damping, "contact.damping")
-        non_negative(self.threshold, "contact.threshold")
+        positive(self.threshold, "contact.threshold")  # r_c = 0: no disc, a box's faces catch no point
         positive(self.slip_velocity, "contact.slip_velocity")
 
 

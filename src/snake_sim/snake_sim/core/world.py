@@ -30,6 +30,7 @@ class Box:
     size: tuple[float, float, float]
     yaw: float = 0.0
     friction: float | None = None  # μ of its faces (SDF <surface><friction><ode><mu>); None: not given
+    side_friction: float | None = None  # μ of its vertical faces if not ``friction`` (a study's world.side_friction)
 
     @property
     def x_min(self) -> float:
@@ -70,6 +71,13 @@ class World:
     ground_height: float | None  # z of the ground plane, None if the world has none
     boxes: tuple[Box, ...]
     static_boxes: tuple[Box, ...]  # the boxes of static models (obstacles, steps)
+
+    def covered(self, box: Box, tol: float = 1e-9) -> bool:
+        """Another static box lies on ``box`` with its footprint (a top plate of another material,
+        ``snake_sim.core.worldgen``): ``box``'s top is not a surface."""
+        return any(o is not box and abs(o.bottom - box.top) < tol and abs(o.x_min - box.x_min) < tol
+                   and abs(o.x_max - box.x_max) < tol and abs(o.y_min - box.y_min) < tol
+                   and abs(o.y_max - box.y_max) < tol for o in self.static_boxes)
 
     def box(self, name: str) -> Box:
         for b in self.boxes:

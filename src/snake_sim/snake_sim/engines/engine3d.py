@@ -12,6 +12,7 @@ Scenario sections read here::
     world:   {file: stairs, start_x: 0.0,        # tail tip x at t = 0 [m]
               box_yaw_deg: 0.0,                  # every static box turned about z through its centre [deg]
               box_friction: null,                # μ of every static box's faces (null: the world file's)
+              side_friction: null,               # μ of every static box's vertical faces (null: as its top)
               tether: {force: 0.0, yaw_deg: 180.0, pitch_deg: 0.0}}   # a constant pull at the tail tip
 
 ``joint_twist_deg`` and ``com_offset`` are asymmetries of the built robot that 002 names as causes of its
@@ -26,6 +27,11 @@ the tail tip (``link_1``'s frame origin, where the slip ring is), in the world d
 from +x towards +y and elevation ``pitch_deg`` above the horizontal (default 180°, 0°: straight back along −x,
 a cable trailing behind the robot; 90° pulls towards +y). ``box_friction`` replaces the μ of every static box
 (002 §6.4's top plate of another material, on every face here), for studies of a value 002 does not print.
+``side_friction`` replaces the μ of every static box's vertical faces only, as the vertical model's
+``world.side_friction``: each box is then two collision boxes (:func:`box_parts`), its top :data:`TOP_SLAB` with
+the top's μ (the world file's, or ``box_friction``) and the rest with ``side_friction``; the geometry is the
+box's, and the top μ reaches 1 mm down the faces (where the vertical model blends the two round the edge). A box
+under a top plate is all faces, and the plate's rim below its own slab too (as the vertical model joins them).
 """
 
 from __future__ import annotations
@@ -46,9 +52,11 @@ from ..analysis.rollover import Perturbation, module_roll, roll_over
 from ..core.runlog import RunLog
 from ..core.scenario import Scenario
 from ..core.sea_loop import JOINT_SIGNALS, Reading, record_joints
-from ..core.world import World, load_world
+from ..core.world import Box, World, load_world
 
-WORLD_FIELDS = ("file", "start_x", "box_yaw_deg", "box_friction", "tether")
+WORLD_FIELDS = ("file", "start_x", "box_yaw_deg", "box_friction", "side_friction", "tether")
+#: Thickness of the top slab that keeps a box's top μ when its vertical faces have another [m].
+TOP_SLAB = 1e-3
 TETHER_FIELDS = ("force", "yaw_deg", "pitch_deg")
 #: Largest ``world.box_yaw_deg`` [deg] and tether force [N] a scenario may set.
 MAX_BOX_YAW_DEG = 45.0
@@ -185,28 +193,56 @@ def tether_from(section: Any, source: str | None = None) -> Tether:
                          high=90.0))
 
 
-def adjusted_boxes(world: World, yaw: float = 0.0, friction: float | None = None) -> World:
+def adjusted_boxes(world: World, yaw: float = 0.0, friction: float | None = None,
+                   side_friction: float | None = None) -> World:
     """``world`` with every static box turned by ``yaw`` [rad] about the vertical through its centre and, unless
-    ``friction`` is None, of μ ``friction``."""
-    if yaw == 0.0 and friction is None:
+    None, of μ ``friction`` and of μ ``side_friction`` on its vertical faces."""
+    if yaw == 0.0 and friction is None and side_friction is None:
         return world
-    turned = {b: replace(b, yaw=b.yaw + yaw, friction=b.friction if friction is None else friction)
-              for b in world.static_boxes}
+    turned = {b: replace(b, yaw=b.yaw + yaw, friction=b.friction if friction is None else friction,
+                         side_friction=side_friction) for b in world.static_boxes}
     return replace(world, boxes=tuple(turned.get(b, b) for b in world.boxes),
                    static_boxes=tuple(turned[b] for b in world.static_boxes))
 
 
 def world_and_start(scenario: Scenario) -> tuple[World, float, Tether]:
-    """The ``world:`` section of a 3-D run: the world (its boxes turned by ``box_yaw_deg``, of μ ``box_friction``),
-    the tail tip's x at t = 0 [m] and the tether's pull."""
+    """The ``world:`` section of a 3-D run: the world (its boxes turned by ``box_yaw_deg``, of μ ``box_friction``,
+    their vertical faces of μ ``side_friction``), the tail tip's x at t = 0 [m] and the tether's pull."""
     section, src = scenario.section("world"), scenario.source
     reject_unknown(section, WORLD_FIELDS, "world", src)
     yaw = number(section.get("box_yaw_deg", 0.0), "world.box_yaw_deg", src, low=-MAX_BOX_YAW_DEG,
                  high=MAX_BOX_YAW_DEG)
-    mu = section.get("box_friction")
+    mu, side = (section.get(f) for f in ("box_friction", "side_friction"))
     mu = None if mu is None else number(mu, "world.box_friction", src, low=0.0, high=5.0)
-    return (adjusted_boxes(load_world(section["file"]), np.radians(yaw), mu),
+    side = None if side is None else number(side, "world.side_friction", src, low=0.0, high=5.0)
+    return (adjusted_boxes(load_world(section["file"]), np.radians(yaw), mu, side),
             number(section.get("start_x", 0.0), "world.start_x", src), tether_from(section.get("tether"), src))
+
+
+@dataclass(frozen=True)
+class BoxPart:
+    """One collision box of a static box in a 3-D engine: centre and full size in the world frame [m], μ."""
+
+    center: tuple[float, float, float]
+    size: tuple[float, float, float]
+    mu: float
+
+
+def box_parts(box: Box, default_mu: float, covered: bool = False) -> tuple[BoxPart, ...]:
+    """The collision boxes of ``box``: the box itself with its μ (``default_mu`` where the world file gives none)
+    or, when its vertical faces have another μ (``side_friction``), a body of that μ under a top slab of
+    :data:`TOP_SLAB` (at most half the box) with the top's μ; same footprint, same yaw, same outer shape. A
+    ``covered`` box (a top plate lies on it: :meth:`~snake_sim.core.world.World.covered`) is all faces."""
+    mu = default_mu if box.friction is None else box.friction
+    if box.side_friction is None:
+        return (BoxPart(box.center, box.size, mu),)
+    if covered:
+        return (BoxPart(box.center, box.size, box.side_friction),)
+    slab = min(TOP_SLAB, 0.5 * box.size[2])
+    x, y, z = box.center
+    sx, sy, sz = box.size
+    return (BoxPart((x, y, z - 0.5 * slab), (sx, sy, sz - slab), box.side_friction),
+            BoxPart((x, y, box.top - 0.5 * slab), (sx, sy, slab), mu))
 
 
 def world(scenario: Scenario) -> World:

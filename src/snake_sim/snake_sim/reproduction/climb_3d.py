@@ -154,13 +154,20 @@ def _pct(change: float | None) -> str:
 def _climb(r: Climb3dRun) -> str:
     if r.climbed is None:
         return "–"
-    return f"{r.time_to_climb_s:.1f} s" if r.climbed else "no"
+    text = f"{r.time_to_climb_s:.1f} s" if r.climbed else "no"
+    if r.half_climbed is not None and r.half_climbed != r.climbed:  # a verdict the step makes is no verdict
+        half = f"{r.half_time_to_climb_s:.1f} s" if r.half_climbed else "no"
+        return f"*inconclusive* (h: {text}, h/2: {half})"
+    return text
 
 
 def _roll(r: Climb3dRun) -> str:
     if r.rolled_over is None:
         return "–"
-    return f"{r.time_of_roll_over_s:.1f} s" if r.rolled_over else "no"
+    text = f"{r.time_of_roll_over_s:.1f} s" if r.rolled_over else "no"
+    if r.half_rolled_over is not None and r.half_rolled_over != r.rolled_over:
+        return f"*inconclusive* (h: {text}, h/2: {'yes' if r.half_rolled_over else 'no'})"
+    return text
 
 
 def _reference(ref: ReferenceCheck) -> list[str]:

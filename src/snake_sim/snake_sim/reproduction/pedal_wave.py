@@ -1,7 +1,9 @@
 """002 ch. 5: pedal wave on flat ground — Table 5.2, direction, friction (§5.5), torques (Figs. 5.4, 5.6).
 
-The plan is the 27 runs of the speed grids and 5 others, tasks of the sweep engine (:mod:`snake_sim.studies.grid`);
-each returns its speed and torque statistics (:func:`measure`, on the worker).
+The plan is the 27 runs of the vertical model's speed grids and 5 others, and Table 5.2's nine gaits in each 3-D
+engine (MuJoCo, DART) at the engine's step and at half of it, tasks of the sweep engine
+(:mod:`snake_sim.studies.grid`); each returns its speed (and, in the vertical model, its torque statistics:
+:func:`measure`, on the worker).
 """
 
 from __future__ import annotations
@@ -14,10 +16,13 @@ from typing import Any
 import numpy as np
 
 from snake_core.vertical.model import GRAVITY
+from snake_sim.analysis.step_check import TOLERANCE, relative_change
+from snake_sim.core.models import runtime_for
 from snake_sim.core.runlog import RunLog
 from snake_sim.core.scenario import load_scenario
 from snake_sim.engines.vertical.runtime import build, run_scenario
 from snake_sim.reproduction.results import pi_text
+from snake_sim.studies.engines import DART_TIME_STEP
 from snake_sim.studies.grid import fields, require
 from snake_sim.studies.sweep import Cell
 
@@ -58,6 +63,11 @@ NO_SLIP_FRICTION = 2.0
 #: A = π/3 (5 ms, the scenario default checked by `make bench` at A = π/6, is ~8 % off at A = π/3).
 STEP = 0.001
 FAST_DURATION = 2.0  # [s] runs of fast mode (smoke tests)
+#: Table 5.2 in 3-D: the reference gait's 3-D twin (the robot as built, 002 Table 5.1's contact μ_c) in each engine,
+#: at the engine's step (MuJoCo: the scenario's; DART: Gazebo's) and at half of it.
+SCENARIO_3D = "open-loop-flat-3d"
+ENGINES_3D: dict[str, tuple[str, ...]] = {"mujoco": (), "dart": ("model=dart", f"sim.time_step={DART_TIME_STEP!r}")}
+ENGINE_NAMES_3D = {"mujoco": "MuJoCo", "dart": "DART"}
 
 
 def correlation(x: np.ndarray, y: np.ndarray) -> float:
@@ -87,6 +97,15 @@ class Setting:
 
 
 @dataclass(frozen=True)
+class Grid3d:
+    """Table 5.2's speeds in a 3-D engine [m/s] (rows φ of PHASES, columns A of AMPLITUDES) at its step h and h/2."""
+
+    time_step: float  # h [s]
+    speed: tuple[tuple[float, ...], ...]
+    half_step_speed: tuple[tuple[float, ...], ...]
+
+
+@dataclass(frozen=True)
 class PedalWaveResults:
     """Speeds of every run [m/s] (grids: rows φ of PHASES, columns A of AMPLITUDES) and the torque statistics."""
 
@@ -108,6 +127,7 @@ class PedalWaveResults:
     correlation_reflected: float  # the same, 𝕊_3 = n² J_r
     misfit_own: float  # rms(U − K(β − α)) / rms(τ)
     misfit_reflected: float
+    grids_3d: dict[str, Grid3d]  # Table 5.2 in each 3-D engine, by model
 
 
 #: The section's results type (reproduction.document loads stored results as it).
@@ -129,9 +149,11 @@ def _cell(overrides: list[str], duration: float) -> Cell:
 
 
 def measure(cell: Cell, out: Path | None = None) -> dict[str, Any]:
-    """The sweep engine's measure of a run (on the worker): its speed and the torque statistics after the start-up
-    transient (t ≥ min(2 s, half the run)); ``out`` unused."""
+    """The sweep engine's measure of a run (on the worker): its speed and, in the vertical model, the torque
+    statistics after the start-up transient (t ≥ min(2 s, half the run)); ``out`` unused."""
     scenario = load_scenario(cell.scenario, cell.overrides)
+    if scenario.model != "vertical":
+        return {"speed": speed(runtime_for(scenario.model).run_scenario(scenario))}
     log = run_scenario(scenario)
     skip = log.t >= min(2.0, scenario.duration / 2)
     return {"speed": speed(log), "torque_from": float(log.t[skip][0]),
@@ -165,6 +187,20 @@ def _grid_cells(duration: float) -> list[list[list[Cell]]]:
             for extra in ([], [rigid], [rigid, f"contact.friction={NO_SLIP_FRICTION}"])]
 
 
+def _grid_3d_cells(engine: str, duration: float) -> list[list[tuple[Cell, Cell]]]:
+    """[φ][A]: Table 5.2's gaits in a 3-D engine, each at the engine's step and at half of it."""
+    extra = ENGINES_3D[engine]
+    h = load_scenario(SCENARIO_3D, list(extra)).time_step
+    cells = []
+    for _, phase in PHASES:
+        row = []
+        for _, amplitude in AMPLITUDES:
+            over = (*extra, f"gait.amplitude={amplitude}", f"gait.phase_shift={phase}", f"sim.duration={duration}")
+            row.append((Cell(SCENARIO_3D, over), Cell(SCENARIO_3D, (*over, f"sim.time_step={0.5 * h!r}"))))
+        cells.append(row)
+    return cells
+
+
 def _misfit(log: RunLog, skip: np.ndarray) -> float:
     """rms(U − K(β − α)) / rms(τ): the scale-sensitive counterpart of R."""
     return float(np.sqrt(np.mean((log.motor_torque[skip] + log.tau[skip]) ** 2) / np.mean(log.tau[skip] ** 2)))
@@ -176,11 +212,16 @@ def _duration(fast: bool) -> float:
 
 def plan(fast: bool = False) -> dict[str, Cell]:
     """Table 5.2's nine gaits (SEA ``sea i j``, near-rigid ``rigid i j``, near-rigid without slip ``no_slip i j``;
-    i the row φ, j the column A), the reference gait, φ reversed, the reflected rotor inertia and the two frictions
+    i the row φ, j the column A; in each 3-D engine ``<engine> i j`` and at half its step ``<engine> i j half``),
+    the reference gait, φ reversed, the reflected rotor inertia and the two frictions
     of §5.5 (``mu0.40``, ``mu0.82``)."""
     duration = _duration(fast)
     runs = {f"{grid} {i} {j}": cell for grid, rows in zip(GRIDS, _grid_cells(duration), strict=True)
             for i, row in enumerate(rows) for j, cell in enumerate(row)}
+    for engine in () if fast else ENGINES_3D:  # fast mode: the vertical model only
+        for i, row in enumerate(_grid_3d_cells(engine, duration)):
+            for j, (cell, half) in enumerate(row):
+                runs[f"{engine} {i} {j}"], runs[f"{engine} {i} {j} half"] = cell, half
     runs.update({key: _cell(overrides, duration) for key, overrides in (
         ("ref", []), ("reversed", ["gait.phase_shift=2*pi/5"]), ("reflected", ["robot.rotor_inertia_model=reflected"]),
         *((f"mu{mu:.2f}", [*FRICTION_CASE, f"contact.friction={mu:.2f}"]) for mu in FRICTIONS_002))})
@@ -195,13 +236,17 @@ def assemble(fast: bool, plan: dict[str, Cell], rows: dict[str, dict[str, Any]])
                                  for i in range(len(PHASES))) for grid in GRIDS)
     ref, refl = got["ref"], got["reflected"]
     duration = _duration(fast)
+    grids_3d = {engine: Grid3d(load_scenario(SCENARIO_3D, list(ENGINES_3D[engine])).time_step,
+                               *(tuple(tuple(got[f"{engine} {i} {j}{half}"]["speed"] for j in range(len(AMPLITUDES)))
+                                       for i in range(len(PHASES))) for half in ("", " half")))
+                for engine in ENGINES_3D if f"{engine} 0 0" in got}
     return PedalWaveResults(
         fast=fast, duration=duration, time_step=_step(duration), setting=_setting(), speed=ours, rigid=rigid,
         no_slip=noslip, reference_speed=ref["speed"], reversed_speed=got["reversed"]["speed"],
         reflected_speed=refl["speed"], friction_speeds=tuple(got[f"mu{mu:.2f}"]["speed"] for mu in FRICTIONS_002),
         torque_from=ref["torque_from"], torque_rms=tuple(ref["torque_rms"]), torque_peak=tuple(ref["torque_peak"]),
         correlation_own=ref["correlation"], correlation_reflected=refl["correlation"], misfit_own=ref["misfit"],
-        misfit_reflected=refl["misfit"])
+        misfit_reflected=refl["misfit"], grids_3d=grids_3d)
 
 
 def render(r: PedalWaveResults) -> str:
@@ -214,7 +259,7 @@ def render(r: PedalWaveResults) -> str:
              f"{r.duration:g} s per run, rotor read as in 002 (4.36) (𝕊_3 = J_r) unless said otherwise, linearly "
              f"implicit Euler at {r.time_step * 1000:g} ms. Speeds: centre of mass, signed along +x (head first)."
              + (" **fast mode: short runs, numbers not for the docs.**" if r.fast else "")]
-    return "\n".join([*lines, *_table_5_2(r), *_gap(r), *_friction(r), *_torques(r)]) + "\n"
+    return "\n".join([*lines, *_table_5_2(r), *_table_5_2_3d(r), *_gap(r), *_friction(r), *_torques(r)]) + "\n"
 
 
 def _table_5_2(r: PedalWaveResults) -> list[str]:
@@ -243,6 +288,47 @@ def _table_5_2(r: PedalWaveResults) -> list[str]:
             f"{100 * forward:+.2f} cm/s; with φ = +2π/5 it moves {_way(backward)} at {100 * backward:+.2f} cm/s "
             + ("(it moves the way the wave travels along the body and reverses with the sign of φ)." if follows else
                "(it does not move the way the wave travels along the body in both cases).")]
+
+
+def _table_5_2_3d(r: PedalWaveResults) -> list[str]:
+    """Table 5.2 in the 3-D engines beside the vertical plane and 002's S and E columns, each speed step-checked."""
+    if not r.grids_3d:
+        return []
+    engines = [e for e in ENGINES_3D if e in r.grids_3d]
+    lines = ["", "### Table 5.2 in 3-D: average speed [cm/s]", "",
+             f"The same nine gaits on `{SCENARIO_3D}` (the robot as built, μ_c = {r.setting.friction:g}, "
+             f"{r.duration:g} s) in each 3-D engine: "
+             + ", ".join(f"{ENGINE_NAMES_3D[e]} at h = {1e3 * r.grids_3d[e].time_step:g} ms" for e in engines)
+             + f", each speed also at h/2 (*h/2* in brackets; converged where they differ by at most "
+               f"{100 * TOLERANCE:g} %). 002's S column is its simulation (Table 5.1's parameters), its E column "
+               "the robot: the 3-D engines model the robot as built, so E is the column they compare with.", "",
+             "| φ \\ A | " + " | ".join(f"{a} {name}" for a, _ in AMPLITUDES
+                                        for name in ("vertical", *(ENGINE_NAMES_3D[e] for e in engines), "002 S",
+                                                     "002 E")) + " |",
+             "|---|" + "---|" * (len(AMPLITUDES) * (3 + len(engines)))]
+    worst = {e: 0.0 for e in engines}
+    for i, (pl, _) in enumerate(PHASES):
+        cells = []
+        for j in range(len(AMPLITUDES)):
+            cells.append(f"{100 * r.speed[i][j]:.2f}")
+            for e in engines:
+                g = r.grids_3d[e]
+                change = relative_change(g.half_step_speed[i][j], g.speed[i][j])
+                worst[e] = max(worst[e], abs(change) if change is not None else math.inf)
+                cells.append(f"{100 * g.speed[i][j]:.2f} ({100 * g.half_step_speed[i][j]:.2f})")
+            cells += [f"{TABLE_S[i][j]}", f"{TABLE_E[i][j]}"]
+        lines.append(f"| {pl} | " + " | ".join(cells) + " |")
+    lines.append("")
+    e_cm = np.array(TABLE_E)
+    for e in engines:
+        ratio = 100 * np.array(r.grids_3d[e].speed) / e_cm
+        rises = all(np.all(np.diff(row) > 0) for row in r.grids_3d[e].speed)
+        lines.append(f"- {ENGINE_NAMES_3D[e]}: {ratio.min():.2f}–{ratio.max():.2f} × 002's measured speeds (E); "
+                     f"speed rises strictly with A for every φ: **{'yes' if rises else 'no'}**; largest change at "
+                     f"h/2 {100 * worst[e]:.1f} % ("
+                     + ("converged" if worst[e] <= TOLERANCE else "**not converged**: these speeds are no evidence")
+                     + ").")
+    return lines
 
 
 def _way(speed_mps: float) -> str:

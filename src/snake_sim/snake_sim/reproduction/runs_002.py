@@ -423,8 +423,9 @@ def _claims(results: Results) -> list[str]:
     lines = ["### 002's claims, verdict per engine", "",
              "Each of 002's rows against the runs above (the scenarios' plate): the runs whose outcome (climbs; "
              "fails: stuck or rolled over; rolls over) is 002's at h and at h/2, of all runs. *Holds*: every run; "
-             "*partly*: some; *no*: none. The vertical plane cannot roll over: there a roll-over of 002's is "
-             "scored as a failure.", "",
+             "*partly*: some; *no*: none, and every run's verdict stands at h/2; *inconclusive*: none, and some "
+             "run's verdict changes between h and h/2 (the step decides it, not the model). The vertical plane "
+             "cannot roll over: there a roll-over of 002's is scored as a failure.", "",
              "| section | controller | 002 | " + " | ".join(ENGINE_NAMES[e] for e in ENGINES) + " |",
              "|---|---|---|" + "---|" * len(ENGINES)]
     for row in _rows():
@@ -433,7 +434,9 @@ def _claims(results: Results) -> list[str]:
             runs = _select(results, row.experiment, row.controller, e)
             expected = "fails" if e == "vertical" and row.outcome_002 == "rolls over" else row.outcome_002
             k = sum(matches(r, expected) for r in runs)
-            word = "not run" if not runs else ("holds" if k == len(runs) else ("partly" if k else "no"))
+            flips = any(not r.run.verdicts_unchanged for r in runs)
+            word = "not run" if not runs else ("holds" if k == len(runs) else
+                                               ("partly" if k else ("inconclusive" if flips else "no")))
             cells.append(word if not runs else f"{word} ({k}/{len(runs)})")
         lines.append(f"| {row.experiment} | {row.controller} | {row.outcome_002} | " + " | ".join(cells) + " |")
     return [*lines, ""]

@@ -38,7 +38,7 @@ from snake_core.robot import RobotParams
 from snake_core.validation import ConfigError
 
 from ...core.world import World
-from ..engine3d import EngineModel, Layout
+from ..engine3d import EngineModel, Layout, box_parts
 from .sdf import SDF_DEFAULT_MU, SdfCollision, SdfModel
 from .settings import MAX_CONTACTS_TOTAL, Settings
 
@@ -195,12 +195,13 @@ def _world_skeleton(world: World) -> dart.dynamics.Skeleton:
     for k, b in enumerate(world.static_boxes):
         _, body = skel.createWeldJointAndBodyNodePair()
         body.setName(f"box_{k}_{b.name}")
-        pose = np.eye(4)
         c, s = math.cos(b.yaw), math.sin(b.yaw)
-        pose[:3, :3] = [[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]
-        pose[:3, 3] = b.center
-        mu = SDF_DEFAULT_MU if b.friction is None else b.friction
-        _collision_node(body, dart.dynamics.BoxShape(list(b.size)), body.getName(), pose, mu)
+        for i, part in enumerate(box_parts(b, SDF_DEFAULT_MU, world.covered(b))):  # the top slab of a side μ: "_top"
+            pose = np.eye(4)
+            pose[:3, :3] = [[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]
+            pose[:3, 3] = part.center
+            _collision_node(body, dart.dynamics.BoxShape(list(part.size)), body.getName() + ("_top" if i else ""),
+                            pose, part.mu)
     skel.setMobile(False)
     return skel
 

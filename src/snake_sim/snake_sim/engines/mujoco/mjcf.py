@@ -28,8 +28,8 @@ MuJoCo's and Pinocchio's mass matrices agree (test_mujoco_model):
   is a MuJoCo ``general`` actuator on ``motor_<j>`` plus the hinge's damping c = τ_s/ω_0: the actuator's force
   V = K_p ctrl − K_p β − (K_D − c) β̇ with ctrl = β_d + (K_D/K_p) β̇_d, clamped to ±τ_s (``forcerange``), and
   U = V − c β̇, i.e. U = −K_p(β − β_d) − K_D(β̇ − β̇_d) inside the line and ±τ_s − c β̇ on it. The
-  ``discrete`` integrator takes the −(K_D − c) β̇, −K_p β and the damping implicitly, as the spring's K (see
-  :mod:`.settings`).
+  ``implicitfast`` integrator takes the −(K_D − c) β̇ and the damping implicitly, K_p β and the spring's K
+  explicitly (see :mod:`.settings`).
 - A free base (``link_1``'s free joint). Self-collision is on: robot geoms collide with the world's and with
   each other's, except neighbouring links (which meet at their joint by construction).
 - World: the ground plane at the SDF's height with the ground's μ_c, every static box at its SDF pose with its
@@ -48,7 +48,7 @@ from snake_core.robot import RobotParams
 from snake_core.validation import ConfigError
 
 from ...core.world import World
-from ..engine3d import Layout
+from ..engine3d import Layout, box_parts
 from .settings import Settings
 
 #: The URDF's module mesh (a unit octagonal prism, x from 0 to 1, 1 across flats), in urdf/meshes/.
@@ -88,10 +88,11 @@ def _world(body: ET.Element, world: World, settings: Settings) -> None:
         _sub(body, "geom", name="ground", type="plane", size="0 0 1", pos=_fmt(0, 0, world.ground_height),
              material="ground", **WORLD_BITS, **_contact_attrs(settings, settings.friction))
     for k, b in enumerate(world.static_boxes):
-        mu = settings.friction if b.friction is None else b.friction
-        _sub(body, "geom", name=f"box_{k}_{b.name}", type="box", pos=_fmt(*b.center),
-             size=_fmt(*(0.5 * s for s in b.size)), quat=_fmt(math.cos(0.5 * b.yaw), 0, 0, math.sin(0.5 * b.yaw)),
-             rgba=BOX_COLOURS[k % 2], **WORLD_BITS, **_contact_attrs(settings, mu))
+        for i, part in enumerate(box_parts(b, settings.friction, world.covered(b))):  # the top slab of a side μ: "_top"
+            _sub(body, "geom", name=f"box_{k}_{b.name}" + ("_top" if i else ""), type="box", pos=_fmt(*part.center),
+                 size=_fmt(*(0.5 * s for s in part.size)),
+                 quat=_fmt(math.cos(0.5 * b.yaw), 0, 0, math.sin(0.5 * b.yaw)),
+                 rgba=BOX_COLOURS[k % 2], **WORLD_BITS, **_contact_attrs(settings, part.mu))
 
 
 def _robot(body: ET.Element, robot: RobotParams, layout: Layout, settings: Settings) -> None:

@@ -5,7 +5,7 @@ the suite's model of a 3-D scenario (:func:`snake_sim.engines.mujoco.runtime.bui
 - ``motor_<j>`` keeps its hinge and gets a MuJoCo ``motor`` actuator of the same name (no bias: upstream's
   ``getActuatorType`` reads ``biastype none`` as MOTOR, whose only command interface is ``effort``), on which
   pid_controller writes K_p (β_d − β) + K_D β̇_d;
-- the −K_D β̇ of (4.39) is the motor hinge's ``damping`` K_D, integrated implicitly by the ``discrete``
+- the −K_D β̇ of (4.39) is the motor hinge's ``damping`` K_D, integrated implicitly by the ``implicitfast``
   integrator (as Gazebo's joint damping, hardware:=gazebo); U is not bounded by the servo's torque–speed line
   here (the suite's model splits K_D between the hinge and the clamped actuator, which pid_controller's effort
   interface cannot), as on the Gazebo path;

@@ -13,38 +13,22 @@ The vertical model's Kelvin–Voigt fields (``stiffness``, ``damping``, ``thresh
 accepted, so that ``--set model=mujoco`` turns any vertical scenario into its 3-D run, and do not act here:
 MuJoCo's contact softness is ``solref``/``solimp``.
 
-Integrator: always MuJoCo's ``discrete``. The measurements below were taken on koopaee6 as 002's simulation
-built it (1.0 kg, J_l about every axis, no armature, ``rotor_inertia_model: own``); the model now has the module
-mesh's moments (a pitch moment several times J_l: slower spring modes) and the armature n² J_r on the motor
-hinge (the PD's pole K_D/(n² J_r) ≈ 1.6e3 s⁻¹, implicit); its step check is the reproduction page's.
-
-- What limits the step is the SEA spring, not the contact and not the roll moment. With the motors held, the
-  springs of the free chain have modes at 28.8, 82.6, 171, 296 and 390 rad/s; the fastest is the links turning
-  about their own centres against the springs, √(K/J_l) = √(1.74/1.52e-5) = 338 rad/s with 002's pitch moment
-  J_l (Table 3.2), which is the moment that matters here: all joints pitch. MuJoCo's ``euler``, ``implicit``
-  and ``implicitfast`` integrate joint ``stiffness`` explicitly (only damping, here the motor PD's K_D, is
-  implicit), i.e. symplectic Euler for the spring, stable only for ω h < 2. At rest on the ground at h = 5 ms
-  the linearised step map (``mjd_transitionFD``) has an eigenvalue −1.44 on spring_1..3 (diverges in 0.17 s);
-  at 2 and 1 ms it is stable but the undamped 50–60 Hz spring modes, excited by every contact and every
-  control period, drive the reference gait backwards (−8.5 cm/s at 2 ms, −3.3 cm/s at 1 ms over 10 s), and
-  local stiffness control diverges within 0.12 s at 1 ms (spring_2 first).
-- The rotor (𝕊_3 = J_r = 2.45e-7 kg m²) is no problem: its PD pole K_D/𝕊_3 ≈ 1e8 s⁻¹ is implicit, its slow
-  pole K_p/K_D = 2.4 s⁻¹. The moments about the other axes do not enter these modes; the URDF's J_l about all
-  three axes is the tensor of a mass distribution as long as wide (∫x² dm = ∫y² dm = ∫z² dm, triangle
-  inequality met: J_l ≤ 2 J_l); a homogeneous prism of the module's proportions scaled to J_l would have a
-  roll moment 0.80 J_l. It is kept.
-- ``discrete`` solves the step in the effective metric M + h D + h² K, which takes the joint stiffness (and
-  the actuator's position gain) implicitly: backward Euler for the spring, stable at any h, with a numerical
-  damping ratio ≈ ω h / 2 that vanishes as h → 0 (0.03 at 2 ms for the 28.8 rad/s mode, ≈ 0.4 for the
-  390 rad/s one, which no step of a 100 Hz loop resolves). Nothing is added to the model: K, J_l, K_p, K_D
-  are the robot file's.
+Integrator: MuJoCo's ``implicitfast``, the MuJoCo that Jazzy's ``mujoco_vendor`` builds (3.12.0, pinned in
+requirements.txt; nothing in the model needs a newer one). It takes damping and the actuators' velocity terms
+implicitly (the motor PD's −(K_D − c) β̇ and the hinge's damping c, whose pole K_D/(n² J_r) ≈ 1.6e3 s⁻¹ no
+explicit step would hold) and joint stiffness explicitly: the SEA spring K is symplectic Euler, stable while
+ω h < 2 for its fastest mode and without numerical damping (002 §3.3 models the SEA as a spring with no damping,
+and so does this model). With the module mesh's moments (a pitch moment several times 002's J_l) and the armature
+n² J_r on the motor hinge the spring modes are slow enough for every step used here: the reference gait runs
+stable from 0.5 to 5 ms. MuJoCo's ``discrete`` integrator (3.13 and later), which would take K implicitly, is not
+used: Jazzy's MuJoCo does not have it.
 
 Convergence (koopaee6, reference gait A = π/6, ω = π, φ = −2π/5 on flat ground, 10 s, open-loop-flat-3d):
-average speed +2.700 cm/s at h = 5 ms, +2.706 at 2.5 ms, +2.743 at 2 ms, +2.743 at 1 ms, +2.767 at 0.5 ms
-(002 Table 5.2: 1.8 simulated, 2.8 measured); at 2 ms with the contact twice as stiff (solref time constant
-0.02/√2 s, MuJoCo's stiffness ∝ 1/time constant²) +2.880 (+5.0 %), four times (0.01 s) +2.965 (+8.1 %). The
-3-D scenarios use h = 2 ms and MuJoCo's default softness solref = (0.02 s, 1). Where it does not converge:
-softer-than-default contact is not covered, and every climbing verdict is step-checked (snake_sim.analysis.step_check).
+average speed +2.69 cm/s at h = 5 ms, +2.73 at 2.5 ms, +2.75 at 2 ms, +2.83 at 1 ms, +2.83 at 0.5 ms
+(002 Table 5.2: 1.8 simulated, 2.8 measured); local stiffness (stiffness-flat-3d) +7.01 at 2 ms, +7.03 at 1 ms;
+tail-leading stiffness (tsc-flat-3d) +7.36 at 2 ms, +7.21 at 1 ms. The 3-D scenarios use h = 2 ms and MuJoCo's
+default softness solref = (0.02 s, 1); the speeds at 2 ms are within 3 % of the converged ones. Softer-than-default
+contact is not covered, and every climbing verdict is step-checked (snake_sim.analysis.step_check).
 """
 
 from __future__ import annotations
@@ -72,7 +56,7 @@ class Settings:
     solimp: tuple[float, float, float, float, float] = (0.9, 0.95, 0.001, 0.5, 2.0)
     cone: str = "elliptic"
     solver: str = "Newton"
-    integrator: str = "discrete"
+    integrator: str = "implicitfast"
     gravity: float = GRAVITY  # g [m/s²], the vertical model's
 
     def as_summary(self) -> dict[str, Any]:
