@@ -106,9 +106,11 @@ def test_bad_input_gets_one_error_naming_the_field(override, message):
 
 
 def test_a_vertical_scenario_becomes_its_3d_run_with_one_set():
-    """The vertical model's Kelvin–Voigt contact fields are accepted (and do not act)."""
+    """The vertical model's Kelvin–Voigt contact fields are accepted (and do not act), and the robot, started
+    upright with no perturbation, stays upright: within 0.1° (MuJoCo's contacts of the octagonal mesh on the plane
+    are symmetric only to rounding: 0.005° after 0.2 s, 0.015° after 3 s; a 2° start roll would show)."""
     log = _run("pedal-wave", "model=mujoco", "sim.time_step=0.001", duration=0.2)
-    assert log.status == "ok" and log.summary_fields["max_roll_deg"] == pytest.approx(0.0, abs=1e-6)
+    assert log.status == "ok" and log.summary_fields["max_roll_deg"] == pytest.approx(0.0, abs=0.1)
 
 
 def test_reference_gait_speed_is_converged_in_the_step_and_the_contact_softness():
