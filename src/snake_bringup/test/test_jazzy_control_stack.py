@@ -294,7 +294,7 @@ def _following(robot: CanRobot) -> bool:
 
 def _reported(values: np.ndarray) -> np.ndarray:
     """The samples (rows) in which the bridge reports every module. A module the bridge reports lost reads NaN (no
-    frame for its heartbeat timeout, which a Python module process on a busy machine can miss now and then): such
+    state frame for its state timeout, which a Python module process on a busy machine can miss now and then): such
     a sample says nothing about where the module is and is left out of a verdict."""
     return np.all(np.isfinite(values), axis=1)
 
@@ -329,7 +329,7 @@ def can_robot(stack):
     # heartbeat and command timeouts widened so that a late frame is not a lost module (its own tests keep them)
     params = stack.workdir / "can_bridge.yaml"
     params.write_text(yaml.safe_dump({"can_bridge": {"ros__parameters": {
-        "heartbeat_timeout": 1.0, "command_timeout": 0.5, "rate": BRIDGE_RATE}}}))
+        "state_timeout": 1.0, "command_timeout": 0.5, "rate": BRIDGE_RATE}}}))
     launch = stack.launch("robot_can", "robot.launch.py", {
         "robot": HIL_ROBOT, "use_mock_hardware": "false", "can_bus_type": "remote", "can_interface": robot.channel,
         "can_bridge_params": str(params)}, realtime=True)
@@ -418,7 +418,7 @@ def test_a_module_that_stops_answering_holds_the_robot_and_the_sea_controller(ca
     wait_until(lambda: robot.diagnostics().get("can_bridge: joint_5 (module 5)", (OK,))[0] == STALE,
                "module 5 reported lost")
     diagnostics = robot.diagnostics()
-    assert diagnostics["can_bridge: safety"][0] == ERROR and "no frame from module(s) 5" in \
+    assert diagnostics["can_bridge: safety"][0] == ERROR and "no state frame from module(s) 5" in \
         diagnostics["can_bridge: safety"][1]
     wait_until(lambda: robot.diagnostics().get("/sea_joint_controller", (OK, ""))[1].startswith(
         "hold: module lost or faulted (CAN bridge): joint_5"), "the SEA controller to hold for joint 5")

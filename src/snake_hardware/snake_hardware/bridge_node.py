@@ -65,8 +65,8 @@ class CanBridgeNode(Node):
         config = DriverConfig(
             command_timeout=declare(self, "command_timeout", 0.1, "no fresh command for this long holds the robot [s]",
                                     low=0.005, high=10.0, read_only=True),
-            heartbeat_timeout=declare(self, "heartbeat_timeout", 0.35, "a module silent this long is lost [s]",
-                                      low=0.05, high=10.0, read_only=True),
+            state_timeout=declare(self, "state_timeout", 0.35, "a module without a state frame this long is lost [s]",
+                                  low=0.05, high=10.0, read_only=True),
         )
         states_topic = declare(self, "joint_states_topic", CAN_BRIDGE_JOINT_STATES, "JointState output topic",
                                read_only=True)

@@ -346,7 +346,9 @@ class EmulatedModule:
         else:
             beta_d, beta_rate_d = self.beta_ref, self.beta_rate_ref
         self.at_limit = abs(beta_d) > m.joint_limit
-        beta_d = max(-m.joint_limit, min(m.joint_limit, beta_d))
+        if self.at_limit:  # clipped to the limit, and its speed reference with it: none beyond the limit
+            beta_d = math.copysign(m.joint_limit, beta_d)
+            beta_rate_d = min(beta_rate_d, 0.0) if beta_d > 0 else max(beta_rate_d, 0.0)
         self.reference = (beta_d, beta_rate_d)
         error = beta_d - self.beta_measured
         self.integral += error * TICK

@@ -192,8 +192,8 @@ def test_executable_exits_2_with_one_line_on_a_missing_bus_or_a_bad_parameter(ro
 
 @contextlib.contextmanager
 def bridge_on_emulated_modules(ros, name):
-    """A can_bridge node (100 Hz) on emulated koopaee6 modules, and ``run(seconds, beta_d)``: commands every 10 ms
-    of ROS time (the modules follow), returns the last ``can_bridge: safety`` status on /diagnostics."""
+    """A can_bridge node (100 Hz) on emulated koopaee6 modules, and ``run(seconds, beta_d, beta_d_dot)``: commands
+    every 10 ms of ROS time (the modules follow), returns the last ``can_bridge: safety`` status on /diagnostics."""
     from snake_hardware.bridge_node import CanBridgeNode
 
     channel = f"snake_{name}_{id(ros)}"
@@ -201,9 +201,9 @@ def bridge_on_emulated_modules(ros, name):
                         start_time=ros.now())
     names = [f"motor_{j}" for j in range(1, 6)]
 
-    def run(seconds, beta=(0.0,) * 5):
+    def run(seconds, beta=(0.0,) * 5, rate=(0.0,) * 5):
         for _ in range(round(seconds / 0.01)):
-            ros.publish("/can_bridge/joint_commands", _joint_command(names, beta, np.zeros(5)))
+            ros.publish("/can_bridge/joint_commands", _joint_command(names, beta, rate))
             ros.advance(0.01)
             emu.advance(emu.time + 0.01)
         return {s.name: s for s in ros.messages("/diagnostics")[-1].status}["can_bridge: safety"]
@@ -247,9 +247,13 @@ def test_use_sim_time_is_refused_at_runtime_and_commands_beyond_the_limits_are_c
         assert run(0.5).message == "running"  # not frozen
         clamped = run(1.0, [0.3, 1.5, 0.0, 0.0, 0.0])  # joint 2 beyond ±60°
         values = dict((kv.key, kv.value) for kv in clamped.values)
-        assert _level(clamped) == 1 and "outside the joint limits (±60°) clamped" in clamped.message
+        assert _level(clamped) == 1 and "outside the joint limits and the servo's speed (±60° and 6.3 rad/s) " \
+            "clamped" in clamped.message
         assert 50 <= int(values["commands_clamped"]) <= node.bridge.driver.commands_clamped <= 100  # one a command
         assert max(abs(m.x[2]) for m in emu.modules) <= math.radians(60) + 0.01
+        # a legal β_d with the frame's largest β̇_d: the motors stop at the limit (unlimited, they reached 2 rad)
+        worst = max(max(abs(m.x[2]) for m in emu.modules) for _ in range(100) if run(0.01, [1.0] * 5, [20.0] * 5))
+        assert worst <= math.radians(60) + 0.01
         absurd = run(0.2, [0.0, 1e6, 0.0, 0.0, 0.0])
         assert _level(absurd) == ERROR and "is no joint angle" in absurd.message
 
