@@ -32,6 +32,7 @@ from xml.etree import ElementTree
 from snake_bringup import ros2_control
 from snake_control import graph
 from snake_core import locator
+from snake_core.interface import MOTOR_POSITION_COMMANDS
 from snake_core.robot import load_robot
 
 #: Enclaves live under this prefix: /snake/<node namespace>/<node name>.
@@ -102,7 +103,8 @@ def launch_kwargs(enclave_name: str, env: Mapping[str, Any]) -> dict[str, Any]:
 def bridge_spec(robot: str) -> graph.NodeSpec:
     """The can_bridge of robot.launch.py (a virtual bus when its topics are read: no CAN hardware needed)."""
     return graph.NodeSpec("can_bridge", "can_bridge", package="snake_hardware", param_files=(),
-                          parameters={"robot": robot, "can_bus_type": "virtual", "can_interface": "sros2_probe"})
+                          parameters={"robot": robot, "can_bus_type": "virtual", "can_interface": "sros2_probe",
+                                      "deadman_topic": MOTOR_POSITION_COMMANDS})
 
 
 def our_specs(robot: str, controller: str, layout: str, gait: str) -> list[graph.NodeSpec]:

@@ -29,7 +29,8 @@ ROOT = Path(__file__).resolve().parents[3]
 NODE = {"/rosout", "/parameter_events"}
 #: What each of our nodes of robot.launch.py (koopaee6, position, composed) publishes and subscribes.
 OURS = {
-    "/snake/can_bridge": ({i.CAN_BRIDGE_JOINT_STATES, i.DIAGNOSTICS, *NODE}, {i.CAN_BRIDGE_JOINT_COMMANDS}),
+    "/snake/can_bridge": ({i.CAN_BRIDGE_JOINT_STATES, i.DIAGNOSTICS, *NODE},
+                          {i.CAN_BRIDGE_JOINT_COMMANDS, i.MOTOR_POSITION_COMMANDS}),  # the latter: its deadman
     "/snake/gait_generator": ({i.GAIT_REFERENCE, i.DIAGNOSTICS, *NODE}, set()),
     "/snake/sea_joint_controller": ({i.MOTOR_POSITION_COMMANDS, i.MOTOR_VELOCITY_COMMANDS, i.DIAGNOSTICS, *NODE},
                                     {i.GAIT_REFERENCE, i.JOINT_STATES, i.TORQUE_REFERENCE, i.CAN_BRIDGE_JOINT_STATES}),

@@ -12,7 +12,9 @@ CALIBRATE read.
 
 Safety (docs/design.md: bad input fails early, faults hold the robot):
 
-- command watchdog: no fresh reference for ``command_timeout`` → hold;
+- command watchdog: no fresh reference for ``command_timeout`` → hold; with :meth:`watch_upstream`, also nothing
+  heard for ``command_timeout`` from the controllers upstream of ros2_control (whose forward command controller
+  repeats a dead controller's last command, so the references keep coming fresh) → hold;
 - a module without an accepted state frame for ``state_timeout`` is marked lost → the robot is held (its
   HEARTBEAT alone does not keep it: a module that sends no state is reported so); a new or returning module's
   frames are checked as any other (the first against its last accepted frame: no motion faster than the servo)
@@ -57,8 +59,8 @@ BusFactory = Callable[[], can.BusABC]
 
 #: Faults after which the robot is held (the others are warnings: the loop keeps running).
 #: A stopped or jumped ROS clock comes first: what follows from it (stale commands) is no cause of its own.
-HOLDING = ("clock", "command_watchdog", "command_invalid", "module_lost", "bus_fault", "heavy_frame_loss", "estop",
-           "implausible_state", "foreign_command")
+HOLDING = ("clock", "command_watchdog", "upstream_stale", "command_invalid", "module_lost", "bus_fault",
+           "heavy_frame_loss", "estop", "implausible_state", "foreign_command")
 RECONFIGURE_PERIOD = 0.2  # s between CONFIG frames to a module that reports itself disabled (and between releases)
 RELEASE_TIMEOUT = 1.0  # s the modules have to confirm the release of an emergency stop
 RELEASE_HOW = "release it with the can_bridge's ~/estop service (data: false) or snake-can estop --release"
@@ -150,6 +152,7 @@ class CanDriver:
         self.command: np.ndarray | None = None
         self.command_rate = np.zeros(n)
         self.command_time = -math.inf
+        self._upstream: tuple[str, float] | None = None  # (what, when last heard) of the controllers' deadman
         self.sent = np.zeros(n)  # last β_d sent
         self.hold_beta = np.zeros(n)
         self.holding = False  # the first step holds (command watchdog) until fresh commands arrive
@@ -183,6 +186,16 @@ class CanDriver:
         self._cause_cleared("command_invalid", now)
         self._count_clamped(b, r, now)
         self.command, self.command_rate, self.command_time = b, r, now
+
+    def watch_upstream(self, what: str) -> None:
+        """Hold unless the controllers upstream of ros2_control (``what``: their own command topic) were heard
+        (:meth:`upstream_heard`) within ``command_timeout``: the deadman of the controllers themselves."""
+        self._upstream = (what, -math.inf)
+
+    def upstream_heard(self, now: float) -> None:
+        """The controllers watched by :meth:`watch_upstream` sent a command at ``now``."""
+        if self._upstream is not None:
+            self._upstream = (self._upstream[0], now)
 
     def _count_clamped(self, beta_d: np.ndarray, beta_rate_d: np.ndarray, now: float) -> None:
         """Command values beyond a joint's reference limit or the servo's speed (the sent reference is clipped
@@ -364,6 +377,13 @@ class CanDriver:
                             f"{cfg.command_timeout * 1e3:.0f} ms", now)
         else:
             self._cause_cleared("command_watchdog", now)
+        if self._upstream is not None:
+            what, heard = self._upstream
+            if now - heard > cfg.command_timeout:
+                self._set_fault("upstream_stale", f"no command from the controllers on {what} for "
+                                f"{cfg.command_timeout * 1e3:.0f} ms (stopped or hung)", now)
+            else:
+                self._cause_cleared("upstream_stale", now)
         # modules
         lost = np.flatnonzero(~self.alive(now))
         if lost.size:

@@ -191,9 +191,10 @@ def test_executable_exits_2_with_one_line_on_a_missing_bus_or_a_bad_parameter(ro
 
 
 @contextlib.contextmanager
-def bridge_on_emulated_modules(ros, name):
-    """A can_bridge node (100 Hz) on emulated koopaee6 modules, and ``run(seconds, beta_d, beta_d_dot)``: commands
-    every 10 ms of ROS time (the modules follow), returns the last ``can_bridge: safety`` status on /diagnostics."""
+def bridge_on_emulated_modules(ros, name, **params):
+    """A can_bridge node (100 Hz, ``params``) on emulated koopaee6 modules, and ``run(seconds, beta_d, beta_d_dot)``:
+    commands every 10 ms of ROS time (the modules follow), returns the last ``can_bridge: safety`` status on
+    /diagnostics."""
     from snake_hardware.bridge_node import CanBridgeNode
 
     channel = f"snake_{name}_{id(ros)}"
@@ -210,7 +211,7 @@ def bridge_on_emulated_modules(ros, name):
 
     try:
         yield ros.make(CanBridgeNode, robot="koopaee6", can_bus_type="virtual", can_interface=channel,
-                       rate=100.0), emu, run
+                       rate=100.0, **params), emu, run
     finally:
         emu.shutdown()
 
@@ -279,3 +280,38 @@ def test_a_stopped_or_restarted_sim_clock_holds_the_bridge_with_an_error_and_it_
             held.append(driver.faults.get("clock"))
         assert "ROS clock jumped back" in held
         assert run(1.0).message == "running"
+
+
+def test_the_modules_hold_when_the_controllers_upstream_of_ros2_control_fall_silent(ros):
+    """ros2_control's forward command controller keeps writing a dead controller's last command and the topic
+    hardware keeps publishing it, fresh: the bridge watches the controllers' own topic (``deadman_topic``)."""
+    from std_msgs.msg import Float64MultiArray
+
+    upstream = "/motor_position_controller/commands"
+    with bridge_on_emulated_modules(ros, "deadman", deadman_topic=upstream) as (node, emu, run):
+        driver = node.bridge.driver
+        assert "no command from the controllers on /motor_position_controller/commands" in run(0.3).message
+        beta_d, rate = [0.3] * 5, [0.5] * 5  # the last command of a controller that was turning the joints
+
+        heard = []
+
+        def alive(seconds):
+            for _ in range(round(seconds / 0.01)):
+                heard.append(ros.now())
+                ros.publish(upstream, Float64MultiArray(data=beta_d))
+                status = run(0.01, beta_d, rate)
+            return status
+
+        assert alive(1.0).message == "running"
+        # the controllers die; ros2_control repeats their last command on and on
+        held = run(0.5, beta_d, rate)
+        assert _level(held) == ERROR and "no command from the controllers on " + upstream in held.message
+        onset = [e.time for e in driver.events if e.key == "upstream_stale" and e.active][-1]
+        timeout, period = driver.config.command_timeout, 0.01
+        # held within command_timeout + one bridge period of the last command
+        assert timeout < onset - heard[-1] <= timeout + period + 1e-9
+        assert driver.holding and np.all(driver.sent == driver.hold_beta)
+        still = [m.x[2] for m in emu.modules]
+        run(0.3, beta_d, rate)
+        assert np.abs(np.array([m.x[2] for m in emu.modules]) - still).max() < 0.01  # β̇_d = 0: the motors stay
+        assert alive(0.5).message == "running"  # the controllers back: the robot follows again
