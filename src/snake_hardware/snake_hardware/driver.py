@@ -63,7 +63,7 @@ HOLDING = ("clock", "command_watchdog", "upstream_stale", "command_invalid", "mo
            "heavy_frame_loss", "estop", "implausible_state", "foreign_command")
 RECONFIGURE_PERIOD = 0.2  # s between CONFIG frames to a module that reports itself disabled (and between releases)
 RELEASE_TIMEOUT = 1.0  # s the modules have to confirm the release of an emergency stop
-RELEASE_HOW = "release it with the can_bridge's ~/estop service (data: false) or snake-can estop --release"
+RELEASE_HOW = "release it with the can_bridge's ~/estop service (data: false)"
 EVENT_HISTORY = 1000  # fault events kept for inspection
 RATE_FILTER = 2 * math.pi * 20.0  # rad/s, low-pass on the differentiated β (and α on the compact profile)
 
@@ -313,10 +313,19 @@ class CanDriver:
                 self._module_frame(frame, now)
             elif frame.kind == "ESTOP" and frame.node == p.MASTER_NODE:
                 if not frame.values["engage"] and not self._checks.ours(msg.arbitration_id, bytes(msg.data)):
-                    # released by another tool (snake-can estop --release): this driver's own release path
-                    self.release(now)
+                    self._foreign_release(now)
                 elif frame.values["source"] != p.MASTER_NODE:
                     self._set_fault("estop", f"emergency stop raised by module {frame.values['source']}", now)
+
+    def _foreign_release(self, now: float) -> None:
+        """An e-stop release frame another node sent (snake-can estop --release, or any node on the bus): this
+        driver's own release path if the robot file says so (can.estop_release_from_bus), else ignored, and while
+        a stop holds the robot it stays held and says so."""
+        if self.robot.can_bus_release:
+            self.release(now)
+        elif "estop" in self.faults and self._release is None:
+            self._set_fault("estop", "emergency stop: a release frame from another node on the bus was ignored "
+                            f"(robot file can.estop_release_from_bus is false); {RELEASE_HOW}", now)
 
     def _module_frame(self, frame: p.Frame, now: float) -> None:
         j = self._index[frame.node]
