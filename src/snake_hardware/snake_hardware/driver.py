@@ -154,6 +154,7 @@ class CanDriver:
         self.command_time = -math.inf
         self._upstream: tuple[str, float] | None = None  # (what, when last heard) of the controllers' deadman
         self.sent = np.zeros(n)  # last β_d sent
+        self.sent_rate = np.zeros(n)  # and its β̇_d (the modules of the compact and fd profiles form it themselves)
         self.hold_beta = np.zeros(n)
         self.holding = False  # the first step holds (command watchdog) until fresh commands arrive
         self.faults: dict[str, str] = {}
@@ -487,7 +488,7 @@ class CanDriver:
             # ±60° (and the robot's joint limit), then the SEA deflection limit around the measured α
             beta_d[j] = lim.reference(lim.motor(self.alpha[j], lim.reference(beta_d[j])))
         rate = self.command_limits.speed(rate, beta_d, target, self.beta, dt)
-        self.sent = beta_d
+        self.sent, self.sent_rate = beta_d, rate
         # never command a module whose position is unknown (NaN: no frame, or no slot in its group)
         for fid, data in self.profile.command_frames(self.nodes, np.where(self.heard, beta_d, np.nan), rate,
                                                      self._cmd_counter):

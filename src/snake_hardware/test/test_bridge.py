@@ -23,8 +23,8 @@ from snake_hardware.emulator import EmulatedRobot
 
 
 def test_core_publishes_urdf_and_design_names_and_nan_for_a_lost_module(rig):
-    """The suite's one /joint_states layout: joint_j α, α̇, τ; motor_j β, β̇, U (unknown on CAN: NaN);
-    spring_j α − β, α̇ − β̇, τ."""
+    """The suite's one /joint_states layout: joint_j α, α̇, τ; motor_j β, β̇, U (estimated on CAN); spring_j α − β,
+    α̇ − β̇, τ; NaN for a lost module."""
     r = rig()
     bridge = CanBridge(r.driver)
     r.start()
@@ -45,7 +45,13 @@ def test_core_publishes_urdf_and_design_names_and_nan_for_a_lost_module(rig):
                                atol=1e-12)
     np.testing.assert_allclose(field(s.effort, "joint"), r.driver.tau)
     np.testing.assert_allclose(field(s.effort, "spring"), r.driver.tau)
-    assert np.isnan(field(s.effort, "motor")).all()  # the modules do not report U
+    # U, which the modules do not report, as their PD forms it (002 (4.39)) from what was sent and what they measure
+    u = field(s.effort, "motor")
+    a = r.robot.actuator
+    pd = a.kp * (r.driver.sent - r.driver.beta) + a.kd * (r.driver.sent_rate - r.driver.beta_dot)
+    line = a.stall_torque * (1 - np.sign(pd) * r.driver.beta_dot / a.max_speed)  # the servo's torque–speed line
+    np.testing.assert_allclose(u, np.sign(pd) * np.minimum(np.abs(pd), line), atol=1e-12)
+    assert np.all(np.isfinite(u)) and np.any(np.abs(u) > 1e-3)
     r.emu.modules[0].silent = True
     for _ in range(round(0.5 / r.dt)):
         r.cycle(r.driver.beta.copy())
