@@ -35,6 +35,7 @@ from snake_bringup.graph_nodes import launch_nodes
 from snake_bringup.ros2_control import controllers_file, spawned_controllers
 from snake_control import graph
 from snake_core.controllers import CONTROLLER_MODES
+from snake_core.interface import MOTOR_POSITION_COMMANDS
 from snake_core.robot import load_robot
 
 PACKAGE = "snake_bringup"
@@ -75,8 +76,10 @@ def ros2_control_nodes(context, *args, **kwargs):
     ]
     if not mock:
         extra = [arg("can_bridge_params")] if arg("can_bridge_params") else []
+        # the deadman: what the SEA controllers send into ros2_control (docs/robot.md "When something upstream stops")
         nodes.insert(0, Node(package="snake_hardware", executable="can_bridge", output="screen", parameters=[{
-            "can_interface": arg("can_interface"), "can_bus_type": arg("can_bus_type"), "robot": robot}, *extra],
+            "can_interface": arg("can_interface"), "can_bus_type": arg("can_bus_type"), "robot": robot,
+            "deadman_topic": MOTOR_POSITION_COMMANDS}, *extra],
             **secured("/can_bridge")))
     return nodes
 

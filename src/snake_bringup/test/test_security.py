@@ -29,12 +29,13 @@ ROOT = Path(__file__).resolve().parents[3]
 NODE = {"/rosout", "/parameter_events"}
 #: What each of our nodes of robot.launch.py (koopaee6, position, composed) publishes and subscribes.
 OURS = {
-    "/snake/can_bridge": ({i.CAN_BRIDGE_JOINT_STATES, i.DIAGNOSTICS, *NODE}, {i.CAN_BRIDGE_JOINT_COMMANDS}),
+    "/snake/can_bridge": ({i.CAN_BRIDGE_JOINT_STATES, i.DIAGNOSTICS, *NODE},
+                          {i.CAN_BRIDGE_JOINT_COMMANDS, i.MOTOR_POSITION_COMMANDS}),  # the latter: its deadman
     "/snake/gait_generator": ({i.GAIT_REFERENCE, i.DIAGNOSTICS, *NODE}, set()),
     "/snake/sea_joint_controller": ({i.MOTOR_POSITION_COMMANDS, i.MOTOR_VELOCITY_COMMANDS, i.DIAGNOSTICS, *NODE},
                                     {i.GAIT_REFERENCE, i.JOINT_STATES, i.TORQUE_REFERENCE, i.CAN_BRIDGE_JOINT_STATES}),
 }
-ENCLAVES = {*OURS, *(f"/snake/{n}" for n in (*security.UPSTREAM, "rviz2"))}
+ENCLAVES = {*OURS, *(f"/snake/{n}" for n in (*security.UPSTREAM, "rviz2", "operator"))}
 
 
 @pytest.fixture(scope="module")
@@ -86,6 +87,22 @@ def test_our_nodes_may_use_exactly_their_topics_and_the_others_what_their_source
     # the controller manager takes the commands of koopaee6.yaml's two forward command controllers
     assert {i.MOTOR_POSITION_COMMANDS, i.MOTOR_VELOCITY_COMMANDS} <= permitted(
         path / "enclaves/snake/controller_manager/permissions.xml")[1]
+
+
+def test_only_the_operator_enclave_may_call_the_estop_service_and_the_bridge_serve_it(keystore):
+    """Engaging and releasing the e-stop: the operator's enclave requests it, the bridge's replies; no controller's
+    enclave (nor any other) may do either, so a compromised controller cannot release the operator's stop."""
+    path, _grants = keystore
+
+    def rules(enclave):
+        root = ElementTree.parse(path / "enclaves" / enclave.lstrip("/") / "permissions.xml").getroot()
+        return {rule: {t.text for r in root.iter(rule) for t in r.iter("topic")} for rule in ("publish", "subscribe")}
+
+    request, reply = "rq/can_bridge/estopRequest", "rr/can_bridge/estopReply"
+    callers = {e for e in ENCLAVES if request in rules(e)["publish"]}
+    servers = {e for e in ENCLAVES if reply in rules(e)["publish"]}
+    assert callers == {"/snake/operator"} and servers == {"/snake/can_bridge"}
+    assert reply in rules("/snake/operator")["subscribe"]
 
 
 def test_the_controller_nodes_and_the_spawner_may_serve_their_own_services(keystore):

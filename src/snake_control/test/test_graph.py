@@ -134,8 +134,8 @@ def missed_ticks(graph: Trajectory) -> str:
 def stepped_without_ros(scenario, command, ticks: int) -> Trajectory:
     """The simulator node's loop driven in-process: tick 0 steps with the start command, tick k ≥ 1 with
     ``command(t_ns, sim)`` (the arguments of the step: the command, and for SEA motors its rate), the answer to
-    the states of t_k, as the lock-stepped graph does; β_d within the robot's command limits from the last step's
-    (the node clamps what comes from the topic)."""
+    the states of t_k, as the lock-stepped graph does; β_d and β̇_d within the robot's command limits from the last
+    step's (the node clamps what comes from the topic)."""
     sim = stepper(scenario)
     limits = command_limits(load_robot(scenario.section("robot")["name"])) \
         if sim.command_interface == "position" else None
@@ -150,9 +150,11 @@ def stepped_without_ros(scenario, command, ticks: int) -> Trajectory:
         head.append(sim.head().position[:2])
         if k < ticks:
             args = (sim.hold_command(),) if now == 0 else tuple(command(now, sim))
-            answer = np.asarray(args[0], dtype=float)
-            stepped = answer if limits is None else limits.clamp(answer, stepped, sim.control_period)[0]
-            sim.step(stepped, *args[1:])
+            answer, rate = np.asarray(args[0], dtype=float), (np.asarray(args[1], dtype=float) if args[1:] else None)
+            if limits is not None:
+                answer, rate, _ = limits.command(answer, rate, stepped, sim.control_period, j.beta)
+            stepped = answer
+            sim.step(stepped, *(() if rate is None else (rate,)))
     return Trajectory(np.array(t_ns), np.array(alpha), None if beta[0] is None else np.array(beta), np.array(head))
 
 

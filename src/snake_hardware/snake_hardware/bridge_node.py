@@ -7,7 +7,11 @@ Publishes sensor_msgs/JointState on ``joint_states_topic`` (default /can_bridge/
 ros2_control's topic hardware, joint_state_topic_hardware_interface) and diagnostic_msgs/DiagnosticArray on
 /diagnostics; subscribes to sensor_msgs/JointState β_d, β̇_d on ``joint_commands_topic`` (default
 /can_bridge/joint_commands, written by that hardware interface) and, if ``array_commands_topic`` is set (e.g. to
-/motor_position_controller/commands when running without ros2_control), to a Float64MultiArray.
+/motor_position_controller/commands when running without ros2_control), to a Float64MultiArray. With
+``deadman_topic`` (robot.launch.py: /motor_position_controller/commands, what the SEA controllers send into
+ros2_control) nothing heard there for ``command_timeout`` holds the robot: Jazzy's forward_command_controller writes
+its last command on every update and the topic hardware publishes it with a fresh stamp, so a controller that died or
+hangs would otherwise leave the modules on its last β_d and β̇_d.
 The interface must be up already (docs/can_protocol.md); the node never configures it.
 
 Service ``~/estop`` (std_srvs/SetBool): ``data: true`` engages the emergency stop of every module, ``data: false``
@@ -65,8 +69,8 @@ class CanBridgeNode(Node):
         config = DriverConfig(
             command_timeout=declare(self, "command_timeout", 0.1, "no fresh command for this long holds the robot [s]",
                                     low=0.005, high=10.0, read_only=True),
-            heartbeat_timeout=declare(self, "heartbeat_timeout", 0.35, "a module silent this long is lost [s]",
-                                      low=0.05, high=10.0, read_only=True),
+            state_timeout=declare(self, "state_timeout", 0.35, "a module without a state frame this long is lost [s]",
+                                  low=0.05, high=10.0, read_only=True),
         )
         states_topic = declare(self, "joint_states_topic", CAN_BRIDGE_JOINT_STATES, "JointState output topic",
                                read_only=True)
@@ -74,6 +78,9 @@ class CanBridgeNode(Node):
                                  "JointState β_d input topic (motor_<j>)", read_only=True)
         array_topic = declare(self, "array_commands_topic", "", "optional Float64MultiArray β_d input "
                               "(tail → head); empty: none", read_only=True)
+        deadman_topic = declare(self, "deadman_topic", "", "the controllers' own Float64MultiArray command topic "
+                                "upstream of ros2_control: nothing on it for command_timeout holds the robot; empty: "
+                                "none", read_only=True)
         bus_profile = PROFILES[robot.can_profile]
         try:
             driver = CanDriver(robot, lambda: open_bus(interface, channel, fd=bus_profile.fd), config)
@@ -87,6 +94,9 @@ class CanBridgeNode(Node):
         self.create_subscription(JointState, commands_topic, self._on_joint_command, COMMAND_QOS)
         if array_topic:
             self.create_subscription(Float64MultiArray, array_topic, self._on_array_command, COMMAND_QOS)
+        if deadman_topic:
+            driver.watch_upstream(deadman_topic)
+            self.create_subscription(Float64MultiArray, deadman_topic, self._on_upstream, COMMAND_QOS)
         self._last_diag: list[tuple[str, int, str]] | None = None
         self._last_diag_time = -1e9
         self.create_timer(1.0 / rate, self._tick)
@@ -99,6 +109,9 @@ class CanBridgeNode(Node):
 
     def _on_array_command(self, msg: Float64MultiArray) -> None:
         self.bridge.on_array_command(list(msg.data), self._ros_time.monotonic())
+
+    def _on_upstream(self, _msg: Float64MultiArray) -> None:
+        self.bridge.driver.upstream_heard(self._ros_time.monotonic())
 
     def _on_clock(self, reason: str | None) -> None:
         self.bridge.driver.clock_fault(reason, self._ros_time.monotonic())

@@ -23,8 +23,8 @@ from snake_hardware.emulator import EmulatedRobot
 
 
 def test_core_publishes_urdf_and_design_names_and_nan_for_a_lost_module(rig):
-    """The suite's one /joint_states layout: joint_j α, α̇, τ; motor_j β, β̇, U (unknown on CAN: NaN);
-    spring_j α − β, α̇ − β̇, τ."""
+    """The suite's one /joint_states layout: joint_j α, α̇, τ; motor_j β, β̇, U (estimated on CAN); spring_j α − β,
+    α̇ − β̇, τ; NaN for a lost module."""
     r = rig()
     bridge = CanBridge(r.driver)
     r.start()
@@ -45,7 +45,13 @@ def test_core_publishes_urdf_and_design_names_and_nan_for_a_lost_module(rig):
                                atol=1e-12)
     np.testing.assert_allclose(field(s.effort, "joint"), r.driver.tau)
     np.testing.assert_allclose(field(s.effort, "spring"), r.driver.tau)
-    assert np.isnan(field(s.effort, "motor")).all()  # the modules do not report U
+    # U, which the modules do not report, as their PD forms it (002 (4.39)) from what was sent and what they measure
+    u = field(s.effort, "motor")
+    a = r.robot.actuator
+    pd = a.kp * (r.driver.sent - r.driver.beta) + a.kd * (r.driver.sent_rate - r.driver.beta_dot)
+    line = a.stall_torque * (1 - np.sign(pd) * r.driver.beta_dot / a.max_speed)  # the servo's torque–speed line
+    np.testing.assert_allclose(u, np.sign(pd) * np.minimum(np.abs(pd), line), atol=1e-12)
+    assert np.all(np.isfinite(u)) and np.any(np.abs(u) > 1e-3)
     r.emu.modules[0].silent = True
     for _ in range(round(0.5 / r.dt)):
         r.cycle(r.driver.beta.copy())
@@ -191,9 +197,10 @@ def test_executable_exits_2_with_one_line_on_a_missing_bus_or_a_bad_parameter(ro
 
 
 @contextlib.contextmanager
-def bridge_on_emulated_modules(ros, name):
-    """A can_bridge node (100 Hz) on emulated koopaee6 modules, and ``run(seconds, beta_d)``: commands every 10 ms
-    of ROS time (the modules follow), returns the last ``can_bridge: safety`` status on /diagnostics."""
+def bridge_on_emulated_modules(ros, name, **params):
+    """A can_bridge node (100 Hz, ``params``) on emulated koopaee6 modules, and ``run(seconds, beta_d, beta_d_dot)``:
+    commands every 10 ms of ROS time (the modules follow), returns the last ``can_bridge: safety`` status on
+    /diagnostics."""
     from snake_hardware.bridge_node import CanBridgeNode
 
     channel = f"snake_{name}_{id(ros)}"
@@ -201,16 +208,16 @@ def bridge_on_emulated_modules(ros, name):
                         start_time=ros.now())
     names = [f"motor_{j}" for j in range(1, 6)]
 
-    def run(seconds, beta=(0.0,) * 5):
+    def run(seconds, beta=(0.0,) * 5, rate=(0.0,) * 5):
         for _ in range(round(seconds / 0.01)):
-            ros.publish("/can_bridge/joint_commands", _joint_command(names, beta, np.zeros(5)))
+            ros.publish("/can_bridge/joint_commands", _joint_command(names, beta, rate))
             ros.advance(0.01)
             emu.advance(emu.time + 0.01)
         return {s.name: s for s in ros.messages("/diagnostics")[-1].status}["can_bridge: safety"]
 
     try:
         yield ros.make(CanBridgeNode, robot="koopaee6", can_bus_type="virtual", can_interface=channel,
-                       rate=100.0), emu, run
+                       rate=100.0, **params), emu, run
     finally:
         emu.shutdown()
 
@@ -247,9 +254,13 @@ def test_use_sim_time_is_refused_at_runtime_and_commands_beyond_the_limits_are_c
         assert run(0.5).message == "running"  # not frozen
         clamped = run(1.0, [0.3, 1.5, 0.0, 0.0, 0.0])  # joint 2 beyond ±60°
         values = dict((kv.key, kv.value) for kv in clamped.values)
-        assert _level(clamped) == 1 and "outside the joint limits (±60°) clamped" in clamped.message
+        assert _level(clamped) == 1 and "outside the joint limits and the servo's speed (±60° and 6.3 rad/s) " \
+            "clamped" in clamped.message
         assert 50 <= int(values["commands_clamped"]) <= node.bridge.driver.commands_clamped <= 100  # one a command
         assert max(abs(m.x[2]) for m in emu.modules) <= math.radians(60) + 0.01
+        # a legal β_d with the frame's largest β̇_d: the motors stop at the limit (unlimited, they reached 2 rad)
+        worst = max(max(abs(m.x[2]) for m in emu.modules) for _ in range(100) if run(0.01, [1.0] * 5, [20.0] * 5))
+        assert worst <= math.radians(60) + 0.01
         absurd = run(0.2, [0.0, 1e6, 0.0, 0.0, 0.0])
         assert _level(absurd) == ERROR and "is no joint angle" in absurd.message
 
@@ -275,3 +286,38 @@ def test_a_stopped_or_restarted_sim_clock_holds_the_bridge_with_an_error_and_it_
             held.append(driver.faults.get("clock"))
         assert "ROS clock jumped back" in held
         assert run(1.0).message == "running"
+
+
+def test_the_modules_hold_when_the_controllers_upstream_of_ros2_control_fall_silent(ros):
+    """ros2_control's forward command controller keeps writing a dead controller's last command and the topic
+    hardware keeps publishing it, fresh: the bridge watches the controllers' own topic (``deadman_topic``)."""
+    from std_msgs.msg import Float64MultiArray
+
+    upstream = "/motor_position_controller/commands"
+    with bridge_on_emulated_modules(ros, "deadman", deadman_topic=upstream) as (node, emu, run):
+        driver = node.bridge.driver
+        assert "no command from the controllers on /motor_position_controller/commands" in run(0.3).message
+        beta_d, rate = [0.3] * 5, [0.5] * 5  # the last command of a controller that was turning the joints
+
+        heard = []
+
+        def alive(seconds):
+            for _ in range(round(seconds / 0.01)):
+                heard.append(ros.now())
+                ros.publish(upstream, Float64MultiArray(data=beta_d))
+                status = run(0.01, beta_d, rate)
+            return status
+
+        assert alive(1.0).message == "running"
+        # the controllers die; ros2_control repeats their last command on and on
+        held = run(0.5, beta_d, rate)
+        assert _level(held) == ERROR and "no command from the controllers on " + upstream in held.message
+        onset = [e.time for e in driver.events if e.key == "upstream_stale" and e.active][-1]
+        timeout, period = driver.config.command_timeout, 0.01
+        # held within command_timeout + one bridge period of the last command
+        assert timeout < onset - heard[-1] <= timeout + period + 1e-9
+        assert driver.holding and np.all(driver.sent == driver.hold_beta)
+        still = [m.x[2] for m in emu.modules]
+        run(0.3, beta_d, rate)
+        assert np.abs(np.array([m.x[2] for m in emu.modules]) - still).max() < 0.01  # β̇_d = 0: the motors stay
+        assert alive(0.5).message == "running"  # the controllers back: the robot follows again
