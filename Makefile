@@ -13,9 +13,9 @@ ROSSTAMP := $(VENV)/.ros
 SYSSTAMP := $(VENV)/.system-deps
 DEBIAN_PACKAGES := liburdfdom-tools libsdformat-dev can-utils g++ pkg-config
 DEMO_OUT ?= out/demo
-#: Hardware in the loop on Jazzy's real controller_manager runs in real time: alone, before the other tests.
-HIL_TESTS := src/snake_bringup/test/test_jazzy_control_stack.py
 PYTEST_ARGS ?=
+#: JUnit XML of each pytest run of `make test`, read back into its one summary.
+TEST_RESULTS := build/test-results
 #: sros2 (SROS2 keystores) has no wheel: it is installed from the Jazzy source bundle when present.
 SROS2_SOURCE ?= ../shared/ros/src/jazzy-stack-src.tar.xz
 
@@ -202,9 +202,14 @@ demo: $(STAMP) build
 	@echo "  snake-sim run pedal-wave    # the vertical-plane crawl of the thesis' robot, writes out/pedal-wave/"
 	@echo "More in README.md, 'First five things to try'."
 
+# Every test, in two pytest runs: the tests beside each other on two workers, then those whose subject is real time
+# (marker real_time: hardware in the loop on Jazzy's controller_manager, MuJoCo beside it) alone, after them. A
+# failure in one run does not stop the other; the last lines are one summary of both (failures, skip reasons, counts).
 test: $(STAMP) $(ROSSTAMP) $(SYSSTAMP) build ros-stack ros-mujoco
-	$(BIN)/python -m pytest -q $(PYTEST_ARGS) $(HIL_TESTS)
-	$(BIN)/python -m pytest -n 2 --dist loadgroup -q $(PYTEST_ARGS) --ignore=$(HIL_TESTS)
+	@rm -rf $(TEST_RESULTS) && mkdir -p $(TEST_RESULTS); junit="-o junit_family=xunit1 --junitxml=$(TEST_RESULTS)"; \
+	$(PY) -m pytest -n 2 --dist loadgroup -q -m "not real_time" $(PYTEST_ARGS) $$junit/main.xml; main=$$?; \
+	$(PY) -m pytest -q -m real_time $(PYTEST_ARGS) $$junit/real_time.xml; real_time=$$?; \
+	$(PY) -m snake_test_support.summary $(TEST_RESULTS)/main.xml=$$main $(TEST_RESULTS)/real_time.xml=$$real_time
 
 bench: $(STAMP) $(ROSSTAMP) build ros-mujoco
 	$(BIN)/snake-sim bench

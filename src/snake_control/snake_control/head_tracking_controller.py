@@ -29,6 +29,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from nav_msgs.msg import Odometry, Path
+from rclpy.clock import Clock
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 
@@ -87,7 +88,8 @@ SHAPE_GAIT = "serpenoid"
 
 
 class HeadTrackingControllerNode(Node):
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, wall_clock: Clock | None = None, **kwargs) -> None:
+        """``wall_clock``: what the clock watchdog measures a stop of /clock on (the steady clock; a test's own)."""
         super().__init__("head_tracking_controller", **kwargs)
         fix_parameters(self)
         robot = load_robot(declare(self, "robot", "ariizumi10", "robot file config/robots/<robot>.yaml",
@@ -128,7 +130,8 @@ class HeadTrackingControllerNode(Node):
         self.create_subscription(Path, HEAD_REFERENCE, self._on_reference, LATCHED_QOS)
         self._pub = self.create_publisher(JointState, TORQUE_REFERENCE, COMMAND_QOS)
         self._diag = Diagnostics(self, "head_tracking")
-        self.clock_watchdog = watch_clock(self, self._diag, lockstep)  # a stopped or restarted sim clock: no torque
+        # a stopped or restarted sim clock: no torque
+        self.clock_watchdog = watch_clock(self, self._diag, lockstep, wall=wall_clock)
         self._ticks = Lockstep(self, {"joint_states": JOINT_STATES, "head_odometry": HEAD_ODOMETRY}, self._step,
                                self._publish, lockstep)
         self.create_timer(1.0 / rate, self._ticks.tick)

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from geometry_msgs.msg import Point, Vector3
+from rclpy.clock import Clock
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import ColorRGBA, Float64MultiArray, MultiArrayDimension
@@ -67,7 +68,8 @@ LAYOUT = "D, R, sigma_1..k (ellipsoid semi-axes), lambda_1..k (singular values o
 
 
 class ManipulabilityMonitorNode(Node):
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, wall_clock: Clock | None = None, **kwargs) -> None:
+        """``wall_clock``: what the clock watchdog measures a stop of /clock on (the steady clock; a test's own)."""
         super().__init__("manipulability_monitor", **kwargs)
         fix_parameters(self)
         robot = load_robot(declare(self, "robot", "ariizumi10", "robot file config/robots/<robot>.yaml",
@@ -98,7 +100,8 @@ class ManipulabilityMonitorNode(Node):
         self._pub = self.create_publisher(Float64MultiArray, MANIPULABILITY, COMMAND_QOS)
         self._markers = self.create_publisher(MarkerArray, MANIPULABILITY_MARKERS, COMMAND_QOS)
         self._diag = Diagnostics(self, "manipulability")
-        self.clock_watchdog = watch_clock(self, self._diag, lockstep)  # a stopped or restarted sim clock: nothing new
+        # a stopped or restarted sim clock: nothing new
+        self.clock_watchdog = watch_clock(self, self._diag, lockstep, wall=wall_clock)
         self.create_timer(1.0 / rate, self._tick)
 
     def _on_joint_states(self, msg: JointState) -> None:

@@ -39,6 +39,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Sequence
 
+from rclpy.clock import Clock
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
@@ -96,7 +97,8 @@ def mode_parameters(mode: str) -> tuple[str, ...]:
 
 
 class SEAJointControllerNode(Node):
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, wall_clock: Clock | None = None, **kwargs) -> None:
+        """``wall_clock``: what the clock watchdog measures a stop of /clock on (the steady clock; a test's own)."""
         super().__init__("sea_joint_controller", **kwargs)
         fix_parameters(self)
         robot = load_robot(declare(self, "robot", "koopaee6", "robot file config/robots/<robot>.yaml",
@@ -153,7 +155,7 @@ class SEAJointControllerNode(Node):
             self._rate_pub = self.create_publisher(Float64MultiArray, MOTOR_VELOCITY_COMMANDS, COMMAND_QOS)
         self._diag = Diagnostics(self, joint_name(index) if index else "sea_joints")
         # a stopped or restarted sim clock holds
-        self.clock_watchdog = watch_clock(self, self._diag, self.lockstep, self._hold)
+        self.clock_watchdog = watch_clock(self, self._diag, self.lockstep, self._hold, wall_clock)
         inputs = {"joint_states": JOINT_STATES, "gait_reference": GAIT_REFERENCE, "torque_reference": TORQUE_REFERENCE}
         self._ticks = Lockstep(self, {k: inputs[k] for k in self._required}, self._step,
                                lambda: self._publish(*self._sent), self.lockstep)
