@@ -19,7 +19,7 @@ TEST_RESULTS := build/test-results
 #: sros2 (SROS2 keystores) has no wheel: it is installed from the Jazzy source bundle when present.
 SROS2_SOURCE ?= ../shared/ros/src/jazzy-stack-src.tar.xz
 
-.PHONY: all install ros ros-stack ros-mujoco system-deps build demo test bench lint clean
+.PHONY: all install ros ros-stack ros-mujoco system-deps build demo test test-stress bench lint clean
 
 all: demo
 
@@ -210,6 +210,21 @@ test: $(STAMP) $(ROSSTAMP) $(SYSSTAMP) build ros-stack ros-mujoco
 	$(PY) -m pytest -n 2 --dist loadgroup -q -m "not real_time" $(PYTEST_ARGS) $$junit/main.xml; main=$$?; \
 	$(PY) -m pytest -q -m real_time $(PYTEST_ARGS) $$junit/real_time.xml; real_time=$$?; \
 	$(PY) -m snake_test_support.summary $(TEST_RESULTS)/main.xml=$$main $(TEST_RESULTS)/real_time.xml=$$real_time
+
+# The lock-stepped graph tests and the node tests of clocks and inputs beside BUSY busy-loop processes (pytest --busy),
+# RUNS times in a row: what a loaded machine (a laptop building something, a shared CI runner) makes of them.
+BUSY ?= 6
+RUNS ?= 5
+STRESS_TESTS := src/snake_control/test/test_graph.py src/snake_control/test/test_graph_faults.py \
+	src/snake_control/test/test_node_safety.py src/snake_control/test/test_sea_joint_controller.py \
+	src/snake_hardware/test/test_bridge.py
+
+test-stress: $(STAMP) $(ROSSTAMP) build
+	@mkdir -p $(TEST_RESULTS); status=0; for run in $$(seq $(RUNS)); do \
+		echo "run $$run of $(RUNS), beside $(BUSY) busy processes"; \
+		$(PY) -m pytest -q -m "not real_time" --busy $(BUSY) -o junit_family=xunit1 \
+			--junitxml=$(TEST_RESULTS)/stress-$$run.xml $(PYTEST_ARGS) $(STRESS_TESTS) || status=1; \
+	done; exit $$status
 
 bench: $(STAMP) $(ROSSTAMP) build ros-mujoco
 	$(BIN)/snake-sim bench

@@ -45,6 +45,7 @@ from .ros_interface import (
     joint_state,
     rejected,
     run,
+    started,
     watch_clock,
 )
 
@@ -89,6 +90,8 @@ class GaitGeneratorNode(Node):
         # a stopped or restarted sim clock: no reference
         self.clock_watchdog = watch_clock(self, self._diag, lockstep, wall=wall_clock)
         self._timer = self.create_timer(1.0 / rate, self._tick)
+        started(self, f"{self._gait_type()} for {robot.n_joints} joints on {GAIT_REFERENCE}", rate, lockstep=lockstep,
+                **{k: v for k, v in self._gait_params().items() if v is not None})
 
     def _gait_type(self, updates: dict | None = None) -> str:
         return (updates or {}).get("gait.type", self.get_parameter("gait.type").value)

@@ -78,6 +78,7 @@ from .ros_interface import (
     run,
     seconds,
     stamp_ns,
+    started,
     watch_clock,
     yaw,
 )
@@ -123,7 +124,7 @@ class HeadTrackingControllerNode(Node):
         self._state_stamp: int | None = None  # [ns] of the joint states in self._joints
         self._effort = None  # the latest torque references (an array of snake_core's)
         self.reference = None
-        self._fresh = InputFreshness(self, timeout)
+        self._fresh = InputFreshness(self, timeout, {"joint_states": JOINT_STATES, "head_odometry": HEAD_ODOMETRY})
         self._elapsed = Elapsed(self)
         self.create_subscription(JointState, JOINT_STATES, self._on_joint_states, SENSOR_QOS)
         self.create_subscription(Odometry, HEAD_ODOMETRY, self._on_odometry, SENSOR_QOS)
@@ -135,6 +136,8 @@ class HeadTrackingControllerNode(Node):
         self._ticks = Lockstep(self, {"joint_states": JOINT_STATES, "head_odometry": HEAD_ODOMETRY}, self._step,
                                self._publish, lockstep)
         self.create_timer(1.0 / rate, self._ticks.tick)
+        started(self, f"{self.get_parameter('controller.mode').value} head tracking ({robot.name}) on "
+                f"{TORQUE_REFERENCE}", rate, lockstep=lockstep, stale_timeout=timeout, free_joints=free)
 
     def _on_joint_states(self, msg: JointState) -> None:
         reading = read_joint_states(msg, self._layout, self._stiffness)
@@ -166,8 +169,8 @@ class HeadTrackingControllerNode(Node):
             return False
         stale = self._fresh.stale(["joint_states", "head_odometry"])
         if stale or self.reference is None:
-            self._diag.report(ERROR, "no torque: " + ("stale input: " + ", ".join(stale) if stale
-                                                       else "no /head/reference received"))
+            level, why = self._fresh.fault(stale) if stale else (ERROR, "no /head/reference received")
+            self._diag.report(level, f"no torque: {why}")
             return False
         alpha, alpha_dot = self._joints.alpha, self._joints.alpha_dot
         x, y, heading, vx, vy, heading_rate = self._odometry

@@ -139,6 +139,14 @@ def fix_parameters(node: Node, names: Sequence[str] = STRUCTURAL_PARAMETERS) -> 
     node.add_on_set_parameters_callback(check)
 
 
+def started(node: Node, runs: str, rate: float | None, **key: Any) -> None:
+    """The node's one INFO line at start-up: what it runs, its rate [Hz] (None: as its input comes) and its key
+    parameters (``key``, name → value)."""
+    details = ", ".join(f"{name}={value}" for name, value in key.items())
+    node.get_logger().info(f"{runs} {'as its input comes' if rate is None else f'at {rate:g} Hz'}"
+                           + (f" ({details})" if details else ""))
+
+
 def rejected(exc: Exception) -> SetParametersResult:
     """A parameter update refused with the one-line message of a ConfigError."""
     return SetParametersResult(successful=False, reason=str(exc))
@@ -411,6 +419,14 @@ class ClockWatchdog:
             self._while_stalled()
         return self.holds()
 
+    def fault(self) -> tuple[bytes, str]:
+        """The severity and words of the report of ``reason``: ERROR, or WARN for a stop where nothing publishes
+        /clock (the simulator ended, as when the graph is stopped, or has not started)."""
+        hold = "hold: " if self.holds() else ""
+        if self.reason == CLOCK_STOPPED and not self._node.count_publishers(interface.CLOCK):
+            return WARN, f"{hold}ROS clock stopped: no publisher of {interface.CLOCK}"
+        return ERROR, f"{hold}ROS {self.reason}"
+
     def holds(self) -> str | None:
         """``reason`` where the node must hold for it: any, except a stop in lockstep (reported only)."""
         return None if self.lockstep and self.reason == CLOCK_STOPPED else self.reason
@@ -438,7 +454,7 @@ def watch_clock(node: Node, diagnostics: Diagnostics, lockstep: bool = False,
 
     def report() -> None:
         if watchdog.reason is not None:
-            diagnostics.report(ERROR, f"{'hold: ' if watchdog.holds() else ''}ROS {watchdog.reason}")
+            diagnostics.report(*watchdog.fault())
 
     watchdog = ClockWatchdog(node, changed, report, CLOCK_TIMEOUT, CLOCK_CHECK, lockstep, wall)
     return watchdog
@@ -452,10 +468,11 @@ class InputFreshness:
     different topics, in either order) as when it arrives just after: in a lock-stepped graph, where every input
     is stamped with its tick, what is stale does not depend on the order of arrival."""
 
-    def __init__(self, node: Node, timeout: float) -> None:
+    def __init__(self, node: Node, timeout: float, topics: Mapping[str, str] | None = None) -> None:
         self._node = node
         self.timeout = timeout
         self.timeout_ns = round(timeout * 1e9)
+        self._topics = dict(topics or {})  # input name → its topic
         self._last: dict[str, int] = {}
 
     def mark(self, name: str, stamp: Any = None) -> None:
@@ -467,6 +484,15 @@ class InputFreshness:
         """The inputs among ``names`` never received or older than the timeout."""
         now = self._node.get_clock().now().nanoseconds
         return [n for n in names if n not in self._last or now - self._last[n] > self.timeout_ns]
+
+    def fault(self, stale: Sequence[str]) -> tuple[bytes, str]:
+        """The severity and words of a hold for the ``stale`` inputs: WARN "no publisher of …" where none of their
+        topics has a publisher (its node ended, as when the graph is stopped, or has not started yet: a state of the
+        graph, not a fault), else ERROR "stale input: …" (an input that stopped coming from a node still there)."""
+        topics = [self._topics.get(n) for n in stale]
+        if all(topics) and not any(self._node.count_publishers(t) for t in topics):
+            return WARN, "no publisher of " + ", ".join(dict.fromkeys(topics))
+        return ERROR, "stale input: " + ", ".join(stale)
 
 
 class Diagnostics:

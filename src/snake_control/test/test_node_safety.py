@@ -227,3 +227,26 @@ def test_diagnostics_go_on_at_their_period_while_sim_time_stands_still_or_after_
     assert reports() == 2
     ros.stall(0.1)
     assert reports() == 3  # sim time went back: likewise
+
+
+#: node → what its start-up line says it runs, and its rate [Hz] as NODES starts it (None: as its input comes)
+STARTS = {
+    "gait_generator": ("pedal_wave for 5 joints on /gait/reference", 100),
+    "sea_joint_controller": ("position control of joint_1, joint_2, joint_3, joint_4, joint_5 (koopaee6)", 100),
+    "head_tracking_controller": ("pfl head tracking (ariizumi10) on /sea/torque_reference", 100),
+    "manipulability_monitor": ("manipulability of ariizumi10 on /manipulability", 20),
+    "motor_command_mux": ("position commands of 5 joints from /sea/motor_commands", 100),
+    "head_odometry": ("/head/odometry from the ground truth of snake/link_6", None),
+    "simulator": ("simulating pedal-wave (koopaee6, position commands", 100),
+}
+
+
+@pytest.mark.parametrize("name", list(NODES))
+def test_each_node_logs_one_line_at_start_naming_what_it_runs_its_rate_and_key_parameters(ros, name, capfd):
+    capfd.readouterr()
+    ros.make(node_class(name), **NODES[name][0])
+    runs, rate = STARTS[name]
+    info = [line for line in capfd.readouterr().err.splitlines() if line.startswith("[INFO]")]
+    assert len(info) == 1, info
+    assert f"[{name}]: {runs}" in info[0] and ("as its input comes" if rate is None else f" at {rate} Hz") in info[0]
+    assert "stale_timeout=" in info[0] or "lockstep=" in info[0]  # its key parameters

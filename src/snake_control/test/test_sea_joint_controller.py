@@ -382,4 +382,6 @@ def test_mux_sends_nothing_before_the_first_complete_array(ros, robot, mode, top
     ros.make(MotorCommandMuxNode, robot=robot, mode=mode, rate=100.0, stale_timeout=0.05)
     ros.advance(0.3)
     assert ros.messages(topic) == []
-    assert ros.messages("/diagnostics")[-1].status[0].level == b"\x02"  # stale inputs reported all the same
+    status = ros.messages("/diagnostics")[-1].status[0]  # no controller yet: reported all the same (WARN: no fault)
+    source = "/sea/motor_commands" if mode == "position" else "/sea/torque_reference"
+    assert (status.level, status.message) == (b"\x01", f"hold: no publisher of {source}")
