@@ -13,7 +13,7 @@ launch_ros, all built from their sources (``make ros-stack``) or from a sourced 
   an e-stop holds the modules and its release through the bridge's ~/estop service lets them follow again.
 
 All of it shares one process per stack start and runs in one xdist group. Skipped with one reason where no
-stack is available.
+stack is available. Its subject is real time (marker real_time): `make test` runs it alone, after the other tests.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ from snake_test_support.jazzy_stack import (
 )
 from snake_test_support.ros import isolate_ros_domain
 
-pytestmark = [pytest.mark.xdist_group("jazzy_stack"), pytest.mark.slow]
+pytestmark = [pytest.mark.xdist_group("jazzy_stack"), pytest.mark.slow, pytest.mark.real_time]
 ROBOTS = locator.robot_names()
 #: DiagnosticStatus levels
 OK, WARN, ERROR, STALE = 0, 1, 2, 3

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rclpy.clock import Clock
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 
@@ -44,6 +45,7 @@ from .ros_interface import (
     joint_state,
     rejected,
     run,
+    started,
     watch_clock,
 )
 
@@ -60,7 +62,8 @@ def build_gait(gait_type: str, n_joints: int, values: dict, source: str) -> Gait
 
 
 class GaitGeneratorNode(Node):
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, wall_clock: Clock | None = None, **kwargs) -> None:
+        """``wall_clock``: what the clock watchdog measures a stop of /clock on (the steady clock; a test's own)."""
         super().__init__("gait_generator", **kwargs)
         fix_parameters(self)
         robot = load_robot(declare(self, "robot", "koopaee6", "robot file config/robots/<robot>.yaml",
@@ -84,8 +87,11 @@ class GaitGeneratorNode(Node):
         self._pub = self.create_publisher(JointState, GAIT_REFERENCE, LATCHED_QOS)
         self._diag = Diagnostics(self, "gait")
         self._elapsed = Elapsed(self)
-        self.clock_watchdog = watch_clock(self, self._diag, lockstep)  # a stopped or restarted sim clock: no reference
+        # a stopped or restarted sim clock: no reference
+        self.clock_watchdog = watch_clock(self, self._diag, lockstep, wall=wall_clock)
         self._timer = self.create_timer(1.0 / rate, self._tick)
+        started(self, f"{self._gait_type()} for {robot.n_joints} joints on {GAIT_REFERENCE}", rate, lockstep=lockstep,
+                **{k: v for k, v in self._gait_params().items() if v is not None})
 
     def _gait_type(self, updates: dict | None = None) -> str:
         return (updates or {}).get("gait.type", self.get_parameter("gait.type").value)

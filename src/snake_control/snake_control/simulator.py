@@ -90,6 +90,7 @@ from .ros_interface import (
     joint_state,
     odometry,
     run,
+    started,
     time_msg,
 )
 
@@ -151,6 +152,8 @@ class SimulatorNode(Node):
         self._diag = Diagnostics(self, "simulator")
         self._publish()
         self.create_timer(min(0.001, self.sim.control_period), self._poll)
+        started(self, f"simulating {name} ({scenario.section('robot')['name']}, {self.sim.command_interface} commands "
+                f"on {self.command_topic})", rate, lockstep=self.lockstep, real_time_factor=rtf)
 
     def _t_ns(self) -> int:
         # rounded to the nanosecond: Time(seconds=) truncates, and a step that lands at 0.2199999… s would

@@ -268,9 +268,11 @@ def test_lockstep_graph_starts_the_gait_at_the_first_tick_and_answers_every_tick
     assert set(range(min(answers), max(answers) + 1, ORIGIN)) == set(answers)
 
 
-def test_lockstep_graph_moves_the_robot_exactly_as_the_loop_stepped_without_ros(sea_run):
+def test_lockstep_graph_moves_the_robot_exactly_as_the_loop_stepped_without_ros(sea_run, record_property):
     graph, loop = sea_run.graph, sea_run.loop
     assert not missed_ticks(graph), missed_ticks(graph)
+    record_property("difference", max(np.abs(a - b).max() for a, b in
+                                      ((graph.alpha, loop.alpha), (graph.beta, loop.beta), (graph.head, loop.head))))
     assert graph.t_ns[-1] >= ORIGIN + round(sea_run.seconds * 1e9)
     assert np.abs(graph.alpha - loop.alpha).max() <= EXACT
     assert np.abs(graph.beta - loop.beta).max() <= EXACT
@@ -340,7 +342,7 @@ def head_tracking_loop(path, ticks: int) -> Trajectory:
 
 
 def test_planar_head_tracking_through_the_graph_is_the_loop_without_ros_and_tracks_as_the_embedded_simulator(
-        ros_graph):
+        ros_graph, record_property):
     """simulator (planar model, rigid joints) → head_tracking_controller → motor_command_mux (effort) →
     simulator in lockstep, manipulability_monitor watching: every sample is the loop's without ROS, the head
     follows the scenario's reference as in `snake-sim run`, and /manipulability is 004's R of the posture the
@@ -413,6 +415,7 @@ def test_planar_head_tracking_through_the_graph_is_the_loop_without_ros_and_trac
     graph = recorded(joint_states, odometry, robot.n_joints, sea=False)
     assert not missed_ticks(graph), missed_ticks(graph)
     loop = head_tracking_loop(path, round(graph.t_ns[-1] / period_ns)).at(graph.t_ns)
+    record_property("difference", max(np.abs(graph.alpha - loop.alpha).max(), np.abs(graph.head - loop.head).max()))
     assert np.abs(graph.alpha - loop.alpha).max() <= EXACT
     assert np.abs(graph.head - loop.head).max() <= EXACT
     computed = {stamp(m): list(m.effort) for m in torques}

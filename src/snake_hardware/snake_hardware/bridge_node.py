@@ -26,6 +26,7 @@ from dataclasses import replace
 
 import can
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+from rclpy.clock import Clock
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
@@ -52,7 +53,8 @@ DIAGNOSTICS_PERIOD = 1.0  # s, plus at once on any change
 
 
 class CanBridgeNode(Node):
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, wall_clock: Clock | None = None, **kwargs) -> None:
+        """``wall_clock``: what the clock watchdog measures a stop of /clock on (the steady clock; a test's own)."""
         super().__init__("can_bridge", **kwargs)
         fix_parameters(self)  # use_sim_time: set at start only
         robot = load_robot(declare(self, "robot", "koopaee6", "robot file config/robots/<robot>.yaml",
@@ -101,7 +103,7 @@ class CanBridgeNode(Node):
         self._last_diag_time = -1e9
         self.create_timer(1.0 / rate, self._tick)
         # sim time that stops or jumps back holds the robot (and the loop goes on, on the wall clock)
-        self._ros_time = ClockWatchdog(self, self._on_clock, self._tick)
+        self._ros_time = ClockWatchdog(self, self._on_clock, self._tick, wall=wall_clock)
         self.create_service(SetBool, "~/estop", self._on_estop)
 
     def _on_joint_command(self, msg: JointState) -> None:

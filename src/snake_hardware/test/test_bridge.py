@@ -266,15 +266,17 @@ def test_use_sim_time_is_refused_at_runtime_and_commands_beyond_the_limits_are_c
 
 
 def test_a_stopped_or_restarted_sim_clock_holds_the_bridge_with_an_error_and_it_resumes(ros):
-    from snake_test_support.ros import wait_for
-
+    """The harness drives the wall clock the bridge's watchdog measures a stop of /clock on (RosHarness.stall)."""
     with bridge_on_emulated_modules(ros, "clock") as (node, _emu, run):
         driver = node.bridge.driver
+        watchdog = node._ros_time
         assert run(1.0).message == "running"
+        ros.stall(watchdog.timeout - 0.05)  # /clock stopped, not yet for the timeout
+        assert "clock" not in driver.faults
         sent = driver.frames_sent
-        wait_for(lambda: "clock" in driver.faults, ros.spin, "the bridge to see the clock stop")  # /clock stopped
+        ros.stall(watchdog.period + 0.05)
         assert driver.faults["clock"] == "ROS clock stopped" and driver.holding
-        ros.spin(0.3)
+        ros.stall(0.3)
         assert driver.frames_sent > sent  # the loop goes on (on the wall clock): hold frames, heartbeat
         status = {s.name: s for s in ros.messages("/diagnostics")[-1].status}["can_bridge: safety"]
         assert _level(status) == ERROR and "ROS clock stopped" in status.message
