@@ -66,6 +66,28 @@ def test_the_emulator_loop_sleeps_until_the_next_firmware_tick(monkeypatch):
     assert sorted(sleeps)[len(sleeps) // 2] == pytest.approx(TICK - 0.3e-3, abs=1e-9) and min(sleeps) >= 0
 
 
+def test_an_overloaded_emulator_skips_ahead_and_still_pauses_every_turn(monkeypatch):
+    """Ticks that take 3 ms (three times the firmware period): no endless catching up at full load, which at
+    real-time priority would starve the machine; it skips the backlog, says so, and pauses as long as it worked."""
+    now, sleeps, tick = [0.0], [], EmulatedRobot.tick
+
+    def sleep(seconds):
+        sleeps.append(seconds)
+        now[0] += seconds
+
+    def overloaded(self):
+        tick(self)
+        now[0] += 3e-3
+
+    monkeypatch.setattr(EmulatedRobot, "tick", overloaded)
+    channel = f"snake_cli_{next(_channels)}"
+    out = io.StringIO()
+    assert cli.emulate(load_robot("koopaee6"), lambda: can.Bus(interface="virtual", channel=channel), 0.5, 0.0,
+                       out, clock=lambda: now[0], sleep=sleep) == 0
+    assert "behind real time: skipped" in out.getvalue()
+    assert sum(sleeps) / now[0] >= 0.45  # it leaves about half of the time to the rest, however far behind
+
+
 def test_bench_reports_every_profile_and_combination_and_the_targets():
     out = io.StringIO()
     assert cli.main(["bench"], out=out) == 0
