@@ -254,7 +254,7 @@ class CanRobot:
             try:
                 argv = (entry / "cmdline").read_bytes().split(b"\0")
                 if os.getsid(int(entry.name)) == self.launch.pid and any(
-                        Path(a.decode(errors="replace")).name == executable for a in argv[:2]):
+                        Path(a.decode(errors="replace")).name == executable for a in argv):
                     return int(entry.name)
             except (ValueError, OSError):  # not a process, or it ended meanwhile
                 continue
