@@ -47,7 +47,9 @@ def snake_control_nodes(context, *args, **kwargs):
     def arg(name: str) -> str:
         return LaunchConfiguration(name).perform(context)
 
-    specs = graph.control_nodes(arg("robot"), gait=arg("gait"), controller=arg("controller"), layout=arg("layout"))
+    # disarmed: the robot walks only once an operator arms the gait (docs/robot.md "Arming"); so after a restart too
+    specs = graph.control_nodes(arg("robot"), gait=arg("gait"), controller=arg("controller"), layout=arg("layout"),
+                                armed=False)
     return launch_nodes(specs, FindPackageShare(PACKAGE).perform(context), use_sim_time=False,
                         extra=lambda spec: kwargs["secured"](spec.fully_qualified_name))
 

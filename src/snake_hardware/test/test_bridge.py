@@ -228,12 +228,7 @@ def test_estop_service_engages_and_releases_through_the_driver_once_the_modules_
     from std_srvs.srv import SetBool
 
     def call(data):
-        client = ros.helper.create_client(SetBool, "/can_bridge/estop")
-        assert client.wait_for_service(timeout_sec=10.0)
-        future = client.call_async(SetBool.Request(data=data))
-        while not future.done():
-            ros.spin(0.01)
-        return future.result()
+        return ros.call(SetBool, "/can_bridge/estop", SetBool.Request(data=data))
 
     with bridge_on_emulated_modules(ros, "estop") as (_node, emu, run):
         assert run(1.0).message == "running"
