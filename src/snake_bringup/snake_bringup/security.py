@@ -65,11 +65,11 @@ UPSTREAM: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tup
     "spawner": ((), (), (), ("/controller_manager/*",)),
     "static_transform_publisher": (("/tf_static",), (), (), ()),
 }
-#: The operator's enclave: the only one that may call the bridge's e-stop service (engage and release; the controllers'
-#: enclaves may not), reading /diagnostics to see the result: ``ROS_SECURITY_ENCLAVE_OVERRIDE=/snake/operator
-#: ros2 service call …`` (docs/robot.md "Emergency stop").
+#: The operator's enclave: the only one that may call the bridge's e-stop service (engage and release) and arm the
+#: gait (the controllers' enclaves may not), reading /diagnostics to see the result:
+#: ``ROS_SECURITY_ENCLAVE_OVERRIDE=/snake/operator ros2 service call …`` (docs/robot.md "Emergency stop", "Arming").
 OPERATOR = "/operator"
-ESTOP_SERVICE = "/can_bridge/estop"
+OPERATOR_SERVICES = ("/can_bridge/estop", "/gait_generator/arm")
 #: What every ROS 2 node has (rcl): /rosout and /parameter_events, and its own parameter and type-description
 #: services (the upstream nodes' part; ours are read from the nodes).
 NODE_TOPICS = ("/rosout", "/parameter_events")
@@ -135,7 +135,7 @@ def upstream_grants(ours: Sequence[NodeGrant], commands: Sequence[str] = (), con
         grants.append(NodeGrant(f"/{node}", enclave_of(f"/{name}"), (*publish, *NODE_TOPICS), (*subscribe,
                                 "/parameter_events"), (*reply, *services), request))
     grants.append(NodeGrant(OPERATOR, enclave_of(OPERATOR), NODE_TOPICS, ("/diagnostics", "/parameter_events"),
-                            request=(ESTOP_SERVICE,)))
+                            request=OPERATOR_SERVICES))
     seen = sorted({t for g in [*ours, *grants] for t in g.topics} - set(NODE_TOPICS))
     grants.append(NodeGrant("/rviz2", enclave_of("/rviz2"), NODE_TOPICS, (*seen, "/parameter_events"),
                             tuple(f"/rviz2/{s}" for s in NODE_SERVICES)))

@@ -254,20 +254,23 @@ class CanRobot:
             try:
                 argv = (entry / "cmdline").read_bytes().split(b"\0")
                 if os.getsid(int(entry.name)) == self.launch.pid and any(
-                        Path(a.decode(errors="replace")).name == executable for a in argv[:2]):
+                        Path(a.decode(errors="replace")).name == executable for a in argv):
                     return int(entry.name)
             except (ValueError, OSError):  # not a process, or it ended meanwhile
                 continue
         raise AssertionError(f"no process of {executable} under robot.launch.py")
 
     def restart(self, executable: str) -> None:
-        """Start our node ``executable`` again as robot.launch.py starts it (its spec in snake_control.graph)."""
-        (spec,) = [s for s in graph.control_nodes(HIL_ROBOT) if s.executable == executable]
+        """Start our node ``executable`` again as robot.launch.py starts it (its spec in snake_control.graph: the gait
+        disarmed), and arm the gait as the operator does."""
+        (spec,) = [s for s in graph.control_nodes(HIL_ROBOT, armed=False) if s.executable == executable]
         with (self.stack.workdir / f"restart_{executable}.log").open("w") as log:
             process = graph.start(spec, REPO, self.stack.workdir, use_sim_time=False, env=self.stack.env,
                                   stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         self.stack.processes.append((f"restart_{executable}", process))
         self.restarted[executable] = process
+        if executable == "gait_generator":
+            assert self.recorder.set_bool("/gait_generator/arm", True).success
 
     def emulate(self, ids: str):
         return self.stack.start(f"emulate_{ids.replace(',', '')}", [
@@ -366,6 +369,8 @@ def can_robot(stack):
     robot.launch = launch
     try:
         active_controllers(stack, launch, "robot_can", expected)
+        assert not _following(robot)  # the robot comes up disarmed: the gait waits for the operator
+        assert robot.recorder.set_bool("/gait_generator/arm", True).success
         wait_until(lambda: _following(robot), "the modules to follow the gait", timeout=60)
         yield robot
     finally:

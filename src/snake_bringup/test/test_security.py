@@ -89,20 +89,22 @@ def test_our_nodes_may_use_exactly_their_topics_and_the_others_what_their_source
         path / "enclaves/snake/controller_manager/permissions.xml")[1]
 
 
-def test_only_the_operator_enclave_may_call_the_estop_service_and_the_bridge_serve_it(keystore):
-    """Engaging and releasing the e-stop: the operator's enclave requests it, the bridge's replies; no controller's
-    enclave (nor any other) may do either, so a compromised controller cannot release the operator's stop."""
+def test_only_the_operator_enclave_may_call_the_estop_and_arm_services_and_their_nodes_serve_them(keystore):
+    """Engaging and releasing the e-stop, arming the gait: the operator's enclave requests them, the bridge's and
+    the gait generator's reply; no controller's enclave (nor any other) may do either, so a compromised controller
+    cannot release the operator's stop or start the gait."""
     path, _grants = keystore
 
     def rules(enclave):
         root = ElementTree.parse(path / "enclaves" / enclave.lstrip("/") / "permissions.xml").getroot()
         return {rule: {t.text for r in root.iter(rule) for t in r.iter("topic")} for rule in ("publish", "subscribe")}
 
-    request, reply = "rq/can_bridge/estopRequest", "rr/can_bridge/estopReply"
-    callers = {e for e in ENCLAVES if request in rules(e)["publish"]}
-    servers = {e for e in ENCLAVES if reply in rules(e)["publish"]}
-    assert callers == {"/snake/operator"} and servers == {"/snake/can_bridge"}
-    assert reply in rules("/snake/operator")["subscribe"]
+    for service, server in (("can_bridge/estop", "/snake/can_bridge"), ("gait_generator/arm", "/snake/gait_generator")):
+        request, reply = f"rq/{service}Request", f"rr/{service}Reply"
+        callers = {e for e in ENCLAVES if request in rules(e)["publish"]}
+        servers = {e for e in ENCLAVES if reply in rules(e)["publish"]}
+        assert callers == {"/snake/operator"} and servers == {server}, service
+        assert reply in rules("/snake/operator")["subscribe"]
 
 
 def test_the_controller_nodes_and_the_spawner_may_serve_their_own_services(keystore):

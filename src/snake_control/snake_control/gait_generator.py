@@ -16,6 +16,12 @@ simulator: the first /clock the node sees, not the simulation's start), so the r
 at t is exactly ``gait.reference(t)``; a change of ω takes effect at the next tick without re-phasing.
 While the sim clock is stopped or has jumped back (ros_interface.watch_clock) nothing is published and
 /diagnostics says ERROR.
+
+Arming (the robot, robot.launch.py: ``armed`` false): a disarmed generator publishes nothing, so the SEA
+controllers send no command (at start) or hold (β̇_d = 0, after their stale_timeout) and the robot does not move;
+the service ``~/arm`` (std_srvs/SetBool) arms it (data: true; the gait starts at t = 0 at its next tick) or
+disarms it (false). A restarted node comes back as ``armed`` says: on the robot, disarmed. The simulators' graphs
+start armed (the default).
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from collections.abc import Sequence
 from rclpy.clock import Clock
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
+from std_srvs.srv import SetBool
 
 from snake_core.gaits import GAITS
 from snake_core.gaits.base import Gait
@@ -36,6 +43,7 @@ from snake_core.validation import ConfigError
 from .ros_interface import (
     LATCHED_QOS,
     OK,
+    WARN,
     Diagnostics,
     Elapsed,
     accepted,
@@ -89,9 +97,21 @@ class GaitGeneratorNode(Node):
         self._elapsed = Elapsed(self)
         # a stopped or restarted sim clock: no reference
         self.clock_watchdog = watch_clock(self, self._diag, lockstep, wall=wall_clock)
+        self.armed = declare(self, "armed", True, "publish the gait from the start (false: nothing until ~/arm; the "
+                             "robot)", read_only=True)
+        self.create_service(SetBool, "~/arm", self._on_arm)
         self._timer = self.create_timer(1.0 / rate, self._tick)
         started(self, f"{self._gait_type()} for {robot.n_joints} joints on {GAIT_REFERENCE}", rate, lockstep=lockstep,
                 **{k: v for k, v in self._gait_params().items() if v is not None})
+
+    def _on_arm(self, request: SetBool.Request, response: SetBool.Response) -> SetBool.Response:
+        if request.data and not self.armed:
+            self._elapsed = Elapsed(self)  # the gait starts at t = 0 at the next tick
+        self.armed = request.data
+        response.success = True
+        response.message = "armed: the gait runs" if self.armed else "disarmed: no reference, the controllers hold"
+        self.get_logger().warning(response.message)
+        return response
 
     def _gait_type(self, updates: dict | None = None) -> str:
         return (updates or {}).get("gait.type", self.get_parameter("gait.type").value)
@@ -114,6 +134,9 @@ class GaitGeneratorNode(Node):
 
     def _tick(self) -> None:
         if self.clock_watchdog.check() is not None:
+            return
+        if not self.armed:
+            self._diag.report(WARN, "disarmed: no reference until ~/arm (data: true)")
             return
         t = self._elapsed()
         alpha_d, alpha_d_dot = self.gait.reference(t)

@@ -21,6 +21,7 @@ module has confirmed, which ``can_bridge: safety`` on /diagnostics shows.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -57,6 +58,10 @@ class CanBridgeNode(Node):
         """``wall_clock``: what the clock watchdog measures a stop of /clock on (the steady clock; a test's own)."""
         super().__init__("can_bridge", **kwargs)
         fix_parameters(self)  # use_sim_time: set at start only
+        priority = declare(self, "realtime_priority", 0, "SCHED_FIFO priority of the bridge's loop (1-98; 0: normal "
+                           "scheduling)", low=0, high=98, read_only=True)
+        if priority:  # before the bus and the timers: the threads they start inherit it
+            self.get_logger().info(realtime(priority))
         robot = load_robot(declare(self, "robot", "koopaee6", "robot file config/robots/<robot>.yaml",
                                    read_only=True))
         profile = declare(self, "can_profile", "", "bus profile; empty: the robot file's can.profile",
@@ -149,6 +154,17 @@ class CanBridgeNode(Node):
     def destroy_node(self) -> None:
         self.bridge.driver.close()
         super().destroy_node()
+
+
+def realtime(priority: int) -> str:
+    """Run this thread (and the threads it starts from now on) at SCHED_FIFO ``priority`` if the OS allows it;
+    the one line that says what happened."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(priority))
+    except OSError as exc:
+        return (f"real-time priority {priority} (SCHED_FIFO) not granted ({exc.strerror}): the CAN loop runs at normal "
+                "priority; grant CAP_SYS_NICE or an rtprio limit (docs/robot.md \"Real-time priority\")")
+    return f"CAN loop at real-time priority {priority} (SCHED_FIFO)"
 
 
 def main(args: Sequence[str] | None = None) -> int:

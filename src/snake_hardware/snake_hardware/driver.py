@@ -152,7 +152,8 @@ class CanDriver:
         self.command: np.ndarray | None = None
         self.command_rate = np.zeros(n)
         self.command_time = -math.inf
-        self._upstream: tuple[str, float] | None = None  # (what, when last heard) of the controllers' deadman
+        self.upstream: str | None = None  # what the deadman watches: the controllers' own command topic (None: off)
+        self.upstream_time = -math.inf  # when it was last heard
         self.sent = np.zeros(n)  # last β_d sent
         self.sent_rate = np.zeros(n)  # and its β̇_d (the modules of the compact and fd profiles form it themselves)
         self.hold_beta = np.zeros(n)
@@ -191,12 +192,11 @@ class CanDriver:
     def watch_upstream(self, what: str) -> None:
         """Hold unless the controllers upstream of ros2_control (``what``: their own command topic) were heard
         (:meth:`upstream_heard`) within ``command_timeout``: the deadman of the controllers themselves."""
-        self._upstream = (what, -math.inf)
+        self.upstream = what
 
     def upstream_heard(self, now: float) -> None:
         """The controllers watched by :meth:`watch_upstream` sent a command at ``now``."""
-        if self._upstream is not None:
-            self._upstream = (self._upstream[0], now)
+        self.upstream_time = now
 
     def _count_clamped(self, beta_d: np.ndarray, beta_rate_d: np.ndarray, now: float) -> None:
         """Command values beyond a joint's reference limit or the servo's speed (the sent reference is clipped
@@ -387,10 +387,9 @@ class CanDriver:
                             f"{cfg.command_timeout * 1e3:.0f} ms", now)
         else:
             self._cause_cleared("command_watchdog", now)
-        if self._upstream is not None:
-            what, heard = self._upstream
-            if now - heard > cfg.command_timeout:
-                self._set_fault("upstream_stale", f"no command from the controllers on {what} for "
+        if self.upstream is not None:
+            if now - self.upstream_time > cfg.command_timeout:
+                self._set_fault("upstream_stale", f"no command from the controllers on {self.upstream} for "
                                 f"{cfg.command_timeout * 1e3:.0f} ms (stopped or hung)", now)
             else:
                 self._cause_cleared("upstream_stale", now)

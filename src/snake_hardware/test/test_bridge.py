@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
+import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -226,12 +228,7 @@ def test_estop_service_engages_and_releases_through_the_driver_once_the_modules_
     from std_srvs.srv import SetBool
 
     def call(data):
-        client = ros.helper.create_client(SetBool, "/can_bridge/estop")
-        assert client.wait_for_service(timeout_sec=10.0)
-        future = client.call_async(SetBool.Request(data=data))
-        while not future.done():
-            ros.spin(0.01)
-        return future.result()
+        return ros.call(SetBool, "/can_bridge/estop", SetBool.Request(data=data))
 
     with bridge_on_emulated_modules(ros, "estop") as (_node, emu, run):
         assert run(1.0).message == "running"
@@ -301,11 +298,8 @@ def test_the_modules_hold_when_the_controllers_upstream_of_ros2_control_fall_sil
         assert "no command from the controllers on /motor_position_controller/commands" in run(0.3).message
         beta_d, rate = [0.3] * 5, [0.5] * 5  # the last command of a controller that was turning the joints
 
-        heard = []
-
         def alive(seconds):
             for _ in range(round(seconds / 0.01)):
-                heard.append(ros.now())
                 ros.publish(upstream, Float64MultiArray(data=beta_d))
                 status = run(0.01, beta_d, rate)
             return status
@@ -316,10 +310,29 @@ def test_the_modules_hold_when_the_controllers_upstream_of_ros2_control_fall_sil
         assert _level(held) == ERROR and "no command from the controllers on " + upstream in held.message
         onset = [e.time for e in driver.events if e.key == "upstream_stale" and e.active][-1]
         timeout, period = driver.config.command_timeout, 0.01
-        # held within command_timeout + one bridge period of the last command
-        assert timeout < onset - heard[-1] <= timeout + period + 1e-9
+        # held within command_timeout + one bridge period of the last command (both on the bridge's clock)
+        assert timeout < onset - driver.upstream_time <= timeout + period + 1e-9
         assert driver.holding and np.all(driver.sent == driver.hold_beta)
         still = [m.x[2] for m in emu.modules]
         run(0.3, beta_d, rate)
         assert np.abs(np.array([m.x[2] for m in emu.modules]) - still).max() < 0.01  # β̇_d = 0: the motors stay
         assert alive(0.5).message == "running"  # the controllers back: the robot follows again
+
+
+def _realtime_in_a_process(*prefix: str) -> list[str]:
+    """``bridge_node.realtime(10)`` in a process of its own (a priority that sticks to the thread that asked):
+    its line, and whether the process then runs at SCHED_FIFO."""
+    code = ("import os; from snake_hardware.bridge_node import realtime; print(realtime(10)); "
+            "print(os.sched_getscheduler(0) == os.SCHED_FIFO)")
+    run = subprocess.run([*prefix, sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    return run.stdout.splitlines()
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
+                    reason="needs root (CAP_SYS_NICE) and setpriv to take it away")
+def test_the_can_loop_runs_at_sched_fifo_where_the_os_allows_it_and_says_so_in_one_line_where_not():
+    assert _realtime_in_a_process() == ["CAN loop at real-time priority 10 (SCHED_FIFO)", "True"]
+    refused = _realtime_in_a_process("setpriv", "--inh-caps=-sys_nice", "--bounding-set=-sys_nice")
+    assert refused[1] == "False" and refused[0].startswith(
+        "real-time priority 10 (SCHED_FIFO) not granted (Operation not permitted): the CAN loop runs at normal")

@@ -43,11 +43,9 @@ def test_bench_ends_with_the_emulated_modules_cpu_cost_idle_and_commanded():
     assert 0 < idle < commanded and count == 5 and share == pytest.approx(count * commanded / 10, abs=1)
 
 
-def test_the_emulator_loop_sleeps_until_the_next_firmware_tick(monkeypatch):
-    """``snake-can emulate`` sleeps to the next 1 kHz tick (never a fixed period, never polls): with ticks that take
-    0.3 ms, each sleep is the 0.7 ms left, and one tick runs per wake-up."""
-    from snake_hardware.emulator import TICK
-
+def emulated_on_a_fake_clock(monkeypatch, tick_cost: float, duration: float) -> tuple[list[float], float, str]:
+    """``cli.emulate`` for ``duration`` s on a clock that only sleeping and the modules' ticks (``tick_cost`` s each)
+    move: every sleep it asked for, the time it took, and what it printed."""
     now, sleeps, tick = [0.0], [], EmulatedRobot.tick
 
     def sleep(seconds):
@@ -56,14 +54,32 @@ def test_the_emulator_loop_sleeps_until_the_next_firmware_tick(monkeypatch):
 
     def working(self):
         tick(self)
-        now[0] += 0.3e-3
+        now[0] += tick_cost
 
     monkeypatch.setattr(EmulatedRobot, "tick", working)
     channel = f"snake_cli_{next(_channels)}"
-    assert cli.emulate(load_robot("koopaee6"), lambda: can.Bus(interface="virtual", channel=channel), 0.1, 0.0,
-                       io.StringIO(), clock=lambda: now[0], sleep=sleep) == 0
+    out = io.StringIO()
+    assert cli.emulate(load_robot("koopaee6"), lambda: can.Bus(interface="virtual", channel=channel), duration, 0.0,
+                       out, clock=lambda: now[0], sleep=sleep) == 0
+    return sleeps, now[0], out.getvalue()
+
+
+def test_the_emulator_loop_sleeps_until_the_next_firmware_tick(monkeypatch):
+    """``snake-can emulate`` sleeps to the next 1 kHz tick (never a fixed period, never polls): with ticks that take
+    0.3 ms, each sleep is the 0.7 ms left, and one tick runs per wake-up."""
+    from snake_hardware.emulator import TICK
+
+    sleeps, _, _ = emulated_on_a_fake_clock(monkeypatch, 0.3e-3, 0.1)
     assert len(sleeps) == pytest.approx(100, abs=2)
     assert sorted(sleeps)[len(sleeps) // 2] == pytest.approx(TICK - 0.3e-3, abs=1e-9) and min(sleeps) >= 0
+
+
+def test_an_overloaded_emulator_skips_ahead_and_still_pauses_every_turn(monkeypatch):
+    """Ticks that take 3 ms (three times the firmware period): no endless catching up at full load, which at
+    real-time priority would starve the machine; it skips the backlog, says so, and pauses as long as it worked."""
+    sleeps, elapsed, out = emulated_on_a_fake_clock(monkeypatch, 3e-3, 0.5)
+    assert "behind real time: skipped" in out
+    assert sum(sleeps) / elapsed >= 0.45  # it leaves about half of the time to the rest, however far behind
 
 
 def test_bench_reports_every_profile_and_combination_and_the_targets():

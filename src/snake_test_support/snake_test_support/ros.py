@@ -346,6 +346,14 @@ class RosHarness:
         self.settle()
         return list(self._log.get(topic, []))
 
+    def call(self, srv_type: type, service: str, request: Any, timeout: float = WAIT_TIMEOUT) -> Any:
+        """Call ``service`` with ``request`` from the harness's node, spinning every node until the answer."""
+        client = self.helper.create_client(srv_type, service)
+        assert client.wait_for_service(timeout_sec=timeout), f"no service {service}"
+        future = client.call_async(request)
+        wait_for(future.done, self.spin, f"the answer of {service}", timeout)
+        return future.result()
+
     def close(self) -> None:
         for node in self.nodes:
             self.executor.remove_node(node)
