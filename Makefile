@@ -13,13 +13,13 @@ ROSSTAMP := $(VENV)/.ros
 SYSSTAMP := $(VENV)/.system-deps
 DEBIAN_PACKAGES := liburdfdom-tools libsdformat-dev can-utils g++ pkg-config
 DEMO_OUT ?= out/demo
-#: Hardware in the loop on Jazzy's real controller_manager runs in real time: alone, before the other tests.
-HIL_TESTS := src/snake_bringup/test/test_jazzy_control_stack.py
 PYTEST_ARGS ?=
+#: JUnit XML of each pytest run of `make test`, read back into its one summary.
+TEST_RESULTS := build/test-results
 #: sros2 (SROS2 keystores) has no wheel: it is installed from the Jazzy source bundle when present.
 SROS2_SOURCE ?= ../shared/ros/src/jazzy-stack-src.tar.xz
 
-.PHONY: all install ros ros-stack ros-mujoco system-deps build demo test bench lint clean
+.PHONY: all install ros ros-stack ros-mujoco system-deps build demo test test-stress bench lint clean
 
 all: demo
 
@@ -227,9 +227,29 @@ demo: $(STAMP) build
 	@echo "  make ros                    # once, for the ROS nodes: ROS 2 Jazzy's rclpy and messages (wheels, no C++ build)"
 	@echo "More in README.md, 'First five things to try', and docs/ros.md, 'Without ROS installed'."
 
+# Every test, in two pytest runs: the tests beside each other on two workers, then those whose subject is real time
+# (marker real_time: hardware in the loop on Jazzy's controller_manager, MuJoCo beside it) alone, after them. A
+# failure in one run does not stop the other; the last lines are one summary of both (failures, skip reasons, counts).
 test: $(STAMP) $(ROSSTAMP) $(SYSSTAMP) build ros-stack ros-mujoco
-	$(BIN)/python -m pytest -q $(PYTEST_ARGS) $(HIL_TESTS)
-	$(BIN)/python -m pytest -n 2 --dist loadgroup -q $(PYTEST_ARGS) --ignore=$(HIL_TESTS)
+	@rm -rf $(TEST_RESULTS) && mkdir -p $(TEST_RESULTS); junit="-o junit_family=xunit1 --junitxml=$(TEST_RESULTS)"; \
+	$(PY) -m pytest -n 2 --dist loadgroup -q -m "not real_time" $(PYTEST_ARGS) $$junit/main.xml; main=$$?; \
+	$(PY) -m pytest -q -m real_time $(PYTEST_ARGS) $$junit/real_time.xml; real_time=$$?; \
+	$(PY) -m snake_test_support.summary $(TEST_RESULTS)/main.xml=$$main $(TEST_RESULTS)/real_time.xml=$$real_time
+
+# The lock-stepped graph tests and the node tests of clocks and inputs beside BUSY busy-loop processes (pytest --busy),
+# RUNS times in a row: what a loaded machine (a laptop building something, a shared CI runner) makes of them.
+BUSY ?= 6
+RUNS ?= 5
+STRESS_TESTS := src/snake_control/test/test_graph.py src/snake_control/test/test_graph_faults.py \
+	src/snake_control/test/test_node_safety.py src/snake_control/test/test_sea_joint_controller.py \
+	src/snake_hardware/test/test_bridge.py
+
+test-stress: $(STAMP) $(ROSSTAMP) build
+	@mkdir -p $(TEST_RESULTS); status=0; for run in $$(seq $(RUNS)); do \
+		echo "run $$run of $(RUNS), beside $(BUSY) busy processes"; \
+		$(PY) -m pytest -q -m "not real_time" --busy $(BUSY) -o junit_family=xunit1 \
+			--junitxml=$(TEST_RESULTS)/stress-$$run.xml $(PYTEST_ARGS) $(STRESS_TESTS) || status=1; \
+	done; exit $$status
 
 # The benchmarks need no C++ build: the embedded simulator, the CAN stack and the ROS loop (rclpy wheels) run as
 # installed; the MuJoCo graph's figure is added where mujoco_ros2_control was built (`make ros-mujoco`, once per

@@ -28,3 +28,36 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_runtest_setup(item: pytest.Item) -> None:
     if UNGROUPED in item.stash:
         pytest.fail(item.stash[UNGROUPED], pytrace=False)
+
+
+#: The busy-loop processes of ``--busy``, in the config's stash.
+BUSY = pytest.StashKey[list]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--busy", type=int, default=0, metavar="N",
+                     help="run the tests beside N busy-loop processes (a loaded machine: `make test-stress`)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """``--busy N``: N processes that spin on the CPU from before the first test to after the last one, started once
+    (by pytest-xdist's controller, not by each worker) and ended by their own process ids."""
+    import subprocess
+    import sys
+
+    n = config.getoption("busy")
+    if n < 0:
+        raise pytest.UsageError(f"--busy {n}: the number of busy processes must be 0 or more")
+    if n and not hasattr(config, "workerinput"):
+        config.stash[BUSY] = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n)]
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    for process in config.stash.get(BUSY, []):
+        process.kill()
+        process.wait()
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    busy = config.stash.get(BUSY, [])
+    return f"beside {len(busy)} busy-loop processes (--busy)" if busy else None

@@ -4,14 +4,15 @@ another machine, same ROS_DOMAIN_ID).
 
     ros2 launch snake_bringup robot.launch.py can_interface:=can0 robot:=koopaee6 controller:=stiffness
 
-Arguments (docs/robot.md): can_interface, can_bus_type, can_bridge_params, robot, controller, gait, layout, joint_roll,
-use_mock_hardware, rviz. Graph: can_bridge (CAN ⇄ /can_bridge/joint_states, /can_bridge/joint_commands) ⇄
-ros2_control_node (hardware:=real) with every controller of config/controllers/<robot>.yaml, started by one
-spawner (joint_state_broadcaster → /joint_states first; SEA robots: motor_position_controller ←
-/motor_position_controller/commands; rigid robots: joint_effort_controller ← /joint_effort_controller/commands)
-⇄ our nodes from snake_control.graph (gait_generator → the SEA controllers of ``layout``). With
-use_mock_hardware:=true the modules are replaced by mock_components (commands mirrored into states) and no CAN
-bridge is started; that is the only hardware of a robot file without CAN modules (can.module_ids).
+Arguments (docs/robot.md): can_interface, can_bus_type, can_bridge_params, realtime_priority, robot, controller,
+gait, layout, joint_roll, use_mock_hardware, rviz. Graph: can_bridge (CAN ⇄ /can_bridge/joint_states,
+/can_bridge/joint_commands) ⇄ ros2_control_node (hardware:=real) with every controller of
+config/controllers/<robot>.yaml, started by one spawner (joint_state_broadcaster → /joint_states first; SEA
+robots: motor_position_controller ← /motor_position_controller/commands; rigid robots: joint_effort_controller ←
+/joint_effort_controller/commands) ⇄ our nodes from snake_control.graph (gait_generator → the SEA controllers of
+``layout``). With use_mock_hardware:=true the modules are replaced by mock_components (commands mirrored into
+states) and no CAN bridge is started; that is the only hardware of a robot file without CAN modules
+(can.module_ids).
 """
 
 from pathlib import Path
@@ -35,6 +36,7 @@ from snake_bringup.graph_nodes import launch_nodes
 from snake_bringup.ros2_control import controllers_file, spawned_controllers
 from snake_control import graph
 from snake_core.controllers import CONTROLLER_MODES
+from snake_core.interface import MOTOR_POSITION_COMMANDS
 from snake_core.robot import load_robot
 
 PACKAGE = "snake_bringup"
@@ -45,7 +47,9 @@ def snake_control_nodes(context, *args, **kwargs):
     def arg(name: str) -> str:
         return LaunchConfiguration(name).perform(context)
 
-    specs = graph.control_nodes(arg("robot"), gait=arg("gait"), controller=arg("controller"), layout=arg("layout"))
+    # disarmed: the robot walks only once an operator arms the gait (docs/robot.md "Arming"); so after a restart too
+    specs = graph.control_nodes(arg("robot"), gait=arg("gait"), controller=arg("controller"), layout=arg("layout"),
+                                armed=False)
     return launch_nodes(specs, FindPackageShare(PACKAGE).perform(context), use_sim_time=False,
                         extra=lambda spec: kwargs["secured"](spec.fully_qualified_name))
 
@@ -75,8 +79,10 @@ def ros2_control_nodes(context, *args, **kwargs):
     ]
     if not mock:
         extra = [arg("can_bridge_params")] if arg("can_bridge_params") else []
+        # the deadman: what the SEA controllers send into ros2_control (docs/robot.md "When something upstream stops")
         nodes.insert(0, Node(package="snake_hardware", executable="can_bridge", output="screen", parameters=[{
-            "can_interface": arg("can_interface"), "can_bus_type": arg("can_bus_type"), "robot": robot}, *extra],
+            "can_interface": arg("can_interface"), "can_bus_type": arg("can_bus_type"), "robot": robot,
+            "deadman_topic": MOTOR_POSITION_COMMANDS, "realtime_priority": int(arg("realtime_priority"))}, *extra],
             **secured("/can_bridge")))
     return nodes
 
@@ -105,6 +111,8 @@ def generate_launch_description():
                               description="python-can interface of the bus (socketcan, pcan, remote, …)"),
         DeclareLaunchArgument("can_bridge_params", default_value="",
                               description="extra ROS parameters file for can_bridge (rate, timeouts); empty: none"),
+        DeclareLaunchArgument("realtime_priority", default_value="0",
+                              description="SCHED_FIFO priority of can_bridge's CAN loop (1-98; 0: normal scheduling)"),
         DeclareLaunchArgument("robot", default_value="koopaee6", description="robot file in config/robots/"),
         DeclareLaunchArgument("controller", default_value="position", choices=list(CONTROLLER_MODES),
                               description="SEA joint controller mode (gains in config/sea_modes/<mode>.yaml)"),

@@ -32,6 +32,7 @@ from xml.etree import ElementTree
 from snake_bringup import ros2_control
 from snake_control import graph
 from snake_core import locator
+from snake_core.interface import MOTOR_POSITION_COMMANDS
 from snake_core.robot import load_robot
 
 #: Enclaves live under this prefix: /snake/<node namespace>/<node name>.
@@ -64,6 +65,11 @@ UPSTREAM: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tup
     "spawner": ((), (), (), ("/controller_manager/*",)),
     "static_transform_publisher": (("/tf_static",), (), (), ()),
 }
+#: The operator's enclave: the only one that may call the bridge's e-stop service (engage and release) and arm the
+#: gait (the controllers' enclaves may not), reading /diagnostics to see the result:
+#: ``ROS_SECURITY_ENCLAVE_OVERRIDE=/snake/operator ros2 service call …`` (docs/robot.md "Emergency stop", "Arming").
+OPERATOR = "/operator"
+OPERATOR_SERVICES = ("/can_bridge/estop", "/gait_generator/arm")
 #: What every ROS 2 node has (rcl): /rosout and /parameter_events, and its own parameter and type-description
 #: services (the upstream nodes' part; ours are read from the nodes).
 NODE_TOPICS = ("/rosout", "/parameter_events")
@@ -102,7 +108,8 @@ def launch_kwargs(enclave_name: str, env: Mapping[str, Any]) -> dict[str, Any]:
 def bridge_spec(robot: str) -> graph.NodeSpec:
     """The can_bridge of robot.launch.py (a virtual bus when its topics are read: no CAN hardware needed)."""
     return graph.NodeSpec("can_bridge", "can_bridge", package="snake_hardware", param_files=(),
-                          parameters={"robot": robot, "can_bus_type": "virtual", "can_interface": "sros2_probe"})
+                          parameters={"robot": robot, "can_bus_type": "virtual", "can_interface": "sros2_probe",
+                                      "deadman_topic": MOTOR_POSITION_COMMANDS})
 
 
 def our_specs(robot: str, controller: str, layout: str, gait: str) -> list[graph.NodeSpec]:
@@ -114,7 +121,8 @@ def upstream_grants(ours: Sequence[NodeGrant], commands: Sequence[str] = (), con
                     hardware: str | None = None) -> list[NodeGrant]:
     """The upstream nodes' grants (:data:`UPSTREAM`; the controller manager also subscribes to ``commands``, its
     forward command controllers' topics, and serves the services of its ``controllers``' nodes and of the node of
-    its ``hardware`` component, named by the URDF's ros2_control block), rviz2 reading every topic of the graph."""
+    its ``hardware`` component, named by the URDF's ros2_control block), the operator (:data:`OPERATOR`), rviz2
+    reading every topic of the graph."""
     grants = []
     for name, (publish, subscribe, reply, request) in UPSTREAM.items():
         node = name
@@ -126,6 +134,8 @@ def upstream_grants(ours: Sequence[NodeGrant], commands: Sequence[str] = (), con
         services = tuple(f"/{node}/{s}" for s in NODE_SERVICES)
         grants.append(NodeGrant(f"/{node}", enclave_of(f"/{name}"), (*publish, *NODE_TOPICS), (*subscribe,
                                 "/parameter_events"), (*reply, *services), request))
+    grants.append(NodeGrant(OPERATOR, enclave_of(OPERATOR), NODE_TOPICS, ("/diagnostics", "/parameter_events"),
+                            request=OPERATOR_SERVICES))
     seen = sorted({t for g in [*ours, *grants] for t in g.topics} - set(NODE_TOPICS))
     grants.append(NodeGrant("/rviz2", enclave_of("/rviz2"), NODE_TOPICS, (*seen, "/parameter_events"),
                             tuple(f"/rviz2/{s}" for s in NODE_SERVICES)))

@@ -16,6 +16,9 @@ spawner and our nodes (gait_generator → sea_joint_controller), Jazzy's launch 
   track β_d = α_d (controller mode position) about a command period late, within the step of a held command,
   where the suite's runtime tracks its ramped command without the lag within half of it.
 
+MuJoCo runs beside the controller_manager at SPEED times real time, not in lockstep: the module's subject is real
+time (marker real_time: `make test` runs it alone, after the other tests), and the lag is judged on it.
+
 Skipped with one reason where no mujoco_ros2_control is available (``make ros-mujoco``).
 """
 
@@ -43,7 +46,7 @@ from snake_test_support.jazzy_stack import (
 )
 from snake_test_support.ros import isolate_ros_domain
 
-pytestmark = [pytest.mark.xdist_group("jazzy_stack"), pytest.mark.slow]
+pytestmark = [pytest.mark.xdist_group("jazzy_stack"), pytest.mark.slow, pytest.mark.real_time]
 ROBOT = "koopaee6"
 SCENARIO = "pedal-wave"  # sim.launch.py's default scenario
 #: Simulated seconds per wall second: headroom for the controllers on a busy 2-core machine.
@@ -153,7 +156,7 @@ def test_the_chained_pid_controller_closes_the_motor_pd_of_002_4_39(run):
     assert _rms(effort - pd) < 0.1 * _rms(effort)
 
 
-def test_the_motors_track_beta_d_a_command_period_late_within_one_command_step(run, suite):
+def test_in_real_time_the_motors_track_beta_d_a_command_period_late_within_one_command_step(run, suite):
     """β follows β_d late by the command pipeline (gait_generator → SEA controller, both at 100 Hz, → the forward
     controllers, which hold each command until the next): the lag that fits best is within three periods T_c, and
     at that lag β stays within the step ω A T_c by which the held β_d moves (RMS; measured from half of it on an

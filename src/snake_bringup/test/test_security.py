@@ -29,12 +29,13 @@ ROOT = Path(__file__).resolve().parents[3]
 NODE = {"/rosout", "/parameter_events"}
 #: What each of our nodes of robot.launch.py (koopaee6, position, composed) publishes and subscribes.
 OURS = {
-    "/snake/can_bridge": ({i.CAN_BRIDGE_JOINT_STATES, i.DIAGNOSTICS, *NODE}, {i.CAN_BRIDGE_JOINT_COMMANDS}),
+    "/snake/can_bridge": ({i.CAN_BRIDGE_JOINT_STATES, i.DIAGNOSTICS, *NODE},
+                          {i.CAN_BRIDGE_JOINT_COMMANDS, i.MOTOR_POSITION_COMMANDS}),  # the latter: its deadman
     "/snake/gait_generator": ({i.GAIT_REFERENCE, i.DIAGNOSTICS, *NODE}, set()),
     "/snake/sea_joint_controller": ({i.MOTOR_POSITION_COMMANDS, i.MOTOR_VELOCITY_COMMANDS, i.DIAGNOSTICS, *NODE},
                                     {i.GAIT_REFERENCE, i.JOINT_STATES, i.TORQUE_REFERENCE, i.CAN_BRIDGE_JOINT_STATES}),
 }
-ENCLAVES = {*OURS, *(f"/snake/{n}" for n in (*security.UPSTREAM, "rviz2"))}
+ENCLAVES = {*OURS, *(f"/snake/{n}" for n in (*security.UPSTREAM, "rviz2", "operator"))}
 
 
 @pytest.fixture(scope="module")
@@ -86,6 +87,24 @@ def test_our_nodes_may_use_exactly_their_topics_and_the_others_what_their_source
     # the controller manager takes the commands of koopaee6.yaml's two forward command controllers
     assert {i.MOTOR_POSITION_COMMANDS, i.MOTOR_VELOCITY_COMMANDS} <= permitted(
         path / "enclaves/snake/controller_manager/permissions.xml")[1]
+
+
+def test_only_the_operator_enclave_may_call_the_estop_and_arm_services_and_their_nodes_serve_them(keystore):
+    """Engaging and releasing the e-stop, arming the gait: the operator's enclave requests them, the bridge's and
+    the gait generator's reply; no controller's enclave (nor any other) may do either, so a compromised controller
+    cannot release the operator's stop or start the gait."""
+    path, _grants = keystore
+
+    def rules(enclave):
+        root = ElementTree.parse(path / "enclaves" / enclave.lstrip("/") / "permissions.xml").getroot()
+        return {rule: {t.text for r in root.iter(rule) for t in r.iter("topic")} for rule in ("publish", "subscribe")}
+
+    for service, server in (("can_bridge/estop", "/snake/can_bridge"), ("gait_generator/arm", "/snake/gait_generator")):
+        request, reply = f"rq/{service}Request", f"rr/{service}Reply"
+        callers = {e for e in ENCLAVES if request in rules(e)["publish"]}
+        servers = {e for e in ENCLAVES if reply in rules(e)["publish"]}
+        assert callers == {"/snake/operator"} and servers == {server}, service
+        assert reply in rules("/snake/operator")["subscribe"]
 
 
 def test_the_controller_nodes_and_the_spawner_may_serve_their_own_services(keystore):

@@ -16,14 +16,22 @@ simulator: the first /clock the node sees, not the simulation's start), so the r
 at t is exactly ``gait.reference(t)``; a change of ω takes effect at the next tick without re-phasing.
 While the sim clock is stopped or has jumped back (ros_interface.watch_clock) nothing is published and
 /diagnostics says ERROR.
+
+Arming (the robot, robot.launch.py: ``armed`` false): a disarmed generator publishes nothing, so the SEA
+controllers send no command (at start) or hold (β̇_d = 0, after their stale_timeout) and the robot does not move;
+the service ``~/arm`` (std_srvs/SetBool) arms it (data: true; the gait starts at t = 0 at its next tick) or
+disarms it (false). A restarted node comes back as ``armed`` says: on the robot, disarmed. The simulators' graphs
+start armed (the default).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rclpy.clock import Clock
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
+from std_srvs.srv import SetBool
 
 from snake_core.gaits import GAITS
 from snake_core.gaits.base import Gait
@@ -35,6 +43,7 @@ from snake_core.validation import ConfigError
 from .ros_interface import (
     LATCHED_QOS,
     OK,
+    WARN,
     Diagnostics,
     Elapsed,
     accepted,
@@ -44,6 +53,7 @@ from .ros_interface import (
     joint_state,
     rejected,
     run,
+    started,
     watch_clock,
 )
 
@@ -60,7 +70,8 @@ def build_gait(gait_type: str, n_joints: int, values: dict, source: str) -> Gait
 
 
 class GaitGeneratorNode(Node):
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, wall_clock: Clock | None = None, **kwargs) -> None:
+        """``wall_clock``: what the clock watchdog measures a stop of /clock on (the steady clock; a test's own)."""
         super().__init__("gait_generator", **kwargs)
         fix_parameters(self)
         robot = load_robot(declare(self, "robot", "koopaee6", "robot file config/robots/<robot>.yaml",
@@ -84,8 +95,23 @@ class GaitGeneratorNode(Node):
         self._pub = self.create_publisher(JointState, GAIT_REFERENCE, LATCHED_QOS)
         self._diag = Diagnostics(self, "gait")
         self._elapsed = Elapsed(self)
-        self.clock_watchdog = watch_clock(self, self._diag, lockstep)  # a stopped or restarted sim clock: no reference
+        # a stopped or restarted sim clock: no reference
+        self.clock_watchdog = watch_clock(self, self._diag, lockstep, wall=wall_clock)
+        self.armed = declare(self, "armed", True, "publish the gait from the start (false: nothing until ~/arm; the "
+                             "robot)", read_only=True)
+        self.create_service(SetBool, "~/arm", self._on_arm)
         self._timer = self.create_timer(1.0 / rate, self._tick)
+        started(self, f"{self._gait_type()} for {robot.n_joints} joints on {GAIT_REFERENCE}", rate, lockstep=lockstep,
+                **{k: v for k, v in self._gait_params().items() if v is not None})
+
+    def _on_arm(self, request: SetBool.Request, response: SetBool.Response) -> SetBool.Response:
+        if request.data and not self.armed:
+            self._elapsed = Elapsed(self)  # the gait starts at t = 0 at the next tick
+        self.armed = request.data
+        response.success = True
+        response.message = "armed: the gait runs" if self.armed else "disarmed: no reference, the controllers hold"
+        self.get_logger().warning(response.message)
+        return response
 
     def _gait_type(self, updates: dict | None = None) -> str:
         return (updates or {}).get("gait.type", self.get_parameter("gait.type").value)
@@ -108,6 +134,9 @@ class GaitGeneratorNode(Node):
 
     def _tick(self) -> None:
         if self.clock_watchdog.check() is not None:
+            return
+        if not self.armed:
+            self._diag.report(WARN, "disarmed: no reference until ~/arm (data: true)")
             return
         t = self._elapsed()
         alpha_d, alpha_d_dot = self.gait.reference(t)

@@ -97,14 +97,16 @@ def command_nodes(robot: str, params: RobotParams, controller: str = "position",
 
 
 def control_nodes(robot: str, *, gait: str = "pedal_wave", controller: str = "position", layout: str = "composed",
-                  head_tracking: bool = False, manipulability: bool = False, lockstep: bool = False
-                  ) -> list[NodeSpec]:
-    """Every snake_control node between the robot (Gazebo, embedded simulator or CAN) and the operator."""
+                  head_tracking: bool = False, manipulability: bool = False, lockstep: bool = False,
+                  armed: bool = True) -> list[NodeSpec]:
+    """Every snake_control node between the robot (Gazebo, embedded simulator or CAN) and the operator; ``armed``
+    false: the gait waits for an operator's ~/arm (the robot)."""
     params = load_robot(robot)
     nodes = command_nodes(robot, params, controller, layout, lockstep)
     if params.sea is not None:  # the gait reaches the robot through SEA controllers only
         nodes.insert(0, NodeSpec("gait_generator", "gait_generator",
-                                 parameters={"robot": robot, "gait.type": gait, "lockstep": lockstep}))
+                                 parameters={"robot": robot, "gait.type": gait, "lockstep": lockstep,
+                                             "armed": armed}))
     if manipulability:
         nodes.append(NodeSpec("manipulability_monitor", "manipulability_monitor",
                               parameters={"robot": robot, "lockstep": lockstep}))

@@ -44,6 +44,7 @@ from .ros_interface import (
     pose3,
     run,
     seconds,
+    started,
 )
 
 
@@ -69,11 +70,12 @@ class HeadOdometryNode(Node):
         self._stamp: float | None = None  # the stamp whose poses are being gathered
         self._frames: dict[str, TransformStamped] = {}
         self._done = False  # odometry of self._stamp published (or refused)
-        self._fresh = InputFreshness(self, timeout)
+        self._fresh = InputFreshness(self, timeout, {"ground_truth": GROUND_TRUTH_POSES})
         self.create_subscription(TransformStamped, GROUND_TRUTH_POSES, self._on_pose, GROUND_TRUTH_QOS)
         self._pub = self.create_publisher(Odometry, HEAD_ODOMETRY, SENSOR_QOS)
         self._diag = Diagnostics(self, "head_odometry")
         self.create_timer(timeout, self._watch)
+        started(self, f"{HEAD_ODOMETRY} from the ground truth of {self.head_frame}", None, stale_timeout=timeout)
 
     def _on_pose(self, msg: TransformStamped) -> None:
         stamp = seconds(msg.header.stamp)
@@ -118,10 +120,13 @@ class HeadOdometryNode(Node):
         self._diag.report(OK, "publishing")
 
     def _watch(self) -> None:
-        """Nothing published for ``stale_timeout``: ERROR, keeping a more specific error already reported."""
-        if self._fresh.stale(["ground_truth"]):
-            self._diag.report(ERROR, self._diag.message if self._diag.level == ERROR else
-                              f"no odometry: stale input: {GROUND_TRUTH_POSES} ({self.head_frame})")
+        """Nothing published for ``stale_timeout``: ERROR, keeping a more specific error already reported; WARN
+        where nothing publishes the ground truth (the simulator ended or has not started)."""
+        stale = self._fresh.stale(["ground_truth"])
+        if stale:
+            level, why = self._fresh.fault(stale)
+            self._diag.report(level, self._diag.message if self._diag.level == ERROR == level else
+                              f"no odometry: {why} ({self.head_frame})")
 
 
 def main(args: Sequence[str] | None = None) -> int:

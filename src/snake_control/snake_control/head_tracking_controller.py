@@ -29,6 +29,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from nav_msgs.msg import Odometry, Path
+from rclpy.clock import Clock
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 
@@ -77,6 +78,7 @@ from .ros_interface import (
     run,
     seconds,
     stamp_ns,
+    started,
     watch_clock,
     yaw,
 )
@@ -87,7 +89,8 @@ SHAPE_GAIT = "serpenoid"
 
 
 class HeadTrackingControllerNode(Node):
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, wall_clock: Clock | None = None, **kwargs) -> None:
+        """``wall_clock``: what the clock watchdog measures a stop of /clock on (the steady clock; a test's own)."""
         super().__init__("head_tracking_controller", **kwargs)
         fix_parameters(self)
         robot = load_robot(declare(self, "robot", "ariizumi10", "robot file config/robots/<robot>.yaml",
@@ -121,17 +124,20 @@ class HeadTrackingControllerNode(Node):
         self._state_stamp: int | None = None  # [ns] of the joint states in self._joints
         self._effort = None  # the latest torque references (an array of snake_core's)
         self.reference = None
-        self._fresh = InputFreshness(self, timeout)
+        self._fresh = InputFreshness(self, timeout, {"joint_states": JOINT_STATES, "head_odometry": HEAD_ODOMETRY})
         self._elapsed = Elapsed(self)
         self.create_subscription(JointState, JOINT_STATES, self._on_joint_states, SENSOR_QOS)
         self.create_subscription(Odometry, HEAD_ODOMETRY, self._on_odometry, SENSOR_QOS)
         self.create_subscription(Path, HEAD_REFERENCE, self._on_reference, LATCHED_QOS)
         self._pub = self.create_publisher(JointState, TORQUE_REFERENCE, COMMAND_QOS)
         self._diag = Diagnostics(self, "head_tracking")
-        self.clock_watchdog = watch_clock(self, self._diag, lockstep)  # a stopped or restarted sim clock: no torque
+        # a stopped or restarted sim clock: no torque
+        self.clock_watchdog = watch_clock(self, self._diag, lockstep, wall=wall_clock)
         self._ticks = Lockstep(self, {"joint_states": JOINT_STATES, "head_odometry": HEAD_ODOMETRY}, self._step,
                                self._publish, lockstep)
         self.create_timer(1.0 / rate, self._ticks.tick)
+        started(self, f"{self.get_parameter('controller.mode').value} head tracking ({robot.name}) on "
+                f"{TORQUE_REFERENCE}", rate, lockstep=lockstep, stale_timeout=timeout, free_joints=free)
 
     def _on_joint_states(self, msg: JointState) -> None:
         reading = read_joint_states(msg, self._layout, self._stiffness)
@@ -163,8 +169,8 @@ class HeadTrackingControllerNode(Node):
             return False
         stale = self._fresh.stale(["joint_states", "head_odometry"])
         if stale or self.reference is None:
-            self._diag.report(ERROR, "no torque: " + ("stale input: " + ", ".join(stale) if stale
-                                                       else "no /head/reference received"))
+            level, why = self._fresh.fault(stale) if stale else (ERROR, "no /head/reference received")
+            self._diag.report(level, f"no torque: {why}")
             return False
         alpha, alpha_dot = self._joints.alpha, self._joints.alpha_dot
         x, y, heading, vx, vy, heading_rate = self._odometry

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from geometry_msgs.msg import Point, Vector3
+from rclpy.clock import Clock
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import ColorRGBA, Float64MultiArray, MultiArrayDimension
@@ -59,6 +60,7 @@ from .ros_interface import (
     quaternion_about_z,
     read_joint_states,
     run,
+    started,
     watch_clock,
 )
 
@@ -67,7 +69,8 @@ LAYOUT = "D, R, sigma_1..k (ellipsoid semi-axes), lambda_1..k (singular values o
 
 
 class ManipulabilityMonitorNode(Node):
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, wall_clock: Clock | None = None, **kwargs) -> None:
+        """``wall_clock``: what the clock watchdog measures a stop of /clock on (the steady clock; a test's own)."""
         super().__init__("manipulability_monitor", **kwargs)
         fix_parameters(self)
         robot = load_robot(declare(self, "robot", "ariizumi10", "robot file config/robots/<robot>.yaml",
@@ -93,13 +96,16 @@ class ManipulabilityMonitorNode(Node):
         self.monitor = ManipulabilityMonitor(build_model(robot), threshold,
                                              free_joints_from_suite(free, robot.n_links))
         self._alpha: list[float] | None = None
-        self._fresh = InputFreshness(self, timeout)
+        self._fresh = InputFreshness(self, timeout, {"joint_states": JOINT_STATES})
         self.create_subscription(JointState, JOINT_STATES, self._on_joint_states, SENSOR_QOS)
         self._pub = self.create_publisher(Float64MultiArray, MANIPULABILITY, COMMAND_QOS)
         self._markers = self.create_publisher(MarkerArray, MANIPULABILITY_MARKERS, COMMAND_QOS)
         self._diag = Diagnostics(self, "manipulability")
-        self.clock_watchdog = watch_clock(self, self._diag, lockstep)  # a stopped or restarted sim clock: nothing new
+        # a stopped or restarted sim clock: nothing new
+        self.clock_watchdog = watch_clock(self, self._diag, lockstep, wall=wall_clock)
         self.create_timer(1.0 / rate, self._tick)
+        started(self, f"manipulability of {robot.name} on {MANIPULABILITY}", rate, lockstep=lockstep,
+                threshold=threshold, free_joints=free)
 
     def _on_joint_states(self, msg: JointState) -> None:
         reading = read_joint_states(msg, self._layout, self._stiffness)
@@ -122,8 +128,10 @@ class ManipulabilityMonitorNode(Node):
     def _tick(self) -> None:
         if self.clock_watchdog.check() is not None:
             return
-        if self._fresh.stale(["joint_states"]):
-            self._diag.report(ERROR, "hold: stale input: joint_states")
+        stale = self._fresh.stale(["joint_states"])
+        if stale:
+            level, why = self._fresh.fault(stale)
+            self._diag.report(level, f"hold: {why}")
             return
         if not all_finite(self._alpha):
             self._diag.report(ERROR, "hold: non-finite input (NaN or inf) in joint states")

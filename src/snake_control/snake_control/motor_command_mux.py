@@ -49,6 +49,7 @@ from .ros_interface import (
     joint_state_fields,
     run,
     stamp_ns,
+    started,
 )
 
 #: mode → (input topic, names per joint, JointState field index, output topic, controller)
@@ -74,7 +75,7 @@ class MotorCommandMuxNode(Node):
         self._commands: dict[str, float] = {}
         self._stamps: dict[str, int] = {}  # [ns] header stamp of each joint's command
         self._pending: set[str] = set()  # joints commanded since the last array
-        self._fresh = InputFreshness(self, timeout)
+        self._fresh = InputFreshness(self, timeout, dict.fromkeys(self.names, source))
         self._last: list[float] | None = None
         self.create_subscription(JointState, source, self._on_command, COMMAND_QOS)
         self._pub = self.create_publisher(Float64MultiArray, output, COMMAND_QOS)
@@ -84,6 +85,8 @@ class MotorCommandMuxNode(Node):
             if self.mode == "position" else None
         self._diag = Diagnostics(self, controller)
         self.create_timer(1.0 / rate, self._tick)
+        started(self, f"{self.mode} commands of {len(self.names)} joints from {source} on {output}", rate,
+                stale_timeout=timeout)
 
     def _on_command(self, msg: JointState) -> None:
         for name, values in joint_state_fields(msg).items():
@@ -110,11 +113,11 @@ class MotorCommandMuxNode(Node):
         """The stamp the array answers: the oldest of its joints' commands (None before every joint has one)."""
         return min(self._stamps.values()) if len(self._stamps) == len(self.names) else None
 
-    def _hold(self, why: str) -> None:
+    def _hold(self, why: str, level: bytes = ERROR) -> None:
         """Report, and once a complete array has gone out, put the robot in its safe hold. Before that
         nothing is sent: the forward command controller keeps its own start value (for a lock-stepped
         simulator an extra array would be a step of its own)."""
-        self._diag.report(ERROR, f"hold: {why}")
+        self._diag.report(level, f"hold: {why}")
         if self._last is None:
             return
         self._pub.publish(float_array([0.0 for _ in self.names] if self.mode == "effort" else self._last,
@@ -125,7 +128,8 @@ class MotorCommandMuxNode(Node):
     def _tick(self) -> None:
         stale = self._fresh.stale(self.names)
         if stale:
-            self._hold(", ".join(f"{n} stale" for n in stale))
+            level, why = self._fresh.fault(stale)
+            self._hold(", ".join(f"{n} stale" for n in stale) if level == ERROR else why, level)
 
 
 def main(args: Sequence[str] | None = None) -> int:

@@ -141,6 +141,14 @@ def fix_parameters(node: Node, names: Sequence[str] = STRUCTURAL_PARAMETERS) -> 
     node.add_on_set_parameters_callback(check)
 
 
+def started(node: Node, runs: str, rate: float | None, **key: Any) -> None:
+    """The node's one INFO line at start-up: what it runs, its rate [Hz] (None: as its input comes) and its key
+    parameters (``key``, name → value)."""
+    details = ", ".join(f"{name}={value}" for name, value in key.items())
+    node.get_logger().info(f"{runs} {'as its input comes' if rate is None else f'at {rate:g} Hz'}"
+                           + (f" ({details})" if details else ""))
+
+
 def rejected(exc: Exception) -> SetParametersResult:
     """A parameter update refused with the one-line message of a ConfigError."""
     return SetParametersResult(successful=False, reason=str(exc))
@@ -346,27 +354,35 @@ def planar_odometry(stamp: Any, frame_id: str, child_frame_id: str, pose: HeadPo
 # ------------------------------------------------------------------------- freshness, diagnostics
 
 
+#: What a ClockWatchdog reports when ROS time has not advanced for its timeout of wall time.
+CLOCK_STOPPED = "clock stopped"
+
+
 class ClockWatchdog:
-    """A node's ROS time watched against the wall (a timer on the steady clock, which runs when /clock does not).
+    """A node's ROS time watched against the wall (a timer on ``wall``, by default the steady clock, which runs when
+    /clock does not; a test drives a clock of its own here).
 
     ``reason`` is "clock stopped" once ROS time has not advanced for ``timeout`` seconds of wall time (a simulator
     that died, or no /clock yet) and "clock jumped back" when it went back (a restarted simulator), None while it
     runs; ``on_change(reason)`` is called on each change and ``while_stalled()`` every ``period`` of wall time while
     it is not None (the node's own timers on ROS time have stopped). So a stop is seen within ``timeout + period``
     of wall time. With ``lockstep`` a /clock that keeps coming without advancing is a lock-stepped simulator
-    waiting for an answer (it republishes its tick), not a stop. :meth:`monotonic` follows ROS time while it runs
+    waiting for an answer (it republishes its tick), not a stop; and a stop, judged on the wall, is reported only:
+    :meth:`check` returns what the node holds for, which in lockstep is a jump back alone (ROS time tells it), so
+    that a starved process never changes the answer to a tick. :meth:`monotonic` follows ROS time while it runs
     and the wall while it does not, and never goes back: the time base for a node's own watchdogs.
     """
 
     def __init__(self, node: Node, on_change: Callable[[str | None], None],
                  while_stalled: Callable[[], None] | None = None, timeout: float = 0.5, period: float = 0.1,
-                 lockstep: bool = False) -> None:
+                 lockstep: bool = False, wall: Clock | None = None) -> None:
         self._node = node
         self._on_change = on_change
         self._while_stalled = while_stalled
         self.timeout = timeout
         self.period = period
-        self._steady = Clock(clock_type=ClockType.STEADY_TIME)
+        self.lockstep = lockstep
+        self._steady = wall if wall is not None else Clock(clock_type=ClockType.STEADY_TIME)
         self._last_ros = now_seconds(node)
         self._last_wall = self._wall()
         self._advanced_wall = self._last_wall
@@ -400,17 +416,30 @@ class ClockWatchdog:
         self._last_ros, self._last_wall = ros, wall
 
     def check(self) -> str | None:
-        """Update ``reason`` from the clocks now (the steady timer does so every ``period``) and return it."""
+        """Update ``reason`` from the clocks now (the wall timer does so every ``period``) and return what the node
+        holds for (:meth:`holds`)."""
         self._update()
         reason = "clock jumped back" if self._jumped else \
-            "clock stopped" if self._last_wall - self._advanced_wall >= self.timeout else None
+            CLOCK_STOPPED if self._last_wall - self._advanced_wall >= self.timeout else None
         self._jumped = False
         if reason != self.reason:
             self.reason = reason
             self._on_change(reason)
         if self.reason is not None and self._while_stalled is not None:
             self._while_stalled()
-        return self.reason
+        return self.holds()
+
+    def fault(self) -> tuple[bytes, str]:
+        """The severity and words of the report of ``reason``: ERROR, or WARN for a stop where nothing publishes
+        /clock (the simulator ended, as when the graph is stopped, or has not started)."""
+        hold = "hold: " if self.holds() else ""
+        if self.reason == CLOCK_STOPPED and not self._node.count_publishers(interface.CLOCK):
+            return WARN, f"{hold}ROS clock stopped: no publisher of {interface.CLOCK}"
+        return ERROR, f"{hold}ROS {self.reason}"
+
+    def holds(self) -> str | None:
+        """``reason`` where the node must hold for it: any, except a stop in lockstep (reported only)."""
+        return None if self.lockstep and self.reason == CLOCK_STOPPED else self.reason
 
 
 #: A controller's sim-time watchdog: ROS time that has not advanced for CLOCK_TIMEOUT s of wall time, checked every
@@ -420,22 +449,24 @@ CLOCK_CHECK = 0.1
 
 
 def watch_clock(node: Node, diagnostics: Diagnostics, lockstep: bool = False,
-                hold: Callable[[], object] | None = None) -> ClockWatchdog:
-    """The watchdog of a controller on sim time: while /clock is stopped or jumped back, ERROR "hold: ROS clock …"
-    on /diagnostics (repeated at its period), and ``hold()`` once as the fault begins (a controller's hold
-    command); the node holds while :meth:`ClockWatchdog.check` gives a reason, and its own report of the next
-    tick on a running clock puts the diagnostics back."""
+                hold: Callable[[], object] | None = None, wall: Clock | None = None) -> ClockWatchdog:
+    """The watchdog of a controller on sim time (``wall``: the clock it watches /clock against, the steady clock by
+    default): while /clock is stopped or jumped back, ERROR "hold: ROS clock …" on /diagnostics (repeated at its
+    period), and ``hold()`` once as the fault begins (a controller's hold command); the node holds while
+    :meth:`ClockWatchdog.check` gives a reason, and its own report of the next tick on a running clock puts the
+    diagnostics back. In ``lockstep`` a stop is ERROR "ROS clock stopped" and nothing more: no tick comes, so
+    nothing is computed, and the next tick is answered as if the wait had been short."""
 
     def changed(reason: str | None) -> None:
         report()
-        if reason is not None and hold is not None:
+        if watchdog.holds() is not None and hold is not None:
             hold()
 
     def report() -> None:
         if watchdog.reason is not None:
-            diagnostics.report(ERROR, f"hold: ROS {watchdog.reason}")
+            diagnostics.report(*watchdog.fault())
 
-    watchdog = ClockWatchdog(node, changed, report, CLOCK_TIMEOUT, CLOCK_CHECK, lockstep)
+    watchdog = ClockWatchdog(node, changed, report, CLOCK_TIMEOUT, CLOCK_CHECK, lockstep, wall)
     return watchdog
 
 
@@ -447,10 +478,11 @@ class InputFreshness:
     different topics, in either order) as when it arrives just after: in a lock-stepped graph, where every input
     is stamped with its tick, what is stale does not depend on the order of arrival."""
 
-    def __init__(self, node: Node, timeout: float) -> None:
+    def __init__(self, node: Node, timeout: float, topics: Mapping[str, str] | None = None) -> None:
         self._node = node
         self.timeout = timeout
         self.timeout_ns = round(timeout * 1e9)
+        self._topics = dict(topics or {})  # input name → its topic
         self._last: dict[str, int] = {}
 
     def mark(self, name: str, stamp: Any = None) -> None:
@@ -463,19 +495,28 @@ class InputFreshness:
         now = self._node.get_clock().now().nanoseconds
         return [n for n in names if n not in self._last or now - self._last[n] > self.timeout_ns]
 
+    def fault(self, stale: Sequence[str]) -> tuple[bytes, str]:
+        """The severity and words of a hold for the ``stale`` inputs: WARN "no publisher of …" where none of their
+        topics has a publisher (its node ended, as when the graph is stopped, or has not started yet: a state of the
+        graph, not a fault), else ERROR "stale input: …" (an input that stopped coming from a node still there)."""
+        topics = [self._topics.get(n) for n in stale]
+        if all(topics) and not any(self._node.count_publishers(t) for t in topics):
+            return WARN, "no publisher of " + ", ".join(dict.fromkeys(topics))
+        return ERROR, "stale input: " + ", ".join(stale)
+
 
 class Diagnostics:
     """Publishes one DiagnosticStatus per node on /diagnostics when its level or message changes,
-    and at least every ``period`` seconds (the diagnostic_aggregator's usual 1 Hz)."""
+    and at least every ``period`` seconds (the diagnostic_aggregator's usual 1 Hz) of ``wall`` (the steady clock by
+    default: ROS time that stops or goes back, as a restarted simulator's, silenced the reports)."""
 
-    def __init__(self, node: Node, hardware_id: str, period: float = 1.0) -> None:
+    def __init__(self, node: Node, hardware_id: str, period: float = 1.0, wall: Clock | None = None) -> None:
         self._node = node
         self._pub = node.create_publisher(DiagnosticArray, DIAGNOSTICS, COMMAND_QOS)
         self._name = node.get_fully_qualified_name()
         self._hardware_id = hardware_id
         self._period = period
-        # the period on the wall: ROS time that stops or goes back (a restarted simulator) silenced the reports
-        self._steady = Clock(clock_type=ClockType.STEADY_TIME)
+        self._steady = wall if wall is not None else Clock(clock_type=ClockType.STEADY_TIME)
         self._last: tuple[bytes, str] | None = None
         self._last_time = -math.inf
         self.level = OK

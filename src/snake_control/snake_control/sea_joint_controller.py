@@ -39,6 +39,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Sequence
 
+from rclpy.clock import Clock
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
@@ -81,6 +82,7 @@ from .ros_interface import (
     read_joint_states,
     run,
     stamp_ns,
+    started,
     watch_clock,
 )
 
@@ -96,7 +98,8 @@ def mode_parameters(mode: str) -> tuple[str, ...]:
 
 
 class SEAJointControllerNode(Node):
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, wall_clock: Clock | None = None, **kwargs) -> None:
+        """``wall_clock``: what the clock watchdog measures a stop of /clock on (the steady clock; a test's own)."""
         super().__init__("sea_joint_controller", **kwargs)
         fix_parameters(self)
         robot = load_robot(declare(self, "robot", "koopaee6", "robot file config/robots/<robot>.yaml",
@@ -132,7 +135,9 @@ class SEAJointControllerNode(Node):
         self._state_stamp: int | None = None  # [ns] header stamp of the joint states in self._states
         self._tau_d: dict[int, float] = dict.fromkeys(self.joints, 0.0)
         self._required = ["joint_states", "gait_reference"] + (["torque_reference"] if self.mode == "torque" else [])
-        self._fresh = InputFreshness(self, timeout)
+        self._fresh = InputFreshness(self, timeout, {"joint_states": JOINT_STATES, "gait_reference": GAIT_REFERENCE,
+                                                     "torque_reference": TORQUE_REFERENCE,
+                                                     "hardware_states": CAN_BRIDGE_JOINT_STATES})
         self._sent: tuple[list[float], list[float], int | None] | None = None  # the last command: β_d, β̇_d, stamp
         self.create_subscription(JointState, JOINT_STATES, self._on_joint_states, SENSOR_QOS)
         # lockstep: transient local, so that a reference sent before this node matched its publisher still comes
@@ -153,11 +158,14 @@ class SEAJointControllerNode(Node):
             self._rate_pub = self.create_publisher(Float64MultiArray, MOTOR_VELOCITY_COMMANDS, COMMAND_QOS)
         self._diag = Diagnostics(self, joint_name(index) if index else "sea_joints")
         # a stopped or restarted sim clock holds
-        self.clock_watchdog = watch_clock(self, self._diag, self.lockstep, self._hold)
+        self.clock_watchdog = watch_clock(self, self._diag, self.lockstep, self._hold, wall_clock)
         inputs = {"joint_states": JOINT_STATES, "gait_reference": GAIT_REFERENCE, "torque_reference": TORQUE_REFERENCE}
         self._ticks = Lockstep(self, {k: inputs[k] for k in self._required}, self._step,
                                lambda: self._publish(*self._sent), self.lockstep)
         self.create_timer(self.dt, self._ticks.tick)
+        started(self, f"{self.mode} control of {', '.join(map(joint_name, self.joints))} ({robot.name}) on "
+                f"{self._pub.topic_name}", rate, lockstep=self.lockstep, stale_timeout=timeout,
+                **{f"controller.{k}": v for k, v in params.items() if k != "mode"})
 
     def _on_joint_states(self, msg: JointState) -> None:
         reading = read_joint_states(msg, self._layout, self._stiffness)
@@ -194,16 +202,17 @@ class SEAJointControllerNode(Node):
         lag = t_ns - self._reference_stamp
         return ns_seconds(lag) if self._reference_stamp > 0 and 0 < lag <= self._fresh.timeout_ns else 0.0
 
-    def _inputs(self, t_ns: int) -> list[tuple[JointMeasurement, JointReference]] | str:
-        """Each joint's controller inputs at ``t``, or why there are none (clock, stale or non-finite)."""
-        clock = self.clock_watchdog.check()
-        if clock is not None:
-            return f"ROS {clock}"
+    def _inputs(self, t_ns: int) -> list[tuple[JointMeasurement, JointReference]] | tuple[bytes, str]:
+        """Each joint's controller inputs at ``t``, or the severity and words of why there are none (clock, stale or
+        non-finite)."""
+        if self.clock_watchdog.check() is not None:
+            level, words = self.clock_watchdog.fault()
+            return level, words.removeprefix("hold: ")
         stale = self._fresh.stale(self._required + (["hardware_states"] if self._lost is not None else []))
         if stale:
-            return "stale input: " + ", ".join(stale)
+            return self._fresh.fault(stale)
         if self._lost:
-            return "module lost or faulted (CAN bridge): " + ", ".join(self._lost)
+            return ERROR, "module lost or faulted (CAN bridge): " + ", ".join(self._lost)
         lag = self._reference_lag(t_ns)
         inputs = []
         for j in self.joints:
@@ -211,7 +220,7 @@ class SEAJointControllerNode(Node):
             alpha_prev = self._states[j - 1][0] if j > 1 else None
             ref, tau_d = self._references[j], self._tau_d[j]
             if not all_finite([alpha, alpha_dot, tau, beta, *ref, tau_d] + ([alpha_prev] if j > 1 else [])):
-                return f"non-finite input (NaN or inf) for {joint_name(j)} in joint states or references"
+                return ERROR, f"non-finite input (NaN or inf) for {joint_name(j)} in joint states or references"
             inputs.append((JointMeasurement(alpha, alpha_dot, beta, tau, alpha_prev),
                            JointReference(ref[0], ref[1], tau_d).at(lag)))
         return inputs
@@ -239,8 +248,9 @@ class SEAJointControllerNode(Node):
     def _step(self, t_ns: int) -> bool:
         """Step the controllers at ROS time ``t_ns`` and publish; False if there was nothing to send."""
         inputs = self._inputs(t_ns)
-        if isinstance(inputs, str):
-            self._diag.report(ERROR, f"hold: {inputs}", {"mode": self.mode})
+        if isinstance(inputs, tuple):
+            level, why = inputs
+            self._diag.report(level, f"hold: {why}", {"mode": self.mode})
             return self._hold(self._state_stamp)
         t = ns_seconds(t_ns)
         commands = [c.step(t, self.dt, *i) for c, i in zip(self.controllers, inputs, strict=True)]

@@ -41,7 +41,9 @@ Commands from the topic are limited as the CAN bridge limits them (snake_core.co
 a command of the wrong size or non-finite, or on SEA robots a β_d that is no joint angle (|β_d| > π), is refused
 with ERROR on /diagnostics and never stepped on: running free the motors hold the angles β they have, in lockstep
 the tick keeps waiting for a usable answer. β_d is clipped to the joint limits and its change per step to the
-servo's maximum speed; steps with a clipped command are reported as WARN with the count of clipped values.
+servo's maximum speed, β̇_d to the servo's speed, never beyond a clipped β_d and toward a joint limit to the speed
+from which the servo stops before it (CommandLimits.speed); steps with a clipped command are reported as WARN with
+the count of clipped values.
 """
 
 from __future__ import annotations
@@ -88,6 +90,7 @@ from .ros_interface import (
     joint_state,
     odometry,
     run,
+    started,
     time_msg,
 )
 
@@ -149,6 +152,8 @@ class SimulatorNode(Node):
         self._diag = Diagnostics(self, "simulator")
         self._publish()
         self.create_timer(min(0.001, self.sim.control_period), self._poll)
+        started(self, f"simulating {name} ({scenario.section('robot')['name']}, {self.sim.command_interface} commands "
+                f"on {self.command_topic})", rate, lockstep=self.lockstep, real_time_factor=rtf)
 
     def _t_ns(self) -> int:
         # rounded to the nanosecond: Time(seconds=) truncates, and a step that lands at 0.2199999… s would
@@ -198,10 +203,10 @@ class SimulatorNode(Node):
                 self._wait(now)
                 return
             self._command, self._rate = self._answer, self._rate_answer
-        command, clamped = self._limited(self._command)
+        command, rate, clamped = self._limited(self._command, self._rate)
         try:
             if self._rates:
-                self.sim.step(command, self._rate)
+                self.sim.step(command, rate)
             else:
                 self.sim.step(command)
         except SimulationDiverged as exc:
@@ -217,14 +222,17 @@ class SimulatorNode(Node):
         else:
             self._diag.report(OK, "running", {"commands_clamped": self.commands_clamped})
 
-    def _limited(self, command: Sequence[float]) -> tuple[Sequence[float], int]:
-        """``command`` within the limits from the last step's, and how many of its values were clipped."""
+    def _limited(self, command: Sequence[float], rate: Sequence[float] | None
+                 ) -> tuple[Sequence[float], Sequence[float] | None, int]:
+        """``command`` and its rate (None: none) within the limits from the last step's at the motors' angles,
+        and how many of their values were clipped."""
         if self.limits is None:
-            return command, 0
-        limited, clamped = self.limits.clamp(np.asarray(command, dtype=float), np.asarray(self._stepped, dtype=float),
-                                             self.sim.control_period)
+            return command, rate, 0
+        limited, speed, clamped = self.limits.command(
+            np.asarray(command, dtype=float), None if rate is None else np.asarray(rate, dtype=float),
+            np.asarray(self._stepped, dtype=float), self.sim.control_period, self.sim.joints().beta)
         self.commands_clamped += clamped
-        return limited, clamped
+        return limited, speed, clamped
 
     def _wait(self, now: float) -> None:
         """Lockstep, no answer yet: republish the tick for late nodes; report a wait past the timeout."""

@@ -113,3 +113,27 @@ def test_a_gait_missing_a_required_parameter_is_refused(ros):
     node = make(ros)
     (result,) = ros.set_parameters(node, gait__type="serpenoid")
     assert not result.successful and "gait.periods" in result.reason
+
+
+def test_a_disarmed_gait_publishes_nothing_until_armed_then_starts_at_t_0_and_stops_when_disarmed(ros):
+    from std_srvs.srv import SetBool
+
+    def arm(data):
+        return ros.call(SetBool, "/gait_generator/arm", SetBool.Request(data=data))
+
+    make(ros, armed=False)
+    ros.advance(1.0)
+    assert ros.messages("/gait/reference") == []  # the robot is not moved: nothing to track
+    warnings = [s.message for m in ros.messages("/diagnostics") for s in m.status if s.level == b"\x01"]
+    assert "disarmed: no reference until ~/arm (data: true)" in warnings
+    assert arm(True).message == "armed: the gait runs"
+    armed_at = ros.now()
+    ros.advance(0.5)
+    first = ros.messages("/gait/reference")[0]
+    assert armed_at <= stamp(first) <= armed_at + 0.02 + 1e-9
+    for j in range(1, 6):  # the wave from its t = 0, not from the node's start
+        assert first.position[j - 1] == pytest.approx(A * math.sin(PHI * (j - 1)), abs=1e-9)
+    assert arm(False).message == "disarmed: no reference, the controllers hold"
+    count = len(ros.messages("/gait/reference"))
+    ros.advance(0.5)
+    assert len(ros.messages("/gait/reference")) == count

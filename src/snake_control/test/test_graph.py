@@ -134,8 +134,8 @@ def missed_ticks(graph: Trajectory) -> str:
 def stepped_without_ros(scenario, command, ticks: int) -> Trajectory:
     """The simulator node's loop driven in-process: tick 0 steps with the start command, tick k ≥ 1 with
     ``command(t_ns, sim)`` (the arguments of the step: the command, and for SEA motors its rate), the answer to
-    the states of t_k, as the lock-stepped graph does; β_d within the robot's command limits from the last step's
-    (the node clamps what comes from the topic)."""
+    the states of t_k, as the lock-stepped graph does; β_d and β̇_d within the robot's command limits from the last
+    step's (the node clamps what comes from the topic)."""
     sim = stepper(scenario)
     limits = command_limits(load_robot(scenario.section("robot")["name"])) \
         if sim.command_interface == "position" else None
@@ -150,9 +150,11 @@ def stepped_without_ros(scenario, command, ticks: int) -> Trajectory:
         head.append(sim.head().position[:2])
         if k < ticks:
             args = (sim.hold_command(),) if now == 0 else tuple(command(now, sim))
-            answer = np.asarray(args[0], dtype=float)
-            stepped = answer if limits is None else limits.clamp(answer, stepped, sim.control_period)[0]
-            sim.step(stepped, *args[1:])
+            answer, rate = np.asarray(args[0], dtype=float), (np.asarray(args[1], dtype=float) if args[1:] else None)
+            if limits is not None:
+                answer, rate, _ = limits.command(answer, rate, stepped, sim.control_period, j.beta)
+            stepped = answer
+            sim.step(stepped, *(() if rate is None else (rate,)))
     return Trajectory(np.array(t_ns), np.array(alpha), None if beta[0] is None else np.array(beta), np.array(head))
 
 
@@ -266,9 +268,11 @@ def test_lockstep_graph_starts_the_gait_at_the_first_tick_and_answers_every_tick
     assert set(range(min(answers), max(answers) + 1, ORIGIN)) == set(answers)
 
 
-def test_lockstep_graph_moves_the_robot_exactly_as_the_loop_stepped_without_ros(sea_run):
+def test_lockstep_graph_moves_the_robot_exactly_as_the_loop_stepped_without_ros(sea_run, record_property):
     graph, loop = sea_run.graph, sea_run.loop
     assert not missed_ticks(graph), missed_ticks(graph)
+    record_property("difference", max(np.abs(a - b).max() for a, b in
+                                      ((graph.alpha, loop.alpha), (graph.beta, loop.beta), (graph.head, loop.head))))
     assert graph.t_ns[-1] >= ORIGIN + round(sea_run.seconds * 1e9)
     assert np.abs(graph.alpha - loop.alpha).max() <= EXACT
     assert np.abs(graph.beta - loop.beta).max() <= EXACT
@@ -338,7 +342,7 @@ def head_tracking_loop(path, ticks: int) -> Trajectory:
 
 
 def test_planar_head_tracking_through_the_graph_is_the_loop_without_ros_and_tracks_as_the_embedded_simulator(
-        ros_graph):
+        ros_graph, record_property):
     """simulator (planar model, rigid joints) → head_tracking_controller → motor_command_mux (effort) →
     simulator in lockstep, manipulability_monitor watching: every sample is the loop's without ROS, the head
     follows the scenario's reference as in `snake-sim run`, and /manipulability is 004's R of the posture the
@@ -411,6 +415,7 @@ def test_planar_head_tracking_through_the_graph_is_the_loop_without_ros_and_trac
     graph = recorded(joint_states, odometry, robot.n_joints, sea=False)
     assert not missed_ticks(graph), missed_ticks(graph)
     loop = head_tracking_loop(path, round(graph.t_ns[-1] / period_ns)).at(graph.t_ns)
+    record_property("difference", max(np.abs(graph.alpha - loop.alpha).max(), np.abs(graph.head - loop.head).max()))
     assert np.abs(graph.alpha - loop.alpha).max() <= EXACT
     assert np.abs(graph.head - loop.head).max() <= EXACT
     computed = {stamp(m): list(m.effort) for m in torques}

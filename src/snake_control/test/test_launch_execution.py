@@ -481,7 +481,8 @@ def expected_specs(name: str, args: Mapping[str, str]) -> list[tuple[graph.NodeS
     lockstep = args.get("simulator") == "embedded" and args.get("lockstep") == "true"  # Gazebo runs free
     control = graph.control_nodes(args["robot"], gait=args["gait"], controller=args["controller"],
                                   layout=args["layout"], head_tracking=args.get("head_tracking") == "true",
-                                  manipulability=args.get("manipulability") == "true", lockstep=lockstep)
+                                  manipulability=args.get("manipulability") == "true", lockstep=lockstep,
+                                  armed=name != "robot.launch.py")
     if name == "robot.launch.py":
         return [(s, False) for s in control]
     if args["simulator"] == "embedded":

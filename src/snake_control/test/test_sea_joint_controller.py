@@ -183,30 +183,40 @@ def test_an_input_is_as_old_as_its_stamp_whichever_of_it_and_the_clock_comes_fir
     assert "stale input: gait_reference" in ros.messages("/diagnostics")[-1].status[0].message
 
 
-def test_a_clock_stop_between_lock_stepped_ticks_holds_without_answering_the_next_tick(ros):
-    """The lock-stepped simulator has sent the next tick's joint states when /clock stops coming (a simulator
-    that died, or one the machine starved): the hold keeps the stamp of the tick last answered. Stamped with the
-    new states it would stand for the next tick's answer, and the simulator would step on a command computed for
-    the tick before."""
+def test_a_lock_stepped_controller_reports_a_clock_stop_and_answers_the_tick_as_without_it(ros):
+    """Lock-stepped, a stop of /clock is judged on the wall, so it is reported and decides nothing: between two
+    ticks (the simulator has sent the next tick's joint states, its /clock does not come: a simulator that died,
+    or one the machine starved) nothing is sent; and a tick whose last input comes after longer than the watchdog's
+    timeout of wall time without a /clock (a starved gait generator) is answered with what its inputs give, as on an
+    idle machine, never with a hold the simulator would step on."""
+    from diagnostic_msgs.msg import DiagnosticStatus
+
     from snake_control.ros_interface import LATCHED_QOS, stamp_ns, time_msg
-    from snake_test_support.ros import wait_for
 
     node = make(ros, joint_index=2, lockstep=True)
+    watchdog = node.clock_watchdog
     for _ in range(5):  # each tick waits for its inputs, and is answered once they have come
         ros.advance(0.01)
         ros.publish("/joint_states", joint_states(ros))
         ros.publish("/gait/reference", reference(ros), LATCHED_QOS)  # as gait_generator publishes it
     answered = round(ros.now() * 1e9)
-    assert stamp_ns(commands(ros)[-1].header.stamp) == answered
+    last = commands(ros)[-1]
+    assert stamp_ns(last.header.stamp) == answered and last.velocity[0] == ALPHA_D_DOT[1]  # not a hold
     sent = len(commands(ros))
     states = joint_states(ros)
     states.header.stamp = time_msg(answered + 10_000_000)
-    ros.publish("/joint_states", states)  # the next tick's states; its /clock never comes
-    wait_for(lambda: node.clock_watchdog.reason == "clock stopped", ros.spin, "the clock stop", timeout=10.0)
-    ros.settle()
-    held = commands(ros)[sent:]
-    assert [(stamp_ns(m.header.stamp), list(m.position), list(m.velocity)) for m in held] == [
-        (answered, list(commands(ros)[sent - 1].position), [0.0])]
+    ros.publish("/joint_states", states)  # the next tick's states; its /clock does not come
+    ros.stall(2 * (watchdog.timeout + watchdog.period))
+    assert watchdog.reason == "clock stopped"
+    status = ros.messages("/diagnostics")[-1].status[0]
+    assert (status.level, status.message) == (DiagnosticStatus.ERROR, "ROS clock stopped")
+    assert len(commands(ros)) == sent  # nothing between ticks
+    ros.advance(0.01)  # the tick comes; the reference of it waits longer than the watchdog's timeout
+    ros.stall(2 * (watchdog.timeout + watchdog.period))
+    assert len(commands(ros)) == sent
+    ros.publish("/gait/reference", reference(ros), LATCHED_QOS)
+    answer = [(stamp_ns(m.header.stamp), list(m.position), list(m.velocity)) for m in commands(ros)[sent:]]
+    assert answer == [(answered + 10_000_000, list(last.position), list(last.velocity))]  # the same inputs
 
 
 def test_non_finite_measurement_holds_and_reports(ros):
@@ -372,4 +382,6 @@ def test_mux_sends_nothing_before_the_first_complete_array(ros, robot, mode, top
     ros.make(MotorCommandMuxNode, robot=robot, mode=mode, rate=100.0, stale_timeout=0.05)
     ros.advance(0.3)
     assert ros.messages(topic) == []
-    assert ros.messages("/diagnostics")[-1].status[0].level == b"\x02"  # stale inputs reported all the same
+    status = ros.messages("/diagnostics")[-1].status[0]  # no controller yet: reported all the same (WARN: no fault)
+    source = "/sea/motor_commands" if mode == "position" else "/sea/torque_reference"
+    assert (status.level, status.message) == (b"\x01", f"hold: no publisher of {source}")

@@ -168,3 +168,27 @@ def test_lockstep_waits_for_the_velocity_command_of_the_tick_and_feeds_it_forwar
     with_rate, differenced = stepped(np.array(beta_d_dot)), stepped(None)
     assert np.abs(np.array(motors(ros)) - with_rate).max() <= 1e-12
     assert np.abs(with_rate - differenced).max() > 1e-4
+
+
+@pytest.mark.parametrize(("beta_d", "beta_d_dot"), [(1.04, 20.0), (0.0, 1e6), (0.0, -1e6)])
+def test_a_speed_reference_beyond_the_servo_is_stepped_limited_and_never_turns_a_motor_past_the_joint_limit(
+        ros, beta_d, beta_d_dot):
+    from snake_test_support.ros import wait_for
+
+    ticks, limit = 60, np.pi / 3
+    node = make(ros, lockstep_timeout=600.0)
+    republished(ros)
+    for k in range(1, ticks + 1):
+        command(ros, [beta_d] * N, answers=k * PERIOD)
+        command(ros, [beta_d_dot] * N, answers=k * PERIOD, topic="/motor_velocity_controller/commands")
+        wait_for(lambda k=k: max(stamps(ros)) == (k + 1) * PERIOD, ros.spin, f"tick {k + 1}")
+    worst = max(abs(m.position[m.name.index(f"motor_{j}")]) for m in ros.messages("/joint_states")
+                for j in range(1, N + 1))
+    assert worst <= limit + 0.01
+    assert node.commands_clamped >= ticks * N  # every β̇_d beyond 6.3 rad/s
+    # the same β_d and β̇_d stepped as given turn the motors far past the limit
+    free = reference_stepper()
+    free.step(free.hold_command())
+    for _ in range(ticks):
+        free.step(np.full(N, beta_d), np.full(N, beta_d_dot))
+    assert np.abs(free.joints().beta).max() > limit + 0.2

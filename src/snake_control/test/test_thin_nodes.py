@@ -16,9 +16,9 @@ NODES = ["gait_generator", "sea_joint_controller", "motor_command_mux", "head_tr
 ARRAY_BUILDERS = {"array", "asarray", "zeros"}
 #: constants of math and numpy: naming one computes nothing
 CONSTANTS = {"pi", "tau", "e", "inf", "nan"}
-ALLOWED_IMPORTS = ("math", "rclpy", "rcl_interfaces", "std_msgs", "sensor_msgs", "nav_msgs", "geometry_msgs",
-                   "visualization_msgs", "diagnostic_msgs", "rosgraph_msgs", "snake_core", "snake_sim", "numpy",
-                   "inspect", "importlib", "time", "collections", "__future__", ".ros_interface")
+ALLOWED_IMPORTS = ("math", "rclpy", "rcl_interfaces", "std_msgs", "std_srvs", "sensor_msgs", "nav_msgs",
+                   "geometry_msgs", "visualization_msgs", "diagnostic_msgs", "rosgraph_msgs", "snake_core", "snake_sim",
+                   "numpy", "inspect", "importlib", "time", "collections", "__future__", ".ros_interface")
 
 
 def maths_in(source: str) -> list[str]:

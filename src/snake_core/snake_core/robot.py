@@ -87,6 +87,9 @@ class RobotParams:
     friction: FrictionParams | None
     can_ids: tuple[int, ...] | None  # CAN module id of joint j (tail → head)
     can_profile: str = CAN_PROFILES[0]  # frame set on the bus, one of CAN_PROFILES
+    #: the CAN master obeys an e-stop release frame another node sends (can.estop_release_from_bus; default: no,
+    #: only the operator's release through the bridge counts)
+    can_bus_release: bool = False
     #: 3-D principal moments about the centre of mass, link axes (x along the link) [kg·m²]; default J about all
     link_inertia_tensor: tuple[float, float, float] | None = None
 
@@ -162,9 +165,13 @@ def _friction_params(f: Any, source: str | None) -> FrictionParams:
                             for k in ("c_t", "c_n", "c_theta", "mu_t", "mu_n")))
 
 
-def _can_section(c: Any, n_joints: int, source: str | None) -> tuple[tuple[int, ...], str]:
-    """The ``can:`` section: one unique module id per joint and the bus profile."""
-    reject_unknown(c, ("module_ids", "profile"), "can", source)
+def _can_section(c: Any, n_joints: int, source: str | None) -> tuple[tuple[int, ...], str, bool]:
+    """The ``can:`` section: one unique module id per joint, the bus profile, and whether an e-stop release frame
+    from another node is obeyed."""
+    reject_unknown(c, ("module_ids", "profile", "estop_release_from_bus"), "can", source)
+    release = get(c, "estop_release_from_bus", "can", source, default=False)
+    if not isinstance(release, bool):
+        raise ConfigError("can.estop_release_from_bus", release, "must be true or false", source)
     profile = choice(get(c, "profile", "can", source, default=CAN_PROFILES[0]), "can.profile", CAN_PROFILES, source)
     ids = get(c, "module_ids", "can", source)
     if not isinstance(ids, list) or len(ids) != n_joints:
@@ -172,7 +179,7 @@ def _can_section(c: Any, n_joints: int, source: str | None) -> tuple[tuple[int, 
     can_ids = tuple(integer(v, f"can.module_ids[{i}]", source, low=1, high=63) for i, v in enumerate(ids))
     if len(set(can_ids)) != len(can_ids):
         raise ConfigError("can.module_ids", ids, "module ids must be unique", source)
-    return can_ids, profile
+    return can_ids, profile, release
 
 
 def robot_from_dict(data: Any, source: str | None = None) -> RobotParams:
@@ -197,9 +204,9 @@ def robot_from_dict(data: Any, source: str | None = None) -> RobotParams:
         raise ConfigError("actuator", None, "is required when sea is given (the spring needs a motor behind it)",
                           source)
     friction = _friction_params(data["friction"], source) if data.get("friction") is not None else None
-    can_ids, can_profile = None, CAN_PROFILES[0]
+    can_ids, can_profile, can_bus_release = None, CAN_PROFILES[0], False
     if data.get("can") is not None:
-        can_ids, can_profile = _can_section(data["can"], n_joints, source)
+        can_ids, can_profile, can_bus_release = _can_section(data["can"], n_joints, source)
 
     return RobotParams(
         name=name,
@@ -218,6 +225,7 @@ def robot_from_dict(data: Any, source: str | None = None) -> RobotParams:
         friction=friction,
         can_ids=can_ids,
         can_profile=can_profile,
+        can_bus_release=can_bus_release,
         link_inertia_tensor=_inertia_tensor(links.get("inertia_tensor"), source),
     )
 

@@ -60,6 +60,7 @@ def test_reflected_rotor_inertia_is_n_squared_jr():
         ("actuator", "rotor_inertia_model", "half", "actuator.rotor_inertia_model"),
         ("links", "masss", 0.1, "links.masss"),
         ("can", "profile", "canopen", "can.profile"),
+        ("can", "estop_release_from_bus", "yes", "can.estop_release_from_bus"),
     ],
 )
 def test_bad_field_is_named_with_value_and_allowed_range(section, key, value, field):
@@ -82,6 +83,13 @@ def test_can_profile_defaults_to_classic_and_lists_the_known_ones_when_unknown()
     data["can"]["profile"] = "canfd"
     with pytest.raises(ConfigError, match=r"can\.profile = 'canfd' is invalid: must be one of classic, compact, fd"):
         robot_from_dict(data)
+
+
+def test_an_estop_release_frame_from_the_bus_is_obeyed_only_when_the_robot_file_says_so():
+    assert load_robot("koopaee6").can_bus_release is False
+    data = _raw("koopaee6")
+    data["can"]["estop_release_from_bus"] = True
+    assert robot_from_dict(data).can_bus_release is True
 
 
 def test_missing_field_is_named():

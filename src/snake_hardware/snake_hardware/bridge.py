@@ -1,8 +1,10 @@
 """The ROS-free core of the ``can_bridge`` node: joint commands in, joint states and diagnostics out.
 
 The joint states have the suite's one /joint_states layout (snake_core.interface.JointStateLayout):
-``joint_<j>`` α_j, α̇_j, τ_j; ``motor_<j>`` β_j, β̇_j and NaN effort (the modules do not report the
-motor torque U); ``spring_<j>`` α_j − β_j, α̇_j − β̇_j, τ_j. ros2_control's topic hardware
+``joint_<j>`` α_j, α̇_j, τ_j; ``motor_<j>`` β_j, β̇_j and the motor torque U, which the modules do not report:
+estimated as their PD forms it, 002 (4.39) with the robot file's gains on the reference last sent and the measured
+β, β̇, within the servo's torque–speed line (snake_core.actuator.MotorPD); ``spring_<j>`` α_j − β_j, α̇_j − β̇_j,
+τ_j. ros2_control's topic hardware
 (joint_state_topic_hardware_interface) takes the URDF's ros2_control joints ``motor_<j>`` and ``spring_<j>``
 from it (urdf/snake.ros2_control.xacro, hardware:=real). Commands are β_d by ``motor_<j>`` (the JointState
 the topic hardware writes) or a tail → head array (std_msgs/Float64MultiArray). A lost module, or one whose
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from snake_core.actuator import motor_pd
 from snake_core.interface import JointStateLayout, motor_names
 
 from .diagnostics import DiagnosticRecord
@@ -39,6 +42,7 @@ class CanBridge:
         n = driver.robot.n_joints
         self.motor_names = motor_names(n)
         self.layout = JointStateLayout(n, sea=True)
+        self.motor_pd = motor_pd(driver.robot, saturate=True)
 
     def on_named_command(self, names: Sequence[str], positions: Sequence[float], velocities: Sequence[float],
                          now: float) -> None:
@@ -83,7 +87,8 @@ class CanBridge:
         faulted = np.array([bool(status.get("fault")) for status in self.driver.module_status])
         nan = np.where(s.valid & ~faulted, 0.0, np.nan)  # a lost module, or one reporting a fault: NaN
         alpha, alpha_dot, beta, beta_dot, tau = (x + nan for x in (s.alpha, s.alpha_dot, s.beta, s.beta_dot, s.tau))
-        position, velocity, effort = self.layout.write(alpha, alpha_dot, tau, beta, beta_dot)
+        u, _ = self.motor_pd.torque(beta, beta_dot, self.driver.sent, self.driver.sent_rate)  # 002 (4.39), estimated
+        position, velocity, effort = self.layout.write(alpha, alpha_dot, tau, beta, beta_dot, u)
         return JointStateData(self.layout.names, list(position), list(velocity), list(effort))
 
     def diagnostics(self) -> list[DiagnosticRecord]:

@@ -7,7 +7,11 @@ Publishes sensor_msgs/JointState on ``joint_states_topic`` (default /can_bridge/
 ros2_control's topic hardware, joint_state_topic_hardware_interface) and diagnostic_msgs/DiagnosticArray on
 /diagnostics; subscribes to sensor_msgs/JointState β_d, β̇_d on ``joint_commands_topic`` (default
 /can_bridge/joint_commands, written by that hardware interface) and, if ``array_commands_topic`` is set (e.g. to
-/motor_position_controller/commands when running without ros2_control), to a Float64MultiArray.
+/motor_position_controller/commands when running without ros2_control), to a Float64MultiArray. With
+``deadman_topic`` (robot.launch.py: /motor_position_controller/commands, what the SEA controllers send into
+ros2_control) nothing heard there for ``command_timeout`` holds the robot: Jazzy's forward_command_controller writes
+its last command on every update and the topic hardware publishes it with a fresh stamp, so a controller that died or
+hangs would otherwise leave the modules on its last β_d and β̇_d.
 The interface must be up already (docs/can_protocol.md); the node never configures it.
 
 Service ``~/estop`` (std_srvs/SetBool): ``data: true`` engages the emergency stop of every module, ``data: false``
@@ -17,11 +21,13 @@ module has confirmed, which ``can_bridge: safety`` on /diagnostics shows.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import replace
 
 import can
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+from rclpy.clock import Clock
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
@@ -48,9 +54,14 @@ DIAGNOSTICS_PERIOD = 1.0  # s, plus at once on any change
 
 
 class CanBridgeNode(Node):
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, wall_clock: Clock | None = None, **kwargs) -> None:
+        """``wall_clock``: what the clock watchdog measures a stop of /clock on (the steady clock; a test's own)."""
         super().__init__("can_bridge", **kwargs)
         fix_parameters(self)  # use_sim_time: set at start only
+        priority = declare(self, "realtime_priority", 0, "SCHED_FIFO priority of the bridge's loop (1-98; 0: normal "
+                           "scheduling)", low=0, high=98, read_only=True)
+        if priority:  # before the bus and the timers: the threads they start inherit it
+            self.get_logger().info(realtime(priority))
         robot = load_robot(declare(self, "robot", "koopaee6", "robot file config/robots/<robot>.yaml",
                                    read_only=True))
         profile = declare(self, "can_profile", "", "bus profile; empty: the robot file's can.profile",
@@ -65,8 +76,8 @@ class CanBridgeNode(Node):
         config = DriverConfig(
             command_timeout=declare(self, "command_timeout", 0.1, "no fresh command for this long holds the robot [s]",
                                     low=0.005, high=10.0, read_only=True),
-            heartbeat_timeout=declare(self, "heartbeat_timeout", 0.35, "a module silent this long is lost [s]",
-                                      low=0.05, high=10.0, read_only=True),
+            state_timeout=declare(self, "state_timeout", 0.35, "a module without a state frame this long is lost [s]",
+                                  low=0.05, high=10.0, read_only=True),
         )
         states_topic = declare(self, "joint_states_topic", CAN_BRIDGE_JOINT_STATES, "JointState output topic",
                                read_only=True)
@@ -74,6 +85,9 @@ class CanBridgeNode(Node):
                                  "JointState β_d input topic (motor_<j>)", read_only=True)
         array_topic = declare(self, "array_commands_topic", "", "optional Float64MultiArray β_d input "
                               "(tail → head); empty: none", read_only=True)
+        deadman_topic = declare(self, "deadman_topic", "", "the controllers' own Float64MultiArray command topic "
+                                "upstream of ros2_control: nothing on it for command_timeout holds the robot; empty: "
+                                "none", read_only=True)
         bus_profile = PROFILES[robot.can_profile]
         try:
             driver = CanDriver(robot, lambda: open_bus(interface, channel, fd=bus_profile.fd), config)
@@ -87,11 +101,14 @@ class CanBridgeNode(Node):
         self.create_subscription(JointState, commands_topic, self._on_joint_command, COMMAND_QOS)
         if array_topic:
             self.create_subscription(Float64MultiArray, array_topic, self._on_array_command, COMMAND_QOS)
+        if deadman_topic:
+            driver.watch_upstream(deadman_topic)
+            self.create_subscription(Float64MultiArray, deadman_topic, self._on_upstream, COMMAND_QOS)
         self._last_diag: list[tuple[str, int, str]] | None = None
         self._last_diag_time = -1e9
         self.create_timer(1.0 / rate, self._tick)
         # sim time that stops or jumps back holds the robot (and the loop goes on, on the wall clock)
-        self._ros_time = ClockWatchdog(self, self._on_clock, self._tick)
+        self._ros_time = ClockWatchdog(self, self._on_clock, self._tick, wall=wall_clock)
         self.create_service(SetBool, "~/estop", self._on_estop)
 
     def _on_joint_command(self, msg: JointState) -> None:
@@ -99,6 +116,9 @@ class CanBridgeNode(Node):
 
     def _on_array_command(self, msg: Float64MultiArray) -> None:
         self.bridge.on_array_command(list(msg.data), self._ros_time.monotonic())
+
+    def _on_upstream(self, _msg: Float64MultiArray) -> None:
+        self.bridge.driver.upstream_heard(self._ros_time.monotonic())
 
     def _on_clock(self, reason: str | None) -> None:
         self.bridge.driver.clock_fault(reason, self._ros_time.monotonic())
@@ -134,6 +154,17 @@ class CanBridgeNode(Node):
     def destroy_node(self) -> None:
         self.bridge.driver.close()
         super().destroy_node()
+
+
+def realtime(priority: int) -> str:
+    """Run this thread (and the threads it starts from now on) at SCHED_FIFO ``priority`` if the OS allows it;
+    the one line that says what happened."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(priority))
+    except OSError as exc:
+        return (f"real-time priority {priority} (SCHED_FIFO) not granted ({exc.strerror}): the CAN loop runs at normal "
+                "priority; grant CAP_SYS_NICE or an rtprio limit (docs/robot.md \"Real-time priority\")")
+    return f"CAN loop at real-time priority {priority} (SCHED_FIFO)"
 
 
 def main(args: Sequence[str] | None = None) -> int:

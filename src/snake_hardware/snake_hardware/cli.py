@@ -29,12 +29,19 @@ from snake_core.validation import ConfigError, number
 
 from . import protocol as p
 from .driver import DriverConfig, can_message, open_bus, release_confirmed, release_frames
-from .emulator import EmulatedRobot
+from .emulator import TICK, EmulatedRobot
 from .faults import FaultSwitches, FaultyBus
 
 BENCH_JOINTS = (5, 10)
 BENCH_RATES = (100.0, 250.0, 500.0, 1000.0)
 LOAD_LIMIT = 0.70  # the "ok" column of the bench: a bus loaded beyond 70 % leaves too little for retransmissions
+#: snake-can emulate: further behind real time than this, the modules skip ahead instead of catching up tick by
+#: tick (and no turn of its loop runs more than this of their time)
+MAX_LAG = 0.05  # s
+#: the emulated modules' cost: this robot's, commanded at the CAN bridge's default rate, over this many seconds
+BENCH_ROBOT = "koopaee6"
+EMULATOR_BENCH_RATE = 250.0
+EMULATOR_BENCH_SECONDS = 2.0
 
 
 @dataclass(frozen=True)
@@ -242,8 +249,16 @@ def emulate(robot: RobotParams, bus_factory: Callable[[], can.BusABC], duration:
     start = clock()
     try:
         while duration <= 0 or emu.time < duration:
-            emu.advance(clock() - start)
-            sleep(0.001)
+            behind = clock() - start - emu.time
+            if behind > MAX_LAG:  # overloaded: the modules skip the backlog (as a firmware overrun) and say so
+                print(f"emulated modules {behind * 1e3:.0f} ms behind real time: skipped", file=out, flush=True)
+                start += behind
+            began = clock()
+            emu.advance(min(began - start, emu.time + MAX_LAG))
+            # until the next firmware tick (no polling); behind, as long as the turn's work took, so that even
+            # overloaded at real-time priority it leaves the machine at least half of a core
+            ended = clock()
+            sleep(max(ended - began, start + emu.time + TICK - ended))
     except KeyboardInterrupt:
         pass
     finally:
@@ -268,6 +283,52 @@ _FRAMES_PER_CYCLE = {
 
 
 def bench(out: TextIO) -> int:
+    """The bus loads (:func:`bus_loads`), then what the emulated modules cost (:func:`emulator_costs`)."""
+    bus_loads(out)
+    emulator_costs(load_robot(BENCH_ROBOT), out)
+    return 0
+
+
+def emulator_cost(robot: RobotParams, rate: float | None, seconds: float = EMULATOR_BENCH_SECONDS) -> float:
+    """CPU time [s] that ``robot``'s emulated modules take per module per second of their 1 kHz firmware loop, in
+    lock step on a virtual bus with a driver commanding 002's reference pedal wave at ``rate`` Hz (None: idle,
+    no master on the bus); measured on this process's CPU clock around the modules' ticks only."""
+    from snake_core.gaits import make_gait
+    from snake_core.gaits.pedal_wave import REFERENCE_GAIT
+
+    from .driver import CanDriver
+
+    channel = f"snake_bench_{id(robot)}_{rate}"
+    emu = EmulatedRobot(robot, lambda: can.Bus(interface="virtual", channel=channel))
+    driver = CanDriver(robot, lambda: can.Bus(interface="virtual", channel=channel)) if rate else None
+    gait = make_gait("pedal_wave", robot.n_joints, REFERENCE_GAIT)
+    period = 1.0 / (rate or 100.0)
+    cpu = 0.0
+    try:
+        for k in range(round(seconds / period)):
+            if driver is not None:
+                driver.set_command(*gait.reference(k * period), k * period)
+                driver.step(k * period)
+            before = time.process_time()
+            emu.advance((k + 1) * period)
+            cpu += time.process_time() - before
+    finally:
+        emu.shutdown()
+        if driver is not None:
+            driver.close()
+    return cpu / seconds / len(emu.modules)
+
+
+def emulator_costs(robot: RobotParams, out: TextIO) -> None:
+    """``snake-can emulate``'s cost on this machine: CPU per module per second, idle and commanded."""
+    idle, busy = emulator_cost(robot, None), emulator_cost(robot, EMULATOR_BENCH_RATE)
+    n = robot.n_joints
+    print(f"emulated modules ({robot.name}, {robot.can_profile} profile), CPU per module per second of the 1 kHz "
+          f"firmware loop: idle {idle * 1e3:.1f} ms, commanded at {EMULATOR_BENCH_RATE:g} Hz {busy * 1e3:.1f} ms; "
+          f"{n} commanded modules take {n * busy:.0%} of a core", file=out)
+
+
+def bus_loads(out: TextIO) -> None:
     """Bus load of the control loop on every profile, and the targets of issues 7 and 20."""
     print(f"CAN bus load at {p.BITRATE / 1e6:g} Mbit/s, worst-case bit stuffing (Davis et al. 2007), heartbeats "
           f"{p.HEARTBEAT_RATE:g} Hz", file=out)
@@ -289,7 +350,6 @@ def bench(out: TextIO) -> int:
         if load > t.limit and p.PROFILES[t.profile].fd:
             print("  " + _fd_note(p.PROFILES[t.profile], t), file=out)
     print("all targets met" if met else "targets NOT met", file=out)
-    return 0
 
 
 def _fd_note(profile: p.BusProfile, t: LoadTarget) -> str:

@@ -12,15 +12,25 @@ CALIBRATE read.
 
 Safety (docs/design.md: bad input fails early, faults hold the robot):
 
-- command watchdog: no fresh reference for ``command_timeout`` → hold;
-- a module silent (no frame) for ``heartbeat_timeout`` is marked lost → the robot is held;
+- command watchdog: no fresh reference for ``command_timeout`` → hold; with :meth:`watch_upstream`, also nothing
+  heard for ``command_timeout`` from the controllers upstream of ros2_control (whose forward command controller
+  repeats a dead controller's last command, so the references keep coming fresh) → hold;
+- a module without an accepted state frame for ``state_timeout`` is marked lost → the robot is held (its
+  HEARTBEAT alone does not keep it: a module that sends no state is reported so); a new or returning module's
+  frames are checked as any other (the first against its last accepted frame: no motion faster than the servo)
+  and it counts as back once they have come in sequence for ``recover_time``;
+- while the ROS clock is stopped or jumped back (:meth:`clock_fault`, reported first) state frames that queued
+  meanwhile have no time to be judged by: each module's next frame is a new baseline, and no frame loss is
+  counted over that time;
 - bus-off (failed sends, SocketCAN error frames) → hold, the bus is reopened through the factory
   every ``bus_retry_period`` until sends succeed (the kernel's ``restart-ms`` does the controller
   restart; no ``ip link`` here);
 - NaN/Inf or wrongly sized references → refused, hold;
 - every reference sent is clipped to ±60° (or the robot's smaller joint limit) and to the SEA
   deflection limit around the measured link angle (``snake_core.controllers.limits``), and its
-  change per cycle to the servo's maximum speed, so leaving a hold never jumps;
+  change per cycle to the servo's maximum speed, so leaving a hold never jumps; its speed reference
+  β̇_d to the servo's speed, never beyond a clipped β_d, and toward a joint limit to the speed from
+  which the servo stops before it (``CommandLimits.speed``);
 - hold = every module keeps the motor angle β it had when the hold began;
 - a fault clears when its cause has been gone for ``recover_time``; every change is a
   :class:`FaultEvent` and the current picture is :meth:`diagnostics`.
@@ -48,11 +58,12 @@ from .plausibility import FrameChecks
 BusFactory = Callable[[], can.BusABC]
 
 #: Faults after which the robot is held (the others are warnings: the loop keeps running).
-HOLDING = ("command_watchdog", "command_invalid", "module_lost", "bus_fault", "heavy_frame_loss", "estop",
-           "implausible_state", "foreign_command", "clock")
+#: A stopped or jumped ROS clock comes first: what follows from it (stale commands) is no cause of its own.
+HOLDING = ("clock", "command_watchdog", "upstream_stale", "command_invalid", "module_lost", "bus_fault",
+           "heavy_frame_loss", "estop", "implausible_state", "foreign_command")
 RECONFIGURE_PERIOD = 0.2  # s between CONFIG frames to a module that reports itself disabled (and between releases)
 RELEASE_TIMEOUT = 1.0  # s the modules have to confirm the release of an emergency stop
-RELEASE_HOW = "release it with the can_bridge's ~/estop service (data: false) or snake-can estop --release"
+RELEASE_HOW = "release it with the can_bridge's ~/estop service (data: false)"
 EVENT_HISTORY = 1000  # fault events kept for inspection
 RATE_FILTER = 2 * math.pi * 20.0  # rad/s, low-pass on the differentiated β (and α on the compact profile)
 
@@ -60,7 +71,7 @@ RATE_FILTER = 2 * math.pi * 20.0  # rad/s, low-pass on the differentiated β (an
 @dataclass(frozen=True)
 class DriverConfig:
     command_timeout: float = 0.1  # s, command watchdog
-    heartbeat_timeout: float = 0.35  # s, 3.5 heartbeat periods of silence → module lost
+    state_timeout: float = 0.35  # s without an accepted state frame (3.5 periods of an idle module's) → module lost
     recover_time: float = 0.2  # s a cause must be gone before its fault clears
     bus_retry_period: float = 0.5  # s between attempts to reopen a bus that is off
     module_watchdog: float = 0.05  # s, the modules' own command watchdog (CONFIG)
@@ -72,7 +83,7 @@ class DriverConfig:
     statistics_window: float = 1.0  # s over which frame loss and malformed frames are counted
 
     def __post_init__(self) -> None:
-        for name in ("command_timeout", "heartbeat_timeout", "recover_time", "bus_retry_period",
+        for name in ("command_timeout", "state_timeout", "recover_time", "bus_retry_period",
                      "statistics_window"):
             positive(getattr(self, name), f"driver.{name}")
         number(self.module_watchdog, "driver.module_watchdog", low=0.0, high=0.255)
@@ -100,6 +111,10 @@ class CanDriver:
             raise ConfigError("robot.actuator", None, "the CAN driver needs the actuator section (gains, max speed)",
                               robot.name)
         self.profile = p.PROFILES[robot.can_profile]
+        rate = next((s for s in self.profile.command.signals if s.name == "beta_rate_ref"), None)
+        if rate is not None and robot.actuator.max_speed > rate.maximum:
+            raise ConfigError("actuator.max_speed", robot.actuator.max_speed, f"must be at most {rate.maximum} rad/s, "
+                              f"the β̇_d the {self.profile.command.name} frame carries", robot.name)
         if self.profile.host_torque:
             _check_host_torque(robot, self.profile)
         self.robot = robot
@@ -114,7 +129,10 @@ class CanDriver:
         n = robot.n_joints
         self.alpha, self.alpha_dot, self.beta, self.beta_dot, self.tau = (np.zeros(n) for _ in range(5))
         self.heard = np.zeros(n, dtype=bool)
-        self.last_seen = np.full(n, -math.inf)
+        self.last_seen = np.full(n, -math.inf)  # time of each module's last accepted state frame
+        self._back_since = np.full(n, math.inf)  # since when a new or returning module's frames come in sequence
+        self._heartbeat_seen = np.full(n, -math.inf)  # time of each module's last HEARTBEAT (reported, not trusted)
+        self._rebaseline = np.zeros(n, dtype=bool)  # the next state frame starts afresh (after a clock fault)
         self.module_status: list[dict[str, float]] = [{} for _ in range(n)]
         self._state_time = np.full(n, -math.inf)  # time of the last state frame of each module
         self.zero_offset = np.zeros(n)  # δ_0 of each module (CALIBRATE_REPLY); compact and fd need it
@@ -134,7 +152,10 @@ class CanDriver:
         self.command: np.ndarray | None = None
         self.command_rate = np.zeros(n)
         self.command_time = -math.inf
+        self.upstream: str | None = None  # what the deadman watches: the controllers' own command topic (None: off)
+        self.upstream_time = -math.inf  # when it was last heard
         self.sent = np.zeros(n)  # last β_d sent
+        self.sent_rate = np.zeros(n)  # and its β̇_d (the modules of the compact and fd profiles form it themselves)
         self.hold_beta = np.zeros(n)
         self.holding = False  # the first step holds (command watchdog) until fresh commands arrive
         self.faults: dict[str, str] = {}
@@ -165,17 +186,27 @@ class CanDriver:
             self.reject_command(refused, now)
             return
         self._cause_cleared("command_invalid", now)
-        self._count_clamped(b, now)
+        self._count_clamped(b, r, now)
         self.command, self.command_rate, self.command_time = b, r, now
 
-    def _count_clamped(self, beta_d: np.ndarray, now: float) -> None:
-        """Command values beyond a joint's reference limit (the sent reference is clipped to it): counted and
-        reported as a warning (``command_clamped``) while they keep coming."""
-        outside = self.command_limits.outside(beta_d)
-        if outside.any():
-            self.commands_clamped += int(outside.sum())
-            self._set_fault("command_clamped", "command values outside the joint limits (±"
-                            f"{np.degrees(self.command_limits.reference_limit.min()):.0f}°) clamped", now)
+    def watch_upstream(self, what: str) -> None:
+        """Hold unless the controllers upstream of ros2_control (``what``: their own command topic) were heard
+        (:meth:`upstream_heard`) within ``command_timeout``: the deadman of the controllers themselves."""
+        self.upstream = what
+
+    def upstream_heard(self, now: float) -> None:
+        """The controllers watched by :meth:`watch_upstream` sent a command at ``now``."""
+        self.upstream_time = now
+
+    def _count_clamped(self, beta_d: np.ndarray, beta_rate_d: np.ndarray, now: float) -> None:
+        """Command values beyond a joint's reference limit or the servo's speed (the sent reference is clipped
+        to them): counted and reported as a warning (``command_clamped``) while they keep coming."""
+        limits = self.command_limits
+        outside = limits.outside(beta_d).sum() + (np.abs(beta_rate_d) > limits.max_speed).sum()
+        if outside:
+            self.commands_clamped += int(outside)
+            self._set_fault("command_clamped", "command values outside the joint limits and the servo's speed ("
+                            f"{limits.describe()}) clamped", now)
         else:
             self._cause_cleared("command_clamped", now)
 
@@ -185,6 +216,8 @@ class CanDriver:
             self._clear("clock", now)
         else:
             self._set_fault("clock", f"ROS {reason}", now)
+            self._rebaseline[:] = True
+        self._restart_statistics(now)  # no frame loss judged across a clock fault
 
     def reject_command(self, reason: str, now: float) -> None:
         """A command that cannot be used: hold the robot and report ``reason``."""
@@ -230,8 +263,13 @@ class CanDriver:
             self._hb_counter = (self._hb_counter + 1) % 256
             self._send("HEARTBEAT", p.MASTER_NODE, {"state": 3 if self.holding else 2, "counter": self._hb_counter})
 
+    def alive(self, now: float) -> np.ndarray:
+        """Which modules count: an accepted state frame within ``state_timeout``, in sequence for ``recover_time``."""
+        return self.heard & (now - self.last_seen <= self.config.state_timeout) & \
+            (now - self._back_since >= self.config.recover_time)
+
     def joint_states(self) -> JointStates:
-        valid = self.heard & (self.now - self.last_seen <= self.config.heartbeat_timeout)
+        valid = self.alive(self.now)
         return JointStates(self.alpha.copy(), self.alpha_dot.copy(), self.beta.copy(), self.beta_dot.copy(),
                            self.tau.copy(), valid)
 
@@ -276,34 +314,49 @@ class CanDriver:
                 self._module_frame(frame, now)
             elif frame.kind == "ESTOP" and frame.node == p.MASTER_NODE:
                 if not frame.values["engage"] and not self._checks.ours(msg.arbitration_id, bytes(msg.data)):
-                    # released by another tool (snake-can estop --release): this driver's own release path
-                    self.release(now)
+                    self._foreign_release(now)
                 elif frame.values["source"] != p.MASTER_NODE:
                     self._set_fault("estop", f"emergency stop raised by module {frame.values['source']}", now)
 
+    def _foreign_release(self, now: float) -> None:
+        """An e-stop release frame another node sent (snake-can estop --release, or any node on the bus): this
+        driver's own release path if the robot file says so (can.estop_release_from_bus), else ignored, and while
+        a stop holds the robot it stays held and says so."""
+        if self.robot.can_bus_release:
+            self.release(now)
+        elif "estop" in self.faults and self._release is None:
+            self._set_fault("estop", "emergency stop: a release frame from another node on the bus was ignored "
+                            f"(robot file can.estop_release_from_bus is false); {RELEASE_HOW}", now)
+
     def _module_frame(self, frame: p.Frame, now: float) -> None:
         j = self._index[frame.node]
-        is_state = frame.kind == self.profile.state.name
         if frame.kind == "CALIBRATE_REPLY":
             self.zero_offset[j], self._offset_known[j] = frame.values["offset"], True
-        if not is_state:
-            if self.heard[j]:  # HEARTBEAT, CALIBRATE_REPLY: alive (position unknown until its first state)
-                self.last_seen[j] = now
+        if frame.kind == "HEARTBEAT":
+            self._heartbeat_seen[j] = now
+        if frame.kind != self.profile.state.name:
             return
         reading = p.state_reading(frame, self.robot.sea.stiffness[j], self.robot.sea.deflection_limit,
                                   float(self.zero_offset[j]))
-        if now - self.last_seen[j] > self.config.heartbeat_timeout:
-            # first frame of a new or returning module: hold it where it is, rate-limit from there
-            self.sent[j] = self.hold_beta[j] = reading.beta
+        returning = now - self.last_seen[j] > self.config.state_timeout
+        fresh = returning or "clock" in self.faults or self._rebaseline[j]
+        # a returning module's first frame against its last accepted one (its counter may have restarted)
+        doubt = None if not self.heard[j] or (fresh and not returning) else self._checks.state(
+            frame.node, reading.beta, reading.counter, float(self.beta[j]), -1 if fresh else self._state_counter[j],
+            now - self._state_sent_after[j])
+        if doubt is not None:  # not this module's (a spoofed or replayed frame): refused
+            self._suspect["implausible_state"] = doubt
+            return
+        self._rebaseline[j] = "clock" in self.faults  # frames queued while the clock stood: the next starts afresh
+        if fresh:
+            # a new or returning module, or time to judge by lost: its frames start afresh (counter, rates); a
+            # returning one is held where it is and rate-limited from there
+            if returning:
+                self.sent[j] = self.hold_beta[j] = reading.beta
+                self._back_since[j] = now
+                self._offset_known[j] = False  # a returning module may have been recalibrated or rebooted
             self.alpha[j], self.beta[j], self._state_time[j] = reading.alpha, reading.beta, now
             self._state_counter[j] = -1  # its counter restarts: not a loss
-            self._offset_known[j] = False  # a returning module may have been recalibrated or rebooted
-        else:
-            doubt = self._checks.state(frame.node, reading.beta, reading.counter, float(self.beta[j]),
-                                       self._state_counter[j], now - self._state_sent_after[j])
-            if doubt is not None:  # not this module's (a spoofed or replayed frame): refused
-                self._suspect["implausible_state"] = doubt
-                return
         self._state_sent_after[j] = self._previous_step
         self.last_seen[j] = now
         self.heard[j] = True
@@ -334,18 +387,26 @@ class CanDriver:
                             f"{cfg.command_timeout * 1e3:.0f} ms", now)
         else:
             self._cause_cleared("command_watchdog", now)
+        if self.upstream is not None:
+            if now - self.upstream_time > cfg.command_timeout:
+                self._set_fault("upstream_stale", f"no command from the controllers on {self.upstream} for "
+                                f"{cfg.command_timeout * 1e3:.0f} ms (stopped or hung)", now)
+            else:
+                self._cause_cleared("upstream_stale", now)
         # modules
-        silent = [self.nodes[j] for j in range(len(self.nodes)) if now - self.last_seen[j] > cfg.heartbeat_timeout]
-        if silent:
-            self._set_fault("module_lost", "no frame from module(s) " + ", ".join(map(str, silent)) +
-                            f" for {cfg.heartbeat_timeout * 1e3:.0f} ms", now)
+        lost = np.flatnonzero(~self.alive(now))
+        if lost.size:
+            beating = now - self._heartbeat_seen[lost] <= cfg.state_timeout
+            self._set_fault("module_lost", "no state frame from module(s) " + ", ".join(
+                f"{self.nodes[j]}{' (its HEARTBEAT comes)' if b else ''}" for j, b in zip(lost, beating, strict=True))
+                + f" for {cfg.state_timeout * 1e3:.0f} ms", now)
         else:
-            self._cause_cleared("module_lost", now)
+            self._clear("module_lost", now)
         # bus
         if "bus_fault" in self.faults and now >= self._bus_retry_at:
             self._reopen_bus(now)
         # statistics window
-        if now - self._window_start >= cfg.statistics_window:
+        if now - self._window_start >= cfg.statistics_window and "clock" not in self.faults:
             total = self._received + self._missed
             self.loss = np.where(total > 0, self._missed / np.maximum(total, 1), 0.0)
             self.malformed_rate = self._malformed / (now - self._window_start)
@@ -364,8 +425,7 @@ class CanDriver:
                                 f"{now - self._window_start:.1f} s (last: {self._last_malformed})", now)
             else:
                 self._clear("malformed_frames", now)
-            self._received[:], self._missed[:], self._malformed = 0, 0, 0
-            self._window_start = now
+            self._restart_statistics(now)
         # τ recomputed on the host (compact, fd) needs each module's zero offset δ_0: ask until it answers
         if self.profile.host_torque:
             due = now - self._offset_asked >= RECONFIGURE_PERIOD
@@ -377,7 +437,7 @@ class CanDriver:
         if "estop" not in self.faults:
             for j, status in enumerate(self.module_status):
                 if status and not status["enabled"] and now - self._last_config[j] >= RECONFIGURE_PERIOD \
-                        and now - self.last_seen[j] <= cfg.heartbeat_timeout:
+                        and now - self.last_seen[j] <= cfg.state_timeout:
                     self.configure(True, now, [self.nodes[j]])
         holding = any(k in self.faults for k in HOLDING)
         if holding and not self.holding:
@@ -385,10 +445,15 @@ class CanDriver:
             self.hold_beta = np.where(self.heard, self.beta, self.sent)
         self.holding = holding
 
+    def _restart_statistics(self, now: float) -> None:
+        """A new window of frame statistics from ``now``."""
+        self._received[:], self._missed[:], self._malformed = 0, 0, 0
+        self._window_start = now
+
     def _supervise_estop(self, now: float) -> None:
         """A module latched in an emergency stop holds the robot (a bridge started after the stop included); a
         release clears the hold once every module confirms it."""
-        alive = self.heard & (now - self.last_seen <= self.config.heartbeat_timeout)
+        alive = self.alive(now)
         if self._release is not None:
             started, sent = self._release
             confirmed = alive & (self._state_time > sent) & np.array([release_confirmed(s) for s in self.module_status])
@@ -417,12 +482,12 @@ class CanDriver:
         else:
             target, rate = self.command, self.command_rate
         beta_d = self.command_limits.toward(target, self.sent, dt)
-        rate = np.clip(np.where(beta_d == target, rate, 0.0), -20.47, 20.47)
         self._cmd_counter += 1
         for j, lim in enumerate(self.limits):
             # ±60° (and the robot's joint limit), then the SEA deflection limit around the measured α
             beta_d[j] = lim.reference(lim.motor(self.alpha[j], lim.reference(beta_d[j])))
-        self.sent = beta_d
+        rate = self.command_limits.speed(rate, beta_d, target, self.beta, dt)
+        self.sent, self.sent_rate = beta_d, rate
         # never command a module whose position is unknown (NaN: no frame, or no slot in its group)
         for fid, data in self.profile.command_frames(self.nodes, np.where(self.heard, beta_d, np.nan), rate,
                                                      self._cmd_counter):
@@ -499,7 +564,7 @@ class CanDriver:
             (*((k, self.faults[k]) for k in held), ("commands_clamped", str(self.commands_clamped)))))
         for j, node in enumerate(self.nodes):
             s = self.module_status[j]
-            lost = not self.heard[j] or self.now - self.last_seen[j] > self.config.heartbeat_timeout
+            lost = not self.alive(self.now)[j]
             flags = [f for f in p.STATUS_FLAGS if f != "enabled" and s.get(f)]
             level = STALE if lost else WARN if flags else OK
             msg = ("module lost" if self.heard[j] else "module never heard") if lost else \

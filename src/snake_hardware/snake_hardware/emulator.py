@@ -303,19 +303,25 @@ class EmulatedModule:
     def tick(self) -> None:
         """One 1 kHz firmware cycle: read the bus, run the safety checks and the PID, move the plant."""
         m = self.model
-        u = self.control()
-        self.x = m.phi @ self.x + m.gam @ np.array([u, self.external_torque, m.stiffness * m.true_zero_offset])
+        u = self.control(self._received())
+        self.x[:] = m.phi @ self.x + m.gam @ np.array([u, self.external_torque, m.stiffness * m.true_zero_offset])
         self.x[3] = max(-m.max_speed, min(m.max_speed, self.x[3]))
         self.time += TICK
 
-    def control(self) -> float:
-        """The firmware part of a tick: bus, safety, measurements, replies, reference and PID.
-        Returns the motor torque U; ``self.reference`` is (β_d, β̇_d) while enabled, else None."""
+    def _received(self) -> list[can.Message]:
+        """What this module's own bus handle has brought since the last tick (nothing while silent)."""
+        frames = []
+        while not self.silent and (msg := self.bus.recv(timeout=0)) is not None:
+            frames.append(msg)
+        return frames
+
+    def control(self, frames: Sequence[can.Message]) -> float:
+        """The firmware part of a tick: the bus ``frames`` since the last, safety, measurements, replies, reference
+        and PID. Returns the motor torque U; ``self.reference`` is (β_d, β̇_d) while enabled, else None."""
         m = self.model
         reply = False
-        if not self.silent:
-            while (msg := self.bus.recv(timeout=0)) is not None:
-                reply |= self._handle(msg)
+        for msg in frames:
+            reply |= self._handle(msg)
         if self.enabled and not self.hold:
             if self.mode == 1 and self.watchdog > 0 and self.time - self.last_command > self.watchdog:
                 self._enter_hold()  # command watchdog: no fresh command → hold position
@@ -346,7 +352,9 @@ class EmulatedModule:
         else:
             beta_d, beta_rate_d = self.beta_ref, self.beta_rate_ref
         self.at_limit = abs(beta_d) > m.joint_limit
-        beta_d = max(-m.joint_limit, min(m.joint_limit, beta_d))
+        if self.at_limit:  # clipped to the limit, and its speed reference with it: none beyond the limit
+            beta_d = math.copysign(m.joint_limit, beta_d)
+            beta_rate_d = min(beta_rate_d, 0.0) if beta_d > 0 else max(beta_rate_d, 0.0)
         self.reference = (beta_d, beta_rate_d)
         error = beta_d - self.beta_measured
         self.integral += error * TICK
@@ -359,8 +367,9 @@ class EmulatedModule:
 
 
 class EmulatedRobot:
-    """One :class:`EmulatedModule` per joint, each on its own bus handle, advanced in lock step;
-    each with its own 1-DoF plant, or all on one :class:`BodyPlant` (``body``)."""
+    """One :class:`EmulatedModule` per joint, advanced in lock step on one bus handle (the frames dispatched to
+    each module by its acceptance filter, so that a bus copies a frame once for all of them); each with its own
+    1-DoF plant, stepped for all modules at once, or all on one :class:`BodyPlant` (``body``)."""
 
     def __init__(self, robot: RobotParams, bus_factory: Callable[[], can.BusABC], *,
                  true_zero_offsets: tuple[float, ...] | None = None, start_time: float = 0.0,
@@ -376,30 +385,54 @@ class EmulatedRobot:
             if body is not None:
                 raise ConfigError("modules", list(nodes), "a simulated body needs every module", robot.name)
             models = [m for m in models if m.node in nodes]
-        self.modules = [EmulatedModule(m, bus_factory(), start_time=start_time, profile=profile) for m in models]
+        self.bus = bus_factory()
+        self.modules = [EmulatedModule(m, self.bus, start_time=start_time, profile=profile) for m in models]
+        # the plants' states, one row per module (each module's x is its row), and their one-tick maps
+        self._x = np.zeros((len(models), 4))
+        for j, module in enumerate(self.modules):
+            module.x = self._x[j]
+        self._phi = np.stack([m.phi for m in models])
+        self._gam = np.stack([m.gam for m in models])
+        self._offset_torque = np.array([m.stiffness * m.true_zero_offset for m in models])
+        self._max_speed = np.array([m.max_speed for m in models])
+        self._listeners: dict[int, list[EmulatedModule]] = {}
+        for module in self.modules:
+            for fid in module.accepted:
+                self._listeners.setdefault(fid, []).append(module)
         self.body = body
         if body is not None:
             if body.model.n_joints != robot.n_joints:
                 raise ConfigError("body", body.model.n_joints, f"must have the robot's {robot.n_joints} joints")
             for j, module in enumerate(self.modules):
-                module.x = body.joint(j)
+                module.x[:] = body.joint(j)
 
     @property
     def time(self) -> float:
         return self.modules[0].time
 
+    def _dispatch(self) -> dict[int, list[can.Message]]:
+        """The frames since the last tick, by the id of each (listening) module that accepts them."""
+        frames: dict[int, list[can.Message]] = {id(m): [] for m in self.modules}
+        while (msg := self.bus.recv(timeout=0)) is not None:
+            for module in self._listeners.get(msg.arbitration_id, ()):
+                if not module.silent:
+                    frames[id(module)].append(msg)
+        return frames
+
     def tick(self) -> None:
+        frames = self._dispatch()
+        u = np.array([module.control(frames[id(module)]) for module in self.modules])
         if self.body is None:
-            for module in self.modules:
-                module.tick()
-            return
+            inputs = np.column_stack([u, [m.external_torque for m in self.modules], self._offset_torque])
+            self._x[:] = np.einsum("nij,nj->ni", self._phi, self._x) + np.einsum("nij,nj->ni", self._gam, inputs)
+            np.clip(self._x[:, 3], -self._max_speed, self._max_speed, out=self._x[:, 3])
+        else:
+            beta_d = np.array([m.reference[0] if m.reference else m.x[2] for m in self.modules])
+            beta_rate_d = np.array([m.reference[1] if m.reference else m.x[3] for m in self.modules])
+            self.body.step(beta_d, beta_rate_d)
+            for j, module in enumerate(self.modules):
+                module.x[:] = self.body.joint(j)
         for module in self.modules:
-            module.control()
-        beta_d = np.array([m.reference[0] if m.reference else m.x[2] for m in self.modules])
-        beta_rate_d = np.array([m.reference[1] if m.reference else m.x[3] for m in self.modules])
-        self.body.step(beta_d, beta_rate_d)
-        for j, module in enumerate(self.modules):
-            module.x = self.body.joint(j)
             module.time += TICK
 
     def advance(self, until: float) -> None:
@@ -407,5 +440,4 @@ class EmulatedRobot:
             self.tick()
 
     def shutdown(self) -> None:
-        for module in self.modules:
-            module.bus.shutdown()
+        self.bus.shutdown()

@@ -1,5 +1,6 @@
 """Fault injection around a python-can bus, for tests and for ``snake-can emulate --drop``: lost
-frames, and a bus-off (sends fail, an error frame reports CAN_ERR_BUSOFF as SocketCAN does)."""
+frames (at random, or every frame of given ids), and a bus-off (sends fail, an error frame reports
+CAN_ERR_BUSOFF as SocketCAN does)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ class FaultSwitches:
     """Mutable fault state shared by every :class:`FaultyBus` opened for one scenario."""
 
     drop_rate: float = 0.0  # probability that a frame sent or received through the wrapper is lost
+    drop_ids: frozenset[int] = frozenset()  # arbitration ids whose frames are all lost (one frame type of one node)
     bus_off: bool = False
     rng: np.random.Generator = field(default_factory=lambda: np.random.default_rng(0))
 
@@ -26,8 +28,8 @@ class FaultSwitches:
 
 
 class FaultyBus:
-    """Wraps a bus: drops frames with ``drop_rate``; while ``bus_off`` every send raises
-    ``can.CanOperationError`` and the first receive returns a bus-off error frame."""
+    """Wraps a bus: drops frames with ``drop_rate`` and received frames of ``drop_ids``; while ``bus_off`` every
+    send raises ``can.CanOperationError`` and the first receive returns a bus-off error frame."""
 
     def __init__(self, bus: can.BusABC, switches: FaultSwitches):
         self.bus = bus
@@ -52,7 +54,8 @@ class FaultyBus:
         self._reported_off = False
         while True:
             msg = self.bus.recv(timeout)
-            if msg is None or self.switches.rng.random() >= self.switches.drop_rate:
+            if msg is None or (msg.arbitration_id not in self.switches.drop_ids and
+                               self.switches.rng.random() >= self.switches.drop_rate):
                 return msg
 
     def shutdown(self) -> None:

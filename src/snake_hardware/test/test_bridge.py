@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
+import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -23,8 +25,8 @@ from snake_hardware.emulator import EmulatedRobot
 
 
 def test_core_publishes_urdf_and_design_names_and_nan_for_a_lost_module(rig):
-    """The suite's one /joint_states layout: joint_j α, α̇, τ; motor_j β, β̇, U (unknown on CAN: NaN);
-    spring_j α − β, α̇ − β̇, τ."""
+    """The suite's one /joint_states layout: joint_j α, α̇, τ; motor_j β, β̇, U (estimated on CAN); spring_j α − β,
+    α̇ − β̇, τ; NaN for a lost module."""
     r = rig()
     bridge = CanBridge(r.driver)
     r.start()
@@ -45,7 +47,13 @@ def test_core_publishes_urdf_and_design_names_and_nan_for_a_lost_module(rig):
                                atol=1e-12)
     np.testing.assert_allclose(field(s.effort, "joint"), r.driver.tau)
     np.testing.assert_allclose(field(s.effort, "spring"), r.driver.tau)
-    assert np.isnan(field(s.effort, "motor")).all()  # the modules do not report U
+    # U, which the modules do not report, as their PD forms it (002 (4.39)) from what was sent and what they measure
+    u = field(s.effort, "motor")
+    a = r.robot.actuator
+    pd = a.kp * (r.driver.sent - r.driver.beta) + a.kd * (r.driver.sent_rate - r.driver.beta_dot)
+    line = a.stall_torque * (1 - np.sign(pd) * r.driver.beta_dot / a.max_speed)  # the servo's torque–speed line
+    np.testing.assert_allclose(u, np.sign(pd) * np.minimum(np.abs(pd), line), atol=1e-12)
+    assert np.all(np.isfinite(u)) and np.any(np.abs(u) > 1e-3)
     r.emu.modules[0].silent = True
     for _ in range(round(0.5 / r.dt)):
         r.cycle(r.driver.beta.copy())
@@ -191,9 +199,10 @@ def test_executable_exits_2_with_one_line_on_a_missing_bus_or_a_bad_parameter(ro
 
 
 @contextlib.contextmanager
-def bridge_on_emulated_modules(ros, name):
-    """A can_bridge node (100 Hz) on emulated koopaee6 modules, and ``run(seconds, beta_d)``: commands every 10 ms
-    of ROS time (the modules follow), returns the last ``can_bridge: safety`` status on /diagnostics."""
+def bridge_on_emulated_modules(ros, name, **params):
+    """A can_bridge node (100 Hz, ``params``) on emulated koopaee6 modules, and ``run(seconds, beta_d, beta_d_dot)``:
+    commands every 10 ms of ROS time (the modules follow), returns the last ``can_bridge: safety`` status on
+    /diagnostics."""
     from snake_hardware.bridge_node import CanBridgeNode
 
     channel = f"snake_{name}_{id(ros)}"
@@ -201,16 +210,16 @@ def bridge_on_emulated_modules(ros, name):
                         start_time=ros.now())
     names = [f"motor_{j}" for j in range(1, 6)]
 
-    def run(seconds, beta=(0.0,) * 5):
+    def run(seconds, beta=(0.0,) * 5, rate=(0.0,) * 5):
         for _ in range(round(seconds / 0.01)):
-            ros.publish("/can_bridge/joint_commands", _joint_command(names, beta, np.zeros(5)))
+            ros.publish("/can_bridge/joint_commands", _joint_command(names, beta, rate))
             ros.advance(0.01)
             emu.advance(emu.time + 0.01)
         return {s.name: s for s in ros.messages("/diagnostics")[-1].status}["can_bridge: safety"]
 
     try:
         yield ros.make(CanBridgeNode, robot="koopaee6", can_bus_type="virtual", can_interface=channel,
-                       rate=100.0), emu, run
+                       rate=100.0, **params), emu, run
     finally:
         emu.shutdown()
 
@@ -219,12 +228,7 @@ def test_estop_service_engages_and_releases_through_the_driver_once_the_modules_
     from std_srvs.srv import SetBool
 
     def call(data):
-        client = ros.helper.create_client(SetBool, "/can_bridge/estop")
-        assert client.wait_for_service(timeout_sec=10.0)
-        future = client.call_async(SetBool.Request(data=data))
-        while not future.done():
-            ros.spin(0.01)
-        return future.result()
+        return ros.call(SetBool, "/can_bridge/estop", SetBool.Request(data=data))
 
     with bridge_on_emulated_modules(ros, "estop") as (_node, emu, run):
         assert run(1.0).message == "running"
@@ -247,23 +251,29 @@ def test_use_sim_time_is_refused_at_runtime_and_commands_beyond_the_limits_are_c
         assert run(0.5).message == "running"  # not frozen
         clamped = run(1.0, [0.3, 1.5, 0.0, 0.0, 0.0])  # joint 2 beyond ±60°
         values = dict((kv.key, kv.value) for kv in clamped.values)
-        assert _level(clamped) == 1 and "outside the joint limits (±60°) clamped" in clamped.message
+        assert _level(clamped) == 1 and "outside the joint limits and the servo's speed (±60° and 6.3 rad/s) " \
+            "clamped" in clamped.message
         assert 50 <= int(values["commands_clamped"]) <= node.bridge.driver.commands_clamped <= 100  # one a command
         assert max(abs(m.x[2]) for m in emu.modules) <= math.radians(60) + 0.01
+        # a legal β_d with the frame's largest β̇_d: the motors stop at the limit (unlimited, they reached 2 rad)
+        worst = max(max(abs(m.x[2]) for m in emu.modules) for _ in range(100) if run(0.01, [1.0] * 5, [20.0] * 5))
+        assert worst <= math.radians(60) + 0.01
         absurd = run(0.2, [0.0, 1e6, 0.0, 0.0, 0.0])
         assert _level(absurd) == ERROR and "is no joint angle" in absurd.message
 
 
 def test_a_stopped_or_restarted_sim_clock_holds_the_bridge_with_an_error_and_it_resumes(ros):
-    from snake_test_support.ros import wait_for
-
+    """The harness drives the wall clock the bridge's watchdog measures a stop of /clock on (RosHarness.stall)."""
     with bridge_on_emulated_modules(ros, "clock") as (node, _emu, run):
         driver = node.bridge.driver
+        watchdog = node._ros_time
         assert run(1.0).message == "running"
+        ros.stall(watchdog.timeout - 0.05)  # /clock stopped, not yet for the timeout
+        assert "clock" not in driver.faults
         sent = driver.frames_sent
-        wait_for(lambda: "clock" in driver.faults, ros.spin, "the bridge to see the clock stop")  # /clock stopped
+        ros.stall(watchdog.period + 0.05)
         assert driver.faults["clock"] == "ROS clock stopped" and driver.holding
-        ros.spin(0.3)
+        ros.stall(0.3)
         assert driver.frames_sent > sent  # the loop goes on (on the wall clock): hold frames, heartbeat
         status = {s.name: s for s in ros.messages("/diagnostics")[-1].status}["can_bridge: safety"]
         assert _level(status) == ERROR and "ROS clock stopped" in status.message
@@ -275,3 +285,54 @@ def test_a_stopped_or_restarted_sim_clock_holds_the_bridge_with_an_error_and_it_
             held.append(driver.faults.get("clock"))
         assert "ROS clock jumped back" in held
         assert run(1.0).message == "running"
+
+
+def test_the_modules_hold_when_the_controllers_upstream_of_ros2_control_fall_silent(ros):
+    """ros2_control's forward command controller keeps writing a dead controller's last command and the topic
+    hardware keeps publishing it, fresh: the bridge watches the controllers' own topic (``deadman_topic``)."""
+    from std_msgs.msg import Float64MultiArray
+
+    upstream = "/motor_position_controller/commands"
+    with bridge_on_emulated_modules(ros, "deadman", deadman_topic=upstream) as (node, emu, run):
+        driver = node.bridge.driver
+        assert "no command from the controllers on /motor_position_controller/commands" in run(0.3).message
+        beta_d, rate = [0.3] * 5, [0.5] * 5  # the last command of a controller that was turning the joints
+
+        def alive(seconds):
+            for _ in range(round(seconds / 0.01)):
+                ros.publish(upstream, Float64MultiArray(data=beta_d))
+                status = run(0.01, beta_d, rate)
+            return status
+
+        assert alive(1.0).message == "running"
+        # the controllers die; ros2_control repeats their last command on and on
+        held = run(0.5, beta_d, rate)
+        assert _level(held) == ERROR and "no command from the controllers on " + upstream in held.message
+        onset = [e.time for e in driver.events if e.key == "upstream_stale" and e.active][-1]
+        timeout, period = driver.config.command_timeout, 0.01
+        # held within command_timeout + one bridge period of the last command (both on the bridge's clock)
+        assert timeout < onset - driver.upstream_time <= timeout + period + 1e-9
+        assert driver.holding and np.all(driver.sent == driver.hold_beta)
+        still = [m.x[2] for m in emu.modules]
+        run(0.3, beta_d, rate)
+        assert np.abs(np.array([m.x[2] for m in emu.modules]) - still).max() < 0.01  # β̇_d = 0: the motors stay
+        assert alive(0.5).message == "running"  # the controllers back: the robot follows again
+
+
+def _realtime_in_a_process(*prefix: str) -> list[str]:
+    """``bridge_node.realtime(10)`` in a process of its own (a priority that sticks to the thread that asked):
+    its line, and whether the process then runs at SCHED_FIFO."""
+    code = ("import os; from snake_hardware.bridge_node import realtime; print(realtime(10)); "
+            "print(os.sched_getscheduler(0) == os.SCHED_FIFO)")
+    run = subprocess.run([*prefix, sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    return run.stdout.splitlines()
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
+                    reason="needs root (CAP_SYS_NICE) and setpriv to take it away")
+def test_the_can_loop_runs_at_sched_fifo_where_the_os_allows_it_and_says_so_in_one_line_where_not():
+    assert _realtime_in_a_process() == ["CAN loop at real-time priority 10 (SCHED_FIFO)", "True"]
+    refused = _realtime_in_a_process("setpriv", "--inh-caps=-sys_nice", "--bounding-set=-sys_nice")
+    assert refused[1] == "False" and refused[0].startswith(
+        "real-time priority 10 (SCHED_FIFO) not granted (Operation not permitted): the CAN loop runs at normal")

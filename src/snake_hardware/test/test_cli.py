@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import itertools
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -32,6 +33,55 @@ def bus_pair(request):
     emu.shutdown()
 
 
+def test_bench_ends_with_the_emulated_modules_cpu_cost_idle_and_commanded():
+    out = io.StringIO()
+    assert cli.main(["bench"], out=out) == 0
+    last = out.getvalue().splitlines()[-1]
+    assert last.startswith("emulated modules (koopaee6, classic profile), CPU per module per second of the 1 kHz")
+    idle, commanded, count, share = map(float, re.search(r"idle ([\d.]+) ms, commanded at 250 Hz ([\d.]+) ms; (\d) "
+                                                         r"commanded modules take (\d+)% of a core", last).groups())
+    assert 0 < idle < commanded and count == 5 and share == pytest.approx(count * commanded / 10, abs=1)
+
+
+def emulated_on_a_fake_clock(monkeypatch, tick_cost: float, duration: float) -> tuple[list[float], float, str]:
+    """``cli.emulate`` for ``duration`` s on a clock that only sleeping and the modules' ticks (``tick_cost`` s each)
+    move: every sleep it asked for, the time it took, and what it printed."""
+    now, sleeps, tick = [0.0], [], EmulatedRobot.tick
+
+    def sleep(seconds):
+        sleeps.append(seconds)
+        now[0] += seconds
+
+    def working(self):
+        tick(self)
+        now[0] += tick_cost
+
+    monkeypatch.setattr(EmulatedRobot, "tick", working)
+    channel = f"snake_cli_{next(_channels)}"
+    out = io.StringIO()
+    assert cli.emulate(load_robot("koopaee6"), lambda: can.Bus(interface="virtual", channel=channel), duration, 0.0,
+                       out, clock=lambda: now[0], sleep=sleep) == 0
+    return sleeps, now[0], out.getvalue()
+
+
+def test_the_emulator_loop_sleeps_until_the_next_firmware_tick(monkeypatch):
+    """``snake-can emulate`` sleeps to the next 1 kHz tick (never a fixed period, never polls): with ticks that take
+    0.3 ms, each sleep is the 0.7 ms left, and one tick runs per wake-up."""
+    from snake_hardware.emulator import TICK
+
+    sleeps, _, _ = emulated_on_a_fake_clock(monkeypatch, 0.3e-3, 0.1)
+    assert len(sleeps) == pytest.approx(100, abs=2)
+    assert sorted(sleeps)[len(sleeps) // 2] == pytest.approx(TICK - 0.3e-3, abs=1e-9) and min(sleeps) >= 0
+
+
+def test_an_overloaded_emulator_skips_ahead_and_still_pauses_every_turn(monkeypatch):
+    """Ticks that take 3 ms (three times the firmware period): no endless catching up at full load, which at
+    real-time priority would starve the machine; it skips the backlog, says so, and pauses as long as it worked."""
+    sleeps, elapsed, out = emulated_on_a_fake_clock(monkeypatch, 3e-3, 0.5)
+    assert "behind real time: skipped" in out
+    assert sum(sleeps) / elapsed >= 0.45  # it leaves about half of the time to the rest, however far behind
+
+
 def test_bench_reports_every_profile_and_combination_and_the_targets():
     out = io.StringIO()
     assert cli.main(["bench"], out=out) == 0
@@ -52,8 +102,8 @@ def test_bench_reports_every_profile_and_combination_and_the_targets():
     assert "compact, 5 joints at 1000 Hz <= 70%: met (68.6%)" in targets[1]
     # the CAN FD target, at the fd profile's 5 Mbit/s data phase: missed, and the note says by how much
     assert "fd, 10 joints at 1000 Hz <= 50%: NOT met (55.9%)" in targets[3]
-    assert "alone take 37.5%; 50% needs a data phase of at least 7.37 Mbit/s (this profile: 5 Mbit/s)" in lines[-2]
-    assert lines[-1] == "targets NOT met"
+    assert "alone take 37.5%; 50% needs a data phase of at least 7.37 Mbit/s (this profile: 5 Mbit/s)" in lines[-3]
+    assert lines[-2] == "targets NOT met"
 
 
 @pytest.mark.parametrize("bus_pair", tuple(p.PROFILES), indirect=True)
@@ -174,11 +224,11 @@ def test_bad_flags_name_the_field_and_range(capsys):
 
 
 def test_the_bus_load_table_in_docs_is_what_snake_can_bench_prints():
-    """docs/can_protocol.md shows `snake-can bench`'s output (deterministic: frame lengths and rates); after a
-    change of the profiles, paste the new output into the document's block."""
+    """docs/can_protocol.md shows the bus loads `snake-can bench` prints (deterministic: frame lengths and rates);
+    after a change of the profiles, paste the new output into the document's block."""
     doc = (Path(__file__).resolve().parents[3] / "docs" / "can_protocol.md").read_text(encoding="utf-8")
     out = io.StringIO()
-    cli.main(["bench"], out=out)
+    cli.bus_loads(out)  # what `snake-can bench` prints first (then the emulator's cost on this machine)
     first = out.getvalue().splitlines()[0]
     block = doc[doc.index("```\n" + first) + 4:]
     assert block[:block.index("```")] == out.getvalue()

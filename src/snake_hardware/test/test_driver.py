@@ -87,6 +87,23 @@ def test_references_are_clipped_to_60_degrees_the_deflection_limit_and_the_servo
     assert steps.max() <= r.robot.actuator.max_speed * r.dt + r.reference_lsb
 
 
+@pytest.mark.parametrize(("beta_d", "beta_rate_d"), [(1.04, 20.0), (-1.04, -20.0), (0.0, 1e6), (0.0, -1e6)])
+def test_a_speed_reference_beyond_the_servo_never_turns_a_motor_past_the_joint_limit(rig, beta_d, beta_rate_d):
+    """A legal β_d with the frame's largest β̇_d (or any larger): the motor PD 002 (4.39) would rest at
+    β_d + (K_D/K_p) β̇_d, 8.3 rad away, if the speed reference went through as given."""
+    r = rig()
+    r.start()
+    n, limit = r.robot.n_joints, math.radians(60)
+    worst = []
+    for _ in range(round(2.0 / r.dt)):
+        r.cycle(np.full(n, beta_d), np.full(n, beta_rate_d))
+        worst.append(np.abs([m.x[2] for m in r.emu.modules]).max())
+    assert max(worst) <= limit + 0.01  # the true motor angle: at most 0.6° past the limit in a transient
+    assert not r.driver.holding and "command_clamped" in r.driver.faults
+    assert r.driver.commands_clamped >= round(2.0 / r.dt) * n  # every β̇_d of every command counted
+    assert_commands_within_limits(r)
+
+
 def test_non_finite_or_wrongly_sized_commands_hold_the_robot(rig):
     r = rig()
     r.start()
@@ -139,7 +156,7 @@ def test_a_module_that_stops_answering_holds_the_robot_until_it_returns(rig):
     r.emu.modules[2].silent, silenced = True, r.t
     r.run_gait(1.0)
     assert "module_lost" in r.driver.faults and r.driver.holding
-    assert events(r, "module_lost")[-1].time - silenced <= r.driver.config.heartbeat_timeout + 2 * r.dt
+    assert events(r, "module_lost")[-1].time - silenced <= r.driver.config.state_timeout + 2 * r.dt
     diag = {d.name: d for d in r.driver.diagnostics()}
     assert diag["can_bridge: joint_3 (module 3)"].level == STALE
     assert diag["can_bridge: safety"].level == ERROR and "module(s) 3" in diag["can_bridge: safety"].message
@@ -150,6 +167,52 @@ def test_a_module_that_stops_answering_holds_the_robot_until_it_returns(rig):
     assert "module_lost" not in r.driver.faults and not r.driver.holding
     assert r.driver.joint_states().valid.all()
     assert_commands_within_limits(r)
+
+
+def test_a_module_whose_state_frames_stop_is_lost_though_its_heartbeat_still_comes(rig):
+    r = rig()
+    r.start()
+    r.run_gait(1.0)
+    profile = p.PROFILES[r.robot.can_profile]
+    r.switches.drop_ids = frozenset({profile.state.frame_id(3)})  # module 3's STATE lost; its HEARTBEAT gets through
+    stopped = r.t
+    r.run_gait(1.0)
+    assert "module_lost" in r.driver.faults and r.driver.holding and not r.driver.joint_states().valid[2]
+    assert events(r, "module_lost")[-1].time - stopped <= r.driver.config.state_timeout + 2 * r.dt
+    beating = " (its HEARTBEAT comes)" if profile.module_heartbeat else ""
+    assert f"no state frame from module(s) 3{beating} for 350 ms" in r.driver.faults["module_lost"]
+    r.switches.drop_ids = frozenset()
+    back = r.t
+    r.run_gait(1.5)
+    assert "module_lost" not in r.driver.faults and not r.driver.holding and r.driver.joint_states().valid.all()
+    # it counts as back once its frames have come in sequence for recover_time, not at the first one
+    cleared = [e.time for e in events(r, "module_lost") if not e.active][-1]
+    assert r.driver.config.recover_time <= cleared - back <= r.driver.config.recover_time + 0.15
+    assert_commands_within_limits(r)
+
+
+def test_a_stopped_clock_is_reported_first_and_the_frames_that_queued_meanwhile_are_no_jump_and_no_loss(rig):
+    """The bridge's ROS time stands (a simulator paused or died) while the modules run on: the frames that queue
+    until the clock watchdog notices are judged on no clock, the driver's steps on the wall clock meanwhile."""
+    r = rig()
+    r.start()
+    r.run_gait(1.0)
+    stood = r.t - r.dt  # the driver's last step: ROS time stands there
+    noticed = r.t + 0.5  # the watchdog's 0.5 s of wall time, the modules on their own
+    r.emu.advance(noticed)
+    r.driver.clock_fault("clock stopped", stood)
+    for k in range(10):  # the watchdog steps the driver every 0.1 s of wall time, ROS time following the wall
+        r.driver.step(stood + 0.1 * k)
+        r.emu.advance(noticed + 0.1 * (k + 1))
+    safety = r.driver.diagnostics()[1]
+    assert safety.level == ERROR and safety.message.startswith("robot held: ROS clock stopped")
+    assert not {"implausible_state", "frame_loss", "heavy_frame_loss", "module_lost"} & set(r.driver.faults)
+    assert not any(e.key in ("implausible_state", "frame_loss", "heavy_frame_loss") for e in r.driver.events)
+    r.driver.clock_fault(None, stood + 1.0)  # the clock runs again
+    r.t = r.emu.time
+    r.run_gait(2.0)
+    assert not any(k in r.driver.faults for k in HOLDING) and "frame_loss" not in r.driver.faults
+    assert not any(e.key in ("implausible_state", "frame_loss", "heavy_frame_loss") for e in r.driver.events)
 
 
 def test_garbage_frames_are_counted_reported_and_ignored(rig):

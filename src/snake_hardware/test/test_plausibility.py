@@ -5,11 +5,13 @@ send (a spoofed command). Each is refused, reported, and holds the robot while i
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from snake_hardware import protocol as p
 from snake_hardware.diagnostics import ERROR
-from snake_hardware.driver import HOLDING, can_message
+from snake_hardware.driver import HOLDING, DriverConfig, can_message
 
 
 def spoofed_state(profile: p.BusProfile, node: int, angle: float, counter: int) -> tuple[int, bytes]:
@@ -26,14 +28,18 @@ def references_of(rig, node: int, since: float) -> np.ndarray:
     return np.array([c[2] for c in rig.commands if c[1] == node and c[0] >= since])
 
 
-def test_spoofed_state_frames_are_refused_and_hold_the_robot_instead_of_moving_the_joint(rig):
-    r = rig()
+def walking_with_a_spoofer(rig, joint: int, **kw):
+    """A rig whose modules have walked for 0.5 s, its bus profile, the module of ``joint`` (0-based), its id, and
+    a bus handle of its own to spoof from."""
+    r = rig(**kw)
     r.start()
     r.run_gait(0.5)
-    profile = p.PROFILES[r.robot.can_profile]
-    module = r.emu.modules[1]
-    node = module.model.node
-    spoofer = r.bus()
+    module = r.emu.modules[joint]
+    return r, p.PROFILES[r.robot.can_profile], module, module.model.node, r.bus()
+
+
+def test_spoofed_state_frames_are_refused_and_hold_the_robot_instead_of_moving_the_joint(rig):
+    r, profile, module, node, spoofer = walking_with_a_spoofer(rig, 1)
     start = r.t
 
     def spoof(rig):  # joint 2 "at 1.0 rad", with the counter the module would send next
@@ -50,6 +56,31 @@ def test_spoofed_state_frames_are_refused_and_hold_the_robot_instead_of_moving_t
         assert safety.level == ERROR and "motor angle jumped" in safety.message
         r.run_gait(2.0)  # the spoofer gone: the fault clears and the gait resumes
         assert "implausible_state" not in r.driver.faults and not any(k in r.driver.faults for k in HOLDING)
+    finally:
+        spoofer.shutdown()
+
+
+def test_a_lost_module_is_not_revived_by_a_single_frame_nor_by_one_its_servo_could_not_have_sent(rig):
+    # lost after 50 ms: a return checked over a short gap
+    r, profile, module, node, spoofer = walking_with_a_spoofer(rig, 2, config=DriverConfig(state_timeout=0.05))
+    try:
+        module.silent = True
+        r.run_gait(0.06)
+        assert "module_lost" in r.driver.faults
+        last = float(r.driver.beta[2])
+        # 0.06 s after its last frame: the servo turns at most 1.5 × 6.3 rad/s × 0.06 s = 0.57 rad
+        spoofer.send(can_message(*spoofed_state(profile, node, last - math.copysign(1.0, last), 5)))
+        r.cycle(r.driver.beta.copy())
+        assert f"module {node}: motor angle jumped" in r.driver.faults["implausible_state"]
+        assert not r.driver.joint_states().valid[2] and r.driver.beta[2] == last
+        # one plausible frame alone does not bring it back: only frames in sequence for recover_time do
+        spoofer.send(can_message(*spoofed_state(profile, node, last, 6)))
+        for _ in range(round(0.5 / r.dt)):
+            r.cycle(r.driver.beta.copy())
+        assert "module_lost" in r.driver.faults and not r.driver.joint_states().valid[2] and r.driver.holding
+        module.silent = False
+        r.run_gait(1.0)
+        assert not any(k in r.driver.faults for k in HOLDING) and r.driver.joint_states().valid.all()
     finally:
         spoofer.shutdown()
 

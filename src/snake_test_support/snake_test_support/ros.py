@@ -20,6 +20,11 @@ overrides (``a__b`` for ``a.b``) and ``use_sim_time: true``. The harness owns ``
 inputs from a helper node and records every topic the nodes under test publish. All nodes spin in
 one rclpy ``SingleThreadedExecutor``.
 
+The harness owns the nodes' wall clock too: a node class that takes ``wall_clock`` (the clock its watchdog
+measures a stop of /clock on) gets ``ros.wall``, which moves with ROS time in :meth:`RosHarness.advance` and alone
+in :meth:`RosHarness.stall` (a simulator that stopped). So a watchdog judges the time the test gives it, however
+long the machine takes to deliver each tick.
+
 Isolation: every pytest-xdist worker talks on its own ``ROS_DOMAIN_ID`` (``SNAKE_TEST_DOMAIN_BASE``, by
 default an even number in 20–98 taken from the checkout's path, plus the worker's number) and discovery stays
 on this machine (``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST``); subprocesses started by a test inherit both.
@@ -29,6 +34,7 @@ fixture are skipped with one reason.
 
 from __future__ import annotations
 
+import inspect
 import os
 import subprocess
 import time
@@ -77,6 +83,16 @@ INFRASTRUCTURE = ("/clock", "/parameter_events", "/rosout")
 def subscriptions(node: Any) -> dict[str, Any]:
     """topic → Subscription of ``node``'s own inputs."""
     return {s.topic_name: s for s in node.subscriptions if s.topic_name not in INFRASTRUCTURE}
+
+
+def counted(sub: Any) -> bool:
+    """Whether the harness awaits the delivery of what ``sub`` subscribes to: a node's own inputs, and /clock to a
+    reliable subscription of its own (a watchdog's: the time source's is best effort, its depth 1, and the harness
+    waits for it by the node's time instead)."""
+    from rclpy.qos import ReliabilityPolicy
+
+    return sub.topic_name not in INFRASTRUCTURE or (
+        sub.topic_name == "/clock" and sub.qos_profile.reliability == ReliabilityPolicy.RELIABLE)
 
 
 def publishers(node: Any) -> dict[str, Any]:
@@ -129,17 +145,27 @@ class RosHarness:
         self.helper = rclpy.create_node("snake_test_harness", context=self.context)
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.helper)
-        self._clock_pub = self.helper.create_publisher(Clock, "/clock", 10)
         self.nodes: list[Any] = []
         self._inputs: dict[str, Any] = {}
         self._log: dict[str, list[Any]] = {}
         self._published: dict[str, int] = {}  # topic → messages sent by counted publishers
         self._counted: set[int] = set()  # ids of the publishers whose messages are counted
         self._publishers: dict[str, int] = {}  # topic → counted publishers
+        self._clock_pub = self.helper.create_publisher(Clock, "/clock", 10)
+        self._count_publisher(self._clock_pub)
         self._subscriptions: list[tuple[str, Any, int]] = []  # (topic, subscription, published count at match)
         self._received: dict[int, int] = {}  # id(subscription) → messages handled
         self._t_ns = 1_000_000_000  # start at 1 s: time 0 means "no clock received yet" in rclpy
         self._publish_clock()
+        # the nodes' wall clock, driven as rclpy's TimeSource drives a node's ROS clock on /clock (rclpy/time_source.py,
+        # _on_clock and _associate_clock: set_ros_time_override on a ROSClock with ROS time active); rcl wakes the
+        # timers on it at each forward jump (rcl/src/rcl/timer.c, _rcl_timer_time_jump)
+        from rclpy.clock import ROSClock
+
+        self.wall = ROSClock()
+        self.wall._set_ros_time_is_active(True)
+        self._wall_ns = 0
+        self._move_wall(0)
 
     # ------------------------------------------------------------------------- counted delivery
 
@@ -181,16 +207,17 @@ class RosHarness:
         return late
 
     def settle(self) -> None:
-        """Spin until everything published has been handled and no timer is due (see the class docstring)."""
+        """Spin until everything published has been handled and no timer is due (see the class docstring); at least
+        once, so that what is ready and not awaited (a /clock that came before a node's subscription was counted)
+        is handled within a few ticks, not whenever something awaited comes."""
+        self.executor.spin_once(timeout_sec=0.0)
         wait_for(lambda: not self._undelivered(), lambda: self.executor.spin_once(timeout_sec=0.01),
                  "delivery", detail=self._undelivered)
 
     def _match(self, node: Any) -> None:
         """Wait until ``node``'s subscriptions match every counted publisher of their topics and its
         publishers every counted subscription (a message sent before a match would never arrive)."""
-        for sub in node.subscriptions:
-            if sub.topic_name in INFRASTRUCTURE:
-                continue
+        for sub in filter(counted, node.subscriptions):
             wait_for(lambda s=sub: s.get_publisher_count() >= self._publishers.get(s.topic_name, 0), self.spin,
                      f"{sub.topic_name} of {node.get_name()} to match its publishers")
         for pub in node.publishers:
@@ -212,6 +239,12 @@ class RosHarness:
     def _publish_clock(self) -> None:
         self._clock_pub.publish(self._Clock(clock=self.stamp()))
 
+    def _move_wall(self, ns: int) -> None:
+        from rclpy.time import Time
+
+        self._wall_ns += ns
+        self.wall.set_ros_time_override(Time(nanoseconds=self._wall_ns, clock_type=self.wall.clock_type))
+
     def make(self, node_class: type, cli_args: list[str] | None = None, namespace: str | None = None,
              **params: Any) -> Any:
         """Build ``node_class`` with ``params`` as overrides on sim time; record what it publishes."""
@@ -219,8 +252,9 @@ class RosHarness:
 
         params = {k.replace("__", "."): v for k, v in params.items()}
         params.setdefault("use_sim_time", True)
+        wall = {"wall_clock": self.wall} if "wall_clock" in inspect.signature(node_class).parameters else {}
         node = node_class(parameter_overrides=[Parameter(k, value=v) for k, v in params.items()],
-                          cli_args=cli_args, namespace=namespace, context=self.context)
+                          cli_args=cli_args, namespace=namespace, context=self.context, **wall)
         self.nodes.append(node)
         self.executor.add_node(node)
         if node.get_parameter("use_sim_time").value:
@@ -229,9 +263,8 @@ class RosHarness:
         for pub in node.publishers:
             if pub.topic_name not in INFRASTRUCTURE:
                 self._count_publisher(pub)
-        for sub in node.subscriptions:
-            if sub.topic_name not in INFRASTRUCTURE:
-                self._count_subscription(sub)
+        for sub in filter(counted, node.subscriptions):
+            self._count_subscription(sub)
         self._match(node)
         for pub in node.publishers:
             self.record(pub.topic_name, pub.msg_type)
@@ -265,12 +298,24 @@ class RosHarness:
         self.settle()
 
     def advance(self, seconds: float) -> None:
-        """Move ROS time forward by ``seconds`` in 1 ms ticks, each handled by every node (its timers
-        fired, their messages delivered) before the next, so that every timer period is seen."""
+        """Move ROS time and the nodes' wall clock forward by ``seconds`` in 1 ms ticks, each handled by every node
+        (its timers fired, their messages delivered) before the next, so that every timer period is seen."""
         target = self._t_ns + round(seconds * 1e9)
         while self._t_ns < target:
-            self._t_ns = min(target, self._t_ns + 1_000_000)
+            step = min(target - self._t_ns, 1_000_000)
+            self._t_ns += step
+            self._move_wall(step)
             self._publish_clock()
+            self.settle()
+
+    def stall(self, seconds: float, republish: bool = False) -> None:
+        """Move the nodes' wall clock alone forward by ``seconds`` in 1 ms ticks, each handled as in :meth:`advance`:
+        ROS time stands still, as when a simulator stops; with ``republish`` the same /clock comes at every tick, as
+        from a lock-stepped simulator waiting for an answer."""
+        for _ in range(round(seconds * 1e3)):
+            self._move_wall(1_000_000)
+            if republish:
+                self._publish_clock()
             self.settle()
 
     def jump(self, seconds: float) -> None:
@@ -300,6 +345,14 @@ class RosHarness:
         """Everything recorded on ``topic`` so far (once all that was published has arrived)."""
         self.settle()
         return list(self._log.get(topic, []))
+
+    def call(self, srv_type: type, service: str, request: Any, timeout: float = WAIT_TIMEOUT) -> Any:
+        """Call ``service`` with ``request`` from the harness's node, spinning every node until the answer."""
+        client = self.helper.create_client(srv_type, service)
+        assert client.wait_for_service(timeout_sec=timeout), f"no service {service}"
+        future = client.call_async(request)
+        wait_for(future.done, self.spin, f"the answer of {service}", timeout)
+        return future.result()
 
     def close(self) -> None:
         for node in self.nodes:
