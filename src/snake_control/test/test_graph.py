@@ -271,8 +271,9 @@ def test_lockstep_graph_starts_the_gait_at_the_first_tick_and_answers_every_tick
 def test_lockstep_graph_moves_the_robot_exactly_as_the_loop_stepped_without_ros(sea_run, record_property):
     graph, loop = sea_run.graph, sea_run.loop
     assert not missed_ticks(graph), missed_ticks(graph)
-    record_property("difference", max(np.abs(a - b).max() for a, b in
-                                      ((graph.alpha, loop.alpha), (graph.beta, loop.beta), (graph.head, loop.head))))
+    record_property("difference", float(max(np.abs(a - b).max() for a, b in  # a float: xdist serialises it
+                                            ((graph.alpha, loop.alpha), (graph.beta, loop.beta),
+                                             (graph.head, loop.head)))))
     assert graph.t_ns[-1] >= ORIGIN + round(sea_run.seconds * 1e9)
     assert np.abs(graph.alpha - loop.alpha).max() <= EXACT
     assert np.abs(graph.beta - loop.beta).max() <= EXACT
@@ -415,7 +416,8 @@ def test_planar_head_tracking_through_the_graph_is_the_loop_without_ros_and_trac
     graph = recorded(joint_states, odometry, robot.n_joints, sea=False)
     assert not missed_ticks(graph), missed_ticks(graph)
     loop = head_tracking_loop(path, round(graph.t_ns[-1] / period_ns)).at(graph.t_ns)
-    record_property("difference", max(np.abs(graph.alpha - loop.alpha).max(), np.abs(graph.head - loop.head).max()))
+    record_property("difference", float(max(np.abs(graph.alpha - loop.alpha).max(),
+                                            np.abs(graph.head - loop.head).max())))
     assert np.abs(graph.alpha - loop.alpha).max() <= EXACT
     assert np.abs(graph.head - loop.head).max() <= EXACT
     computed = {stamp(m): list(m.effort) for m in torques}
