@@ -49,7 +49,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if n < 0:
         raise pytest.UsageError(f"--busy {n}: the number of busy processes must be 0 or more")
     if n and not hasattr(config, "workerinput"):
-        config.stash[BUSY] = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n)]
+        # each one ends with this process too, should it die without unconfiguring (prctl PR_SET_PDEATHSIG, Linux)
+        loop = ("import ctypes, signal; ctypes.CDLL(None).prctl(1, signal.SIGKILL)\n" if sys.platform == "linux"
+                else "") + "while True: pass"
+        config.stash[BUSY] = [subprocess.Popen([sys.executable, "-c", loop]) for _ in range(n)]
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

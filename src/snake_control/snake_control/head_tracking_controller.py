@@ -134,7 +134,7 @@ class HeadTrackingControllerNode(Node):
         # a stopped or restarted sim clock: no torque
         self.clock_watchdog = watch_clock(self, self._diag, lockstep, wall=wall_clock)
         self._ticks = Lockstep(self, {"joint_states": JOINT_STATES, "head_odometry": HEAD_ODOMETRY}, self._step,
-                               self._publish, lockstep)
+                               self._publish, lockstep, wall_clock)
         self.create_timer(1.0 / rate, self._ticks.tick)
         started(self, f"{self.get_parameter('controller.mode').value} head tracking ({robot.name}) on "
                 f"{TORQUE_REFERENCE}", rate, lockstep=lockstep, stale_timeout=timeout, free_joints=free)

@@ -561,10 +561,11 @@ class Lockstep:
     A simulator that still waits republishes the tick's measurement; if it comes again for a tick already
     answered, ``resend()`` publishes the answer again (it was sent before a subscriber had matched, and
     DDS does not keep volatile messages for late readers). A steady-clock timer re-checks a pending tick,
-    for an input whose publisher has died (no callback announces that)."""
+    for an input whose publisher has died (no callback announces that); ``wall``: its clock, the steady clock by
+    default (a test harness drives its own)."""
 
     def __init__(self, node: Node, inputs: Mapping[str, str], answer: Callable[[int], bool],
-                 resend: Callable[[], None], enabled: bool) -> None:
+                 resend: Callable[[], None], enabled: bool, wall: Clock | None = None) -> None:
         self._node = node
         self.enabled = enabled
         self._inputs = dict(inputs)
@@ -575,7 +576,8 @@ class Lockstep:
         self.pending: int | None = None
         self.answered: int | None = None
         if enabled:
-            node.create_timer(LOCKSTEP_POLL, self.poll, clock=Clock(clock_type=ClockType.STEADY_TIME))
+            node.create_timer(LOCKSTEP_POLL, self.poll,
+                              clock=wall if wall is not None else Clock(clock_type=ClockType.STEADY_TIME))
 
     def tick(self) -> None:
         t_ns = self._node.get_clock().now().nanoseconds

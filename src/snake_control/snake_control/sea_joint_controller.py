@@ -161,7 +161,7 @@ class SEAJointControllerNode(Node):
         self.clock_watchdog = watch_clock(self, self._diag, self.lockstep, self._hold, wall_clock)
         inputs = {"joint_states": JOINT_STATES, "gait_reference": GAIT_REFERENCE, "torque_reference": TORQUE_REFERENCE}
         self._ticks = Lockstep(self, {k: inputs[k] for k in self._required}, self._step,
-                               lambda: self._publish(*self._sent), self.lockstep)
+                               lambda: self._publish(*self._sent), self.lockstep, wall_clock)
         self.create_timer(self.dt, self._ticks.tick)
         started(self, f"{self.mode} control of {', '.join(map(joint_name, self.joints))} ({robot.name}) on "
                 f"{self._pub.topic_name}", rate, lockstep=self.lockstep, stale_timeout=timeout,
