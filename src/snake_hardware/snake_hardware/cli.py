@@ -24,11 +24,13 @@ from typing import TextIO
 
 import can
 
+from snake_core.gaits import make_gait
+from snake_core.gaits.pedal_wave import REFERENCE_GAIT
 from snake_core.robot import RobotParams, load_robot
 from snake_core.validation import ConfigError, number
 
 from . import protocol as p
-from .driver import DriverConfig, can_message, open_bus, release_confirmed, release_frames
+from .driver import CanDriver, DriverConfig, can_message, open_bus, release_confirmed, release_frames
 from .emulator import TICK, EmulatedRobot
 from .faults import FaultSwitches, FaultyBus
 
@@ -293,11 +295,6 @@ def emulator_cost(robot: RobotParams, rate: float | None, seconds: float = EMULA
     """CPU time [s] that ``robot``'s emulated modules take per module per second of their 1 kHz firmware loop, in
     lock step on a virtual bus with a driver commanding 002's reference pedal wave at ``rate`` Hz (None: idle,
     no master on the bus); measured on this process's CPU clock around the modules' ticks only."""
-    from snake_core.gaits import make_gait
-    from snake_core.gaits.pedal_wave import REFERENCE_GAIT
-
-    from .driver import CanDriver
-
     channel = f"snake_bench_{id(robot)}_{rate}"
     emu = EmulatedRobot(robot, lambda: can.Bus(interface="virtual", channel=channel))
     driver = CanDriver(robot, lambda: can.Bus(interface="virtual", channel=channel)) if rate else None
