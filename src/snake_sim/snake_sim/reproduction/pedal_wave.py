@@ -187,10 +187,14 @@ def _grid_cells(duration: float) -> list[list[list[Cell]]]:
             for extra in ([], [rigid], [rigid, f"contact.friction={NO_SLIP_FRICTION}"])]
 
 
+def _step_3d(engine: str) -> float:
+    """The step h [s] of Table 5.2's runs in a 3-D engine (its scenario's, or Gazebo's for DART)."""
+    return load_scenario(SCENARIO_3D, list(ENGINES_3D[engine])).time_step
+
+
 def _grid_3d_cells(engine: str, duration: float) -> list[list[tuple[Cell, Cell]]]:
     """[φ][A]: Table 5.2's gaits in a 3-D engine, each at the engine's step and at half of it."""
-    extra = ENGINES_3D[engine]
-    h = load_scenario(SCENARIO_3D, list(extra)).time_step
+    extra, h = ENGINES_3D[engine], _step_3d(engine)
     cells = []
     for _, phase in PHASES:
         row = []
@@ -236,7 +240,7 @@ def assemble(fast: bool, plan: dict[str, Cell], rows: dict[str, dict[str, Any]])
                                  for i in range(len(PHASES))) for grid in GRIDS)
     ref, refl = got["ref"], got["reflected"]
     duration = _duration(fast)
-    grids_3d = {engine: Grid3d(load_scenario(SCENARIO_3D, list(ENGINES_3D[engine])).time_step,
+    grids_3d = {engine: Grid3d(_step_3d(engine),
                                *(tuple(tuple(got[f"{engine} {i} {j}{half}"]["speed"] for j in range(len(AMPLITUDES)))
                                        for i in range(len(PHASES))) for half in ("", " half")))
                 for engine in ENGINES_3D if f"{engine} 0 0" in got}
