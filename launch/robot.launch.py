@@ -18,7 +18,7 @@ states) and no CAN bridge is started; that is the only hardware of a robot file 
 from pathlib import Path
 
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, OpaqueFunction
+from launch.actions import DeclareLaunchArgument, OpaqueFunction, SetEnvironmentVariable
 from launch.conditions import IfCondition
 from launch.substitutions import (
     Command,
@@ -129,6 +129,9 @@ def generate_launch_description():
         DeclareLaunchArgument("keystore", default_value="",
                               description="SROS2 keystore for secure:=true (python -m snake_bringup.security)"),
 
+        # one OpenBLAS thread per process: its idle threads busy-wait, which at real-time priority (can_bridge's
+        # realtime_priority) can starve the very thread they wait for; the control path's matrices are small
+        SetEnvironmentVariable("OPENBLAS_NUM_THREADS", "1"),
         Node(package="robot_state_publisher", executable="robot_state_publisher", output="screen",
              parameters=[robot_description], **secured("/robot_state_publisher")),
         OpaqueFunction(function=ros2_control_nodes, kwargs={"secured": secured}),

@@ -46,6 +46,20 @@ def update_rate(path: str | Path) -> float:
     return float(rate)
 
 
+def broadcaster_rate(path: str | Path) -> float:
+    """The rate of /joint_states [Hz]: the joint_state_broadcaster's own ``update_rate`` in the file, else the
+    controller_manager's (Jazzy: controller_interface/src/controller_interface_base.cpp declares ``update_rate``
+    defaulting to the manager's)."""
+    try:
+        rate = yaml.load(Path(path).read_text(), Loader=_LOADER)[BROADCASTER]["ros__parameters"]["update_rate"]
+    except (KeyError, TypeError):
+        return update_rate(path)
+    if not isinstance(rate, int) or not 0 < rate <= update_rate(path):
+        raise ValueError(f"{path}: {BROADCASTER}.update_rate must be an integer in (0, the manager's update_rate], "
+                         f"not {rate!r}")
+    return float(rate)
+
+
 def spawned_controllers(path: str | Path) -> list[str]:
     """Every controller the file defines (``controller_manager.ros__parameters.<name>.type``), in the order
     one spawner loads and activates them: the joint_state_broadcaster first, then the file's order (a chained

@@ -13,7 +13,9 @@ launch_ros, all built from their sources (``make ros-stack``) or from a sourced 
   an e-stop holds the modules and its release through the bridge's ~/estop service lets them follow again.
 
 All of it shares one process per stack start and runs in one xdist group. Skipped with one reason where no
-stack is available. Its subject is real time (marker real_time): `make test` runs it alone, after the other tests.
+stack is available. The tests whose subject is real time (named so, marker real_time: the CAN hardware in the loop
+and the motor PD driven on the wall clock) run alone, after the other tests (`make test`); their robot path runs at
+SCHED_FIFO, as on the robot (docs/robot.md "Real-time priority").
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import numpy as np
 import pytest
 import yaml
 
-from snake_bringup.ros2_control import controllers_file, spawned_controllers
+from snake_bringup.ros2_control import broadcaster_rate, controllers_file, spawned_controllers
 from snake_core import locator
 from snake_core.robot import load_robot
 from snake_test_support.jazzy_stack import (
@@ -45,7 +47,7 @@ from snake_test_support.jazzy_stack import (
 )
 from snake_test_support.ros import isolate_ros_domain
 
-pytestmark = [pytest.mark.xdist_group("jazzy_stack"), pytest.mark.slow, pytest.mark.real_time]
+pytestmark = [pytest.mark.xdist_group("jazzy_stack"), pytest.mark.slow]
 ROBOTS = locator.robot_names()
 #: DiagnosticStatus levels
 OK, WARN, ERROR, STALE = 0, 1, 2, 3
@@ -82,7 +84,8 @@ def _ros2_control_joints(robot: str, hardware: str) -> list[str]:
 
 
 @pytest.mark.parametrize("robot", ROBOTS)
-def test_robot_launch_on_mock_hardware_activates_every_controller_of_the_robot(stack, robot):
+def test_robot_launch_on_mock_hardware_activates_every_controller_of_the_robot_and_broadcasts_at_its_rate(stack,
+                                                                                                         robot):
     from sensor_msgs.msg import JointState
 
     expected = spawned_controllers(REPO / controllers_file(robot))
@@ -92,6 +95,8 @@ def test_robot_launch_on_mock_hardware_activates_every_controller_of_the_robot(s
         assert set(active_controllers(stack, launch, f"mock_{robot}", expected)) == set(expected)
         wait_until(lambda: len(recorder.get("/joint_states")) >= 20, "/joint_states")
         assert recorder.publishers("/joint_states") == ["joint_state_broadcaster"]
+        period = np.median(np.diff([_stamp(m) for m in recorder.get("/joint_states")]))
+        assert period == pytest.approx(1 / broadcaster_rate(REPO / controllers_file(robot)), rel=0.1)
         last = recorder.get("/joint_states")[-1]
         assert sorted(last.name) == sorted(_ros2_control_joints(robot, "mock"))
         assert all(math.isfinite(v) for v in last.position)
@@ -150,7 +155,8 @@ def _sine_fit(t: np.ndarray, y: np.ndarray, omega: float) -> tuple[float, float]
     return float(np.hypot(a, b)), float(np.arctan2(b, a))
 
 
-def test_gazebo_motor_pd_follows_beta_d_with_its_rate_and_lags_without(stack, tmp_path, record_property):
+@pytest.mark.real_time
+def test_in_real_time_gazebo_motor_pd_follows_beta_d_with_its_rate_and_lags_without(stack, tmp_path, record_property):
     """koopaee6_gz.yaml's motor_pd_controller (the real pid_controller), chained behind the real forward
     command controllers, with the topic hardware in place of gz_ros2_control and a damping-dominated motor plant.
     Without β̇_d (velocity reference at its activation value, the robot at rest) the loop is the first-order low
@@ -333,7 +339,7 @@ def can_robot(stack):
         "state_timeout": 1.0, "command_timeout": 0.5, "rate": BRIDGE_RATE}}}))
     launch = stack.launch("robot_can", "robot.launch.py", {
         "robot": HIL_ROBOT, "use_mock_hardware": "false", "can_bus_type": "remote", "can_interface": robot.channel,
-        "can_bridge_params": str(params)}, realtime=True)
+        "can_bridge_params": str(params), "realtime_priority": "40"}, realtime=True)
     expected = spawned_controllers(REPO / controllers_file(HIL_ROBOT))
     robot.launch = launch
     try:
@@ -388,7 +394,8 @@ def tracking_without_ros(seconds: float) -> float:
 _channels = itertools.count()
 
 
-def test_emulated_modules_follow_the_pedal_wave_as_closely_as_without_ros(can_robot, record_property):
+@pytest.mark.real_time
+def test_in_real_time_the_emulated_modules_follow_the_pedal_wave_as_closely_as_without_ros(can_robot, record_property):
     """RMS of α − α_d over windows of WINDOW s, through ROS 2 and ros2_control, against the same loop without ROS.
     The ROS path adds its latency (gait → SEA controller → controller_manager → bridge: a few cycles of 100-500
     Hz), and on a busy machine a late message makes a node hold for a moment: the best of three windows is
@@ -415,7 +422,8 @@ def test_emulated_modules_follow_the_pedal_wave_as_closely_as_without_ros(can_ro
     assert best < rms_loop + 0.25 * amplitude, (rms_ros, rms_loop, amplitude, can_robot.diagnostics())
 
 
-def test_a_module_that_stops_answering_holds_the_robot_and_the_sea_controller(can_robot):
+@pytest.mark.real_time
+def test_in_real_time_a_module_that_stops_answering_holds_the_robot_and_the_sea_controller(can_robot):
     robot = can_robot
     robot.stack.stop(robot.emulators["5"])
     wait_until(lambda: robot.diagnostics().get("can_bridge: joint_5 (module 5)", (OK,))[0] == STALE,
@@ -452,7 +460,8 @@ def _release(robot: CanRobot) -> None:
     wait_until(lambda: _following(robot), "the modules to follow after the release", timeout=30)
 
 
-def test_an_estop_holds_the_modules(can_robot):
+@pytest.mark.real_time
+def test_in_real_time_an_estop_holds_the_modules(can_robot):
     robot = can_robot
     _estop(robot)
     try:
@@ -462,7 +471,8 @@ def test_an_estop_holds_the_modules(can_robot):
         _release(robot)
 
 
-def test_an_estop_released_through_the_bridge_service_lets_the_modules_follow_again(can_robot):
+@pytest.mark.real_time
+def test_in_real_time_an_estop_released_through_the_bridge_service_lets_the_modules_follow_again(can_robot):
     robot = can_robot  # engaged here too: xdist may have set the robot up afresh for this test
     _estop(robot)
     _release(robot)

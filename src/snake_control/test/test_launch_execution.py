@@ -175,8 +175,9 @@ class ParameterValue:
 
 
 class Context:
-    def __init__(self, configurations: Mapping[str, str]) -> None:
+    def __init__(self, configurations: Mapping[str, str], environment: dict[str, str] | None = None) -> None:
         self.launch_configurations = dict(configurations)
+        self.environment = {} if environment is None else environment  # what SetEnvironmentVariable set
 
 
 class Action:
@@ -226,7 +227,8 @@ class GroupAction(Action):
         self.actions, self.scoped = list(actions), scoped
 
     def execute(self, context: Context) -> list[Any]:
-        return execute(self.actions, Context(context.launch_configurations) if self.scoped else context)
+        return execute(self.actions, Context(context.launch_configurations, dict(context.environment))
+                       if self.scoped else context)
 
 
 class OpaqueFunction(Action):
@@ -246,6 +248,18 @@ class SetLaunchConfiguration(Action):
 
     def execute(self, context: Context) -> list[Any]:
         context.launch_configurations[perform(context, self.name)] = perform(context, self.value)
+        return []
+
+
+class SetEnvironmentVariable(Action):
+    """launch/actions/set_environment_variable.py: ``name`` = ``value`` for the processes started after it."""
+
+    def __init__(self, name: Any, value: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.name, self.value = normalize_to_list_of_substitutions(name), normalize_to_list_of_substitutions(value)
+
+    def execute(self, context: Context) -> list[Any]:
+        context.environment[perform(context, self.name)] = perform(context, self.value)
         return []
 
 
@@ -382,7 +396,7 @@ STAND_IN = {
                "logging": types.SimpleNamespace(launch_config=types.SimpleNamespace(log_dir=LOG_DIR))},
     "launch.actions": {c.__name__: c for c in (DeclareLaunchArgument, ExecuteProcess, GroupAction,
                                                IncludeLaunchDescription, OpaqueFunction, RegisterEventHandler,
-                                               SetLaunchConfiguration)},
+                                               SetEnvironmentVariable, SetLaunchConfiguration)},
     "launch.conditions": {"IfCondition": IfCondition, "UnlessCondition": UnlessCondition},
     "launch.event_handlers": {"OnProcessExit": OnProcessExit},
     "launch.launch_description_sources": {"PythonLaunchDescriptionSource": PythonLaunchDescriptionSource},
@@ -411,6 +425,7 @@ def stand_in_modules() -> dict[str, types.ModuleType]:
 class Launch:
     arguments: dict[str, str]  # every launch configuration, defaults included
     started: list[Any]
+    environment: dict[str, str]  # set by the file for its processes
 
     def all(self) -> list[Any]:
         """Everything started, event handlers' actions included."""
@@ -455,7 +470,7 @@ def run(name: str, **arguments: str) -> Launch:
     description, _ = load(name)
     context = Context({**REQUIRED, **arguments})
     started = execute(description.entities, context)
-    return Launch(context.launch_configurations, started)
+    return Launch(context.launch_configurations, started, context.environment)
 
 
 @functools.cache
@@ -471,7 +486,7 @@ def every_combination(name: str, robot: str = "koopaee6") -> tuple[Launch, ...]:
     for values in itertools.product(*choices.values()):
         context = Context({**REQUIRED, "robot": robot, **dict(zip(choices, values, strict=True))})
         started = execute(description.entities, context)
-        launches.append(Launch(context.launch_configurations, started))
+        launches.append(Launch(context.launch_configurations, started, context.environment))
     return tuple(launches)
 
 
@@ -733,6 +748,30 @@ def test_spawned_controllers_are_those_the_controllers_file_defines(name, suffix
         assert launch.node("ros2_control_node").parameters == [f"{ROOT}/config/controllers/{controllers_file}"]
 
 
+@pytest.mark.parametrize("robot", ["koopaee6", "ariizumi10", "pushing3", "rectilinear6"])
+def test_joint_states_come_at_the_rate_the_controllers_read_them_on_the_robot_and_every_update_in_simulation(robot):
+    """robot.launch.py's file: the broadcaster at the SEA and head-tracking controllers' 100 Hz, not the manager's
+    500 Hz; the simulators' file: at every update (one per physics step, what a lock-stepped graph answers)."""
+    from snake_bringup.ros2_control import broadcaster_rate, controllers_file, update_rate
+
+    rates = yaml.safe_load((ROOT / "config/snake_control.yaml").read_text())
+    read = {s["ros__parameters"]["rate"] for s in rates.values() if "rate" in s["ros__parameters"]} - {20.0}
+    assert broadcaster_rate(ROOT / controllers_file(robot)) == read.pop() == 100.0 and not read
+    assert update_rate(ROOT / controllers_file(robot)) == 500.0
+    gazebo = ROOT / controllers_file(robot, simulator=True)
+    assert broadcaster_rate(gazebo) == update_rate(gazebo)
+
+
+def test_a_broadcaster_rate_above_the_managers_is_refused(tmp_path):
+    from snake_bringup.ros2_control import broadcaster_rate
+
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump({"controller_manager": {"ros__parameters": {"update_rate": 100}},
+                                    "joint_state_broadcaster": {"ros__parameters": {"update_rate": 200}}}))
+    with pytest.raises(ValueError, match=r"joint_state_broadcaster\.update_rate must be an integer in"):
+        broadcaster_rate(path)
+
+
 @pytest.mark.parametrize("world", ["flat", "stairs"])
 def test_sim_on_mujoco_writes_the_mjcf_the_description_names_and_spawns_the_gazebo_controllers(world):
     """simulator:=mujoco: the MJCF of the robot on the world (a MuJoCo model with the URDF's motor joints as
@@ -771,6 +810,15 @@ def test_robot_launch_refuses_secure_without_a_keystore_naming_it(keystore):
 def test_robot_launch_refuses_real_hardware_for_a_robot_without_can_modules():
     with pytest.raises(RuntimeError, match=r"ariizumi10: its robot file names no CAN modules"):
         run("robot.launch.py", robot="ariizumi10", use_mock_hardware="false")
+
+
+def test_robot_launch_gives_its_processes_one_openblas_thread_so_none_spins_at_real_time_priority():
+    """OpenBLAS's idle threads busy-wait: at SCHED_FIFO (the bridge's realtime_priority, the launch under chrt) they
+    can starve the thread they wait for (docs/robot.md "Real-time priority")."""
+    description, _ = load("robot.launch.py")
+    first_process = next(i for i, e in enumerate(description.entities) if not isinstance(e, DeclareLaunchArgument))
+    assert isinstance(description.entities[first_process], SetEnvironmentVariable)
+    assert run("robot.launch.py").environment == {"OPENBLAS_NUM_THREADS": "1"}
 
 
 def test_sim_with_a_rigid_joint_robot_drives_joint_torques():

@@ -112,13 +112,17 @@ def wait_until(condition: Callable[[], Any], what: str, timeout: float = STARTUP
     return value
 
 
-REALTIME_NICE = -10
+#: SCHED_FIFO priority of the processes the robot path runs in (``start(realtime=True)``), as ``chrt -f 20`` does on
+#: the robot (docs/robot.md "Real-time priority"): below the controller_manager's control thread (50) and the CAN
+#: bridge's loop (realtime_priority 40). A niceness would not do: with the kernel's autogroups (on here) each session
+#: shares the CPU equally whatever its processes' nice values, so a busy session delays the robot path.
+REALTIME_PRIORITY = 20
 
 
 def _ahead() -> None:
-    """Raise the priority of a process about to start (root only; elsewhere it keeps the default)."""
+    """Run a process about to start at SCHED_FIFO (root or an rtprio limit; elsewhere it keeps the default)."""
     try:
-        os.nice(REALTIME_NICE)
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(REALTIME_PRIORITY))
     except PermissionError:
         pass
 
@@ -155,6 +159,9 @@ class JazzyStack:
         ours = [str(p) for p in sorted((REPO / "install").glob("snake_*")) if p.is_dir()]
         self.env = {**env, "ROS_DOMAIN_ID": str(domain), "ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST",
                     "PYTHONUNBUFFERED": "1", "RCUTILS_LOGGING_BUFFERED_STREAM": "0",
+                    # one OpenBLAS thread: its idle threads busy-wait, which at SCHED_FIFO (``start(realtime=True)``)
+                    # starves the thread they wait for (two emulators livelocked two cores)
+                    "OPENBLAS_NUM_THREADS": "1",
                     "AMENT_PREFIX_PATH": os.pathsep.join([*ours, env.get("AMENT_PREFIX_PATH", ""), str(standins)]),
                     # our Python first: scripts that start with `#!/usr/bin/env python3` (can_bridge) run there, as on
                     # a ROS install with one Python; the stack's own executables name their interpreter
