@@ -330,7 +330,7 @@ def can_robot(stack):
                                "-H", "127.0.0.1", "-p", str(port)], realtime=True)
     wait_until(lambda: _accepts(port), "the CAN server on 127.0.0.1")
     recorder = Recorder(stack.domain, {"/can_bridge/joint_states": JointState, "/gait/reference": JointState,
-                                       "/joint_states": JointState, "/diagnostics": DiagnosticArray})
+                                       "/joint_states": JointState, "/diagnostics": DiagnosticArray}, realtime=True)
     robot = CanRobot(stack, recorder, f"ws://127.0.0.1:{port}")
     # the bus and the modules are Python processes sharing two cores with the rest of the test run: the bridge's
     # heartbeat and command timeouts widened so that a late frame is not a lost module (its own tests keep them)

@@ -85,7 +85,7 @@ def run(tmp_path_factory) -> Run:
     domain = (isolate_ros_domain() + 200) % 233
     stack = JazzyStack(env, tmp_path_factory.mktemp("mujoco_ros2_control"), domain)
     recorder = Recorder(domain, {"/mujoco/base_odometry": Odometry, "/joint_states": JointState,
-                                 "/gait/reference": JointState})
+                                 "/gait/reference": JointState}, realtime=True)
     try:
         launch = launch_mujoco_graph(stack, recorder, ROBOT, SPEED,
                                      spawned_controllers(REPO / controllers_file(ROBOT, True)))

@@ -286,7 +286,7 @@ def test_sentences_follow_the_rates_and_the_ranking_follows_the_changes():
     assert ranked[1].startswith("2. ground μ") and "climb time ±33 %" in ranked[1]
 
 
-@pytest.mark.xdist_group("ros_graph")  # on the worker of the other cluster tests (the Dask workers take the cores)
+@pytest.mark.xdist_group("dask_cluster")  # one Dask cluster at a time (test_sweep.py)
 def test_fast_mode_runs_end_to_end_and_draws_its_figures(tmp_path):
     results = reproduce(section, fast=True)
     assert results.fast and results.duration_s == section.FAST_DURATION and not results.failed

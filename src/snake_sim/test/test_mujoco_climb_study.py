@@ -9,8 +9,8 @@ from snake_sim.core.scenario import load_scenario
 from snake_sim.engines.mujoco import runtime as rt
 from snake_sim.studies.climb_3d import climb_3d_study
 
-#: Its runs go to a LocalCluster of its own (one worker per core): with the ROS graph tests, one after the other.
-pytestmark = pytest.mark.xdist_group("ros_graph")
+#: Its runs go to a LocalCluster of its own (one worker per core): with the other cluster tests, one after the other.
+pytestmark = pytest.mark.xdist_group("dask_cluster")
 
 
 def test_a_case_is_its_scenario_with_the_seed_and_the_controllers_overrides_step_checked():

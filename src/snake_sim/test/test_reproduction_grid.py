@@ -17,8 +17,9 @@ from snake_sim.studies.climb_3d import ClimbCase, case_cells, climb_run, run_cas
 from snake_sim.studies.grid import RunsFailed, fields, require, run_cells
 from snake_sim.studies.sweep import Cell, engine
 
-#: With the ROS graph tests, one after the other (the 2 Dask workers would take the cores the graph needs).
-pytestmark = pytest.mark.xdist_group("ros_graph")
+#: One Dask LocalCluster at a time (one worker process per core): the cluster tests run one after the other on one
+#: pytest-xdist worker.
+pytestmark = pytest.mark.xdist_group("dask_cluster")
 cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import a test module
 
 

@@ -205,7 +205,7 @@ def test_runs_without_a_result_are_listed():
     assert "**Runs without a result:**" in m.render(results) and "seed 1: error (boom)" in m.render(results)
 
 
-@pytest.mark.xdist_group("ros_graph")
+@pytest.mark.xdist_group("dask_cluster")  # one Dask cluster at a time (test_sweep.py)
 def test_fast_mode_runs_end_to_end_on_a_local_cluster():
     results = reproduce(m, fast=True)
     assert results.fast and not results.failed

@@ -12,8 +12,9 @@ from snake_sim.reproduction import tsc_search as ts
 from snake_sim.reproduction.experiment import reproduce
 from snake_sim.reproduction.results import from_json, to_json
 
-#: On the pytest-xdist worker of the ROS graph tests, one after the other (the Dask workers take the cores).
-pytestmark = pytest.mark.xdist_group("ros_graph")
+#: One Dask LocalCluster at a time (one worker process per core): the cluster tests run one after the other on one
+#: pytest-xdist worker.
+pytestmark = pytest.mark.xdist_group("dask_cluster")
 
 RANGES = ts.ranges_002(np.pi / 3)
 BOX = ts.wide_box(RANGES)

@@ -17,9 +17,9 @@ from snake_sim.studies.sweep.cells import START_OFFSET_M, seed_overrides
 from snake_sim.studies.sweep.report import default_field, write_report
 from snake_sim.studies.sweep.table import ResultsTable
 
-#: On the pytest-xdist worker of the ROS graph tests, one after the other: the 2 Dask worker processes would otherwise
-#: take the cores that the graph's nodes need to keep up with the simulator's clock.
-pytestmark = pytest.mark.xdist_group("ros_graph")
+#: One Dask LocalCluster at a time (one worker process per core): the cluster tests run one after the other on one
+#: pytest-xdist worker.
+pytestmark = pytest.mark.xdist_group("dask_cluster")
 cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import a test module
 
 #: Columns that measure the computer or name the process, not the run.

@@ -17,6 +17,7 @@ controller_manager/src/controller_manager.cpp lines 755-757), the second only ru
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -27,7 +28,7 @@ import sys
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -215,7 +216,10 @@ class JazzyStack:
         """name → state of every controller the controller_manager has loaded ({} if it does not answer)."""
         run = subprocess.run([self.python, "-c", _LIST_CONTROLLERS, str(timeout)], env=self.env,
                              capture_output=True, text=True, timeout=timeout * 3)
-        return json.loads(run.stdout) if run.returncode == 0 and run.stdout.strip() else {}
+        try:  # the answer is the probe's last line (the middleware may log before it)
+            return json.loads(run.stdout.strip().splitlines()[-1]) if run.returncode == 0 else {}
+        except (IndexError, json.JSONDecodeError):
+            return {}
 
     def stop(self, process: subprocess.Popen, timeout: float = 20.0) -> int:
         """SIGINT to the process's group (as Ctrl-C in a terminal: launch and everything it started), SIGKILL to
@@ -235,27 +239,44 @@ class JazzyStack:
         self.processes.clear()
 
 
+@contextlib.contextmanager
+def _threads_ahead() -> Iterator[None]:
+    """The threads started inside (they inherit the policy of the thread that creates them) at SCHED_FIFO
+    ``REALTIME_PRIORITY`` where allowed; the calling thread back at its own policy after."""
+    policy, param = os.sched_getscheduler(0), os.sched_getparam(0)
+    try:
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(REALTIME_PRIORITY))
+    except PermissionError:
+        pass
+    try:
+        yield
+    finally:
+        os.sched_setscheduler(0, policy, param)
+
+
 class Recorder:
     """Every message on ``topics`` (name → type), with its receipt order, in this process on the stack's
-    domain; spun in a thread."""
+    domain; spun in a thread. ``realtime``: the middleware's threads and the spinning one at the robot path's
+    SCHED_FIFO priority, so that the record of a real-time run keeps up with it on a busy machine."""
 
-    def __init__(self, domain: int, topics: dict[str, type]):
+    def __init__(self, domain: int, topics: dict[str, type], realtime: bool = False):
         import rclpy
         from rclpy.executors import SingleThreadedExecutor
         from rclpy.qos import QoSProfile, ReliabilityPolicy
 
-        self.context = rclpy.Context()
-        rclpy.init(context=self.context, domain_id=domain)
-        self.node = rclpy.create_node("snake_test_recorder", context=self.context)
-        self.messages: dict[str, list] = defaultdict(list)
-        self._lock = threading.Lock()
-        qos = QoSProfile(depth=1000, reliability=ReliabilityPolicy.BEST_EFFORT)
-        for topic, msg_type in topics.items():
-            self.node.create_subscription(msg_type, topic, lambda m, t=topic: self._store(t, m), qos)
-        self.executor = SingleThreadedExecutor(context=self.context)
-        self.executor.add_node(self.node)
-        self._thread = threading.Thread(target=self._spin, daemon=True)
-        self._thread.start()
+        with _threads_ahead() if realtime else contextlib.nullcontext():
+            self.context = rclpy.Context()
+            rclpy.init(context=self.context, domain_id=domain)
+            self.node = rclpy.create_node("snake_test_recorder", context=self.context)
+            self.messages: dict[str, list] = defaultdict(list)
+            self._lock = threading.Lock()
+            qos = QoSProfile(depth=1000, reliability=ReliabilityPolicy.BEST_EFFORT)
+            for topic, msg_type in topics.items():
+                self.node.create_subscription(msg_type, topic, lambda m, t=topic: self._store(t, m), qos)
+            self.executor = SingleThreadedExecutor(context=self.context)
+            self.executor.add_node(self.node)
+            self._thread = threading.Thread(target=self._spin, daemon=True)
+            self._thread.start()
 
     def _store(self, topic: str, msg) -> None:
         with self._lock:
@@ -313,9 +334,10 @@ def launch_mujoco_graph(stack: JazzyStack, recorder: Recorder, robot: str, speed
                         controllers: list[str]) -> subprocess.Popen:
     """``sim.launch.py simulator:=mujoco`` for ``robot`` at ``mujoco_speed:=speed``, once every one of
     ``controllers`` (those of the robot's Gazebo controllers file) is active and ``recorder`` (which must record
-    /gait/reference) has the gait's first reference; the launch process (stop it with ``stack.stop``)."""
+    /gait/reference) has the gait's first reference; the launch process (stop it with ``stack.stop``). Its subject is
+    real time (MuJoCo paced by the wall clock): it runs at SCHED_FIFO, as the robot path does."""
     launch = stack.launch("mujoco", "sim.launch.py", {"simulator": "mujoco", "robot": robot, "rviz": "false",
-                                                      "mujoco_speed": repr(speed)})
+                                                      "mujoco_speed": repr(speed)}, realtime=True)
     active_controllers(stack, launch, "mujoco", controllers)
     wait_until(lambda: recorder.get("/gait/reference"), "the gait's first reference")
     return launch
