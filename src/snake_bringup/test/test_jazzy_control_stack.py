@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
+import signal
 import socket
 import subprocess
 import sys
@@ -33,6 +35,7 @@ import pytest
 import yaml
 
 from snake_bringup.ros2_control import broadcaster_rate, controllers_file, spawned_controllers
+from snake_control import graph
 from snake_core import locator
 from snake_core.robot import load_robot
 from snake_test_support.jazzy_stack import (
@@ -297,6 +300,36 @@ class CanRobot:
         self.n = load_robot(HIL_ROBOT).n_joints
         self.emulators = {ids: self.emulate(ids) for ids in ("1,2,3,4", "5")}
         self.launch: subprocess.Popen | None = None  # robot.launch.py
+        self.restarted: dict[str, subprocess.Popen] = {}  # our nodes started again after a test killed them
+
+    def node_process(self, executable: str) -> int:
+        """The pid of our node ``executable`` (sea_joint_controller, gait_generator): the launch's, or its
+        restart's."""
+        if executable in self.restarted:
+            return self.restarted[executable].pid
+        for entry in Path("/proc").iterdir():
+            try:
+                argv = (entry / "cmdline").read_bytes().split(b"\0")
+                if os.getsid(int(entry.name)) == self.launch.pid and any(
+                        Path(a.decode(errors="replace")).name == executable for a in argv):
+                    return int(entry.name)
+            except (ValueError, OSError):  # not a process, or it ended meanwhile
+                continue
+        raise AssertionError(f"no process of {executable} under robot.launch.py")
+
+    def restart(self, executable: str) -> None:
+        """Start our node ``executable`` again as robot.launch.py starts it (its spec in snake_control.graph: the gait
+        disarmed, at the launch's real-time priority), and arm the gait as the operator does."""
+        (spec,) = [s for s in graph.control_nodes(HIL_ROBOT, armed=False) if s.executable == executable]
+        self.restarted[executable] = self.stack.start_node(f"restart_{executable}", spec, realtime=True)
+        if executable == "gait_generator":  # the killed node's service may still be discovered: asked again until
+            wait_until(lambda: self._armed(), "the restarted gait to be armed")  # the new one answers
+
+    def _armed(self) -> bool:
+        try:
+            return self.recorder.set_bool("/gait_generator/arm", True, timeout=5.0).success
+        except AssertionError:  # no answer within 5 s
+            return False
 
     def emulate(self, ids: str):
         return self.stack.start(f"emulate_{ids.replace(',', '')}", [
@@ -309,25 +342,32 @@ class CanRobot:
                              capture_output=True, text=True, timeout=60)
         assert run.returncode == 0, run.stderr
 
-    def record(self, seconds: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(t, α and β measured by the modules (n), α_d of the gait at t (n)) over ``seconds`` from now: the CAN
-        bridge's joint_<j> and motor_<j> at its stamps, the gait reference interpolated to them."""
+    def _window(self, seconds: float) -> tuple[list, list]:
+        """The CAN bridge's joint states and the gait's references over ``seconds`` from now."""
         self.recorder.clear()
         time.sleep(seconds)
-        states = self.recorder.get("/can_bridge/joint_states")
-        refs = self.recorder.get("/gait/reference")
+        return self.recorder.get("/can_bridge/joint_states"), self.recorder.get("/gait/reference")
+
+    def _field(self, messages: list, prefix: str) -> np.ndarray:
+        """``<prefix>_<j>`` of each message (samples × n)."""
+        return np.array([[dict(zip(m.name, m.position, strict=True))[f"{prefix}_{j}"] for j in range(1, self.n + 1)]
+                         for m in messages]).reshape(-1, self.n)
+
+    def record(self, seconds: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(t, α measured by the modules (n), α_d of the gait at t (n)) over ``seconds`` from now: the CAN
+        bridge's joint_<j> at its stamps, the gait reference interpolated to them."""
+        states, refs = self._window(seconds)
         if len(refs) < 2 or not states:  # nothing to compare (yet)
-            return np.zeros(0), np.zeros((0, self.n)), np.zeros((0, self.n)), np.zeros((0, self.n))
-
-        def field(messages, prefix: str) -> np.ndarray:
-            return np.array([[dict(zip(m.name, m.position, strict=True))[f"{prefix}_{j}"]
-                              for j in range(1, self.n + 1)] for m in messages])
-
+            return np.zeros(0), np.zeros((0, self.n)), np.zeros((0, self.n))
         t, t_ref = np.array([_stamp(m) for m in states]), np.array([_stamp(m) for m in refs])
-        alpha, beta, alpha_d = field(states, "joint"), field(states, "motor"), field(refs, "joint")
+        alpha, alpha_d = self._field(states, "joint"), self._field(refs, "joint")
         inside = (t >= t_ref.min()) & (t <= t_ref.max())
-        return t[inside], alpha[inside], beta[inside], np.column_stack(
+        return t[inside], alpha[inside], np.column_stack(
             [np.interp(t[inside], t_ref, alpha_d[:, j]) for j in range(self.n)])
+
+    def motor_angles(self, seconds: float) -> np.ndarray:
+        """β measured by the modules (samples × n) over ``seconds`` from now, the gait running or not."""
+        return self._field(self._window(seconds)[0], "motor")
 
     def diagnostics(self) -> dict[str, tuple[int, str]]:
         """name → (level, message) of the latest status of each name on /diagnostics."""
@@ -344,7 +384,7 @@ def _stamp(msg) -> float:
 
 def _following(robot: CanRobot) -> bool:
     """The modules move with the gait: each joint's α spans at least half of its α_d over a window."""
-    _, alpha, _, alpha_d = robot.record(1.0)
+    _, alpha, alpha_d = robot.record(1.0)
     reported = _reported(alpha)
     return reported.sum() > 10 and bool(np.all(np.ptp(alpha[reported], axis=0) >
                                                0.5 * np.ptp(alpha_d[reported], axis=0)))
@@ -364,8 +404,7 @@ def _held(robot: CanRobot, joints: slice = slice(None)) -> np.ndarray:
     reports its module lost are left out (the rule of ``_reported``, joint by joint); a joint reported in fewer than
     half of the samples is NaN (not held)."""
     time.sleep(0.5)
-    _, _, beta, _ = robot.record(1.0)
-    beta = beta[:, joints]
+    beta = robot.motor_angles(1.0)[:, joints]
     reported = np.isfinite(beta)
     span = np.array([np.ptp(b[ok]) if ok.mean() >= 0.5 else np.nan for b, ok in zip(beta.T, reported.T, strict=True)])
     return span / (2 * GAIT_AMPLITUDE)
@@ -456,7 +495,7 @@ def test_in_real_time_the_emulated_modules_follow_the_pedal_wave_as_closely_as_w
     amplitude = None
     rms_ros = []
     for _ in range(3):
-        t, alpha, _, alpha_d = can_robot.record(WINDOW)
+        t, alpha, alpha_d = can_robot.record(WINDOW)
         assert len(t) > 50
         reported = _reported(alpha)  # a window with a module lost in over half of its samples judges nothing
         rms_ros.append(float(np.sqrt(np.mean(np.square(alpha - alpha_d)[reported]))) if reported.mean() >= 0.5
@@ -528,3 +567,62 @@ def test_in_real_time_an_estop_released_through_the_bridge_service_lets_the_modu
     _estop(robot)
     _release(robot)
     wait_until(lambda: robot.diagnostics().get("can_bridge: safety", (None,))[0] == OK, "the bridge's safety OK")
+
+
+#: What the HIL run's parameters make of the stated bounds (docs/robot.md "When something upstream stops"): the
+#: bridge holds within command_timeout (0.5 s here) + one bridge period of the SEA controllers' last command; the SEA
+#: controllers hold within stale_timeout + one control period of the gait's last reference (config/snake_control.yaml)
+DEADMAN_BOUND = 0.5 + 1.0 / BRIDGE_RATE
+SNAKE_CONTROL = yaml.safe_load((REPO / "config/snake_control.yaml").read_text())
+STALE_BOUND = (SNAKE_CONTROL["/**/sea_joint_controller"]["ros__parameters"]["stale_timeout"]
+               + 1.0 / SNAKE_CONTROL["/**/sea_joint_controller"]["ros__parameters"]["rate"])
+#: What a hold time may exceed its bound by: the report's own path (a /diagnostics message through DDS to the test's
+#: recorder), at the robot path's real-time priority
+REPORT_LATENCY = 0.05
+
+
+def _first_report(robot: CanRobot, name: str, texts: tuple[str, ...], since: float) -> float:
+    """The stamp [s] of the first /diagnostics array stamped after ``since`` with a status ``name`` whose message
+    holds one of ``texts``."""
+    def found():
+        return next((_stamp(a) for a in robot.recorder.get("/diagnostics") if _stamp(a) >= since and any(
+            s.name == name and any(t in s.message for t in texts) for s in a.status)), None)
+
+    return wait_until(found, f"{name} to report one of {texts!r}", timeout=30)
+
+
+#: Our node that stops → (who reports the hold on /diagnostics, with what, the bound): the SEA controller is watched
+#: by the bridge (its deadman: ros2_control repeats a dead controller's last command), the gait by the SEA controller
+#: (a hung gait leaves its publisher: stale input; a killed one takes it along: no publisher)
+UPSTREAM_STOPS = {
+    "sea_joint_controller": ("can_bridge: safety", ("no command from the controllers on "
+                                                    "/motor_position_controller/commands",), DEADMAN_BOUND),
+    "gait_generator": ("/sea_joint_controller", ("hold: stale input", "hold: no publisher of /gait/reference"),
+                       STALE_BOUND),
+}
+
+
+@pytest.mark.real_time
+@pytest.mark.parametrize("sig", [signal.SIGSTOP, signal.SIGKILL], ids=["hung", "killed"])
+@pytest.mark.parametrize("node", list(UPSTREAM_STOPS))
+def test_in_real_time_a_node_upstream_that_hangs_or_dies_holds_the_modules_within_its_stated_bound(
+        can_robot, node, sig, record_property):
+    robot = can_robot
+    reporter, texts, bound = UPSTREAM_STOPS[node]
+    pid = robot.node_process(node)
+    stopped = time.time()  # the node's last message was sent before this
+    os.kill(pid, sig)
+    try:
+        held_at = _first_report(robot, reporter, texts, stopped)
+        record_property(f"hold_s_{node}_{sig.name}", held_at - stopped)
+        print(f"{sig.name} of {node}: {reporter} held the modules {held_at - stopped:.3f} s later (bound "
+              f"{bound:.3f} s)")
+        assert held_at - stopped <= bound + REPORT_LATENCY
+        swept = _held(robot)
+        assert np.all(swept < 0.25), (swept, robot.diagnostics())
+    finally:
+        if sig == signal.SIGSTOP:
+            os.kill(pid, signal.SIGCONT)
+        else:
+            robot.restart(node)
+    wait_until(lambda: _following(robot), f"the robot to follow again with {node} back", timeout=60)

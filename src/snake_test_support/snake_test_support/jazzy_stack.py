@@ -32,6 +32,9 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from snake_control import graph
+from snake_control.graph import NodeSpec
+
 REPO = Path(__file__).resolve().parents[3]
 POINTER = REPO / ".venv" / ".ros-stack-env"
 SKIP_REASON = ("no ROS 2 Jazzy with ros2_control: source one, or build the stack with `make ros-stack` "
@@ -184,6 +187,16 @@ class JazzyStack:
             process = subprocess.Popen(list(argv), env=self.env, stdout=log, stderr=subprocess.STDOUT,
                                        start_new_session=True, cwd=self.workdir,
                                        preexec_fn=_ahead if realtime else None)
+        self.processes.append((name, process))
+        return process
+
+    def start_node(self, name: str, spec: NodeSpec, realtime: bool = False) -> subprocess.Popen:
+        """One of our nodes (a spec of snake_control.graph) as robot.launch.py starts it, on the wall clock;
+        ``name`` and ``realtime`` as in :meth:`start`."""
+        with (self.workdir / f"{name}.log").open("w") as log:
+            process = graph.start(spec, REPO, self.workdir, use_sim_time=False, env=self.env, stdout=log,
+                                  stderr=subprocess.STDOUT, start_new_session=True,
+                                  preexec_fn=_ahead if realtime else None)
         self.processes.append((name, process))
         return process
 
