@@ -230,10 +230,13 @@ demo: $(STAMP) build
 # Every test, in two pytest runs: the tests beside each other on two workers, then those whose subject is real time
 # (marker real_time: hardware in the loop on Jazzy's controller_manager, MuJoCo beside it) alone, after them. A
 # failure in one run does not stop the other; the last lines are one summary of both (failures, skip reasons, counts).
+# The real-time tests' folder: the second run collects only it (a test elsewhere with the marker is refused by
+# test_makefile.py).
+REAL_TIME_TESTS := src/snake_bringup/test
 test: $(STAMP) $(ROSSTAMP) $(SYSSTAMP) build ros-stack ros-mujoco
 	@rm -rf $(TEST_RESULTS) && mkdir -p $(TEST_RESULTS); junit="-o junit_family=xunit1 --junitxml=$(TEST_RESULTS)"; \
 	$(PY) -m pytest -n 2 --dist loadgroup -q -m "not real_time" $(PYTEST_ARGS) $$junit/main.xml; main=$$?; \
-	$(PY) -m pytest -q -m real_time $(PYTEST_ARGS) $$junit/real_time.xml; real_time=$$?; \
+	$(PY) -m pytest -q -m real_time $(PYTEST_ARGS) $$junit/real_time.xml $(REAL_TIME_TESTS); real_time=$$?; \
 	$(PY) -m snake_test_support.summary $(TEST_RESULTS)/main.xml=$$main $(TEST_RESULTS)/real_time.xml=$$real_time
 
 # The lock-stepped graph tests and the node tests of clocks and inputs beside BUSY busy-loop processes (pytest --busy),

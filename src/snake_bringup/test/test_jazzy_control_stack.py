@@ -270,8 +270,8 @@ def test_in_real_time_gazebo_motor_pd_follows_beta_d_with_its_rate_and_lags_with
             gain, phase = _sine_fit(times[keep], beta[keep], omega)
             return gain / amplitude, -phase / omega
 
-        without = drive(8.0, with_rate=False)
-        with_rate = drive(8.0, with_rate=True)
+        without = drive(6.0, with_rate=False)
+        with_rate = drive(6.0, with_rate=True)
     finally:
         for process in (spawner, manager, description):  # the next test's controller_manager must not get this URDF
             stack.stop(process)

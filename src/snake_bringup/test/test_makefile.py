@@ -5,6 +5,7 @@ per package (run here with a stand-in for the build recipe that prints what colc
 
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import subprocess
@@ -28,6 +29,24 @@ def test_bench_runs_every_benchmark_without_building_the_cpp_stacks():
         assert bench in commands
     assert "flock" not in commands and "colcon build --base-paths src \\\n\t\t--packages-up-to" not in commands
     assert "building" not in commands  # neither ros-stack's nor ros-mujoco's recipe
+
+
+def _marks_real_time(path: Path) -> bool:
+    """Whether the module's code (not its strings) uses the marker: ``pytest.mark.real_time`` anywhere in its syntax
+    tree (a decorator, ``pytestmark``)."""
+    return any(isinstance(node, ast.Attribute) and node.attr == "real_time" and ast.unparse(node.value) == "pytest.mark"
+               for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))))
+
+
+def test_every_real_time_test_is_in_the_folder_the_real_time_run_collects():
+    """`make test` runs the tests marked real_time alone, collecting only REAL_TIME_TESTS: one elsewhere would run in
+    neither run."""
+    (folder,) = [line.split(":=")[1].strip() for line in (REPO / "Makefile").read_text().splitlines()
+                 if line.startswith("REAL_TIME_TESTS :=")]
+    marked = {p.relative_to(REPO) for p in (REPO / "src").glob("*/test/test_*.py") if _marks_real_time(p)}
+    assert marked and all(p.parent == Path(folder) for p in marked), marked
+    assert any("-m real_time" in line and "$(REAL_TIME_TESTS)" in line
+               for line in (REPO / "Makefile").read_text().splitlines())
 
 
 def test_demo_ends_naming_make_ros_for_the_ros_nodes():

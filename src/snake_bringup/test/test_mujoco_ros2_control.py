@@ -49,8 +49,9 @@ from snake_test_support.ros import isolate_ros_domain
 pytestmark = [pytest.mark.xdist_group("jazzy_stack"), pytest.mark.slow, pytest.mark.real_time]
 ROBOT = "koopaee6"
 SCENARIO = "pedal-wave"  # sim.launch.py's default scenario
-#: Simulated seconds per wall second: headroom for the controllers on a busy 2-core machine.
-SPEED = 0.25
+#: Simulated seconds per wall second: headroom for the controllers on two cores (the run at SCHED_FIFO keeps it on a
+#: busy machine).
+SPEED = 0.5
 SETTLE, WINDOW = 2.0, 4.0  # s of sim time after the gait's start: one pedal-wave period, then two measured
 GAIT = yaml.safe_load((REPO / "config/snake_control.yaml").read_text())["gait_generator"]["ros__parameters"]["gait"]
 
