@@ -318,18 +318,11 @@ class CanRobot:
         raise AssertionError(f"no process of {executable} under robot.launch.py")
 
     def restart(self, executable: str) -> None:
-        """Start our node ``executable`` again as robot.launch.py starts it (its spec in snake_control.graph: the gait
-        disarmed, at the launch's real-time priority), and arm the gait as the operator does."""
-        (spec,) = [s for s in graph.control_nodes(HIL_ROBOT, armed=False) if s.executable == executable]
+        """Start our node ``executable`` again as robot.launch.py starts it (its spec in snake_control.graph, at the
+        launch's real-time priority), the gait armed as the operator arms it (its ``armed`` parameter: the killed
+        node's ``~/arm`` service stays discovered until its participant's lease ends, and takes the call)."""
+        (spec,) = [s for s in graph.control_nodes(HIL_ROBOT, armed=True) if s.executable == executable]
         self.restarted[executable] = self.stack.start_node(f"restart_{executable}", spec, realtime=True)
-        if executable == "gait_generator":  # the killed node's service may still be discovered: asked again until
-            wait_until(lambda: self._armed(), "the restarted gait to be armed")  # the new one answers
-
-    def _armed(self) -> bool:
-        try:
-            return self.recorder.set_bool("/gait_generator/arm", True, timeout=5.0).success
-        except AssertionError:  # no answer within 5 s
-            return False
 
     def emulate(self, ids: str):
         return self.stack.start(f"emulate_{ids.replace(',', '')}", [

@@ -13,7 +13,7 @@ from snake_core.validation import ConfigError
 from snake_sim.commands.cli import main
 from snake_sim.core.scenario import load_scenario
 from snake_sim.studies.optimise import Constraint, Problem, optimise, parse_constraint
-from snake_sim.studies.sweep import parse_range
+from snake_sim.studies.sweep import engine, parse_range
 from snake_sim.studies.sweep.table import ResultsTable
 
 #: One Dask LocalCluster at a time (one worker process per core): the cluster tests run one after the other on one
@@ -54,7 +54,8 @@ def problem(**kw):
     (["--space", "gait.amplitude=0.3:0.5", "--scheduler", "tcp://127.0.0.1:9"], "no Dask scheduler answered"),
     (["--space", "gait.amplitude=0.3:0.5", "--storage", "foo://bar", "--workers", "1"], "cannot open the study"),
 ])
-def test_bad_input_is_one_error_before_any_trial(tmp_path, capsys, argv, message):
+def test_bad_input_is_one_error_before_any_trial(tmp_path, capsys, monkeypatch, argv, message):
+    monkeypatch.setattr(engine, "CONNECT_TIMEOUT_S", 1.0)  # a scheduler that does not answer: judged in 1 s
     out = tmp_path / "o"
     args = ["optimise", "pedal-wave", "--trials", "3", "--out", str(out), *argv]
     if "--objective" not in argv:

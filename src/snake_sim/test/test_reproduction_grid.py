@@ -125,7 +125,8 @@ def test_a_3d_case_is_the_step_check_of_its_two_runs_and_a_failed_one_is_its_rea
     (["--workers", "0"], "--workers = 0 is invalid: must be at least 1"),
     (["--scheduler", "tcp://127.0.0.1:9"], "no Dask scheduler answered"),
 ])
-def test_reproduce_refuses_a_bad_cluster_before_any_section_runs(tmp_path, capsys, argv, message):
+def test_reproduce_refuses_a_bad_cluster_before_any_section_runs(tmp_path, capsys, monkeypatch, argv, message):
+    monkeypatch.setattr(engine, "CONNECT_TIMEOUT_S", 1.0)  # a scheduler that does not answer: judged in 1 s
     assert main(["reproduce", "--only", "pedal_wave", "--fast", *argv, "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0], err

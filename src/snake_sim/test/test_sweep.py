@@ -91,7 +91,8 @@ def test_seeds_are_perturbation_seeds_in_3d_start_offsets_in_the_plane_and_refus
     (["--field", "speed"], "--field = 'speed' is invalid: not a field"),
     (["--scheduler", "tcp://127.0.0.1:9"], "no Dask scheduler answered"),
 ])
-def test_bad_input_is_one_error_before_any_run(tmp_path, capsys, argv, message):
+def test_bad_input_is_one_error_before_any_run(tmp_path, capsys, monkeypatch, argv, message):
+    monkeypatch.setattr(engine, "CONNECT_TIMEOUT_S", 1.0)  # a scheduler that does not answer: judged in 1 s
     out = tmp_path / "s"
     assert main(["sweep", "tsc-obstacle", *argv, "--out", str(out)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
