@@ -108,57 +108,6 @@ def test_robot_launch_on_mock_hardware_activates_every_controller_of_the_robot_a
         recorder.close()
 
 
-def test_the_controller_manager_clamps_commands_beyond_the_urdf_joint_limits(stack):
-    """enforce_command_limits (controller_manager/src/controller_manager_parameters.yaml, jazzy: false by default)
-    with the URDF's motor joint limits (±joint_limit, the servo's no-load speed), Jazzy's JointSaturationLimiter:
-    β_d beyond the limit reaches the hardware at the limit with no speed further out, β̇_d beyond the no-load speed
-    at that speed (mock hardware mirrors the commands into the states)."""
-    from sensor_msgs.msg import JointState
-    from std_msgs.msg import Float64MultiArray
-
-    robot = load_robot(HIL_ROBOT)
-    n = robot.n_joints
-    recorder = Recorder(stack.domain, {"/joint_states": JointState})
-    positions = recorder.node.create_publisher(Float64MultiArray, "/motor_position_controller/commands", 10)
-    velocities = recorder.node.create_publisher(Float64MultiArray, "/motor_velocity_controller/commands", 10)
-    launch = stack.launch("limits", "robot.launch.py", {"robot": HIL_ROBOT, "use_mock_hardware": "true"})
-    motors = [f"motor_{j}" for j in range(1, n + 1)]
-
-    def latest(field: str) -> np.ndarray | None:
-        states = recorder.get("/joint_states")
-        if not states:
-            return None
-        m = states[-1]
-        return np.array([getattr(m, field)[list(m.name).index(name)] for name in motors])
-
-    try:
-        active_controllers(stack, launch, "limits", spawned_controllers(REPO / controllers_file(HIL_ROBOT)))
-        sign = np.array([1.0, -1.0] * n)[:n]
-        limit, speed = robot.joint_limit, robot.joint_velocity_limit  # the URDF's motor joint limits
-
-        def command(beta_d: np.ndarray, beta_d_dot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            """(β, β̇) of the mock hardware once β has come within 1 mrad of where it stays."""
-            def settled():
-                positions.publish(Float64MultiArray(data=list(beta_d)))
-                velocities.publish(Float64MultiArray(data=list(beta_d_dot)))
-                before = latest("position")
-                time.sleep(0.1)
-                after = latest("position")
-                return before is not None and np.all(np.abs(after - before) < 1e-3) and np.any(after != 0.0)
-            wait_until(settled, "the motors to settle on the command")
-            return latest("position"), latest("velocity")
-
-        beta, beta_dot = command(3.0 * sign, 1e6 * sign)  # beyond the limits, outward
-        np.testing.assert_allclose(beta, limit * sign, atol=1e-9)
-        np.testing.assert_allclose(beta_dot, 0.0, atol=1e-9)  # at the limit, no speed further out
-        beta, beta_dot = command(0.5 * sign, 1e6 * sign)  # inside, too fast
-        np.testing.assert_allclose(beta, 0.5 * sign, atol=1e-9)
-        np.testing.assert_allclose(beta_dot, speed * sign, rtol=1e-9)
-    finally:
-        assert stack.stop(launch) == 0, stack.log("limits")[-3000:]
-        recorder.close()
-
-
 def test_robot_launch_refuses_real_hardware_for_a_robot_without_can_modules(stack):
     robot = next(r for r in ROBOTS if load_robot(r).can_ids is None)
     launch = stack.launch(f"real_{robot}", "robot.launch.py", {"robot": robot, "use_mock_hardware": "false"})

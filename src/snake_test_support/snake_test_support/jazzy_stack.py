@@ -246,9 +246,13 @@ class JazzyStack:
             code = process.wait()
         return code
 
-    def stop_all(self) -> None:
+    def stop_all(self, timeout: float = 20.0) -> None:
+        """SIGINT to every process group at once, then SIGKILL to what is left of each after ``timeout``: the
+        processes end side by side, not one timeout after another."""
+        for _, process in self.processes:
+            _signal_group(process.pid, signal.SIGINT)
         for _, process in reversed(self.processes):
-            self.stop(process)
+            self.stop(process, timeout)
         self.processes.clear()
 
 
