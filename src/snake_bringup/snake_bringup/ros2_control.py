@@ -5,6 +5,7 @@ controller_manager read one definition."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -23,12 +24,24 @@ def controllers_file(robot: str, simulator: bool = False) -> str:
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def _controllers(path: str | Path) -> dict:
-    """``controller_manager.ros__parameters`` of a controllers file."""
+def _sections(path: str | Path) -> tuple[dict, dict]:
+    """The whole controllers file and its ``controller_manager.ros__parameters``."""
     try:
-        return yaml.load(Path(path).read_text(), Loader=_LOADER)["controller_manager"]["ros__parameters"]
+        file = yaml.load(Path(path).read_text(), Loader=_LOADER)
+        return file, file["controller_manager"]["ros__parameters"]
     except (OSError, KeyError, TypeError, yaml.YAMLError) as exc:
         raise ValueError(f"{path}: not a ros2_control controllers file ({exc})") from exc
+
+
+def _controllers(path: str | Path) -> dict:
+    """``controller_manager.ros__parameters`` of a controllers file."""
+    return _sections(path)[1]
+
+
+def _rate(path: str | Path, value: Any) -> float:
+    if not isinstance(value, (int, float)) or value <= 0:
+        raise ValueError(f"{path}: controller_manager.update_rate must be a number > 0, not {value!r}")
+    return float(value)
 
 
 def command_topics(path: str | Path) -> list[str]:
@@ -40,21 +53,19 @@ def command_topics(path: str | Path) -> list[str]:
 
 def update_rate(path: str | Path) -> float:
     """``controller_manager.ros__parameters.update_rate`` of a controllers file [Hz]."""
-    rate = _controllers(path).get("update_rate")
-    if not isinstance(rate, (int, float)) or rate <= 0:
-        raise ValueError(f"{path}: controller_manager.update_rate must be a number > 0, not {rate!r}")
-    return float(rate)
+    return _rate(path, _controllers(path).get("update_rate"))
 
 
 def broadcaster_rate(path: str | Path) -> float:
     """The rate of /joint_states [Hz]: the joint_state_broadcaster's own ``update_rate`` in the file, else the
     controller_manager's (Jazzy: controller_interface/src/controller_interface_base.cpp declares ``update_rate``
     defaulting to the manager's)."""
-    try:
-        rate = yaml.load(Path(path).read_text(), Loader=_LOADER)[BROADCASTER]["ros__parameters"]["update_rate"]
-    except (KeyError, TypeError):
-        return update_rate(path)
-    if not isinstance(rate, int) or not 0 < rate <= update_rate(path):
+    file, manager = _sections(path)
+    manager_rate = _rate(path, manager.get("update_rate"))
+    rate = ((file.get(BROADCASTER) or {}).get("ros__parameters") or {}).get("update_rate")
+    if rate is None:
+        return manager_rate
+    if not isinstance(rate, int) or not 0 < rate <= manager_rate:
         raise ValueError(f"{path}: {BROADCASTER}.update_rate must be an integer in (0, the manager's update_rate], "
                          f"not {rate!r}")
     return float(rate)

@@ -238,13 +238,7 @@ class JazzyStack:
         """SIGINT to the process's group (as Ctrl-C in a terminal: launch and everything it started), SIGKILL to
         what is left of the group after ``timeout``; the process's exit code."""
         _signal_group(process.pid, signal.SIGINT)
-        try:
-            code = process.wait(timeout)
-            wait_until(lambda: not _signal_group(process.pid, 0), "the process group to end", timeout)
-        except (subprocess.TimeoutExpired, AssertionError):
-            _signal_group(process.pid, signal.SIGKILL)
-            code = process.wait()
-        return code
+        return _ended(process, timeout)
 
     def stop_all(self, timeout: float = 20.0) -> None:
         """SIGINT to every process group at once, then SIGKILL to what is left of each after ``timeout``: the
@@ -252,8 +246,19 @@ class JazzyStack:
         for _, process in self.processes:
             _signal_group(process.pid, signal.SIGINT)
         for _, process in reversed(self.processes):
-            self.stop(process, timeout)
+            _ended(process, timeout)
         self.processes.clear()
+
+
+def _ended(process: subprocess.Popen, timeout: float) -> int:
+    """The exit code of a signalled process once its group has ended; SIGKILL to the group after ``timeout``."""
+    try:
+        code = process.wait(timeout)
+        wait_until(lambda: not _signal_group(process.pid, 0), "the process group to end", timeout)
+    except (subprocess.TimeoutExpired, AssertionError):
+        _signal_group(process.pid, signal.SIGKILL)
+        code = process.wait()
+    return code
 
 
 @contextlib.contextmanager
