@@ -339,30 +339,53 @@ def _reported(values: np.ndarray) -> np.ndarray:
     return np.all(np.isfinite(values), axis=1)
 
 
-def _held(robot: CanRobot, joints: slice = slice(None)) -> np.ndarray:
-    """Each joint's motor-angle span over a window after half a second of settling, against the gait's full swing
-    2A: a held module keeps β (up to what the spring torque of its swinging link pushes through the PD, a few
-    hundredths of a radian), a following one sweeps about 2A per half period. A joint's samples in which the bridge
-    reports its module lost are left out (the rule of ``_reported``, joint by joint); a joint reported in fewer than
-    half of the samples is NaN (not held)."""
+#: A held joint's motor-angle span over a window of ``HOLD_WINDOW`` s, of the gait's full swing 2A: a held module keeps
+#: β (up to what the spring torque of its swinging link pushes through the PD, a few encoder counts), a following one
+#: sweeps at least A in any half period (the window), 0.5 of 2A
+HELD = 0.25
+HOLD_WINDOW = 0.5 * 2 * math.pi / yaml.safe_load((REPO / "config/snake_control.yaml").read_text())[
+    "gait_generator"]["ros__parameters"]["gait"]["frequency"]
+
+
+def _held(robot: CanRobot, joints: slice = slice(None), windows: int = 3) -> np.ndarray:
+    """Each joint's motor-angle span of 2A over a window of ``HOLD_WINDOW`` s after half a second of settling: the
+    first of up to ``windows`` windows in which every joint spans less than ``HELD``, else the last. An emulator
+    process that a loaded machine sets back shows the modules' hold late (the bridge stamps a state frame when it
+    reads it, not when the module computed it); a following robot spans over ``HELD`` in every window. A joint's
+    samples in which the bridge reports its module lost are left out (the rule of ``_reported``, joint by joint); a
+    joint reported in fewer than half of the samples is NaN (not held)."""
     time.sleep(0.5)
-    beta = robot.motor_angles(1.0)[:, joints]
-    reported = np.isfinite(beta)
-    span = np.array([np.ptp(b[ok]) if ok.mean() >= 0.5 else np.nan for b, ok in zip(beta.T, reported.T, strict=True)])
-    return span / (2 * GAIT_AMPLITUDE)
+    for _ in range(windows):
+        beta = robot.motor_angles(HOLD_WINDOW)[:, joints]
+        reported = np.isfinite(beta)
+        span = np.array([np.ptp(b[ok]) if ok.mean() >= 0.5 else np.nan
+                         for b, ok in zip(beta.T, reported.T, strict=True)]) / (2 * GAIT_AMPLITUDE)
+        if np.all(span < HELD):
+            break
+    return span
 
 
 @pytest.fixture(scope="module")
-def can_robot(stack):
+def rms_without_ros() -> float:
+    """The tracking test's reference (``tracking_without_ros``), computed before the robot path starts: beside it, at
+    its real-time priority, this process gets what the path leaves of two cores (about a second alone, twenty
+    beside the running robot)."""
+    return tracking_without_ros(2 * WINDOW)
+
+
+@pytest.fixture(scope="module")
+def can_robot(stack, rms_without_ros):
     from diagnostic_msgs.msg import DiagnosticArray
     from sensor_msgs.msg import JointState
+    from std_msgs.msg import Float64MultiArray
 
     port = free_port()
     stack.start("can_server", [sys.executable, "-m", "can_remote", "-i", "virtual", "-c", f"snake_hil_{port}",
                                "-H", "127.0.0.1", "-p", str(port)], realtime=True)
     wait_until(lambda: _accepts(port), "the CAN server on 127.0.0.1")
     recorder = Recorder(stack.domain, {"/can_bridge/joint_states": JointState, "/gait/reference": JointState,
-                                       "/joint_states": JointState, "/diagnostics": DiagnosticArray}, realtime=True)
+                                       "/joint_states": JointState, "/diagnostics": DiagnosticArray,
+                                       "/motor_position_controller/commands": Float64MultiArray}, realtime=True)
     robot = CanRobot(stack, recorder, f"ws://127.0.0.1:{port}")
     # the bus and the modules are Python processes sharing two cores with the rest of the test run: the bridge's
     # heartbeat and command timeouts widened so that a late frame is not a lost module (its own tests keep them)
@@ -427,13 +450,14 @@ _channels = itertools.count()
 
 
 @pytest.mark.real_time
-def test_in_real_time_the_emulated_modules_follow_the_pedal_wave_as_closely_as_without_ros(can_robot, record_property):
+def test_in_real_time_the_emulated_modules_follow_the_pedal_wave_as_closely_as_without_ros(can_robot, rms_without_ros,
+                                                                                           record_property):
     """RMS of α − α_d over windows of WINDOW s, through ROS 2 and ros2_control, against the same loop without ROS.
     The ROS path adds its latency (gait → SEA controller → controller_manager → bridge: a few cycles of 100-500
     Hz), and on a busy machine a late message makes a node hold for a moment: the best of three windows is
     judged, each is printed. A broken path does not pass in any window: without β̇_d the modules' PD lags
     (about 0.26 rad here), a wrong joint or sign gives the size of the wave itself."""
-    rms_loop = tracking_without_ros(2 * WINDOW)
+    rms_loop = rms_without_ros
     amplitude = None
     rms_ros = []
     for _ in range(3):
@@ -467,7 +491,7 @@ def test_in_real_time_a_module_that_stops_answering_holds_the_robot_and_the_sea_
         "hold: module lost or faulted (CAN bridge): joint_5"), "the SEA controller to hold for joint 5")
     try:
         swept = _held(robot, slice(0, 4))
-        assert np.all(swept < 0.25), (swept, robot.diagnostics())  # modules 1-4 hold
+        assert np.all(swept < HELD), (swept, robot.diagnostics())  # modules 1-4 hold
         bridge = robot.recorder.get("/can_bridge/joint_states")[-1]
         assert math.isnan(dict(zip(bridge.name, bridge.position, strict=True))["joint_5"])
         # Jazzy's topic hardware drops the NaN and keeps the last value: motor_5 frozen, finite, in /joint_states
@@ -498,7 +522,7 @@ def test_in_real_time_an_estop_holds_the_modules(can_robot):
     _estop(robot)
     try:
         swept = _held(robot)
-        assert np.all(swept < 0.25), (swept, robot.diagnostics())
+        assert np.all(swept < HELD), (swept, robot.diagnostics())
     finally:  # the robot is shared by the tests of this module, in any order
         _release(robot)
 
@@ -561,7 +585,12 @@ def test_in_real_time_a_node_upstream_that_hangs_or_dies_holds_the_modules_withi
               f"{bound:.3f} s)")
         assert held_at - stopped <= bound + REPORT_LATENCY
         swept = _held(robot)
-        assert np.all(swept < 0.25), (swept, robot.diagnostics())
+        record_property(f"held_span_{node}_{sig.name}", swept.tolist())
+        assert np.all(swept < HELD), (swept, robot.diagnostics())
+        # what ros2_control received over the last window: the held β_d again and again (a stopped gait), or nothing
+        # (a stopped SEA controller: the bridge holds)
+        commands = {tuple(m.data) for m in robot.recorder.get("/motor_position_controller/commands")}
+        assert len(commands) <= 1, commands
     finally:
         if sig == signal.SIGSTOP:
             os.kill(pid, signal.SIGCONT)
