@@ -250,3 +250,19 @@ def test_friction_secant_uses_the_side_faces_own_mu(model):
         corrections.append(c.friction_secant(p, v1))
     assert corrections[0] is not None and np.abs(corrections[0]).max() > 1.0
     assert not corrections[1].any()
+
+
+@pytest.mark.parametrize("friction", [None, "own"])
+def test_a_terrains_arrays_are_its_own_c_ordered_read_only_copies_whatever_it_was_given(friction):
+    """The compiled contact kernels take one array type (numba compiles a read-only or strided array apart, about
+    20 s of the plant step): boxes and the faces' μ are C-ordered and read-only with or without per-face μ, and the
+    caller's arrays are neither aliased nor frozen."""
+    given = np.zeros((4, 4))
+    given[:, [1, 3]] = 1.0
+    boxes = given[::2]  # a strided view
+    mu = np.array([[0.3, 0.6], [0.2, 0.5]]).T.copy().T  # a Fortran-ordered array
+    terrain = Terrain(0.0, boxes, None if friction is None else mu)
+    for array in (terrain.boxes, terrain.faces_friction(0.6)):
+        assert array.flags.c_contiguous and not array.flags.writeable
+    assert terrain.faces_friction(0.6).tolist() == ([[0.6, 0.6]] * 2 if friction is None else mu.tolist())
+    assert given.flags.writeable and mu.flags.writeable and not np.shares_memory(terrain.boxes, given)

@@ -177,6 +177,7 @@ class PartialFeedbackLinearisation(_HeadTracker):
         g = self.gains
         phi_r, phid_r, phidd_r = self.shape.phi(t)
         tau = np.zeros(self.model.n_joints)
+        q, qd = np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(qd, dtype=float)  # one compiled type
         tau[self._act] = _pfl_torque(data.H, data.h, self._order, self._k, self._actuated, q, qd, ref.w, ref.w_dot,
                                      ref.w_ddot, g.K_v, g.K_p, self._R_v, self._R_p, phi_r, phid_r, phidd_r,
                                      PFL_TRACKING_TERM_SIGN)
@@ -314,6 +315,7 @@ class LyapunovTracker(_HeadTracker):
             data = compute_terms(self.model, self._data, q, qd)
         g = self.gains
         _, phid_r, phidd_r = self.shape.phi(t)
+        q, qd = np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(qd, dtype=float)  # one compiled type
         normal, rhs = _lyapunov_normal_equations(data.H, data.h, self._E, self._weights, self._ridge, q, qd, ref.w,
                                                  ref.w_dot, ref.w_ddot, g.K_w1, g.decay, phid_r, phidd_r)
         tau = np.zeros(self.model.n_joints)

@@ -205,7 +205,7 @@ def coulomb_force(m: float, mu_x: float, mu_y: float, eps: float, gravity: float
 
 def mass_matrix(model: PlanarModel, q: np.ndarray) -> np.ndarray:
     """Inertia matrix H(q) of (19)."""
-    return _mass_matrix(model.K, model.L, model.JLtL, model.m, q)[0]
+    return _mass_matrix(model.K, model.L, model.JLtL, model.m, np.ascontiguousarray(q, dtype=float))[0]
 
 
 @njit(cache=True)
@@ -214,7 +214,6 @@ def _terms(K: np.ndarray, L: np.ndarray, LtL: np.ndarray, JLtL: np.ndarray, m: f
            ) -> tuple[np.ndarray, ...]:
     """(θ, θ̇, [Jx; Jy], H, h_coriolis, h_viscous, h_coulomb) of :func:`compute_terms` (compiled, numba)."""
     n = K.shape[0]
-    q, qd = np.ascontiguousarray(q), np.ascontiguousarray(qd)  # for '@' (numba would copy at each product)
     theta = L @ q[2:]
     theta_dot = L @ qd[2:]
     c, s = np.cos(theta), np.sin(theta)
@@ -242,6 +241,7 @@ def _terms(K: np.ndarray, L: np.ndarray, LtL: np.ndarray, JLtL: np.ndarray, m: f
 def compute_terms(model: PlanarModel, data: PlanarData, q: np.ndarray, qd: np.ndarray) -> PlanarData:
     """Fill ``data`` with H (19), the Coriolis/centrifugal term and the friction terms of (18) at (q, q̇); returns it."""
     n = model.n
+    q, qd = np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(qd, dtype=float)  # one compiled type
     theta, theta_dot, J, H, h_cor, h_vis, h_cou = _terms(
         model.K, model.L, model.LtL, model.JLtL, model.m, model.c_x, model.c_y, model.c_theta, model.mu_x,
         model.mu_y, model.coulomb_regularisation, model.gravity, q, qd)

@@ -85,18 +85,28 @@ class Terrain:
     friction: np.ndarray | None = None
 
     def __post_init__(self) -> None:
-        b = np.asarray(self.boxes, dtype=float).reshape(-1, 4)
+        # own C-ordered read-only copies: the compiled kernels take one array type (numba types a view apart)
+        b = np.array(self.boxes, dtype=float, order="C").reshape(-1, 4)
         if np.any(b[:, 1] <= b[:, 0]) or np.any(b[:, 3] <= b[:, 2]):
             raise ConfigError("terrain.boxes", b.tolist(), "each box needs x_min < x_max and bottom < top")
         b.setflags(write=False)
         object.__setattr__(self, "boxes", b)
         if self.friction is not None:
-            mu = np.asarray(self.friction, dtype=float)
+            mu = np.array(self.friction, dtype=float, order="C")
             if mu.shape != (len(b), 2) or not np.all(np.isfinite(mu)) or np.any(mu < 0.0):
                 raise ConfigError("terrain.friction", mu.tolist(), f"must be {len(b)} pairs (top, sides) of "
                                   "finite μ >= 0, one per box")
             mu.setflags(write=False)
             object.__setattr__(self, "friction", mu)
+
+    def faces_friction(self, mu_c: float) -> np.ndarray:
+        """(B, 2) μ of each box's top and sides: ``friction``, else μ_c on every face (002 §4.6). Read-only either
+        way: one compiled signature of the contact kernels for both (numba types a read-only array apart)."""
+        if self.friction is not None:
+            return self.friction
+        mu = np.full((len(self.boxes), 2), mu_c)
+        mu.setflags(write=False)
+        return mu
 
     @classmethod
     def flat(cls, ground: float = 0.0) -> Terrain:
@@ -140,7 +150,7 @@ class ContactResult:
         if not self.points.size:
             return None
         any_big, dD = secant_correction(self.Jt, self.v_t, self.f_normal, self.slope, self.mu,
-                                        params.slip_velocity, v1, dissipative)
+                                        params.slip_velocity, np.ascontiguousarray(v1, dtype=float), dissipative)
         return dD if any_big else None
 
 
@@ -293,10 +303,9 @@ def contact_forces(model: VerticalModel, terrain: Terrain, params: ContactParams
         trig = (np.cos(th), np.sin(th))
     c, s = trig
     has_ground = terrain.ground is not None
-    faces_mu = (np.full((len(terrain.boxes), 2), params.friction) if terrain.friction is None  # 002 §4.6: μ_c
-                else terrain.friction)
     Q, D, K, n_active, *pairs = contact_kernel(
-        model.G_c, model.T, has_ground, terrain.ground if has_ground else 0.0, terrain.boxes, faces_mu,
+        model.G_c, model.T, has_ground, terrain.ground if has_ground else 0.0, terrain.boxes,
+        terrain.faces_friction(params.friction),
         params.threshold, params.friction, params.stiffness, params.damping, params.slip_velocity,
         float(q[model.i_px]), float(q[model.i_pz]), c, s, np.asarray(v, dtype=float))
     return ContactResult(Q, D, K, n_active, *pairs)

@@ -138,11 +138,11 @@ class VerticalPlant:
     def __post_init__(self) -> None:
         m, t, p = self.model, self.terrain, self.contact
         self._data = m.create_data()
-        faces_mu = np.full((len(t.boxes), 2), p.friction) if t.friction is None else t.friction  # 002 §4.6: μ_c
         # the model, terrain and contact arguments of the compiled functions, in their order
         self._args = (m.T, m.Phi, m.g_r, m.link_inertia, m.rotor_mass, m.gravity, m.total_mass, m.stiffness, m.G_c,
-                      t.ground is not None, 0.0 if t.ground is None else float(t.ground), t.boxes, faces_mu,
-                      p.threshold, p.friction, p.stiffness, p.damping, p.slip_velocity, m.robot.joint_limit)
+                      t.ground is not None, 0.0 if t.ground is None else float(t.ground), t.boxes,
+                      t.faces_friction(p.friction), p.threshold, p.friction, p.stiffness, p.damping, p.slip_velocity,
+                      m.robot.joint_limit)
         # one step from rest: loads the compiled kernels (numba's cache, or compiles them) now, not at a
         # simulator node's first step, which would be late by that time (about a second)
         q0, beta = initial_configuration(m), np.zeros(m.n_joints)
