@@ -49,9 +49,9 @@ from snake_test_support.ros import isolate_ros_domain
 pytestmark = [pytest.mark.xdist_group("jazzy_stack"), pytest.mark.slow, pytest.mark.real_time]
 ROBOT = "koopaee6"
 SCENARIO = "pedal-wave"  # sim.launch.py's default scenario
-#: Simulated seconds per wall second: headroom for the controllers on two cores (the run at SCHED_FIFO keeps it on a
-#: busy machine).
-SPEED = 0.5
+#: Simulated seconds per wall second: headroom for the 100 Hz Python nodes on two cores (the run at SCHED_FIFO keeps it
+#: on a busy machine; at 0.5 a late command now and then took the tracking past its bound).
+SPEED = 0.25
 SETTLE, WINDOW = 2.0, 4.0  # s of sim time after the gait's start: one pedal-wave period, then two measured
 GAIT = yaml.safe_load((REPO / "config/snake_control.yaml").read_text())["gait_generator"]["ros__parameters"]["gait"]
 
@@ -147,32 +147,49 @@ def _references(run: Run, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             np.stack([np.interp(t, run.ref_t, a) for a in run.alpha_d_dot.T], axis=1))
 
 
-def test_the_chained_pid_controller_closes_the_motor_pd_of_002_4_39(run):
-    act = load_robot(ROBOT).actuator
-    window = (run.t > run.gait_start + SETTLE) & (run.t < run.gait_start + SETTLE + WINDOW)
-    beta, effort = run.beta[window], run.effort[window]
-    beta_d, beta_d_dot = _references(run, run.t[window])
-    pd = act.kp * (beta_d - beta) + act.kd * beta_d_dot
-    # the command of one 100 Hz period ago differs by up to ω·A·10 ms in β_d: K_p·0.016 rad ≈ 1 N·m of ~30 N·m
-    assert _rms(effort - pd) < 0.1 * _rms(effort)
-
-
-def test_in_real_time_the_motors_track_beta_d_a_command_period_late_within_one_command_step(run, suite):
-    """β follows β_d late by the command pipeline (gait_generator → SEA controller, both at 100 Hz, → the forward
-    controllers, which hold each command until the next): the lag that fits best is within three periods T_c, and
-    at that lag β stays within the step ω A T_c by which the held β_d moves (RMS; measured from half of it on an
-    idle machine to near it under a parallel test run, as commands arrive late or twice), where the suite's runtime
-    (lock-step, the command ramped within the period) stays within half of it without a lag. Without the
-    feed-forward the motor loop would lag by about 0.3 s at 61 % of the amplitude (koopaee6_gz.yaml)."""
+def _lag(run: Run) -> tuple[float, float, float]:
+    """(lag [s], RMS(β − β_d(t − lag)) [rad] at it over the measured window, the command period T_c [s]): the lag
+    of β behind the gait's β_d (controller mode position: β_d = α_d) that fits best, on a 1 ms grid up to four
+    command periods."""
     period = 1.0 / yaml.safe_load((REPO / "config/snake_control.yaml").read_text())[
         "/**/sea_joint_controller"]["ros__parameters"]["rate"]
-    step = GAIT["frequency"] * GAIT["amplitude"] * period
     window = (run.t > run.gait_start + SETTLE) & (run.t < run.gait_start + SETTLE + WINDOW)
     t, beta = run.t[window], run.beta[window]
     lags = np.arange(0.0, 4.0 * period, 0.001)
     errors = [_rms(beta - _references(run, t - lag)[0]) for lag in lags]
     best = int(np.argmin(errors))
-    assert 0.0 < lags[best] <= 3.0 * period
-    assert errors[best] < step
+    return float(lags[best]), errors[best], period
+
+
+def test_the_chained_pid_controller_closes_the_motor_pd_of_002_4_39(run):
+    """The effort pid_controller sends is K_p (β_d − β) + K_D β̇_d on the command in effect: the gait's, as late as
+    the pipeline delivers it (the lag that fits best, the next test's subject). What is left is the command's
+    jitter about that lag, K_p times a fraction of the step ω A T_c (≈ 1 N·m of ~30 N·m); a wrong gain, sign or a
+    missing feed-forward term is the size of the effort itself."""
+    act = load_robot(ROBOT).actuator
+    lag, _, _ = _lag(run)
+    window = (run.t > run.gait_start + SETTLE) & (run.t < run.gait_start + SETTLE + WINDOW)
+    beta, effort = run.beta[window], run.effort[window]
+    beta_d, beta_d_dot = _references(run, run.t[window] - lag)
+    pd = act.kp * (beta_d - beta) + act.kd * beta_d_dot
+    assert _rms(effort - pd) < 0.1 * _rms(effort)
+
+
+def test_in_real_time_the_motors_track_beta_d_a_command_period_late_within_one_command_step(run, suite,
+                                                                                            record_property):
+    """β follows β_d late by the command pipeline (gait_generator → SEA controller, both at 100 Hz, → the forward
+    controllers, which hold each command until the next): the lag that fits best is within three periods T_c, and
+    at that lag β stays within the step ω A T_c by which the held β_d moves (RMS; about a third of it at a quarter
+    of real time on a loaded machine; at half of real time commands arriving late or twice took it from 0.4 to 1.06
+    of the step), where the suite's runtime
+    (lock-step, the command ramped within the period) stays within half of it without a lag. Without the
+    feed-forward the motor loop would lag by about 0.3 s at 61 % of the amplitude (koopaee6_gz.yaml)."""
+    lag, error, period = _lag(run)
+    step = GAIT["frequency"] * GAIT["amplitude"] * period
+    record_property("lag_s_rms_rad", [lag, error])
+    print(f"MuJoCo under ros2_control: β lags β_d by {1e3 * lag:.0f} ms, RMS(β − β_d) {error:.4f} rad at that lag "
+          f"(bound {step:.4f} rad)")
+    assert 0.0 < lag <= 3.0 * period
+    assert error < step
     keep = suite.t > SETTLE
     assert _rms(suite.beta[keep] - suite.beta_ref[keep]) < 0.5 * step
