@@ -42,6 +42,7 @@ import yaml
 
 from snake_control import graph
 from snake_core.robot import load_robot
+from snake_test_support.ros import RosHarness, require_rclpy
 
 ROOT = Path(__file__).resolve().parents[3]
 LAUNCH_FILES = ("sim.launch.py", "robot.launch.py", "view.launch.py", "replay.launch.py")
@@ -580,7 +581,8 @@ def node_class(executable: str) -> type:
 
 def launched_snake_control_nodes() -> dict[str, list[Started]]:
     """Each distinct (executable, namespace, parameter files, parameter names) our launch files start,
-    with every distinct launched instance of it (robots and arguments differ)."""
+    with every distinct launched instance of it (robots and arguments differ). Computed in the test, not at
+    collection: every launch of every combination takes seconds, which each pytest worker would pay."""
     seen: dict[str, list[Started]] = {}
     for name in ("sim.launch.py", "robot.launch.py"):
         for robot in ("koopaee6", "ariizumi10"):
@@ -594,9 +596,6 @@ def launched_snake_control_nodes() -> dict[str, list[Started]]:
     return seen
 
 
-LAUNCHED = launched_snake_control_nodes()
-
-
 def make_as_launched(ros, node: Started) -> Any:
     """The node in-process on real rclpy, with its name, namespace and parameter files as launch_ros
     passes them and the launch file's parameters as overrides."""
@@ -607,32 +606,40 @@ def make_as_launched(ros, node: Started) -> Any:
                     **{k.replace(".", "__"): v for k, v in params.items()})
 
 
-@pytest.mark.parametrize("key", sorted(LAUNCHED))
-def test_every_parameter_a_launched_node_gets_is_one_it_declares(ros, key):
-    """rcl decides which sections of the parameter files apply to the node; all of them, and the launch
-    file's parameters, must be declared (rclpy ignores undeclared overrides silently). A node may
-    refuse the robot of some launches with one clear ConfigError (manipulability_monitor on a robot
-    without ground friction, the vertical model with a rigid-joint robot): it is checked with another."""
+def test_every_parameter_a_launched_node_gets_is_one_it_declares():
+    """For each distinct launched configuration of our nodes: rcl decides which sections of the parameter files
+    apply to the node; all of them, and the launch file's parameters, must be declared (rclpy ignores undeclared
+    overrides silently). A node may refuse the robot of some launches with one clear ConfigError
+    (manipulability_monitor on a robot without ground friction, the vertical model with a rigid-joint robot): it
+    is checked with another."""
     from snake_core.validation import ConfigError
 
-    refusals = []
-    for node in LAUNCHED[key]:
+    require_rclpy()
+    launched = launched_snake_control_nodes()
+    assert len(launched) > 20  # every node of both launch files, in their layouts
+    for key, instances in sorted(launched.items()):
+        ros = RosHarness()  # one per configuration, as the node gets in its own process
         try:
-            made = make_as_launched(ros, node)
-        except ConfigError as exc:
-            refusals.append(str(exc))
-            continue
-        break
-    else:
-        pytest.fail(f"{key}: no launched instance starts: {refusals}")
-    params = node.parameters[-1]
-    files = node.parameters[:-1]
-    assert made.get_fully_qualified_name() == "/" + "/".join(p for p in (node.namespace, node.name) if p)
-    undeclared = sorted(set(made._parameter_overrides) - set(made._parameters))
-    assert not undeclared, f"{node.executable} does not declare {undeclared} (from {files} and {params})"
-    assert {"use_sim_time", *params} <= set(made._parameter_overrides)
-    for name, override in made._parameter_overrides.items():
-        assert made.get_parameter(name).value == override.value, name
+            refusals = []
+            for node in instances:
+                try:
+                    made = make_as_launched(ros, node)
+                except ConfigError as exc:
+                    refusals.append(str(exc))
+                    continue
+                break
+            else:
+                pytest.fail(f"{key}: no launched instance starts: {refusals}")
+            params = node.parameters[-1]
+            files = node.parameters[:-1]
+            assert made.get_fully_qualified_name() == "/" + "/".join(p for p in (node.namespace, node.name) if p), key
+            undeclared = sorted(set(made._parameter_overrides) - set(made._parameters))
+            assert not undeclared, f"{node.executable} does not declare {undeclared} (from {files} and {params})"
+            assert {"use_sim_time", *params} <= set(made._parameter_overrides), key
+            for name, override in made._parameter_overrides.items():
+                assert made.get_parameter(name).value == override.value, (key, name)
+        finally:
+            ros.close()
 
 
 def executables(setup_py: Path) -> set[str]:

@@ -492,7 +492,7 @@ def lockstep_simulator(spec: Any) -> Any:
 def graph_harness(workdir: Path, nodes: NodeLauncher) -> Iterator[GraphHarness]:
     """A :class:`GraphHarness` in ``workdir`` whose nodes ``nodes`` starts, closed (its processes stopped) at the
     end; for fixtures that share one graph run between tests."""
-    _require_rclpy()
+    require_rclpy()
     harness = GraphHarness(workdir, nodes)
     try:
         yield harness
@@ -500,7 +500,7 @@ def graph_harness(workdir: Path, nodes: NodeLauncher) -> Iterator[GraphHarness]:
         harness.close()
 
 
-def _require_rclpy() -> None:
+def require_rclpy() -> None:
     isolate_ros_domain()
     try:
         import rclpy  # noqa: F401
@@ -511,7 +511,7 @@ def _require_rclpy() -> None:
 @pytest.fixture
 def ros() -> Iterator[RosHarness]:
     """The harness over real rclpy (see the module docstring); skips where rclpy is not importable."""
-    _require_rclpy()
+    require_rclpy()
     harness = RosHarness()
     try:
         yield harness
