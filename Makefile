@@ -66,6 +66,10 @@ ROS_STACK_SRC ?= $(if $(wildcard ../shared/ros/src/*.tar.xz),../shared/ros/src)
 ROS_STACK_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/snake_sea/ros-stack
 ROS_STACK_ENV := $(VENV)/.ros-stack-env
 ROS_STACK_PIP := ros2cli/ros2cli ros2cli/ros2param launch/launch launch_ros/launch_ros
+#: Packages of the bundle that its recipe leaves out and that we build into the stack's install after it:
+#: composition_interfaces (launch_ros imports it, no wheel provides it) and diagnostic_aggregator (robot.launch.py
+#: aggregates /diagnostics with it).
+ROS_STACK_EXTRA := rcl_interfaces/composition_interfaces diagnostics/diagnostic_aggregator
 #: The C++ builds write their output to a log file ($$log in the recipe) and print one line per package (colcon's
 #: "Finished <<<" / "Failed <<<"): `if ! build 2>&1 | $(BUILD_PROGRESS); then $(BUILD_FAILED); fi`.
 BUILD_PROGRESS = tee -a "$$log" | awk '/^(Finished|Failed|Aborted) <<</ { print "  " $$0; fflush() }'
@@ -86,7 +90,8 @@ ros-stack: | $(PY)
 	dir="$(ROS_STACK_CACHE)/$$key"; mkdir -p "$$dir"; \
 	exec 9>"$$dir.lock"; flock 9; \
 	reqs=$$(sha256sum requirements-ros.txt | cut -c1-16); \
-	if [ -f "$$dir/.done" ] && [ "$$(cat "$$dir/.done")" = "$$reqs" ]; then \
+	extras=$$(for e in $(ROS_STACK_EXTRA); do [ -f "$$dir/ws/install/share/$${e#*/}/package.xml" ] || echo "$$e"; done); \
+	if [ -f "$$dir/.done" ] && [ "$$(cat "$$dir/.done")" = "$$reqs" ] && [ -z "$$extras" ]; then \
 		echo "ROS 2 Jazzy control stack: $$dir"; echo "$$dir/env.sh" > $(ROS_STACK_ENV); exit 0; fi; \
 	log="$$dir/build.log"; : > "$$log"; \
 	echo "building ROS 2 Jazzy's control stack into $$dir (once per machine; about 11 min on 2 cores; log: $$log)"; \
@@ -102,15 +107,17 @@ ros-stack: | $(PY)
 		| $(BUILD_PROGRESS); then $(BUILD_FAILED); fi; \
 	touch "$$dir/.built"; \
 	SRC="$$dir/src" WS="$$dir/ws" bash "$$recipe" env > "$$dir/env.sh"; \
-	if [ ! -f "$$dir/ws/install/share/composition_interfaces/package.xml" ]; then \
-		rm -f "$$dir/src/rcl_interfaces/composition_interfaces/COLCON_IGNORE"; \
-		if ! ( . "$$dir/env.sh" && cd "$$dir/ws" && nice -n 10 colcon build --packages-select composition_interfaces \
-			--base-paths "$$dir/src/rcl_interfaces" --merge-install --install-base "$$dir/ws/install" \
+	for e in $(ROS_STACK_EXTRA); do \
+		[ ! -f "$$dir/ws/install/share/$${e#*/}/package.xml" ] || continue; \
+		rm -f "$$dir/src/$$e/COLCON_IGNORE"; \
+		if ! ( . "$$dir/env.sh" && cd "$$dir/ws" && MAKEFLAGS=-j2 nice -n 10 colcon build --packages-select "$${e#*/}" \
+			--base-paths "$$dir/src/$${e%/*}" --merge-install --install-base "$$dir/ws/install" \
 			--build-base "$$dir/ws/build" --event-handlers console_direct- --cmake-args -DBUILD_TESTING=OFF \
-			-DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$$dir/ws/venv/bin/python3" \
+			-DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$$dir/ws/venv/bin/python3" -DCMAKE_CXX_STANDARD=17 \
+			"-DCMAKE_EXE_LINKER_FLAGS=-Wl,--as-needed -Wl,--allow-shlib-undefined" \
 			-DCMAKE_SHARED_LINKER_FLAGS=-Wl,--as-needed -DCMAKE_MODULE_LINKER_FLAGS=-Wl,--as-needed ) 2>&1 \
 			| $(BUILD_PROGRESS); then $(BUILD_FAILED); fi; \
-	fi; \
+	done; \
 	if ! ( . "$$dir/env.sh" && cd "$$dir/src" && \
 	  pip install --quiet --no-deps $(ROS_STACK_PIP) filelock && \
 	  pip install --quiet lark osrf-pycommon pyyaml psutil argcomplete packaging && \

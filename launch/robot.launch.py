@@ -10,9 +10,9 @@ gait, layout, joint_roll, use_mock_hardware, rviz. Graph: can_bridge (CAN ⇄ /c
 config/controllers/<robot>.yaml, started by one spawner (joint_state_broadcaster → /joint_states first; SEA
 robots: motor_position_controller ← /motor_position_controller/commands; rigid robots: joint_effort_controller ←
 /joint_effort_controller/commands) ⇄ our nodes from snake_control.graph (gait_generator → the SEA controllers of
-``layout``). With use_mock_hardware:=true the modules are replaced by mock_components (commands mirrored into
-states) and no CAN bridge is started; that is the only hardware of a robot file without CAN modules
-(can.module_ids).
+``layout``); diagnostic_aggregator groups /diagnostics on /diagnostics_agg (config/diagnostic_analyzers.yaml).
+With use_mock_hardware:=true the modules are replaced by mock_components (commands mirrored into states) and no
+CAN bridge is started; that is the only hardware of a robot file without CAN modules (can.module_ids).
 """
 
 from pathlib import Path
@@ -135,6 +135,10 @@ def generate_launch_description():
         Node(package="robot_state_publisher", executable="robot_state_publisher", output="screen",
              parameters=[robot_description], **secured("/robot_state_publisher")),
         OpaqueFunction(function=ros2_control_nodes, kwargs={"secured": secured}),
+        # /diagnostics grouped on /diagnostics_agg: the CAN bus and modules, our control nodes, ros2_control
+        Node(package="diagnostic_aggregator", executable="aggregator_node", output="screen",
+             parameters=[PathJoinSubstitution([share, "config", "diagnostic_analyzers.yaml"])],
+             **secured("/analyzers")),
         Node(package="tf2_ros", executable="static_transform_publisher", output="screen",
              arguments=["--frame-id", "world", "--child-frame-id", "link_1"], **secured("/static_transform_publisher")),
         OpaqueFunction(function=snake_control_nodes, kwargs={"secured": secured}),

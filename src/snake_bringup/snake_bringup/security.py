@@ -55,6 +55,9 @@ ENCLAVE_ROOT = "/snake"
 #: - spawner: ros2_control controller_manager/controller_manager/spawner.py (the /controller_manager/* services; its
 #:   node is ``spawner_<first controller>``, spawner.py:401, its parameter services named by :func:`upstream_grants`);
 #: - static_transform_publisher: tf2_ros (/tf_static);
+#: - aggregator_node: diagnostics diagnostic_aggregator/src/aggregator.cpp (jazzy): its node is ``analyzers`` whatever
+#:   the executable (the Aggregator constructor), /diagnostics in, /diagnostics_agg and /diagnostics_toplevel_state out
+#:   (Aggregator::Aggregator, the create_subscription and create_publisher calls);
 #: - rviz2: reads the displays of config/rviz/snake.rviz: it subscribes and publishes nothing (all graph topics).
 UPSTREAM: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
     "robot_state_publisher": (("/robot_description", "/tf", "/tf_static"), ("/joint_states",), (), ()),
@@ -64,6 +67,7 @@ UPSTREAM: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tup
         ("/controller_manager/*",), ()),
     "spawner": ((), (), (), ("/controller_manager/*",)),
     "static_transform_publisher": (("/tf_static",), (), (), ()),
+    "analyzers": (("/diagnostics_agg", "/diagnostics_toplevel_state"), ("/diagnostics",), (), ()),
 }
 #: The operator's enclave: the only one that may call the bridge's e-stop service (engage and release) and arm the
 #: gait (the controllers' enclaves may not), reading /diagnostics to see the result:

@@ -89,10 +89,11 @@ def _ros2_control_joints(robot: str, hardware: str) -> list[str]:
 @pytest.mark.parametrize("robot", ROBOTS)
 def test_robot_launch_on_mock_hardware_activates_every_controller_of_the_robot_and_broadcasts_at_its_rate(stack,
                                                                                                          robot):
+    from diagnostic_msgs.msg import DiagnosticArray
     from sensor_msgs.msg import JointState
 
     expected = spawned_controllers(REPO / controllers_file(robot))
-    recorder = Recorder(stack.domain, {"/joint_states": JointState})
+    recorder = Recorder(stack.domain, {"/joint_states": JointState, "/diagnostics_agg": DiagnosticArray})
     launch = stack.launch(f"mock_{robot}", "robot.launch.py", {"robot": robot, "use_mock_hardware": "true"})
     try:
         assert set(active_controllers(stack, launch, f"mock_{robot}", expected)) == set(expected)
@@ -103,6 +104,16 @@ def test_robot_launch_on_mock_hardware_activates_every_controller_of_the_robot_a
         last = recorder.get("/joint_states")[-1]
         assert sorted(last.name) == sorted(_ros2_control_joints(robot, "mock"))
         assert all(math.isfinite(v) for v in last.position)
+        # the real diagnostic_aggregator groups /diagnostics (config/diagnostic_analyzers.yaml): our nodes under
+        # "Control nodes", the controller manager's statuses under "ros2_control"; no CAN bus on mock hardware
+        activity = "/Snake/ros2_control/controller_manager: Controllers Activity"
+        aggregated = wait_until(lambda: next((a for a in reversed(recorder.get("/diagnostics_agg")) if {
+            s.name.rsplit("/", 1)[0] for s in a.status} >= {"/Snake/Control nodes", "/Snake/ros2_control"}), None),
+            "our nodes and the controller manager on /diagnostics_agg")
+        levels = {s.name: _level(s) for s in aggregated.status}
+        assert {"/Snake", "/Snake/CAN bus and modules", "/Snake/Control nodes", "/Snake/ros2_control"} <= set(levels)
+        assert levels["/Snake/CAN bus and modules"] == STALE
+        assert levels.get(activity) == OK, levels
     finally:
         assert stack.stop(launch) == 0, stack.log(f"mock_{robot}")[-3000:]
         recorder.close()
@@ -316,8 +327,13 @@ class CanRobot:
         latest = {}
         for array in self.recorder.get("/diagnostics"):
             for s in array.status:
-                latest[s.name] = (s.level[0] if isinstance(s.level, bytes) else int(s.level), s.message)
+                latest[s.name] = (_level(s), s.message)
         return latest
+
+
+def _level(status) -> int:
+    """A DiagnosticStatus's level as a number (rclpy gives the byte field as bytes)."""
+    return status.level[0] if isinstance(status.level, bytes) else int(status.level)
 
 
 def _stamp(msg) -> float:
