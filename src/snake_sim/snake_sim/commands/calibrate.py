@@ -36,8 +36,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from snake_sim.outputs.calibration import NOT_IDENTIFIABLE
     from snake_sim.studies.calibrate import Calibration, calibrate, parse_fits
+    from snake_sim.studies.calibration_report import NOT_IDENTIFIABLE
 
     calibration = Calibration(args.scenario, args.bag, parse_fits(args.fit, args.log), tuple(args.overrides),
                               args.window)

@@ -37,13 +37,22 @@ from typing import Any
 
 import numpy as np
 import yaml
+from rosbags.highlevel import AnyReader
+from rosbags.rosbag2 import ReaderError
+from rosbags.typesys import Stores, get_typestore
+from scipy.optimize import least_squares
+from scipy.spatial.transform import Rotation
 
 from snake_core.interface import JOINT_STATES, TF, WORLD_FRAME, JointStateLayout, link_name
 from snake_core.validation import ConfigError, integer, positive
 from snake_core.vertical.kinematics import contact_points, initial_configuration
 from snake_sim.core.runlog import RunLog
 from snake_sim.core.scenario import Scenario, load_scenario
-from snake_sim.studies.sweep.cells import Cell, Range
+from snake_sim.engines.vertical.model import VerticalData, VerticalSetup, build
+from snake_sim.engines.vertical.runtime import simulate
+from snake_sim.studies.calibration_report import write_outputs
+from snake_sim.studies.optimise import Problem, optimise
+from snake_sim.studies.sweep.cells import Cell, Range, parse_range
 
 #: Smallest recorded RMS a residual is divided by [rad] (a joint that hardly moves).
 RMS_FLOOR = 1e-3
@@ -51,6 +60,10 @@ RMS_FLOOR = 1e-3
 DIVERGED_RESIDUAL = 10.0
 #: Forward-difference step of the polish's Jacobian, in the field's box normalised to [0, 1].
 DIFF_STEP = 1e-3
+#: Tolerances of the polish (scipy's ftol, xtol, gtol: relative change of the loss, of u, and the gradient's scale).
+POLISH_TOL = 1e-4
+#: Most steps of the polish (each a run of the windows and a Jacobian of one run per free field).
+POLISH_STEPS = 20
 #: A Jacobian column this small against the largest is flat: the field is not identifiable.
 FLAT = 1e-3
 #: Two-sided 95 % quantile of the normal distribution.
@@ -76,8 +89,6 @@ class Recording:
 
 def _tail_pose(msg: Any) -> tuple[float, float, float] | None:
     """(x, z, θ_1) of world → link_1 in a TFMessage (θ about −y, the "xz" plane), or None."""
-    from scipy.spatial.transform import Rotation
-
     for tr in msg.transforms:
         if tr.header.frame_id == WORLD_FRAME and tr.child_frame_id == link_name(1):
             r = tr.transform.rotation
@@ -89,10 +100,6 @@ def _tail_pose(msg: Any) -> tuple[float, float, float] | None:
 def read_recording(path: Path) -> Recording:
     """/joint_states (and /tf's tail pose) of the rosbag2 folder ``path``; ConfigError if it is not one or lacks α and
     β of every joint."""
-    from rosbags.highlevel import AnyReader
-    from rosbags.rosbag2 import ReaderError
-    from rosbags.typesys import Stores, get_typestore
-
     path = Path(path)
     if not (path / "metadata.yaml").is_file():
         raise ConfigError("--bag", str(path), "not a rosbag2 folder (no metadata.yaml)")
@@ -129,7 +136,7 @@ def read_recording(path: Path) -> Recording:
     return Recording((t_ns - t_ns[0]) * 1e-9, stack["alpha"], stack["alpha_dot"], stack["beta"], tail)
 
 
-def recorded_states(setup: Any, rec: Recording) -> tuple[np.ndarray, np.ndarray]:
+def recorded_states(setup: VerticalSetup, rec: Recording) -> tuple[np.ndarray, np.ndarray]:
     """(q, q̇) (T, 2N + 1) of the vertical model at every recorded sample: α, β and the tail tip's pose (the set-up's
     start pose, body straight, where the recording has none); α̇ recorded where known, every other rate by central
     differences."""
@@ -168,9 +175,6 @@ class WindowLoss:
 
     def simulate(self, scenario: Scenario) -> list[RunLog]:
         """Every window's run from the recorded state at its start."""
-        from snake_sim.engines.vertical.model import VerticalData, build
-        from snake_sim.engines.vertical.runtime import simulate
-
         setup = build(scenario)
         q, v = recorded_states(setup, self.recording)
         return [simulate(setup, self.window, start=VerticalData(q[i].copy(), v[i].copy(),
@@ -225,8 +229,6 @@ class Calibration:
 def parse_fits(fits: list[str], logs: list[str]) -> tuple[Range, ...]:
     """``--fit KEY=LO:HI`` ranges, log-space for the keys of ``--log``; ConfigError for a ``--log`` key not fitted or a
     log range with LO ≤ 0."""
-    from snake_sim.studies.sweep import parse_range
-
     ranges = [parse_range(f, "--fit") for f in fits]
     if not ranges:
         raise ConfigError("--fit", [], "give at least one FIELD=LO:HI")
@@ -325,10 +327,6 @@ def check_out(calibration: Calibration, out: Path, resume: bool) -> None:
 def calibrate(calibration: Calibration, out: Path, trials: int, workers: int | None = None,
               scheduler: str | None = None, resume: bool = False, progress: bool = True) -> CalibrationOutcome:
     """The global search, the polish, the intervals and the outputs (module docstring)."""
-    from scipy.optimize import least_squares
-
-    from snake_sim.studies.optimise import Problem, optimise
-
     integer(trials, "--trials", low=1)
     positive(calibration.window, "--window")
     check_out(calibration, out, resume)
@@ -339,8 +337,6 @@ def calibrate(calibration: Calibration, out: Path, trials: int, workers: int | N
     loss = WindowLoss(rec, calibration.window)
     if not loss.starts():
         raise ConfigError("--window", calibration.window, f"longer than the recording ({rec.t[-1]:.3g} s)")
-    from snake_sim.engines.vertical.model import build
-
     n_joints = build(base).model.n_joints
     if n_joints != rec.n_joints:
         raise ConfigError("--bag", str(calibration.bag), f"records {rec.n_joints} joints; {base.name}'s robot has "
@@ -378,7 +374,8 @@ def calibrate(calibration: Calibration, out: Path, trials: int, workers: int | N
 
         polish = least_squares(lambda x: residuals(partial(x)), u0[free], bounds=(0.0, 1.0), method="trf",
                                jac=lambda x: _jacobian(residuals, partial(x), residuals(partial(x)),
-                                                       free)[:, free])
+                                                       free)[:, free],
+                               ftol=POLISH_TOL, xtol=POLISH_TOL, gtol=POLISH_TOL, max_nfev=POLISH_STEPS)
         u = partial(polish.x)
         r = polish.fun
         if float(r @ r) > float(r0 @ r0):  # the polish never makes the fit worse
@@ -392,8 +389,6 @@ def calibrate(calibration: Calibration, out: Path, trials: int, workers: int | N
               for i, rg in enumerate(fit)]
     outcome = CalibrationOutcome(fitted, float(search.best.value), float(r @ r), evaluations, [], search.trials,
                                  False)
-    from snake_sim.outputs.calibration import write_outputs
-
     written = write_outputs(out, calibration, problem, outcome, loss)
     return CalibrationOutcome(fitted, outcome.loss_start, outcome.loss, evaluations, [*written, *search.written],
                               search.trials, False)

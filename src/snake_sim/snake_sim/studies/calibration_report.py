@@ -8,14 +8,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import matplotlib.pyplot as plt
 import numpy as np
 import yaml
 
+from snake_sim.core.scenario import load_scenario
 from snake_sim.outputs.output_folder import write_text
+from snake_sim.studies.optimise import Problem, write_scenario
 
 if TYPE_CHECKING:
     from snake_sim.studies.calibrate import Calibration, CalibrationOutcome, WindowLoss
-    from snake_sim.studies.optimise import Problem
 
 #: How a frozen field is reported.
 NOT_IDENTIFIABLE = "not identifiable from this recording"
@@ -37,11 +39,6 @@ def result(calibration: Calibration, outcome: CalibrationOutcome) -> dict:
 
 def plot_fit(path: Path, loss: WindowLoss, logs: list) -> Path:
     """fit.png: per joint, the recorded α and β and the fitted windows' runs."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     rec = loss.recording
     n = rec.n_joints
     fig, axes = plt.subplots(n, 1, figsize=(8, 1.6 * n + 0.6), sharex=True, squeeze=False)
@@ -83,9 +80,6 @@ def report(calibration: Calibration, outcome: CalibrationOutcome) -> str:
 def write_outputs(out: Path, calibration: Calibration, problem: Problem, outcome: CalibrationOutcome,
                   loss: WindowLoss) -> list[Path]:
     """result.yaml, fitted.yaml, report.md and fit.png in ``out``."""
-    from snake_sim.core.scenario import load_scenario
-    from snake_sim.studies.optimise import write_scenario
-
     params = {f.key: f.value for f in outcome.fitted}
     data = result(calibration, outcome)
     written = [write_text(out / "result.yaml", yaml.safe_dump(data, sort_keys=False, allow_unicode=True))]
