@@ -6,8 +6,9 @@ command may use what an earlier one wrote (``snake-sim run out/o/best.yaml`` aft
 
 - ``snake-sim`` commands are parsed by the real parser and run in this process, shortened: ``run`` and
   ``compare`` with a short ``--duration`` (and no GIF), ``sweep``, ``optimise`` and ``calibrate`` with a short
-  ``sim.duration`` (and two trials; ``calibrate`` with windows of 0.2 s of a shortened recording). Checked for syntax only (parsed, not run): ``reproduce`` (hours; its
-  rendering is checked by test_reproduction), ``bench`` (a measurement: ``make bench``), ``world shipped``
+  ``sim.duration`` (and two trials; ``calibrate`` with windows of 0.2 s of a shortened recording). Checked for
+  syntax only (parsed, not run): ``reproduce`` (hours; its rendering is checked by test_reproduction), ``bench``
+  (a measurement: ``make bench``), ``world shipped``
   (rewrites the repository's worlds), and commands with a placeholder (``SCHEDULER_HOST``, ``<scenario>``).
   Inline code outside the README is a mention (``snake-sim run --check-step``, ``snake-sim pushing study``): its
   sub-commands and options are checked against the parser, it is not run.

@@ -3,7 +3,8 @@ rosbag2 of /joint_states.
 
 The recording (:func:`read_recording`): a rosbag2 folder (MCAP or sqlite3, read with ``rosbags``) with
 /joint_states as the suite's simulators and robot bring-up write it (snake_core.interface.JointStateLayout:
-``joint_j`` α_j, α̇_j; ``motor_j`` β_j) and, where the bag has it, /tf's world → link_1 (the tail tip's pose).
+``joint_j`` α_j, α̇_j; ``motor_j`` β_j) and, where the bag has it, /tf's world → link_1 (the tail tip's pose,
+interpolated to the joint states' stamps).
 
 The loss (:class:`WindowLoss`): the recording is cut into K windows of ``window`` seconds; each is simulated from the
 recording's state at its start — α, β from the bag, α̇ from the bag, β̇ and the body's rates by central differences,
@@ -42,6 +43,7 @@ from rosbags.rosbag2 import ReaderError
 from rosbags.typesys import Stores, get_typestore
 from scipy.optimize import least_squares
 from scipy.spatial.transform import Rotation
+from tqdm import tqdm
 
 from snake_core.interface import JOINT_STATES, TF, WORLD_FRAME, JointStateLayout, link_name
 from snake_core.validation import ConfigError, integer, positive
@@ -58,9 +60,12 @@ from snake_sim.studies.sweep.cells import Cell, Range, parse_range
 RMS_FLOOR = 1e-3
 #: Normalised residual of every sample a diverged window lacks.
 DIVERGED_RESIDUAL = 10.0
-#: Forward-difference step of the polish's Jacobian, in the field's box normalised to [0, 1].
-DIFF_STEP = 1e-3
-#: Tolerances of the polish (scipy's ftol, xtol, gtol: relative change of the loss, of u, and the gradient's scale).
+#: Forward-difference step of the polish's Jacobian, in the field's box normalised to [0, 1]: the residuals of the
+#: contact model jump by small steps on finer scales (the friction law's re-solves, contacts made and broken); a step
+#: of 1e-3 measured those jumps (slopes that grew as 1/step) and stopped the polish short of the optimum.
+DIFF_STEP = 1e-2
+#: Tolerances of the polish (scipy's ftol and xtol: relative change of the loss and of u). Its gradient test is off:
+#: scipy's is absolute, and a good fit's loss (1e-5) has a gradient below any fixed bound.
 POLISH_TOL = 1e-4
 #: Most steps of the polish (each a run of the windows and a Jacobian of one run per free field).
 POLISH_STEPS = 20
@@ -80,7 +85,7 @@ class Recording:
     alpha: np.ndarray  # (T, J) [rad]
     alpha_dot: np.ndarray  # (T, J) [rad/s] (NaN: unknown)
     beta: np.ndarray  # (T, J) [rad]
-    tail: np.ndarray | None  # (T, 3) tail tip x, z [m] and θ_1 [rad] from /tf; None if the bag has none
+    tail: np.ndarray | None  # (T, 3) tail tip x, z [m] and θ_1 [rad] from /tf (interpolated); None: no /tf
 
     @property
     def n_joints(self) -> int:
@@ -132,7 +137,12 @@ def read_recording(path: Path) -> Recording:
     keep = np.concatenate([[True], np.diff(t_ns) > 0])  # one sample per stamp
     order, t_ns = order[keep], t_ns[keep]
     stack = {k: np.array([getattr(readings[i], k) for i in order]) for k in ("alpha", "alpha_dot", "beta")}
-    tail = np.array([tails[s] for s in t_ns]) if all(s in tails for s in t_ns) else None
+    tail = None
+    if len(tails) >= 2:  # the tail pose at the joint states' stamps (its own where they share them)
+        stamped = np.array(sorted(tails))
+        poses = np.array([tails[s] for s in stamped])
+        poses[:, 2] = np.unwrap(poses[:, 2])
+        tail = np.stack([np.interp(t_ns, stamped, poses[:, k]) for k in range(3)], axis=1)
     return Recording((t_ns - t_ns[0]) * 1e-9, stack["alpha"], stack["alpha_dot"], stack["beta"], tail)
 
 
@@ -350,12 +360,14 @@ def calibrate(calibration: Calibration, out: Path, trials: int, workers: int | N
     evaluations = 0
 
     last: dict[bytes, np.ndarray] = {}  # the last point's r: least_squares asks for J where it just asked for r
+    bar = tqdm(desc="polish", unit="run", disable=not progress, dynamic_ncols=True)
 
     def residuals(u: np.ndarray) -> np.ndarray:
         nonlocal evaluations
         key = np.asarray(u, dtype=float).tobytes()
         if key not in last:
             evaluations += 1
+            bar.update()
             params = {rg.key: from_unit(rg, float(x)) for rg, x in zip(fit, u, strict=True)}
             last.clear()
             last[key] = loss.evaluate(load_scenario(problem.scenario, problem.cell(params).overrides))[0]
@@ -363,7 +375,8 @@ def calibrate(calibration: Calibration, out: Path, trials: int, workers: int | N
 
     u0 = np.array([to_unit(rg, search.best.params[rg.key]) for rg in fit])
     r0 = residuals(u0)
-    norms = np.linalg.norm(_jacobian(residuals, u0, r0, list(range(len(fit)))), axis=0)
+    jac = _jacobian(residuals, u0, r0, list(range(len(fit))))
+    norms = np.linalg.norm(jac, axis=0)
     free = [i for i in range(len(fit)) if norms[i] > FLAT * norms.max()]
     u, r = u0, r0
     if free:
@@ -375,16 +388,14 @@ def calibrate(calibration: Calibration, out: Path, trials: int, workers: int | N
         polish = least_squares(lambda x: residuals(partial(x)), u0[free], bounds=(0.0, 1.0), method="trf",
                                jac=lambda x: _jacobian(residuals, partial(x), residuals(partial(x)),
                                                        free)[:, free],
-                               ftol=POLISH_TOL, xtol=POLISH_TOL, gtol=POLISH_TOL, max_nfev=POLISH_STEPS)
-        u = partial(polish.x)
-        r = polish.fun
-        if float(r @ r) > float(r0 @ r0):  # the polish never makes the fit worse
-            u, r = u0, r0
-        jac = np.zeros((len(r), len(fit)))
-        jac[:, free] = _jacobian(residuals, u, r, free)[:, free]
+                               ftol=POLISH_TOL, xtol=POLISH_TOL, gtol=None, max_nfev=POLISH_STEPS)
+        if float(polish.fun @ polish.fun) < float(r0 @ r0):  # the polish never makes the fit worse
+            u, r = partial(polish.x), polish.fun
+            jac[:, free] = polish.jac  # J at the polish's last point, the callable's
         bounds = dict(zip(free, intervals(fit, u, r, jac, free), strict=True))
     else:
         bounds = {}
+    bar.close()
     fitted = [Fitted(rg.key, from_unit(rg, u[i]), search.best.params[rg.key], bounds.get(i), i in free)
               for i, rg in enumerate(fit)]
     outcome = CalibrationOutcome(fitted, float(search.best.value), float(r @ r), evaluations, [], search.trials,
