@@ -1,7 +1,7 @@
-"""snake-sim calibrate (snake_sim.studies.calibrate): a recording made by the suite itself at known values, with 002's
-12-bit encoder quantisation (Table 3.2) and noise, is calibrated from the robot file's defaults and gives the values
-back; a field with no effect is reported not identifiable; bad input is one error before any run; a calibration
-resumes."""
+"""snake-sim calibrate (snake_sim.studies.calibrate): a recording made by the suite itself at known values away from
+the robot file's and the scenario's, with 002's 12-bit encoder quantisation (Table 3.2) and noise, calibrated with
+the scenario's defaults for everything else over a box holding both, gives the values back; a field with no effect is
+reported not identifiable; bad input is one error before any run; a calibration resumes."""
 
 import math
 
