@@ -3,6 +3,7 @@ the robot file's and the scenario's, with 002's 12-bit encoder quantisation (Tab
 the scenario's defaults for everything else over a box holding both, gives the values back; a field with no effect is
 reported not identifiable; bad input is one error before any run; a calibration resumes."""
 
+import dataclasses
 import math
 
 import numpy as np
@@ -78,6 +79,18 @@ def test_a_recording_restarts_the_model_in_its_recorded_state(tmp_path):
     assert all(w.status == "ok" for w in logs)
     off = loss.evaluate(load_scenario("pedal-wave", [f"sim.duration={DURATION_S}", "contact.friction=0.66"]))[0]
     assert r @ r < 0.05 * (off @ off)  # the recorded values fit far better than a μ_c 10 % off
+
+
+def test_the_recordings_delay_is_where_the_loss_is_least(tmp_path):
+    _, log = record(tmp_path / "full", [])
+    k = 2  # a recording that starts 2 samples (0.04 s) into the gait: its clock is 0.04 s ahead, d = −0.04 s
+    late = dataclasses.replace(log, **{f.name: getattr(log, f.name)[k:] for f in dataclasses.fields(log)
+                                       if isinstance(getattr(log, f.name), np.ndarray)})
+    loss = WindowLoss(read_recording(write_rosbag(late, tmp_path / "bag")))
+    scenario = load_scenario("pedal-wave")
+    values = {d: float(r @ r) for d in (-0.06, -0.04, -0.02, 0.0, 0.02) for r in [loss.evaluate(scenario, d)[0]]}
+    assert min(values, key=values.get) == -0.04
+    assert values[-0.04] < 0.01 * values[0.0]
 
 
 def test_a_sqlite3_recording_reads_as_its_mcap_twin(bag, tmp_path):

@@ -20,7 +20,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("scenario", help="scenario name (snake-sim list) or path to a scenario YAML (vertical model)")
     p.add_argument("--bag", type=Path, required=True, help="rosbag2 folder (MCAP or sqlite3) with /joint_states")
     p.add_argument("--fit", action="append", default=[], metavar="FIELD=LO:HI",
-                   help="a fitted field and its range, e.g. contact.friction=0.2:1.5 (repeatable)")
+                   help="a fitted field and its range, e.g. contact.friction=0.2:1.5, or the recording's delay "
+                        "behind the gait, recording.delay=-0.1:0.1 [s] (repeatable)")
     p.add_argument("--log", action="append", default=[], metavar="FIELD",
                    help="search this --fit field in log-space (repeatable)")
     p.add_argument("--window", type=float, default=1.0, metavar="S",

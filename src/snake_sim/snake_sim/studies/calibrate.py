@@ -9,9 +9,10 @@ interpolated to the joint states' stamps).
 The loss (:class:`WindowLoss`): the recording is cut into K windows of ``window`` seconds; each is simulated from the
 recording's state at its start — α, β from the bag, α̇ from the bag, β̇ and the body's rates by central differences,
 the tail tip's pose from /tf (else the scenario's start pose) — with the scenario's controller and gait running at
-the window's time (:func:`snake_sim.engines.vertical.runtime.simulate` from ``t0``). The residual vector r holds,
-for every logged sample after a window's start, joint and signal (α, β), (simulated − recorded) / the recorded RMS
-of that joint's signal (at least :data:`RMS_FLOOR`), divided by √(number of entries): the loss Σ r² is the mean
+the window's time, the recorded time − :data:`DELAY` if it is fitted
+(:func:`snake_sim.engines.vertical.runtime.simulate` from ``t0``). The residual vector r holds, for every logged
+sample after a window's start, joint and signal (α, β), (simulated − recorded) / the recorded RMS of that joint's
+signal (at least :data:`RMS_FLOOR`), divided by √(number of entries): the loss Σ r² is the mean
 squared normalised error (0: a perfect match, 1: errors as large as the motion). A window whose run stops on a
 non-finite state counts :data:`DIVERGED_RESIDUAL` for every sample it lacks.
 
@@ -75,6 +76,9 @@ FLAT = 1e-3
 Z95 = 1.959963984540054
 #: Default window length [s].
 WINDOW_S = 1.0
+#: The fitted field that is the recording's, not the scenario's: d [s], the recording's lag behind the gait's clock
+#: (a sample at t from the recording's first shows the robot at the gait's time t − d).
+DELAY = "recording.delay"
 
 
 @dataclass(frozen=True)
@@ -92,13 +96,13 @@ class Recording:
         return self.alpha.shape[1]
 
 
-def _tail_pose(msg: Any) -> tuple[float, float, float] | None:
-    """(x, z, θ_1) of world → link_1 in a TFMessage (θ about −y, the "xz" plane), or None."""
+def _tail_pose(msg: Any) -> tuple[int, tuple[float, float, float]] | None:
+    """(stamp [ns], (x, z, θ_1)) of world → link_1 in a TFMessage (θ about −y, the "xz" plane), or None."""
     for tr in msg.transforms:
         if tr.header.frame_id == WORLD_FRAME and tr.child_frame_id == link_name(1):
-            r = tr.transform.rotation
+            r, p, stamp = tr.transform.rotation, tr.transform.translation, tr.header.stamp
             theta = -Rotation.from_quat([r.x, r.y, r.z, r.w]).as_rotvec()[1]
-            return tr.transform.translation.x, tr.transform.translation.z, float(theta)
+            return stamp.sec * 1_000_000_000 + stamp.nanosec, (p.x, p.z, float(theta))
     return None
 
 
@@ -116,9 +120,8 @@ def read_recording(path: Path) -> Recording:
                 msg = reader.deserialize(raw, conn.msgtype)
                 if conn.topic == TF:
                     pose = _tail_pose(msg)
-                    stamp = msg.transforms[0].header.stamp if msg.transforms else None
-                    if pose is not None and stamp is not None:
-                        tails[stamp.sec * 1_000_000_000 + stamp.nanosec] = pose
+                    if pose is not None:
+                        tails[pose[0]] = pose[1]
                     continue
                 stamps.append(msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec)
                 rows.append((list(msg.name), msg.position, msg.velocity, msg.effort))
@@ -183,15 +186,15 @@ class WindowLoss:
             out.append(i)
             s = t[i] + self.window
 
-    def simulate(self, scenario: Scenario) -> list[RunLog]:
-        """Every window's run from the recorded state at its start."""
+    def simulate(self, scenario: Scenario, delay: float = 0.0) -> list[RunLog]:
+        """Every window's run from the recorded state at its start, the recording ``delay`` behind the gait's clock."""
         setup = build(scenario)
         q, v = recorded_states(setup, self.recording)
         return [simulate(setup, self.window, start=VerticalData(q[i].copy(), v[i].copy(),
                                                                  np.zeros(setup.model.n_joints)),
-                         t0=float(self.recording.t[i])) for i in self.starts()]
+                         t0=float(self.recording.t[i]) - delay) for i in self.starts()]
 
-    def residuals(self, logs: list[RunLog], log_period: float) -> np.ndarray:
+    def residuals(self, logs: list[RunLog], log_period: float, delay: float = 0.0) -> np.ndarray:
         """r of the windows' runs (module docstring); the samples a window lacks count DIVERGED_RESIDUAL."""
         rec = self.recording
         n = round(self.window / log_period)
@@ -200,7 +203,7 @@ class WindowLoss:
         for log in logs:
             t = log.t[0] + log_period * np.arange(1, n + 1)
             for sim, recorded, scale in ((log.alpha, rec.alpha, rms[0]), (log.beta, rec.beta, rms[1])):
-                ref = np.stack([np.interp(t, rec.t, recorded[:, j]) for j in range(rec.n_joints)], axis=1)
+                ref = np.stack([np.interp(t, rec.t - delay, recorded[:, j]) for j in range(rec.n_joints)], axis=1)
                 have = min(n, len(log.t) - 1)
                 err = np.full((n, rec.n_joints), DIVERGED_RESIDUAL)
                 err[:have] = (sim[1:have + 1] - ref[:have]) / scale
@@ -208,16 +211,31 @@ class WindowLoss:
         r = np.concatenate(parts)
         return r / math.sqrt(len(r))
 
-    def evaluate(self, scenario: Scenario) -> tuple[np.ndarray, list[RunLog]]:
-        """(r, the windows' runs) of ``scenario``."""
-        logs = self.simulate(scenario)
-        return self.residuals(logs, scenario.log_period), logs
+    def evaluate(self, scenario: Scenario, delay: float = 0.0) -> tuple[np.ndarray, list[RunLog]]:
+        """(r, the windows' runs) of ``scenario`` with the recording ``delay`` [s] behind the gait's clock."""
+        logs = self.simulate(scenario, delay)
+        return self.residuals(logs, scenario.log_period, delay), logs
+
+    def evaluate_at(self, problem: Problem, params: dict[str, float]) -> tuple[np.ndarray, list[RunLog]]:
+        """(r, the windows' runs) at a point of the problem's box: its scenario fields and :data:`DELAY`."""
+        return self.evaluate(load_scenario(problem.scenario, problem.cell(params).overrides),
+                             params.get(DELAY, 0.0))
 
     def __call__(self, cell: Cell, out: Path | None = None) -> dict[str, Any]:
         scenario = load_scenario(cell.scenario, cell.overrides)
-        r, logs = self.evaluate(scenario)
+        r, logs = self.evaluate(scenario, float(dict(cell.values).get(DELAY, 0.0)))
         return {"status": "ok", "loss": float(r @ r), "windows": len(logs),
                 "diverged_windows": sum(log.status != "ok" for log in logs)}
+
+
+@dataclass(frozen=True)
+class CalibrationProblem(Problem):
+    """The search's problem: :data:`DELAY` is a column of the trial, not an override of its scenario."""
+
+    def cell(self, params: dict[str, float]) -> Cell:
+        return Cell(self.scenario, (*self.sets, *(f"{r.key}={params[r.key]!r}" for r in self.space
+                                                  if r.key != DELAY)),
+                    tuple((r.key, params[r.key]) for r in self.space))
 
 
 @dataclass(frozen=True)
@@ -351,7 +369,7 @@ def calibrate(calibration: Calibration, out: Path, trials: int, workers: int | N
     if n_joints != rec.n_joints:
         raise ConfigError("--bag", str(calibration.bag), f"records {rec.n_joints} joints; {base.name}'s robot has "
                           f"{n_joints}")
-    problem = Problem(calibration.scenario, calibration.fit, "loss", sets=calibration.sets)
+    problem = CalibrationProblem(calibration.scenario, calibration.fit, "loss", sets=calibration.sets)
     search = optimise(problem, out, trials, "cmaes", None, workers, scheduler, progress, loss)
     (out / "calibration.yaml").write_text(yaml.safe_dump(calibration.as_dict(), sort_keys=False), encoding="utf-8")
     if search.interrupted or search.best is None:
@@ -370,7 +388,7 @@ def calibrate(calibration: Calibration, out: Path, trials: int, workers: int | N
             bar.update()
             params = {rg.key: from_unit(rg, float(x)) for rg, x in zip(fit, u, strict=True)}
             last.clear()
-            last[key] = loss.evaluate(load_scenario(problem.scenario, problem.cell(params).overrides))[0]
+            last[key] = loss.evaluate_at(problem, params)[0]
         return last[key]
 
     u0 = np.array([to_unit(rg, search.best.params[rg.key]) for rg in fit])

@@ -12,7 +12,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 import yaml
 
-from snake_sim.core.scenario import load_scenario
 from snake_sim.outputs.output_folder import write_text
 from snake_sim.studies.optimise import Problem, write_scenario
 
@@ -87,6 +86,6 @@ def write_outputs(out: Path, calibration: Calibration, problem: Problem, outcome
                                   f"snake-sim calibrate to {calibration.bag}: loss {outcome.loss:.4g}; "
                                   + ", ".join(f"{k} = {v!r}" for k, v in params.items())))
     written.append(write_text(out / "report.md", report(calibration, outcome)))
-    _, logs = loss.evaluate(load_scenario(problem.scenario, problem.cell(params).overrides))
+    _, logs = loss.evaluate_at(problem, params)
     written.append(plot_fit(out / "fit.png", loss, logs))
     return written
