@@ -88,9 +88,21 @@ def test_the_recordings_delay_is_where_the_loss_is_least(tmp_path):
                                        if isinstance(getattr(log, f.name), np.ndarray)})
     loss = WindowLoss(read_recording(write_rosbag(late, tmp_path / "bag")))
     scenario = load_scenario("pedal-wave")
-    values = {d: float(r @ r) for d in (-0.06, -0.04, -0.02, 0.0, 0.02) for r in [loss.evaluate(scenario, d)[0]]}
+    values = {d: float(r @ r) for d in (-0.06, -0.04, -0.02, 0.0, 0.02)
+              for r in [loss.evaluate(scenario, {"recording.delay": d})[0]]}
     assert min(values, key=values.get) == -0.04
     assert values[-0.04] < 0.01 * values[0.0]
+
+
+def test_an_encoders_offset_is_where_the_loss_is_least(tmp_path):
+    _, log = record(tmp_path / "full", [])
+    log.alpha[:, 2] += 0.03  # joint 3's α encoder reads 0.03 rad high
+    loss = WindowLoss(read_recording(write_rosbag(log, tmp_path / "bag")))
+    scenario = load_scenario("pedal-wave")
+    values = {b: float(r @ r) for b in (-0.03, 0.0, 0.02, 0.03, 0.04)
+              for r in [loss.evaluate(scenario, {"recording.alpha_offset.3": b})[0]]}
+    assert min(values, key=values.get) == 0.03
+    assert values[0.03] < 0.01 * values[0.0]
 
 
 def test_a_sqlite3_recording_reads_as_its_mcap_twin(bag, tmp_path):
@@ -151,6 +163,8 @@ def test_a_calibration_resumes_only_with_resume(calibrated, tmp_path):
     (["--fit", "contact.friction=0.2:1", "--log", "contact.damping"], "is not a --fit field"),
     (["--fit", "contact.damping=0:20", "--log", "contact.damping"], "a log range needs LO > 0"),
     (["--fit", "contact.friction=0.2:1", "--window", "10"], "longer than the recording"),
+    (["--fit", "recording.gain=0:1"], "the recording's fields are recording.delay and"),
+    (["--fit", "recording.alpha_offset.6=-0.1:0.1"], "the robot has joints 1 to 5"),
     (["--fit", "contact.friction=0.2:1", "--trials", "0"], "--trials = 0 is invalid"),
     (["--fit", "contact.friction=0.2:1", "--bag", "nowhere"], "not a rosbag2 folder"),
     (["--fit", "contact.friction=0.2:1", "--scenario", "open-loop-flat-3d"], "fits the vertical model"),

@@ -9,11 +9,12 @@ interpolated to the joint states' stamps).
 The loss (:class:`WindowLoss`): the recording is cut into K windows of ``window`` seconds; each is simulated from the
 recording's state at its start — α, β from the bag, α̇ from the bag, β̇ and the body's rates by central differences,
 the tail tip's pose from /tf (else the scenario's start pose) — with the scenario's controller and gait running at
-the window's time, the recorded time − :data:`DELAY` if it is fitted
-(:func:`snake_sim.engines.vertical.runtime.simulate` from ``t0``). The residual vector r holds, for every logged
-sample after a window's start, joint and signal (α, β), (simulated − recorded) / the recorded RMS of that joint's
-signal (at least :data:`RMS_FLOOR`), divided by √(number of entries): the loss Σ r² is the mean
-squared normalised error (0: a perfect match, 1: errors as large as the motion). A window whose run stops on a
+the window's time (:func:`snake_sim.engines.vertical.runtime.simulate` from ``t0``). Two kinds of fitted field are the
+recording's, not the scenario's: its delay :data:`DELAY` (the gait's time is the recorded time − d) and the encoders'
+offsets :data:`OFFSET` (taken off the recorded α or β of a joint before anything else). The residual vector r
+holds, for every logged sample after a window's start, joint and signal (α, β), (simulated − recorded) / the
+recorded RMS of that joint's signal (at least :data:`RMS_FLOOR`), divided by √(number of entries): the loss Σ r² is
+the mean squared normalised error (0: a perfect match, 1: errors as large as the motion). A window whose run stops on a
 non-finite state counts :data:`DIVERGED_RESIDUAL` for every sample it lacks.
 
 The fit (:func:`calibrate`): a global search with Optuna's CMA-ES sampler over the box of ``--fit`` (log-space for
@@ -32,7 +33,9 @@ lower bound on the uncertainty; the spread of the near-best trials is not an int
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -76,9 +79,13 @@ FLAT = 1e-3
 Z95 = 1.959963984540054
 #: Default window length [s].
 WINDOW_S = 1.0
-#: The fitted field that is the recording's, not the scenario's: d [s], the recording's lag behind the gait's clock
-#: (a sample at t from the recording's first shows the robot at the gait's time t − d).
+#: Fitted fields that are the recording's, not the scenario's, start with this.
+RECORDING = "recording."
+#: d [s], the recording's lag behind the gait's clock (a sample at t from the recording's first shows the robot at the
+#: gait's time t − d).
 DELAY = "recording.delay"
+#: ``recording.alpha_offset.J`` and ``recording.beta_offset.J`` [rad]: joint J's encoder offset (recorded − true).
+OFFSET = re.compile(r"recording\.(alpha|beta)_offset\.([1-9][0-9]*)")
 
 
 @dataclass(frozen=True)
@@ -94,6 +101,15 @@ class Recording:
     @property
     def n_joints(self) -> int:
         return self.alpha.shape[1]
+
+    def corrected(self, fields: dict[str, float]) -> Recording:
+        """The recording with the encoder offsets among ``fields`` (:data:`OFFSET`) taken off α and β."""
+        alpha, beta = self.alpha.copy(), self.beta.copy()
+        for key, value in fields.items():
+            match = OFFSET.fullmatch(key)
+            if match:
+                (alpha if match[1] == "alpha" else beta)[:, int(match[2]) - 1] -= value
+        return dataclasses.replace(self, alpha=alpha, beta=beta)
 
 
 def _tail_pose(msg: Any) -> tuple[int, tuple[float, float, float]] | None:
@@ -186,19 +202,21 @@ class WindowLoss:
             out.append(i)
             s = t[i] + self.window
 
-    def simulate(self, scenario: Scenario, delay: float = 0.0) -> list[RunLog]:
-        """Every window's run from the recorded state at its start, the recording ``delay`` behind the gait's clock."""
+    def simulate(self, scenario: Scenario, rec: Recording, delay: float = 0.0) -> list[RunLog]:
+        """Every window's run from the state of ``rec`` (the recording, corrected) at its start, the recording
+        ``delay`` behind the gait's clock."""
         setup = build(scenario)
-        q, v = recorded_states(setup, self.recording)
+        q, v = recorded_states(setup, rec)
         return [simulate(setup, self.window, start=VerticalData(q[i].copy(), v[i].copy(),
                                                                  np.zeros(setup.model.n_joints)),
-                         t0=float(self.recording.t[i]) - delay) for i in self.starts()]
+                         t0=float(rec.t[i]) - delay) for i in self.starts()]
 
-    def residuals(self, logs: list[RunLog], log_period: float, delay: float = 0.0) -> np.ndarray:
-        """r of the windows' runs (module docstring); the samples a window lacks count DIVERGED_RESIDUAL."""
-        rec = self.recording
+    def residuals(self, logs: list[RunLog], log_period: float, rec: Recording, delay: float = 0.0) -> np.ndarray:
+        """r of the windows' runs against ``rec`` (module docstring; scaled by the recording's own RMS); the samples a
+        window lacks count DIVERGED_RESIDUAL."""
         n = round(self.window / log_period)
-        rms = [np.maximum(np.sqrt(np.mean(x ** 2, axis=0)), RMS_FLOOR) for x in (rec.alpha, rec.beta)]
+        rms = [np.maximum(np.sqrt(np.mean(x ** 2, axis=0)), RMS_FLOOR)
+               for x in (self.recording.alpha, self.recording.beta)]
         parts = []
         for log in logs:
             t = log.t[0] + log_period * np.arange(1, n + 1)
@@ -211,30 +229,32 @@ class WindowLoss:
         r = np.concatenate(parts)
         return r / math.sqrt(len(r))
 
-    def evaluate(self, scenario: Scenario, delay: float = 0.0) -> tuple[np.ndarray, list[RunLog]]:
-        """(r, the windows' runs) of ``scenario`` with the recording ``delay`` [s] behind the gait's clock."""
-        logs = self.simulate(scenario, delay)
-        return self.residuals(logs, scenario.log_period, delay), logs
+    def evaluate(self, scenario: Scenario, fields: dict[str, float] | None = None) -> tuple[np.ndarray, list[RunLog]]:
+        """(r, the windows' runs) of ``scenario`` with the recording's ``fields`` (:data:`DELAY`, :data:`OFFSET`)."""
+        fields = fields or {}
+        rec, delay = self.recording.corrected(fields), fields.get(DELAY, 0.0)
+        logs = self.simulate(scenario, rec, delay)
+        return self.residuals(logs, scenario.log_period, rec, delay), logs
 
     def evaluate_at(self, problem: Problem, params: dict[str, float]) -> tuple[np.ndarray, list[RunLog]]:
-        """(r, the windows' runs) at a point of the problem's box: its scenario fields and :data:`DELAY`."""
+        """(r, the windows' runs) at a point of the problem's box: its scenario's fields and the recording's."""
         return self.evaluate(load_scenario(problem.scenario, problem.cell(params).overrides),
-                             params.get(DELAY, 0.0))
+                             {k: float(v) for k, v in params.items() if k.startswith(RECORDING)})
 
     def __call__(self, cell: Cell, out: Path | None = None) -> dict[str, Any]:
         scenario = load_scenario(cell.scenario, cell.overrides)
-        r, logs = self.evaluate(scenario, float(dict(cell.values).get(DELAY, 0.0)))
+        r, logs = self.evaluate(scenario, {k: float(v) for k, v in cell.values if k.startswith(RECORDING)})
         return {"status": "ok", "loss": float(r @ r), "windows": len(logs),
                 "diverged_windows": sum(log.status != "ok" for log in logs)}
 
 
 @dataclass(frozen=True)
 class CalibrationProblem(Problem):
-    """The search's problem: :data:`DELAY` is a column of the trial, not an override of its scenario."""
+    """The search's problem: the recording's fields are columns of the trial, not overrides of its scenario."""
 
     def cell(self, params: dict[str, float]) -> Cell:
         return Cell(self.scenario, (*self.sets, *(f"{r.key}={params[r.key]!r}" for r in self.space
-                                                  if r.key != DELAY)),
+                                                  if not r.key.startswith(RECORDING))),
                     tuple((r.key, params[r.key]) for r in self.space))
 
 
@@ -266,6 +286,9 @@ def parse_fits(fits: list[str], logs: list[str]) -> tuple[Range, ...]:
             raise ConfigError("--log", key, "is not a --fit field")
     out = []
     for r in ranges:
+        if r.key.startswith(RECORDING) and r.key != DELAY and not OFFSET.fullmatch(r.key):
+            raise ConfigError("--fit", r.key, f"the recording's fields are {DELAY} and recording.alpha_offset.J, "
+                              "recording.beta_offset.J (joint J from 1)")
         if r.key in logs and r.low <= 0.0:
             raise ConfigError("--log", r.key, f"a log range needs LO > 0 (it is {r.low:g})")
         out.append(Range(r.key, r.low, r.high, r.key in logs))
@@ -369,6 +392,10 @@ def calibrate(calibration: Calibration, out: Path, trials: int, workers: int | N
     if n_joints != rec.n_joints:
         raise ConfigError("--bag", str(calibration.bag), f"records {rec.n_joints} joints; {base.name}'s robot has "
                           f"{n_joints}")
+    for r in calibration.fit:
+        match = OFFSET.fullmatch(r.key)
+        if match and int(match[2]) > n_joints:
+            raise ConfigError("--fit", r.key, f"the robot has joints 1 to {n_joints}")
     problem = CalibrationProblem(calibration.scenario, calibration.fit, "loss", sets=calibration.sets)
     search = optimise(problem, out, trials, "cmaes", None, workers, scheduler, progress, loss)
     (out / "calibration.yaml").write_text(yaml.safe_dump(calibration.as_dict(), sort_keys=False), encoding="utf-8")
