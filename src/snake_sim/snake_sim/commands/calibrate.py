@@ -20,8 +20,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("scenario", help="scenario name (snake-sim list) or path to a scenario YAML (vertical model)")
     p.add_argument("--bag", type=Path, required=True, help="rosbag2 folder (MCAP or sqlite3) with /joint_states")
     p.add_argument("--fit", action="append", default=[], metavar="FIELD=LO:HI",
-                   help="a fitted field and its range, e.g. contact.friction=0.2:1.5, or the recording's delay "
-                        "behind the gait, recording.delay=-0.1:0.1 [s] (repeatable)")
+                   help="a fitted field and its range, e.g. contact.friction=0.2:1.5, or the recording's: its delay "
+                        "behind the gait, recording.delay=-0.1:0.1 [s], an encoder's offset, "
+                        "recording.alpha_offset.J or recording.beta_offset.J [rad] (repeatable)")
     p.add_argument("--log", action="append", default=[], metavar="FIELD",
                    help="search this --fit field in log-space (repeatable)")
     p.add_argument("--window", type=float, default=1.0, metavar="S",
@@ -30,7 +31,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help="fix a scenario field in every run (repeatable)")
     add_cluster_arguments(p)
-    p.add_argument("--resume", action="store_true", help="continue the calibration in DIR")
+    p.add_argument("--resume", action="store_true", help="continue the calibration in the --out folder")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--out", type=Path, required=True, help="output folder")
     p.set_defaults(func=run)
