@@ -68,8 +68,9 @@ DIVERGED_RESIDUAL = 10.0
 #: contact model jump by small steps on finer scales (the friction law's re-solves, contacts made and broken); a step
 #: of 1e-3 measured those jumps (slopes that grew as 1/step) and stopped the polish short of the optimum.
 DIFF_STEP = 1e-2
-#: Tolerances of the polish (scipy's ftol and xtol: relative change of the loss and of u). Its gradient test is off:
-#: scipy's is absolute, and a good fit's loss (1e-5) has a gradient below any fixed bound.
+#: Tolerances of the polish (scipy's ftol and xtol: relative change of the loss and of u). Its gradient test is off
+#: (gtol=None; scipy 1.17.1 scipy/optimize/_lsq/least_squares.py:378): scipy's is absolute, and a good fit's loss
+#: (1e-5) has a gradient below any fixed bound.
 POLISH_TOL = 1e-4
 #: Most steps of the polish (each a run of the windows and a Jacobian of one run per free field).
 POLISH_STEPS = 20
@@ -436,7 +437,9 @@ def calibrate(calibration: Calibration, out: Path, trials: int, workers: int | N
                                ftol=POLISH_TOL, xtol=POLISH_TOL, gtol=None, max_nfev=POLISH_STEPS)
         if float(polish.fun @ polish.fun) < float(r0 @ r0):  # the polish never makes the fit worse
             u, r = partial(polish.x), polish.fun
-            jac[:, free] = polish.jac  # J at the polish's last point, the callable's
+            # J at the polish's last point: trf_bounds evaluates the callable after every accepted step, the last one
+            # included (scipy 1.17.1 scipy/optimize/_lsq/trf.py:376)
+            jac[:, free] = polish.jac
         bounds = dict(zip(free, intervals(fit, u, r, jac, free), strict=True))
     else:
         bounds = {}
