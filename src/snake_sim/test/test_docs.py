@@ -5,9 +5,10 @@ Commands are taken from the ```bash blocks and from inline code that starts with
 command may use what an earlier one wrote (``snake-sim run out/o/best.yaml`` after ``snake-sim optimise``):
 
 - ``snake-sim`` commands are parsed by the real parser and run in this process, shortened: ``run`` and
-  ``compare`` with a short ``--duration`` (and no GIF), ``sweep`` and ``optimise`` with a short
-  ``sim.duration`` (and two trials). Checked for syntax only (parsed, not run): ``reproduce`` (hours; its
-  rendering is checked by test_reproduction), ``bench`` (a measurement: ``make bench``), ``world shipped``
+  ``compare`` with a short ``--duration`` (and no GIF), ``sweep``, ``optimise`` and ``calibrate`` with a short
+  ``sim.duration`` (and two trials; ``calibrate`` with windows of 0.2 s of a shortened recording). Checked for
+  syntax only (parsed, not run): ``reproduce`` (hours; its rendering is checked by test_reproduction), ``bench``
+  (a measurement: ``make bench``), ``world shipped``
   (rewrites the repository's worlds), and commands with a placeholder (``SCHEDULER_HOST``, ``<scenario>``).
   Inline code outside the README is a mention (``snake-sim run --check-step``, ``snake-sim pushing study``): its
   sub-commands and options are checked against the parser, it is not run.
@@ -113,8 +114,10 @@ def _shortened(argv: list[str]) -> list[str]:
         duration = SHORT[scenario.model]
         argv += [*(["--duration", str(duration)] if duration and "--duration" not in argv else []), "--quiet"]
         argv += ["--no-animation"] if sub == "run" else []
-    if sub in ("sweep", "optimise"):
+    if sub in ("sweep", "optimise", "calibrate"):
         argv += ["--set", "sim.duration=0.1", "--quiet"]
+    if sub == "calibrate":  # a recording shortened as a run is: windows of 0.2 s
+        argv += ["--window", "0.2"]
         if "--trials" in argv:
             argv[argv.index("--trials") + 1] = "2"
     if sub == "rectilinear":

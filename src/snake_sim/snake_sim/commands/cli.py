@@ -14,7 +14,7 @@ from snake_core.validation import ConfigError
 from snake_sim.core.signals import interrupted_by
 
 #: Sub-command modules, in the order ``snake-sim --help`` lists them.
-COMMANDS: tuple[str, ...] = ("list", "run", "compare", "sweep", "optimise", "reproduce", "bench", "world",
+COMMANDS: tuple[str, ...] = ("list", "run", "compare", "sweep", "optimise", "calibrate", "reproduce", "bench", "world",
                              "mjcf", "rectilinear", "pushing")
 
 

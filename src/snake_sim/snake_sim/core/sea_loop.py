@@ -228,14 +228,15 @@ class Tick:
 
 
 def run(engine: SeaEngine, data: Any, tick: Tick, n_ticks: int, stop: StopRequest | None = None,
-        after_period: Callable[[float], None] | None = None) -> str:
-    """The loop: ``n_ticks`` control periods of ``data`` from t = 0 (the last instant only measured and recorded);
-    returns the run's status ("ok", interrupted by ``stop``, or the non-finite state's)."""
+        after_period: Callable[[float], None] | None = None, t0: float = 0.0) -> str:
+    """The loop: ``n_ticks`` control periods of ``data`` from t = ``t0`` (the gait and controllers at t0 + k T_c; the
+    last instant only measured and recorded); returns the run's status ("ok", interrupted by ``stop``, or the
+    non-finite state's)."""
     for c in tick.controllers:
         c.reset()
     Tc = tick.ramp.period
     for k in range(n_ticks + 1):
-        t = k * Tc
+        t = t0 + k * Tc
         beta_d, beta_d_dot = tick.commands(engine, data, k, t)
         if k == n_ticks:
             break

@@ -184,16 +184,23 @@ def best_trial(study: optuna.Study, problem: Problem) -> FrozenTrial | None:
     return (max if problem.maximise else min)(feasible, key=lambda t: t.value)
 
 
-def write_best(path: Path, study: optuna.Study, problem: Problem, trial: FrozenTrial) -> Path:
-    """The scenario file of ``trial`` (validated, with every default written out)."""
-    scenario = load_scenario(problem.scenario, problem.cell(trial.params).overrides)
+def write_scenario(path: Path, problem: Problem, params: dict[str, float], suffix: str, description: str) -> Path:
+    """The scenario of ``problem`` at ``params`` as a file (validated, with every default written out), named
+    ``<scenario>-<suffix>``, its provenance in ``description``."""
+    scenario = load_scenario(problem.scenario, problem.cell(params).overrides)
     data = dict(scenario.data)
-    data["name"] = f"{scenario.name}-best"
-    data["description"] = (f"snake-sim optimise: trial {trial.number} of {len(study.trials)}, {problem.objective} = "
-                           f"{trial.value!r} ({'max' if problem.maximise else 'min'}imised); "
-                           + ", ".join(f"{k} = {v!r}" for k, v in trial.params.items()))
+    data["name"] = f"{scenario.name}-{suffix}"
+    data["description"] = description
     path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
     return path
+
+
+def write_best(path: Path, study: optuna.Study, problem: Problem, trial: FrozenTrial) -> Path:
+    """The scenario file of ``trial`` (:func:`write_scenario`)."""
+    return write_scenario(path, problem, trial.params, "best",
+                          f"snake-sim optimise: trial {trial.number} of {len(study.trials)}, {problem.objective} = "
+                          f"{trial.value!r} ({'max' if problem.maximise else 'min'}imised); "
+                          + ", ".join(f"{k} = {v!r}" for k, v in trial.params.items()))
 
 
 def write_plots(out: Path, study: optuna.Study) -> list[Path]:

@@ -39,8 +39,11 @@ FIGURES = "side"
 
 
 def simulate(setup: VerticalSetup, duration: float | None = None, progress: bool = False,
-             tick_hook: TickHook | None = None, stop: StopRequest | None = None) -> RunLog:
-    """Run ``setup`` for ``duration`` seconds (default: the scenario's) and return the log (up to ``stop``)."""
+             tick_hook: TickHook | None = None, stop: StopRequest | None = None, start: VerticalData | None = None,
+             t0: float = 0.0) -> RunLog:
+    """Run ``setup`` for ``duration`` seconds (default: the scenario's) and return the log (up to ``stop``); from
+    ``start`` at time ``t0`` (the gait and controllers at t0 + t; default: at rest in the start configuration at 0),
+    e.g. a window of a recording restarted from its recorded state (:mod:`snake_sim.studies.calibrate`)."""
     duration = setup.scenario.duration if duration is None else positive(duration, "--duration")
     Tc = setup.control_period
     n_ticks = round(duration / Tc)
@@ -50,12 +53,13 @@ def simulate(setup: VerticalSetup, duration: float | None = None, progress: bool
     bar = progress_bar(duration, progress)
     bar_every = max(1, n_ticks // 100)
 
-    def show(t: float) -> None:  # t: the end of period k = t / Tc − 1
-        if (round(t / Tc) - 1) % bar_every == 0:
-            bar.n = round(t, 6)
+    def show(t: float) -> None:  # t: the end of period k = (t − t0) / Tc − 1
+        if (round((t - t0) / Tc) - 1) % bar_every == 0:
+            bar.n = round(t - t0, 6)
             bar.refresh()
 
-    status = run(setup, VerticalData.start(setup), tick, n_ticks, stop, show)
+    data = VerticalData.start(setup) if start is None else start
+    status = run(setup, data, tick, n_ticks, stop, show, t0)
     bar.close()
     return tick.samples.run_log(setup.robot, status)
 

@@ -1,0 +1,62 @@
+"""``snake-sim calibrate SCENARIO --bag PATH --fit FIELD=LO:HI [--fit ...] [--log FIELD]... [--window S] [--trials N]
+[--set KEY=VALUE]... [--workers N | --scheduler ADDRESS] [--resume] --out DIR``.
+
+Fits scenario fields to a recording (:mod:`snake_sim.studies.calibrate`): a CMA-ES search on Dask (the study in
+DIR/study.log, ``--resume`` continues it), a least-squares polish, intervals and identifiability. Writes
+DIR/result.yaml, DIR/fitted.yaml (``snake-sim run`` takes it), DIR/report.md, DIR/fit.png and the search's
+trials.csv, best.yaml, history.png and importance.png.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from snake_sim.commands.sweep import add_cluster_arguments
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("calibrate", help="fit scenario fields to a rosbag2 recording (result.yaml, fitted.yaml)")
+    p.add_argument("scenario", help="scenario name (snake-sim list) or path to a scenario YAML (vertical model)")
+    p.add_argument("--bag", type=Path, required=True, help="rosbag2 folder (MCAP or sqlite3) with /joint_states")
+    p.add_argument("--fit", action="append", default=[], metavar="FIELD=LO:HI",
+                   help="a fitted field and its range, e.g. contact.friction=0.2:1.5, or the recording's: its delay "
+                        "behind the gait, recording.delay=-0.1:0.1 [s], an encoder's offset, "
+                        "recording.alpha_offset.J or recording.beta_offset.J [rad] (repeatable)")
+    p.add_argument("--log", action="append", default=[], metavar="FIELD",
+                   help="search this --fit field in log-space (repeatable)")
+    p.add_argument("--window", type=float, default=1.0, metavar="S",
+                   help="length of the windows restarted from the recording [s] (default 1)")
+    p.add_argument("--trials", type=int, default=40, metavar="N", help="trials of the CMA-ES search (default 40)")
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="fix a scenario field in every run (repeatable)")
+    add_cluster_arguments(p)
+    p.add_argument("--resume", action="store_true", help="continue the calibration in the --out folder")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--out", type=Path, required=True, help="output folder")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from snake_sim.studies.calibrate import Calibration, calibrate, parse_fits
+    from snake_sim.studies.calibration_report import NOT_IDENTIFIABLE
+
+    calibration = Calibration(args.scenario, args.bag, parse_fits(args.fit, args.log), tuple(args.overrides),
+                              args.window)
+    outcome = calibrate(calibration, args.out, args.trials, args.workers, args.scheduler, args.resume,
+                        progress=not args.quiet)
+    print(f"{outcome.trials} trials in the search")
+    if outcome.interrupted:
+        print("interrupted: run the same command with --resume to continue")
+        return 130
+    if not outcome.fitted:
+        print("no trial has a value")
+        return 1
+    print(f"loss {outcome.loss_start:.4g} after the search, {outcome.loss:.4g} after the polish "
+          f"({outcome.evaluations} runs)")
+    for f in outcome.fitted:
+        interval = (f"95 % interval {f.interval[0]:.4g} … {f.interval[1]:.4g}" if f.interval
+                    else f"{NOT_IDENTIFIABLE} (frozen)")
+        print(f"{f.key} = {f.value:.6g}  {interval}")
+    print("wrote " + ", ".join(str(p) for p in outcome.written))
+    return 0
