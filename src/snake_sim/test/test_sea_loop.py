@@ -22,6 +22,7 @@ from snake_sim.core.sea_loop import (
     motor_commands,
     run,
     sea_control,
+    step_period,
 )
 from snake_sim.engines.vertical import runtime
 from snake_sim.engines.vertical.batch import simulate_batch
@@ -55,6 +56,9 @@ class Recorded:
 
     def step(self, data: list[int], beta_d: np.ndarray, beta_d_dot: np.ndarray) -> None:
         data[0] += 1
+
+    def advance(self, data: list[int], beta_d: np.ndarray, beta_d_dot: np.ndarray, beta_d_acc: np.ndarray) -> None:
+        step_period(self, data, beta_d, beta_d_dot, beta_d_acc)
 
     def poses(self, data: list[int]) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray]:
         k = data[0] // self.substeps

@@ -5,9 +5,11 @@ stiffness, tsc, torque), stepped once per control period (``sim.control_rate``) 
 
 The tick, once per control period: measure → references → motor commands → record → β̈_d estimate → step the
 period → finiteness check. :func:`run` owns it; an engine (:class:`SeaEngine`) gives only plain functions over its
-mutable data: read what the modules measure, step h with a motor command, give the link poses, say what is
-non-finite. :class:`CommandRamp` is the β̈_d estimate and the command within the period, shared with the models
-stepped from outside (the ROS simulator's stepper), so both integrate a period the same way.
+mutable data: read what the modules measure, step a control period with a motor command, give the link poses, say
+what is non-finite. :class:`CommandRamp` is the β̈_d estimate and :func:`extrapolated_command` the command within the
+period, shared with the models stepped from outside (the ROS simulator's stepper), so both integrate a period the
+same way: the engines stepped h at a time from Python (MuJoCo, DART) through :func:`step_period`, the vertical model
+in one compiled call per period (:meth:`snake_sim.engines.vertical.plant.VerticalPlant.advance`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 import numpy as np
+from numba import njit
 
 from snake_core.controllers import JointController, JointMeasurement, JointReference, make_joint_controllers
 from snake_core.gaits import Gait, make_gait
@@ -78,15 +81,12 @@ class Reading:
 class SeaEngine(Protocol):
     """A model with SEA joints as the loop steps it: plain functions over its mutable ``data``."""
 
-    time_step: float  # h [s]
-    substeps: int  # steps of h per control period
-    #: when a step reads the command within the period: "end" (implicit integrators), "start" (explicit), or
-    #: "hold" (the control instant's command held through the period, as Gazebo's forward command controllers do)
-    command_timing: Literal["end", "start", "hold"]
-
     def read(self, data: Any) -> Reading: ...
 
-    def step(self, data: Any, beta_d: np.ndarray, beta_d_dot: np.ndarray) -> None: ...
+    def advance(self, data: Any, beta_d: np.ndarray, beta_d_dot: np.ndarray, beta_d_acc: np.ndarray) -> None:
+        """Step ``data`` one control period under the motor command of the control instant (β_d, β̇_d) and the β̈_d
+        estimate (:class:`CommandRamp`): :func:`extrapolated_command` where each step reads it (:func:`step_period`,
+        or the same in compiled code), or the command held."""
 
     def poses(self, data: Any) -> Any: ...  # the link poses as the run's samples record them
 
@@ -95,17 +95,45 @@ class SeaEngine(Protocol):
     def non_finite_status(self, data: Any, t: float, kept_until: float) -> str: ...
 
 
+class SteppedEngine(Protocol):
+    """An engine stepped one integration step at a time from Python (:func:`step_period`)."""
+
+    time_step: float  # h [s]
+    substeps: int  # steps of h per control period
+    #: when a step reads the command within the period: "end" (implicit integrators), "start" (explicit), or
+    #: "hold" (the control instant's command held through the period, as Gazebo's forward command controllers do)
+    command_timing: Literal["end", "start", "hold"]
+
+    def step(self, data: Any, beta_d: np.ndarray, beta_d_dot: np.ndarray) -> None: ...
+
+
+@njit(cache=True)
 def extrapolated_command(s: float, beta_d: np.ndarray, beta_d_dot: np.ndarray, beta_d_acc: np.ndarray
                          ) -> tuple[np.ndarray, np.ndarray]:
     """The actuator's command (β_d, β̇_d) at s after a control instant: the command extrapolated to second order with
     the rate change of the last period (β̈_d ≈ Δβ̇_d / T_c), so that β̇_d has no steps and the motor-side PD of
-    002 (4.39) sees a smooth reference, as with 002's continuous α̇_d."""
+    002 (4.39) sees a smooth reference, as with 002's continuous α̇_d. Compiled (numba), for the compiled periods of
+    the vertical model; the same arithmetic called from Python."""
     return beta_d + s * beta_d_dot + 0.5 * s * s * beta_d_acc, beta_d_dot + s * beta_d_acc
+
+
+def step_period(engine: SteppedEngine, data: Any, beta_d: np.ndarray, beta_d_dot: np.ndarray,
+                beta_d_acc: np.ndarray) -> None:
+    """:meth:`SeaEngine.advance` of an engine stepped from Python: ``substeps`` steps of h under
+    :func:`extrapolated_command` taken where the engine's step reads it (``command_timing``), or under the command
+    held."""
+    if engine.command_timing == "hold":
+        for _ in range(engine.substeps):
+            engine.step(data, beta_d, beta_d_dot)
+        return
+    h, first = engine.time_step, 0 if engine.command_timing == "start" else 1
+    for i in range(first, first + engine.substeps):
+        engine.step(data, *extrapolated_command(i * h, beta_d, beta_d_dot, beta_d_acc))
 
 
 @dataclass
 class CommandRamp:
-    """The β̈_d estimate (the rate change over the last period, 0 at the first) and the command within a period."""
+    """The β̈_d estimate (the rate change over the last period, 0 at the first) of the command within a period."""
 
     period: float  # T_c [s]
     previous_rate: np.ndarray | None = None
@@ -117,16 +145,8 @@ class CommandRamp:
         return np.zeros_like(self.previous_rate) if prev is None else (beta_d_dot - prev) / self.period
 
     def advance(self, engine: SeaEngine, data: Any, beta_d: np.ndarray, beta_d_dot: np.ndarray) -> None:
-        """Step ``data`` one control period under :func:`extrapolated_command` taken where the engine's step reads
-        it (``command_timing``), or under the command held."""
-        acc = self.acceleration(beta_d_dot)
-        if engine.command_timing == "hold":
-            for _ in range(engine.substeps):
-                engine.step(data, beta_d, beta_d_dot)
-            return
-        h, first = engine.time_step, 0 if engine.command_timing == "start" else 1
-        for i in range(first, first + engine.substeps):
-            engine.step(data, *extrapolated_command(i * h, beta_d, beta_d_dot, acc))
+        """Step ``data`` one control period (:meth:`SeaEngine.advance`) with this period's β̈_d estimate."""
+        engine.advance(data, beta_d, beta_d_dot, self.acceleration(beta_d_dot))
 
 
 JOINT_SIGNALS = ("alpha", "alpha_dot", "tau", "beta", "beta_ref", "alpha_ref", "alpha_ref_dot", "motor_torque")

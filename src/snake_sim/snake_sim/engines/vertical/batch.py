@@ -3,10 +3,9 @@
 :func:`simulate_batch` runs B set-ups (:func:`snake_sim.engines.vertical.model.build`) as :func:`~.runtime.simulate`
 runs each, and returns the B logs, equal to the one-by-one logs to rounding (the tests hold them to 1e-12):
 
-- physics: every sub-step is one compiled call for all runs (:class:`~.plant.BatchedPlant`,
-  :func:`~.plant.plant_step_batch`), which runs the same kernels (``terms_kernel``, ``contact_kernel``,
-  ``implicit_euler_step``) over each run's own arrays; the command extrapolation and the motor PD (4.39) within the
-  torque–speed line are numpy over (B, N − 1) arrays;
+- physics: every control period is one compiled call for all runs (:class:`~.plant.BatchedPlant`,
+  :func:`~.plant.sea_period_batch`), which runs a run alone's period (:func:`~.plant.sea_period`: the command
+  extrapolation, the motor PD (4.39) within the torque–speed line and the step) over each run's own arrays;
 - control: per control instant each run's tick of the SEA loop, as alone (:class:`snake_sim.core.sea_loop.Tick`), and
   one :class:`~snake_sim.core.sea_loop.CommandRamp` over the stacked commands for the period;
 - a run whose state goes non-finite stops alone: its log ends at its last finite sample with the status text of a
@@ -89,21 +88,15 @@ class _Stacked:
     u: np.ndarray  # U of (4.39) at the end of the last step
     contacts: np.ndarray
     active: np.ndarray
-    command: tuple[np.ndarray, np.ndarray] | None = None  # the last step's (β_d, β̇_d)
-    command_timing = "end"  # backward Euler, as a run alone
 
     def run(self, b: int) -> VerticalData:
         """Run b's state (views of its rows)."""
         return VerticalData(self.q[b], self.v[b], self.u[b], int(self.contacts[b]))
 
-    def step(self, data: _Stacked, beta_d: np.ndarray, beta_d_dot: np.ndarray) -> None:
-        """One step of h of every active run (:class:`snake_sim.core.sea_loop.SeaEngine`'s step, its data itself)."""
-        self.plant.step(self.q, self.v, self.time_step, beta_d, beta_d_dot, self.active, self.contacts)
-        self.command = beta_d, beta_d_dot
-
-    def settle(self) -> None:
-        """U at the end of the period from the last step's command."""
-        self.u = self.plant.torque(self.q, self.v, *self.command)
+    def advance(self, data: _Stacked, beta_d: np.ndarray, beta_d_dot: np.ndarray, beta_d_acc: np.ndarray) -> None:
+        """One control period of every active run (:class:`snake_sim.core.sea_loop.SeaEngine`'s, its data itself)."""
+        self.plant.advance(self.q, self.v, self.u, self.contacts, self.time_step, self.substeps, beta_d, beta_d_dot,
+                           beta_d_acc, self.active)
 
 
 def simulate_batch(setups: Sequence[VerticalSetup], progress: bool = False) -> list[RunLog]:
@@ -133,7 +126,6 @@ def simulate_batch(setups: Sequence[VerticalSetup], progress: bool = False) -> l
         if k == n_ticks or not runs.active.any():
             break
         ramp.advance(runs, runs, beta_d, beta_d_dot)
-        runs.settle()
         for b in np.flatnonzero(runs.active):
             diverged = ticks[b].status_if_diverged(setups[b], runs.run(b), t + Tc)
             if diverged is not None:  # stops alone, with the status text of a run alone
