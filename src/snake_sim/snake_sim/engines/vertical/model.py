@@ -71,9 +71,9 @@ class VerticalSetup:
     def advance(self, data: VerticalData, beta_d: np.ndarray, beta_d_dot: np.ndarray, beta_d_acc: np.ndarray
                 ) -> None:
         """One control period: ``substeps`` backward Euler steps of h, each with the motor command at its end, in one
-        compiled call (:meth:`~snake_sim.engines.vertical.plant.VerticalPlant.advance`)."""
-        data.q, data.v, data.u, data.contacts = self.plant.advance(data.q, data.v, self.time_step, self.substeps,
-                                                                    beta_d, beta_d_dot, beta_d_acc)
+        compiled call in place on the data (:meth:`~snake_sim.engines.vertical.plant.VerticalPlant.advance`)."""
+        data.contacts = self.plant.advance(data.q, data.v, data.u, self.time_step, self.substeps, beta_d, beta_d_dot,
+                                           beta_d_acc)
 
     def poses(self, data: VerticalData) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray]:
         """((x, z) of the links' centres of mass (002 (4.2)–(4.5)), θ (§4.3.1))."""

@@ -185,32 +185,35 @@ def sea_step(T, Phi, g_r, link_inertia, rotor_mass, gravity, total_mass, stiffne
 
 @njit(cache=True)
 def sea_period(T, Phi, g_r, link_inertia, rotor_mass, gravity, total_mass, stiffness, G, has_ground, ground, boxes,
-               faces_mu, r, mu_c, k_c, d_c, eps, alpha_limit, pd, q, v, beta_d, beta_d_dot, beta_d_acc, M, f, c, s, h,
-               substeps):
-    """(q, q̇, U, points in contact) after one control period: ``substeps`` :func:`sea_step` of h, each with the
-    command extrapolated to its end (:func:`snake_sim.core.sea_loop.extrapolated_command`, backward Euler)."""
-    u = np.zeros(beta_d.shape[0])
-    n_contact = 0
+               faces_mu, r, mu_c, k_c, d_c, eps, alpha_limit, pd, q, v, u, beta_d, beta_d_dot, beta_d_acc, M, f, c, s,
+               h, substeps):
+    """One control period in place on (q, q̇, U): ``substeps`` :func:`sea_step` of h, each with the command
+    extrapolated to its end (:func:`snake_sim.core.sea_loop.extrapolated_command`, backward Euler); returns the
+    points in contact at its end."""
+    q1, v1, n_contact = q, v, 0
     for i in range(1, substeps + 1):
         bd, bd_dot = extrapolated_command(i * h, beta_d, beta_d_dot, beta_d_acc)
-        q, v, u, n_contact = sea_step(T, Phi, g_r, link_inertia, rotor_mass, gravity, total_mass, stiffness, G,
-                                      has_ground, ground, boxes, faces_mu, r, mu_c, k_c, d_c, eps, alpha_limit, pd,
-                                      q, v, bd, bd_dot, M, f, c, s, h)
-    return q, v, u, n_contact
+        q1, v1, u1, n_contact = sea_step(T, Phi, g_r, link_inertia, rotor_mass, gravity, total_mass, stiffness, G,
+                                         has_ground, ground, boxes, faces_mu, r, mu_c, k_c, d_c, eps, alpha_limit,
+                                         pd, q1, v1, bd, bd_dot, M, f, c, s, h)
+        u[:] = u1
+    q[:] = q1
+    v[:] = v1
+    return n_contact
 
 
 @njit(cache=True)
 def sea_period_batch(T, Phi, g_r, link_inertia, rotor_mass, gravity, total_mass, stiffness, G, has_ground, ground,
-                     boxes, faces_mu, r, mu_c, k_c, d_c, eps, alpha_limit, pd, q, v, beta_d, beta_d_dot, beta_d_acc, M,
-                     f, c, s, h, substeps, active, u, n_contact):
+                     boxes, faces_mu, r, mu_c, k_c, d_c, eps, alpha_limit, pd, q, v, u, beta_d, beta_d_dot, beta_d_acc,
+                     M, f, c, s, h, substeps, active, n_contact):
     """:func:`sea_period` of every run b with ``active[b]``: each argument but the PD, h and ``substeps`` stacked
     over runs (leading axis); q, v, u and n_contact are updated in place, inactive runs left as they are."""
     for b in range(q.shape[0]):
         if active[b]:
-            q[b], v[b], u[b], n_contact[b] = sea_period(
+            n_contact[b] = sea_period(
                 T[b], Phi[b], g_r[b], link_inertia[b], rotor_mass[b], gravity[b], total_mass[b], stiffness[b], G[b],
                 has_ground[b], ground[b], boxes[b], faces_mu[b], r[b], mu_c[b], k_c[b], d_c[b], eps[b], alpha_limit[b],
-                pd, q[b], v[b], beta_d[b], beta_d_dot[b], beta_d_acc[b], M[b], f[b], c[b], s[b], h, substeps)
+                pd, q[b], v[b], u[b], beta_d[b], beta_d_dot[b], beta_d_acc[b], M[b], f[b], c[b], s[b], h, substeps)
 
 
 def pd_args(pd: MotorPD) -> tuple[float, float, float, float, bool]:
@@ -237,7 +240,7 @@ class VerticalPlant:
         # one step from rest: loads the compiled kernels (numba's cache, or compiles them) now, not at a
         # simulator node's first step, which would be late by that time (about a second)
         q0, beta = initial_configuration(m), np.zeros(m.n_joints)
-        self.advance(q0, np.zeros(m.n_q), 1e-3, 1, beta, beta, beta)
+        self.advance(q0, np.zeros(m.n_q), np.zeros(m.n_joints), 1e-3, 1, beta, beta, beta)
 
     def evaluate(self, q: np.ndarray, v: np.ndarray, beta_d: np.ndarray, beta_d_dot: np.ndarray
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
@@ -258,13 +261,13 @@ class VerticalPlant:
         d = self._data
         return sea_step(*self._args, q, v, beta_d, beta_d_dot, d.M, d.f, d.cos, d.sin, h)
 
-    def advance(self, q: np.ndarray, v: np.ndarray, h: float, substeps: int, beta_d: np.ndarray,
-                beta_d_dot: np.ndarray, beta_d_acc: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-        """``substeps`` steps of h (:meth:`step`) in one compiled call, the command extrapolated from a control
-        instant (:func:`snake_sim.core.sea_loop.extrapolated_command`) to the end of each; returns (q, v, U, contacts)
-        at the end."""
+    def advance(self, q: np.ndarray, v: np.ndarray, u: np.ndarray, h: float, substeps: int, beta_d: np.ndarray,
+                beta_d_dot: np.ndarray, beta_d_acc: np.ndarray) -> int:
+        """``substeps`` steps of h (:meth:`step`) in one compiled call, in place on q, v and U (C-ordered float arrays),
+        the command extrapolated from a control instant (:func:`snake_sim.core.sea_loop.extrapolated_command`) to the
+        end of each; returns the points in contact at the end."""
         d = self._data
-        return sea_period(*self._args, q, v, beta_d, beta_d_dot, beta_d_acc, d.M, d.f, d.cos, d.sin, h, substeps)
+        return sea_period(*self._args, q, v, u, beta_d, beta_d_dot, beta_d_acc, d.M, d.f, d.cos, d.sin, h, substeps)
 
 
 def _stacked(arrays: list) -> np.ndarray:
@@ -298,5 +301,5 @@ class BatchedPlant:
     def advance(self, q: np.ndarray, v: np.ndarray, u: np.ndarray, n_contact: np.ndarray, h: float, substeps: int,
                 beta_d: np.ndarray, beta_d_dot: np.ndarray, beta_d_acc: np.ndarray, active: np.ndarray) -> None:
         """:meth:`VerticalPlant.advance` of every active run, in place on q, v, U and n_contact."""
-        sea_period_batch(*self._args, q, v, beta_d, beta_d_dot, beta_d_acc, self._M, self._f, self._c, self._s, h,
-                         substeps, active, u, n_contact)
+        sea_period_batch(*self._args, q, v, u, beta_d, beta_d_dot, beta_d_acc, self._M, self._f, self._c, self._s, h,
+                         substeps, active, n_contact)
