@@ -65,10 +65,11 @@ def motor_commands(controllers: list[JointController], t: float, period: float, 
     return beta_d, beta_d_dot
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Reading:
     """What the joint modules measure at a control instant, tail → head: α, α̇ [rad, rad/s], β [rad],
-    τ = K(α − β) [N·m], the motor-side PD torque U of 002 (4.39) [N·m] and the points in contact."""
+    τ = K(α − β) [N·m], the motor-side PD torque U of 002 (4.39) [N·m] and the points in contact (a slotted record
+    made once a period, as :class:`snake_core.controllers.JointMeasurement`)."""
 
     alpha: np.ndarray
     alpha_dot: np.ndarray
@@ -155,10 +156,14 @@ JOINT_SIGNALS = ("alpha", "alpha_dot", "tau", "beta", "beta_ref", "alpha_ref", "
 def record_joints(joints: dict[str, np.ndarray], k: int, reading: Reading, beta_d: np.ndarray,
                   refs: dict[str, np.ndarray]) -> None:
     """Row k of the logged joint signals (:data:`JOINT_SIGNALS`): the reading, the commands and the references."""
-    for key, val in (("alpha", reading.alpha), ("alpha_dot", reading.alpha_dot), ("tau", reading.tau),
-                     ("beta", reading.beta), ("beta_ref", beta_d), ("alpha_ref", refs["alpha_d"]),
-                     ("alpha_ref_dot", refs["alpha_d_dot"]), ("motor_torque", reading.motor_torque)):
-        joints[key][k] = val
+    joints["alpha"][k] = reading.alpha
+    joints["alpha_dot"][k] = reading.alpha_dot
+    joints["tau"][k] = reading.tau
+    joints["beta"][k] = reading.beta
+    joints["beta_ref"][k] = beta_d
+    joints["alpha_ref"][k] = refs["alpha_d"]
+    joints["alpha_ref_dot"][k] = refs["alpha_d_dot"]
+    joints["motor_torque"][k] = reading.motor_torque
 
 
 class SampleLog(Protocol):
@@ -270,6 +275,6 @@ def run(engine: SeaEngine, data: Any, tick: Tick, n_ticks: int, stop: StopReques
     return "ok"
 
 
-def finite_state(*arrays: np.ndarray) -> bool:
+def finite_state(q: np.ndarray, v: np.ndarray) -> bool:
     """Whether the state's squared norm is finite (no NaN, inf, or overflow)."""
-    return math.isfinite(float(sum(a @ a for a in arrays)))
+    return math.isfinite(q @ q + v @ v)
