@@ -1,7 +1,7 @@
 """Batched runs of the vertical-plane model: B runs of one scenario with different parameter values stepped together.
 
 :func:`simulate_batch` runs B set-ups (:func:`snake_sim.engines.vertical.model.build`) as :func:`~.runtime.simulate`
-runs each, and returns the B logs, equal to the one-by-one logs to rounding (the tests hold them to 1e-12):
+runs each, and returns the B logs, equal to the one-by-one logs bit for bit (a run's period is the same compiled call):
 
 - physics: every control period is one compiled call for all runs (:class:`~.plant.BatchedPlant`,
   :func:`~.plant.sea_period_batch`), which runs a run alone's period (:func:`~.plant.sea_period`: the command
@@ -20,13 +20,12 @@ with mixed runs split them first: runs of equal :func:`batch_key` (a function of
 :func:`check_batch`: same robot and world file) always share a batch; the sweep engine groups by it
 (``snake-sim sweep --batch N``).
 
-Gain: the Python work of a sub-step (argument passing, the PD, the extrapolation) is paid once for the batch,
-the compiled physics once per run; ``snake-sim bench`` measures the Table 5.2 grid both ways (about 1.8× in CPU
-time for its 9 runs on one thread). Where a batched run's time goes there (1 ms steps, 10 per control period,
-a sample every period; per run and control period, CPU time): the compiled physics ≈ 83 µs (8.3 µs a sub-step,
-two thirds), the shared sub-step work ≈ 15 µs, the per-run control ≈ 28 µs (controllers 13, the sample 8, gait
-3). The controllers stay the per-joint objects of a run alone (vectorising them would save at most a tenth);
-threads (``prange``) are not used.
+Gain: the Python work of a control period's physics (argument passing) is paid once for the batch, the compiled
+physics and each run's control (its tick: controllers, gait, sample) once per run. Since a run alone also steps a
+period in one compiled call, batching saves little: ``snake-sim bench`` measures the Table 5.2 grid both ways
+(about 1.1–1.2× in CPU time for its 9 runs on one thread). Where a batched run's time goes there (1 ms steps, 10 per
+control period, a sample every period): about two thirds in the compiled physics (≈ 10 µs a sub-step), the rest in
+the per-run control. The controllers stay the per-joint objects of a run alone; threads (``prange``) are not used.
 """
 
 from __future__ import annotations
