@@ -22,10 +22,11 @@ with mixed runs split them first: runs of equal :func:`batch_key` (a function of
 
 Gain: the Python work of a control period's physics (argument passing) is paid once for the batch, the compiled
 physics and each run's control (its tick: controllers, gait, sample) once per run. Since a run alone also steps a
-period in one compiled call, batching saves little: ``snake-sim bench`` measures the Table 5.2 grid both ways
-(about 1.1–1.2× in CPU time for its 9 runs on one thread). Where a batched run's time goes there (1 ms steps, 10 per
-control period, a sample every period): about two thirds in the compiled physics (≈ 10 µs a sub-step), the rest in
-the per-run control. The controllers stay the per-joint objects of a run alone; threads (``prange``) are not used.
+period in one compiled call, batching saves nothing measurable: ``snake-sim bench`` measures the Table 5.2 grid both
+ways (0.9–1.2× in CPU time for its 9 runs on one thread, against 1.8× when a run alone called every step from Python).
+Where a batched run's time goes there (1 ms steps, 10 per control period, a sample every period): about two thirds in
+the compiled physics (≈ 10 µs a sub-step), the rest in the per-run control. The controllers stay the per-joint objects
+of a run alone; threads (``prange``) are not used.
 """
 
 from __future__ import annotations
