@@ -61,24 +61,6 @@ class MotorPD:
         low, high = -self.stall_torque - line, self.stall_torque - line
         return np.clip(u, low, high), (u > low) & (u < high)
 
-    def branch(self, beta: np.ndarray, beta_dot: np.ndarray, beta_d: np.ndarray, beta_d_dot: np.ndarray
-               ) -> np.ndarray:
-        """Which piece of U acts per joint: +1 the line's upper bound, −1 its lower bound, 0 the PD (4.39)."""
-        pd = self.unbounded(beta, beta_dot, beta_d, beta_d_dot)
-        if not self.saturate:
-            return np.zeros(np.shape(pd), dtype=int)
-        line = self.slope * beta_dot
-        return (pd >= self.stall_torque - line).astype(int) - (pd <= -self.stall_torque - line)
-
-    def on_branch(self, beta: np.ndarray, beta_dot: np.ndarray, beta_d: np.ndarray, beta_d_dot: np.ndarray,
-                  branch: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """U on the given piece (:meth:`branch`) and its gains −∂U/∂β, −∂U/∂β̇: each piece is affine in (β, β̇),
-        so an implicit step can take it exactly."""
-        pd = self.unbounded(beta, beta_dot, beta_d, beta_d_dot)
-        line = self.stall_torque * branch - self.slope * beta_dot
-        on_pd = branch == 0
-        return np.where(on_pd, pd, line), np.where(on_pd, self.kp, 0.0), np.where(on_pd, self.kd, self.slope)
-
 
 def motor_pd(robot: RobotParams, saturate: bool = False) -> MotorPD:
     """The inner loop of the robot file's actuator section."""

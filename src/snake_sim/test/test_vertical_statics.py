@@ -74,3 +74,22 @@ def test_joint_angle_alpha_stays_within_60_degrees_under_a_command_beyond_it(rob
         q, v, _, _ = plant.step(q, v, h, beta_d, np.zeros(model.n_joints))
         worst = max(worst, float(np.abs(q[model.i_alpha]).max()))
     assert np.radians(58.0) < worst <= robot.joint_limit + np.radians(1.0)
+
+
+def test_a_steps_motor_torque_is_the_actuators_on_every_piece_of_the_line(robot):
+    """U⁺ of a step (the compiled PD on the piece of the torque–speed line its end state is on) is snake_core's
+    MotorPD.torque (4.39) at the end state, bit for bit: joints driven far ahead (upper bound), far behind (lower
+    bound) and a little (the PD inside the line)."""
+    model = build_model(robot)
+    pd = motor_pd(robot, saturate=True)
+    plant = VerticalPlant(model, Terrain.flat(), ContactParams(), pd)
+    rest = plant.contact.threshold - model.total_mass * model.gravity / (model.n_q * plant.contact.stiffness)
+    q, v = initial_configuration(model, 0.0, rest), np.zeros(model.n_q)
+    beta_d, beta_d_dot = np.array([10.0, -10.0, 0.001, -0.002, 0.0]), np.zeros(model.n_joints)
+    for _ in range(20):
+        q, v, u, _ = plant.step(q, v, 0.005, beta_d, beta_d_dot)
+        want, inside = pd.torque(q[model.i_beta], v[model.i_beta], beta_d, beta_d_dot)
+        np.testing.assert_array_equal(u, want)
+    assert list(inside) == [False, False, True, True, True]
+    speed = v[model.i_beta]
+    assert speed[0] > 0.5 * robot.actuator.max_speed and speed[1] < -0.5 * robot.actuator.max_speed  # on the line

@@ -4,6 +4,9 @@ Every mode (position, local stiffness, TSC, torque) maps what one joint module c
 its tail-side neighbour's angle (TSC passes angles tail → head), to a motor position reference
 β_d for the inner motor-side PD loop, 002 (4.39), which lives below ROS (simulator actuator model,
 ros2_control PID in Gazebo, module firmware on the CAN bus).
+
+The measurement, reference and command are slotted records, made once per joint and control period (a frozen
+dataclass costs about four times as much to make): values passed on, which no controller changes.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class JointMeasurement:
     """What joint module j reports; angles in rad, torque in N·m."""
 
@@ -23,7 +26,7 @@ class JointMeasurement:
     alpha_prev: float | None = None  # α_{j−1} of the tail-side neighbour (None for the tail joint)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class JointReference:
     """What the gait generator and the head-tracking controller ask of joint j."""
 
@@ -38,7 +41,7 @@ class JointReference:
         return replace(self, alpha_d=self.alpha_d + self.alpha_d_dot * lag)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class MotorCommand:
     """Output of a joint controller for the inner loop: β_d and its rate (the feed-forward of the
     derivative term of 002 (4.39); 0 where the mode has none)."""

@@ -71,8 +71,9 @@ class Stepper(Protocol):
 
 
 def check_command(command: np.ndarray, n_joints: int) -> np.ndarray:
-    """``command`` as a float array of one value per joint (ValueError otherwise)."""
-    command = np.asarray(command, dtype=float)
+    """``command`` as a new float array of one value per joint (ValueError otherwise): C-ordered and writable whatever
+    the caller's array, the one type the vertical model's compiled step takes."""
+    command = np.array(command, dtype=float)
     if command.shape != (n_joints,):
         raise ValueError(f"command of {command.size} joints for a robot with {n_joints}")
     return command

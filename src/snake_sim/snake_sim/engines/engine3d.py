@@ -51,7 +51,7 @@ from snake_core.validation import ConfigError, number, per_joint, reject_unknown
 from ..analysis.rollover import Perturbation, module_roll, roll_over
 from ..core.runlog import RunLog
 from ..core.scenario import Scenario
-from ..core.sea_loop import JOINT_SIGNALS, Reading, record_joints
+from ..core.sea_loop import JOINT_SIGNALS, Reading, record_joints, step_period
 from ..core.world import Box, World, load_world
 
 WORLD_FIELDS = ("file", "start_x", "box_yaw_deg", "box_friction", "side_friction", "tether")
@@ -270,7 +270,8 @@ ModelT = TypeVar("ModelT", bound=EngineModel)
 @dataclass(eq=False)
 class Setup3D(Generic[ModelT]):
     """What every 3-D run needs, validated from a scenario before anything runs; the engine's set-up adds its own
-    fields and the SEA loop's ``read``, ``step``, ``poses`` (:class:`snake_sim.core.sea_loop.SeaEngine`)."""
+    fields and the SEA loop's ``read``, ``step`` (h at a time, :class:`snake_sim.core.sea_loop.SteppedEngine`),
+    ``poses`` (:class:`snake_sim.core.sea_loop.SeaEngine`)."""
 
     scenario: Scenario
     robot: RobotParams
@@ -290,6 +291,10 @@ class Setup3D(Generic[ModelT]):
     @property
     def control_period(self) -> float:
         return self.time_step * self.substeps
+
+    def advance(self, data: Any, beta_d: np.ndarray, beta_d_dot: np.ndarray, beta_d_acc: np.ndarray) -> None:
+        """One control period, the engine's ``step`` h at a time (:func:`snake_sim.core.sea_loop.step_period`)."""
+        step_period(self, data, beta_d, beta_d_dot, beta_d_acc)
 
 
 def link_pitch(rotation: np.ndarray) -> np.ndarray:

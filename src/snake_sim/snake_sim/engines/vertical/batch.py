@@ -1,12 +1,11 @@
 """Batched runs of the vertical-plane model: B runs of one scenario with different parameter values stepped together.
 
 :func:`simulate_batch` runs B set-ups (:func:`snake_sim.engines.vertical.model.build`) as :func:`~.runtime.simulate`
-runs each, and returns the B logs, equal to the one-by-one logs to rounding (the tests hold them to 1e-12):
+runs each, and returns the B logs, equal to the one-by-one logs bit for bit (a run's period is the same compiled call):
 
-- physics: every sub-step is one compiled call for all runs (:class:`~.plant.BatchedPlant`,
-  :func:`~.plant.plant_step_batch`), which runs the same kernels (``terms_kernel``, ``contact_kernel``,
-  ``implicit_euler_step``) over each run's own arrays; the command extrapolation and the motor PD (4.39) within the
-  torque–speed line are numpy over (B, N − 1) arrays;
+- physics: every control period is one compiled call for all runs (:class:`~.plant.BatchedPlant`,
+  :func:`~.plant.sea_period_batch`), which runs a run alone's period (:func:`~.plant.sea_period`: the command
+  extrapolation, the motor PD (4.39) within the torque–speed line and the step) over each run's own arrays;
 - control: per control instant each run's tick of the SEA loop, as alone (:class:`snake_sim.core.sea_loop.Tick`), and
   one :class:`~snake_sim.core.sea_loop.CommandRamp` over the stacked commands for the period;
 - a run whose state goes non-finite stops alone: its log ends at its last finite sample with the status text of a
@@ -21,13 +20,13 @@ with mixed runs split them first: runs of equal :func:`batch_key` (a function of
 :func:`check_batch`: same robot and world file) always share a batch; the sweep engine groups by it
 (``snake-sim sweep --batch N``).
 
-Gain: the Python work of a sub-step (argument passing, the PD, the extrapolation) is paid once for the batch,
-the compiled physics once per run; ``snake-sim bench`` measures the Table 5.2 grid both ways (about 1.8× in CPU
-time for its 9 runs on one thread). Where a batched run's time goes there (1 ms steps, 10 per control period,
-a sample every period; per run and control period, CPU time): the compiled physics ≈ 83 µs (8.3 µs a sub-step,
-two thirds), the shared sub-step work ≈ 15 µs, the per-run control ≈ 28 µs (controllers 13, the sample 8, gait
-3). The controllers stay the per-joint objects of a run alone (vectorising them would save at most a tenth);
-threads (``prange``) are not used.
+Gain: the Python work of a control period's physics (argument passing) is paid once for the batch, the compiled
+physics and each run's control (its tick: controllers, gait, sample) once per run. Since a run alone also steps a
+period in one compiled call, batching saves nothing measurable: ``snake-sim bench`` measures the Table 5.2 grid both
+ways (0.9–1.2× in CPU time for its 9 runs on one thread, against 1.8× when a run alone called every step from Python).
+Where a batched run's time goes there (1 ms steps, 10 per control period, a sample every period): about two thirds in
+the compiled physics (≈ 10 µs a sub-step), the rest in the per-run control. The controllers stay the per-joint objects
+of a run alone; threads (``prange``) are not used.
 """
 
 from __future__ import annotations
@@ -89,21 +88,15 @@ class _Stacked:
     u: np.ndarray  # U of (4.39) at the end of the last step
     contacts: np.ndarray
     active: np.ndarray
-    command: tuple[np.ndarray, np.ndarray] | None = None  # the last step's (β_d, β̇_d)
-    command_timing = "end"  # backward Euler, as a run alone
 
     def run(self, b: int) -> VerticalData:
         """Run b's state (views of its rows)."""
         return VerticalData(self.q[b], self.v[b], self.u[b], int(self.contacts[b]))
 
-    def step(self, data: _Stacked, beta_d: np.ndarray, beta_d_dot: np.ndarray) -> None:
-        """One step of h of every active run (:class:`snake_sim.core.sea_loop.SeaEngine`'s step, its data itself)."""
-        self.plant.step(self.q, self.v, self.time_step, beta_d, beta_d_dot, self.active, self.contacts)
-        self.command = beta_d, beta_d_dot
-
-    def settle(self) -> None:
-        """U at the end of the period from the last step's command."""
-        self.u = self.plant.torque(self.q, self.v, *self.command)
+    def advance(self, data: _Stacked, beta_d: np.ndarray, beta_d_dot: np.ndarray, beta_d_acc: np.ndarray) -> None:
+        """One control period of every active run (:class:`snake_sim.core.sea_loop.SeaEngine`'s, its data itself)."""
+        self.plant.advance(self.q, self.v, self.u, self.contacts, self.time_step, self.substeps, beta_d, beta_d_dot,
+                           beta_d_acc, self.active)
 
 
 def simulate_batch(setups: Sequence[VerticalSetup], progress: bool = False) -> list[RunLog]:
@@ -133,7 +126,6 @@ def simulate_batch(setups: Sequence[VerticalSetup], progress: bool = False) -> l
         if k == n_ticks or not runs.active.any():
             break
         ramp.advance(runs, runs, beta_d, beta_d_dot)
-        runs.settle()
         for b in np.flatnonzero(runs.active):
             diverged = ticks[b].status_if_diverged(setups[b], runs.run(b), t + Tc)
             if diverged is not None:  # stops alone, with the status text of a run alone

@@ -1,7 +1,7 @@
 """The vertical-plane model of a scenario (002 ch. 4–5), validated before anything runs: :func:`build` gives the
 :class:`VerticalSetup` (robot, model (4.35), terrain, plant, gait and joint controllers, steps) and
 :class:`VerticalData` the mutable state of a run. The set-up is the model as the SEA loop
-(:mod:`snake_sim.core.sea_loop`) steps it: ``read``, ``step`` and ``poses`` over a :class:`VerticalData`. The
+(:mod:`snake_sim.core.sea_loop`) steps it: ``read``, ``advance`` and ``poses`` over a :class:`VerticalData`. The
 runtime (:mod:`snake_sim.engines.vertical.runtime`), the batch (:mod:`snake_sim.engines.vertical.batch`) and the
 stepper of the ROS simulator (:mod:`snake_sim.engines.vertical.stepper`) all build on it.
 """
@@ -62,16 +62,18 @@ class VerticalSetup:
         return self.time_step * self.substeps
 
     # The model as the SEA loop steps it (snake_sim.core.sea_loop.SeaEngine), over a VerticalData.
-    command_timing = "end"  # backward Euler: the command at the end of each step
 
     def read(self, data: VerticalData) -> Reading:
         q, v, model = data.q, data.v, self.model
         return Reading(q[model.i_alpha], v[model.i_alpha], q[model.i_beta], sea_torque(model, q), data.u,
                        data.contacts)
 
-    def step(self, data: VerticalData, beta_d: np.ndarray, beta_d_dot: np.ndarray) -> None:
-        """One backward Euler step of h with the motor command (β_d, β̇_d) at its end."""
-        data.q, data.v, data.u, data.contacts = self.plant.step(data.q, data.v, self.time_step, beta_d, beta_d_dot)
+    def advance(self, data: VerticalData, beta_d: np.ndarray, beta_d_dot: np.ndarray, beta_d_acc: np.ndarray
+                ) -> None:
+        """One control period: ``substeps`` backward Euler steps of h, each with the motor command at its end, in one
+        compiled call in place on the data (:meth:`~snake_sim.engines.vertical.plant.VerticalPlant.advance`)."""
+        data.contacts = self.plant.advance(data.q, data.v, data.u, self.time_step, self.substeps, beta_d, beta_d_dot,
+                                           beta_d_acc)
 
     def poses(self, data: VerticalData) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray]:
         """((x, z) of the links' centres of mass (002 (4.2)–(4.5)), θ (§4.3.1))."""

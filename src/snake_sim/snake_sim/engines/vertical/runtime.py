@@ -8,7 +8,7 @@ Every control period (``sim.control_rate``) the runtime reads what the joint mod
 without steps in its rate, as 002's continuous α̇_d. The state is checked after every control
 period; a non-finite state stops the run, and the log up to the last finite sample is kept
 with ``status`` saying when and where. The loop is :func:`snake_sim.core.sea_loop.run`; this module gives
-it the model (:class:`VerticalSetup`'s ``read``, ``step``, ``poses``) over a :class:`VerticalData`.
+it the model (:class:`VerticalSetup`'s ``read``, ``advance``, ``poses``) over a :class:`VerticalData`.
 
 Other runtimes and controllers build on :func:`build` (validated set-up from a scenario,
 :mod:`snake_sim.engines.vertical.model`) and :func:`simulate`; ``tick_hook(t, q, v, refs) -> refs`` lets a
