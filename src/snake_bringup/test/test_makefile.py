@@ -58,8 +58,10 @@ def test_demo_ends_naming_make_ros_for_the_ros_nodes():
 FAKE_RECIPE = """#!/usr/bin/env bash
 if [ "$1" = env ]; then echo 'pip() { echo "pip $*"; }'; exit 0; fi
 if [ "$*" = fixup ]; then echo "fixup"; exit 0; fi
-mkdir -p "$WS/install/share/composition_interfaces" "$WS/venv"
-touch "$WS/install/share/composition_interfaces/package.xml"
+for extra in composition_interfaces diagnostic_aggregator; do  # the Makefile's ROS_STACK_EXTRA: built already
+  mkdir -p "$WS/install/share/$extra" && touch "$WS/install/share/$extra/package.xml"
+done
+mkdir -p "$WS/venv"
 for p in alpha beta gamma; do
   echo "Starting >>> $p"
   for i in $(seq 40); do echo "src/$p.cpp:$i: warning: unused variable 'x$i'"; done
