@@ -15,6 +15,10 @@ The mechanics are a stand-in, one degree of freedom per module: the motor (refle
 n² J_r) drives through the spring a link of inertia J_l + m l² rotating about the joint (the rest of
 the snake is not modelled; an external load torque can be applied). The linear plant is discretised
 exactly over one firmware tick (zero-order hold of U), so the emulator is stable at any gains.
+
+The modules of one process are stepped together (:class:`ModuleBank`): their firmware state is one array, a row
+per module, and a tick is three compiled loops over the rows (safety and measurements, reference and PID, plant),
+so that emulating a robot costs a small part of a core; the frames are handled module by module.
 """
 
 from __future__ import annotations
@@ -26,7 +30,8 @@ from typing import TYPE_CHECKING
 
 import can
 import numpy as np
-from scipy.linalg import block_diag, expm
+from numba import njit
+from scipy.linalg import expm
 
 from snake_core.gaits import make_gait
 from snake_core.robot import RobotParams
@@ -42,6 +47,7 @@ TICK = 1e-3  # s, the firmware loop: 1 kHz
 HEARTBEAT_PERIOD = 1.0 / p.HEARTBEAT_RATE
 MASTER_TIMEOUT = 0.5  # s without a master heartbeat → the enabled module holds
 VELOCITY_FILTER = 2 * math.pi * 50.0  # rad/s, first-order low-pass on the differentiated α (firmware)
+_COUNT = p.ENCODER_COUNT
 FILTER_GAIN = VELOCITY_FILTER * TICK / (1 + VELOCITY_FILTER * TICK)  # its discrete (backward Euler) gain per tick
 LINK_DAMPING = 2e-3  # N·m·s/rad, joint friction of the stand-in link (not given in 002)
 MOTOR_DAMPING = 1e-2  # N·m·s/rad, servo gear friction reflected to the link side (not given in 002)
@@ -106,116 +112,134 @@ def module_models(robot: RobotParams, true_zero_offsets: tuple[float, ...] | Non
         true_zero_offset=offsets[j]) for j in range(robot.n_joints)]
 
 
-class _Row:
-    """An attribute of :class:`EmulatedModule` that is its row of its :class:`ModuleBank`'s array of that name:
-    the frame handlers read and set one module's firmware state, the tick steps every module's at once."""
+#: the columns of a :class:`ModuleBank`'s firmware state, one row per module (flags as 0/1, modes and indices as
+#: whole numbers): what the frame handlers set and the compiled tick reads
+(MODE, ENABLED, ESTOP, LATCHED, HOLD, AT_LIMIT, CALIBRATED, KP, KI, KD, WATCHDOG, JOINT_INDEX, OFFSET, BETA_REF,
+ BETA_RATE_REF, HOLD_BETA, INTEGRAL, LAST_COMMAND, LAST_MASTER, NEXT_HEARTBEAT, ALPHA_PREV, ALPHA_RATE, GAIT,
+ GAIT_BETA, GAIT_RATE, REFERENCED, BETA_D, BETA_RATE_D, JOINT_LIMIT, STALL_TORQUE, MAX_SPEED) = range(31)
+#: the columns of a bank's plant inputs z = [x U τ_ext K δ_0] (x = α, α̇, β, β̇)
+U, EXTERNAL_TORQUE, OFFSET_TORQUE = 4, 5, 6
 
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
+
+class _Row:
+    """An attribute of :class:`EmulatedModule` that is its row's entry of a column of its :class:`ModuleBank`
+    (``state``: the firmware's; ``z``: the plant's inputs): the frame handlers read and set one module's state,
+    the compiled tick steps every module's at once."""
+
+    def __init__(self, column: int, kind: type = float, table: str = "state"):
+        self.column, self.kind, self.table = column, kind, table
 
     def __get__(self, module: EmulatedModule | None, owner: type | None = None):
         if module is None:
             return self
-        return getattr(module.bank, self.name)[module.row].item()
+        return self.kind(getattr(module.bank, self.table)[module.row, self.column])
 
     def __set__(self, module: EmulatedModule, value: float) -> None:
-        getattr(module.bank, self.name)[module.row] = value
+        getattr(module.bank, self.table)[module.row, self.column] = value
+
+
+# compiled at import (numba's cache), not at the first tick: a first tick that stalls would put the modules behind
+@njit("b1(f8, f8[:, ::1], f8[:, ::1], b1[::1])", cache=True)
+def _sense(t: float, state: np.ndarray, z: np.ndarray, late: np.ndarray) -> bool:
+    """The safety checks and the measurements of one tick, every module: ``late`` where an enabled module's command
+    watchdog (no fresh command) or the master timeout trips (True if any); the low-passed α̇ from the encoder."""
+    tripped = False
+    for i in range(state.shape[0]):
+        s = state[i]
+        late[i] = s[ENABLED] > 0 and s[HOLD] == 0 and (
+            (s[MODE] == 1 and s[WATCHDOG] > 0 and t - s[LAST_COMMAND] > s[WATCHDOG])
+            or t - s[LAST_MASTER] > MASTER_TIMEOUT)
+        tripped |= late[i]
+        alpha_m = np.rint(z[i, 0] / _COUNT) * _COUNT
+        s[ALPHA_RATE] += FILTER_GAIN * ((alpha_m - s[ALPHA_PREV]) / TICK - s[ALPHA_RATE])
+        s[ALPHA_PREV] = alpha_m
+    return tripped
+
+
+@njit("void(f8[:, ::1], f8[:, ::1])", cache=True)
+def _control(state: np.ndarray, z: np.ndarray) -> None:
+    """Reference and PID of one tick (002 (4.39) + integral), every module: U into z, (β_d, β̇_d) where REFERENCED
+    (enabled); a reference beyond the joint limit clipped to it, and its speed reference with it."""
+    for i in range(state.shape[0]):
+        s = state[i]
+        s[REFERENCED] = s[ENABLED]
+        if s[ENABLED] == 0:
+            z[i, U] = 0.0
+            continue
+        if s[HOLD] > 0:
+            beta_d, beta_rate_d = s[HOLD_BETA], 0.0
+        elif s[MODE] == 2 and s[GAIT] > 0:  # C_p: β_d = α_d, (4.39)
+            beta_d, beta_rate_d = s[GAIT_BETA], s[GAIT_RATE]
+        else:
+            beta_d, beta_rate_d = s[BETA_REF], s[BETA_RATE_REF]
+        s[AT_LIMIT] = 1.0 if abs(beta_d) > s[JOINT_LIMIT] else 0.0
+        if s[AT_LIMIT] > 0:  # none beyond the limit
+            beta_d = math.copysign(s[JOINT_LIMIT], beta_d)
+            beta_rate_d = min(beta_rate_d, 0.0) if beta_d > 0 else max(beta_rate_d, 0.0)
+        s[BETA_D], s[BETA_RATE_D] = beta_d, beta_rate_d
+        error = beta_d - np.rint(z[i, 2] / _COUNT) * _COUNT
+        s[INTEGRAL] += error * TICK
+        u = s[KP] * error + s[KI] * s[INTEGRAL] + s[KD] * (beta_rate_d - z[i, 3])
+        z[i, U] = max(-s[STALL_TORQUE], min(s[STALL_TORQUE], u))
+
+
+@njit("void(f8[:, ::1], f8[:, ::1], f8[:, :, ::1])", cache=True)
+def _plant(state: np.ndarray, z: np.ndarray, maps: np.ndarray) -> None:
+    """The 1-DoF plants over one tick (zero-order hold): x ← [Φ Γ] z, β̇ within the servo's no-load speed."""
+    x = np.empty(4)
+    for i in range(state.shape[0]):
+        for r in range(4):
+            x[r] = 0.0
+            for c in range(7):
+                x[r] += maps[i, r, c] * z[i, c]
+        z[i, :4] = x
+        z[i, 3] = max(-state[i, MAX_SPEED], min(state[i, MAX_SPEED], x[3]))
 
 
 class ModuleBank:
     """The firmware state and the 1-DoF plants of the emulated modules of one process, one row per module, stepped
-    together: a tick is the same few array operations for one module or many (the frames, and what they change,
-    are handled module by module, :class:`EmulatedModule`)."""
+    together: a tick is three compiled loops over the modules, whatever their number (the frames, and what they
+    change, are handled module by module, :class:`EmulatedModule`)."""
 
     def __init__(self, models: Sequence[ModuleModel], start_time: float = 0.0):
         n = len(models)
         self.modules: list[EmulatedModule] = []  # row j's module (each registers itself)
         self.time = start_time
-        self.mode = np.zeros(n, dtype=int)
-        self.enabled, self.estop, self.hold, self.at_limit, self.calibrated = (np.zeros(n, dtype=bool)
-                                                                               for _ in range(5))
-        #: set by an emergency stop; only a CONFIG enable after the release clears it
-        self.latched = np.zeros(n, dtype=bool)
-        self.kp, self.ki, self.kd = (np.array([m.kp for m in models]), np.zeros(n),
-                                     np.array([m.kd for m in models]))
-        self.watchdog = np.full(n, 0.05)
-        self.joint_index = np.array([m.joint_index for m in models])
-        self.offset, self.integral, self.alpha_prev, self.alpha_rate = (np.zeros(n) for _ in range(4))
-        self.beta_ref, self.beta_rate_ref, self.hold_beta = (np.zeros(n) for _ in range(3))
-        self.last_command = np.full(n, -math.inf)
-        self.last_master, self.next_heartbeat = np.full(n, start_time), np.full(n, start_time)
-        #: (β_d, β̇_d) of the last tick, where the module was enabled (``referenced``)
-        self.beta_d, self.beta_rate_d, self.referenced = np.zeros(n), np.zeros(n), np.zeros(n, dtype=bool)
-        self.joint_limit = np.array([m.joint_limit for m in models])
-        self.stall_torque = np.array([m.stall_torque for m in models])
-        self.max_speed = np.array([m.max_speed for m in models])
-        # the plants, z = [x U τ_ext K δ_0] per module (x is z's first four columns), stepped by the exact one-tick
-        # maps [Φ Γ] of all modules as one block-diagonal matrix: x ← [Φ Γ] z
-        self._z = np.zeros((n, 7))
-        self._z[:, 6] = [m.stiffness * m.true_zero_offset for m in models]
-        self.x = self._z[:, :4]  # α, α̇, β, β̇ (true)
-        self.external_torque = self._z[:, 5]  # τ_ext on the link [N·m]
-        self._map = block_diag(*(np.hstack([m.phi, m.gam]) for m in models))
-        self._next_report = start_time  # the earliest next_heartbeat
+        self.state = np.zeros((n, MAX_SPEED + 1))
+        s = self.state
+        s[:, KP], s[:, KD], s[:, WATCHDOG] = [m.kp for m in models], [m.kd for m in models], 0.05
+        s[:, JOINT_INDEX] = [m.joint_index for m in models]
+        s[:, LAST_COMMAND], s[:, LAST_MASTER], s[:, NEXT_HEARTBEAT] = -math.inf, start_time, start_time
+        s[:, JOINT_LIMIT] = [m.joint_limit for m in models]
+        s[:, STALL_TORQUE], s[:, MAX_SPEED] = [m.stall_torque for m in models], [m.max_speed for m in models]
+        self.z = np.zeros((n, 7))
+        self.z[:, OFFSET_TORQUE] = [m.stiffness * m.true_zero_offset for m in models]
+        self.x = self.z[:, :4]  # α, α̇, β, β̇ (true)
+        self._maps = np.stack([np.hstack([m.phi, m.gam]) for m in models])  # the exact one-tick maps [Φ Γ]
+        self._late = np.zeros(n, dtype=np.bool_)
+        self._next_report = start_time  # the earliest NEXT_HEARTBEAT
 
-    def measured(self, column: int) -> np.ndarray:
-        """The 12-bit encoder reading of a column of x (0: α, 2: β), every module (rounded half to even, as
-        :func:`quantise`)."""
-        return np.rint(self.x[:, column] / p.ENCODER_COUNT) * p.ENCODER_COUNT
-
-    def control(self, frames: Mapping[int, Sequence[can.Message]]) -> np.ndarray:
+    def control(self, frames: Mapping[int, Sequence[can.Message]]) -> None:
         """The firmware part of a tick, every module: the bus ``frames`` since the last (by row), safety,
-        measurements, replies, reference and PID. Returns the motor torques U; (β_d, β̇_d) where ``referenced``."""
+        measurements, replies, reference and PID; the motor torques U into ``z``, (β_d, β̇_d) where REFERENCED."""
         replies = {row for row, msgs in frames.items() if any([self.modules[row].handle(msg) for msg in msgs])}
         t = self.time
-        enabled = self.enabled.copy()
-        running = enabled.any()
-        if running:  # command watchdog (no fresh command) and master timeout: hold position
-            master_lost = t - self.last_master > MASTER_TIMEOUT
-            late = (t - self.last_command > self.watchdog) | master_lost
-            if late.any():
-                late &= enabled & ~self.hold & ((self.mode == 1) & (self.watchdog > 0) | master_lost)
-                for row in np.flatnonzero(late):
-                    self.modules[row].enter_hold()
-        # measurements
-        alpha_m = self.measured(0)
-        self.alpha_rate += FILTER_GAIN * ((alpha_m - self.alpha_prev) / TICK - self.alpha_rate)
-        self.alpha_prev[:] = alpha_m
+        if _sense(t, self.state, self.z, self._late):
+            for row in np.flatnonzero(self._late):
+                self.modules[row].enter_hold()
         if replies or t >= self._next_report - 1e-9:
-            due = t >= self.next_heartbeat - 1e-9
+            due = t >= self.state[:, NEXT_HEARTBEAT] - 1e-9
             for row in sorted(replies.union(np.flatnonzero(due).tolist())):
                 self.modules[row].report(row in replies, bool(due[row]))
-            self._next_report = self.next_heartbeat.min()
-        # reference and PID (002 (4.39) + integral), only where enabled
-        self.referenced = enabled
-        if not running:
-            return np.zeros(len(enabled))
-        hold = self.hold
-        if hold.any():
-            beta_d, beta_rate_d = np.where(hold, self.hold_beta, self.beta_ref), np.where(hold, 0.0, self.beta_rate_ref)
-        else:
-            beta_d, beta_rate_d = self.beta_ref.copy(), self.beta_rate_ref.copy()
-        for module in self.modules:  # C_p: β_d = α_d, (4.39)
-            if module.gait is not None and module.mode == 2 and module.enabled and not module.hold:
-                beta_d[module.row], beta_rate_d[module.row] = module.gait(t - module.gait_start)
-        over = np.abs(beta_d) > self.joint_limit
-        np.copyto(self.at_limit, over, where=enabled)
-        if over.any():  # clipped to the limit, and its speed reference with it: none beyond the limit
-            beta_d = np.where(over, np.copysign(self.joint_limit, beta_d), beta_d)
-            beta_rate_d = np.where(over, np.where(beta_d > 0, np.minimum(beta_rate_d, 0.0),
-                                                  np.maximum(beta_rate_d, 0.0)), beta_rate_d)
-        self.beta_d, self.beta_rate_d = beta_d, beta_rate_d
-        error = beta_d - self.measured(2)
-        np.add(self.integral, error * TICK, out=self.integral, where=enabled)
-        u = self.kp * error + self.ki * self.integral + self.kd * (beta_rate_d - self.x[:, 3])
-        return np.where(enabled, np.minimum(np.maximum(u, -self.stall_torque), self.stall_torque), 0.0)
+            self._next_report = self.state[:, NEXT_HEARTBEAT].min()
+        for module in self.modules:
+            if module.gait is not None and module.mode == 2:
+                self.state[module.row, GAIT_BETA:GAIT_RATE + 1] = module.gait(t - module.gait_start)
+        _control(self.state, self.z)
 
-    def step(self, u: np.ndarray) -> None:
-        """The 1-DoF plants over one tick under the motor torques ``u`` (zero-order hold), then the clock."""
-        z = self._z
-        z[:, 4] = u
-        self.x[:] = (self._map @ z.ravel()).reshape(-1, 4)
-        np.minimum(np.maximum(self.x[:, 3], -self.max_speed), self.max_speed, out=self.x[:, 3])
+    def step(self) -> None:
+        """The 1-DoF plants over one tick under the motor torques of :meth:`control`, then the clock."""
+        _plant(self.state, self.z, self._maps)
         self.time += TICK
 
 
@@ -224,11 +248,14 @@ class EmulatedModule:
     and plant are a row of a :class:`ModuleBank`: its own, or the one it shares with the other modules of an
     :class:`EmulatedRobot` (which steps them)."""
 
-    mode, enabled, estop, latched, hold, at_limit = _Row(), _Row(), _Row(), _Row(), _Row(), _Row()
-    kp, ki, kd, watchdog, joint_index = _Row(), _Row(), _Row(), _Row(), _Row()
-    offset, calibrated, beta_ref, beta_rate_ref, hold_beta, integral = _Row(), _Row(), _Row(), _Row(), _Row(), _Row()
-    last_command, last_master, next_heartbeat, alpha_prev, alpha_rate = _Row(), _Row(), _Row(), _Row(), _Row()
-    external_torque = _Row()
+    mode, joint_index = _Row(MODE, int), _Row(JOINT_INDEX, int)
+    enabled, estop, latched, hold = _Row(ENABLED, bool), _Row(ESTOP, bool), _Row(LATCHED, bool), _Row(HOLD, bool)
+    at_limit, calibrated, has_gait = _Row(AT_LIMIT, bool), _Row(CALIBRATED, bool), _Row(GAIT, bool)
+    kp, ki, kd, watchdog, offset = _Row(KP), _Row(KI), _Row(KD), _Row(WATCHDOG), _Row(OFFSET)
+    beta_ref, beta_rate_ref, hold_beta, integral = _Row(BETA_REF), _Row(BETA_RATE_REF), _Row(HOLD_BETA), _Row(INTEGRAL)
+    last_command, last_master, next_heartbeat = _Row(LAST_COMMAND), _Row(LAST_MASTER), _Row(NEXT_HEARTBEAT)
+    alpha_prev, alpha_rate = _Row(ALPHA_PREV), _Row(ALPHA_RATE)
+    external_torque = _Row(EXTERNAL_TORQUE, float, "z")  # τ_ext on the link [N·m]
 
     def __init__(self, model: ModuleModel, bus: can.BusABC, *, start_time: float = 0.0,
                  profile: p.BusProfile = p.CLASSIC, bank: ModuleBank | None = None):
@@ -263,8 +290,8 @@ class EmulatedModule:
     @property
     def reference(self) -> tuple[float, float] | None:
         """(β_d, β̇_d) of the last tick while enabled, else None."""
-        b, row = self.bank, self.row
-        return (float(b.beta_d[row]), float(b.beta_rate_d[row])) if b.referenced[row] else None
+        s = self.bank.state[self.row]
+        return (float(s[BETA_D]), float(s[BETA_RATE_D])) if s[REFERENCED] else None
 
     # measurements -------------------------------------------------------------------------------
     @property
@@ -376,6 +403,7 @@ class EmulatedModule:
         return True
 
     def _gait_frame(self, v: dict) -> None:
+        self.has_gait = bool(v["run"])
         if not v["run"]:
             self.gait = None
             return
@@ -434,7 +462,8 @@ class EmulatedModule:
     # firmware loop (a module on a bank of its own) ----------------------------------------------
     def tick(self) -> None:
         """One 1 kHz firmware cycle: read the bus, run the safety checks and the PID, move the plant."""
-        self.bank.step(self.bank.control({self.row: self._received()}))
+        self.bank.control({self.row: self._received()})
+        self.bank.step()
 
     def _received(self) -> list[can.Message]:
         """What this module's own bus handle has brought since the last tick (nothing while silent)."""
@@ -497,12 +526,13 @@ class EmulatedRobot:
 
     def tick(self) -> None:
         bank = self.bank
-        u = bank.control(self._dispatch())
+        bank.control(self._dispatch())
         if self.body is None:
-            bank.step(u)
+            bank.step()
             return
-        self.body.step(np.where(bank.referenced, bank.beta_d, bank.x[:, 2]),
-                       np.where(bank.referenced, bank.beta_rate_d, bank.x[:, 3]))
+        s, referenced = bank.state, bank.state[:, REFERENCED] > 0
+        self.body.step(np.where(referenced, s[:, BETA_D], bank.x[:, 2]),
+                       np.where(referenced, s[:, BETA_RATE_D], bank.x[:, 3]))
         for j in range(len(self.modules)):
             bank.x[j] = self.body.joint(j)
         bank.time += TICK
