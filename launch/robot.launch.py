@@ -84,8 +84,8 @@ def ros2_control_nodes(context, *args, **kwargs):
         Node(package="controller_manager", executable="ros2_control_node", output="screen", parameters=[controllers],
              **secured("/controller_manager")),
         Node(package="controller_manager", executable="spawner", output="screen",
-             arguments=["--controller-manager", "/controller_manager",
-                        *spawner_arguments(controllers, _armed_controllers(context))],
+             arguments=[*spawner_arguments(controllers, _armed_controllers(context)),
+                        "--controller-manager", "/controller_manager"],
              **secured("/spawner")),
     ]
     if not mock:

@@ -110,14 +110,18 @@ class GaitGeneratorNode(Node):
         self._controllers = [n.strip() for n in names.split(",") if n.strip()]
         manager = declare(self, "controller_manager", "/controller_manager", "the controller_manager of "
                           "command_controllers", read_only=True)
-        self._switch = None
+        self._switch, self._no_switch = None, ""
         if self._controllers:
-            from controller_manager_msgs.srv import SwitchController  # the robot's ROS install: ros2_control
-
-            # its own callback group: the ~/arm callback awaits its answer, which the node's default (mutually
-            # exclusive) group would hold back until that callback ended
-            self._switch = self.create_client(SwitchController, f"{manager.rstrip('/')}/switch_controller",
-                                              callback_group=MutuallyExclusiveCallbackGroup())
+            try:
+                from controller_manager_msgs.srv import SwitchController  # the robot's ROS install: ros2_control
+            except ImportError:  # then arming is refused, with this reason
+                self._no_switch = (f"cannot activate {names}: no controller_manager_msgs (ros2_control) in this ROS "
+                                   "installation")
+            else:
+                # its own callback group: the ~/arm callback awaits its answer, which the node's default (mutually
+                # exclusive) group would hold back until that callback ended
+                self._switch = self.create_client(SwitchController, f"{manager.rstrip('/')}/switch_controller",
+                                                  callback_group=MutuallyExclusiveCallbackGroup())
         self.create_service(SetBool, "~/arm", self._on_arm)
         self._timer = self.create_timer(1.0 / rate, self._tick)
         started(self, f"{self._gait_type()} for {robot.n_joints} joints on {GAIT_REFERENCE}", rate, lockstep=lockstep,
@@ -130,8 +134,8 @@ class GaitGeneratorNode(Node):
             return response
         if not request.data:
             self.armed = False
-        if self._switch is not None:
-            error = await self._switch_controllers(request.data)
+        if self._controllers:
+            error = await self._switch_controllers(request.data) if self._switch is not None else self._no_switch
             if error:
                 response.success, response.message = False, error
                 self.get_logger().error(error)
