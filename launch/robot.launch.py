@@ -5,7 +5,7 @@ another machine, same ROS_DOMAIN_ID).
     ros2 launch snake_bringup robot.launch.py can_interface:=can0 robot:=koopaee6 controller:=stiffness
 
 Arguments (docs/robot.md): can_interface, can_bus_type, can_bridge_params, realtime_priority, robot, controller,
-gait, layout, joint_roll, use_mock_hardware, rviz. Graph: can_bridge (CAN ⇄ /can_bridge/joint_states,
+gait, layout, joint_roll, use_mock_hardware, arm_controllers, rviz. Graph: can_bridge (CAN ⇄ /can_bridge/joint_states,
 /can_bridge/joint_commands) ⇄ ros2_control_node (hardware:=real) with every controller of
 config/controllers/<robot>.yaml, started by one spawner (joint_state_broadcaster → /joint_states first; SEA
 robots: motor_position_controller ← /motor_position_controller/commands; rigid robots: joint_effort_controller ←
@@ -33,7 +33,7 @@ from launch_ros.substitutions import FindPackageShare
 
 from snake_bringup import security
 from snake_bringup.graph_nodes import launch_nodes
-from snake_bringup.ros2_control import controllers_file, spawned_controllers
+from snake_bringup.ros2_control import command_controllers, controllers_file, spawner_arguments
 from snake_control import graph
 from snake_core.controllers import CONTROLLER_MODES
 from snake_core.interface import MOTOR_POSITION_COMMANDS
@@ -47,11 +47,21 @@ def snake_control_nodes(context, *args, **kwargs):
     def arg(name: str) -> str:
         return LaunchConfiguration(name).perform(context)
 
-    # disarmed: the robot walks only once an operator arms the gait (docs/robot.md "Arming"); so after a restart too
+    # disarmed: the robot walks only once an operator arms the gait (docs/robot.md "Arming"); so after a restart too;
+    # on the modules, arming first activates the command controllers (spawned inactive)
+    share = FindPackageShare(PACKAGE).perform(context)
+    commands = command_controllers(f"{share}/{controllers_file(arg('robot'))}") if _armed_controllers(context) else ()
     specs = graph.control_nodes(arg("robot"), gait=arg("gait"), controller=arg("controller"), layout=arg("layout"),
-                                armed=False)
-    return launch_nodes(specs, FindPackageShare(PACKAGE).perform(context), use_sim_time=False,
+                                armed=False, command_controllers=commands)
+    return launch_nodes(specs, share, use_sim_time=False,
                         extra=lambda spec: kwargs["secured"](spec.fully_qualified_name))
+
+
+def _armed_controllers(context) -> bool:
+    """Whether the command controllers start inactive for the operator's arming (arm_controllers; auto: on the
+    modules, not on mock hardware)."""
+    value = LaunchConfiguration("arm_controllers").perform(context)
+    return LaunchConfiguration("use_mock_hardware").perform(context) != "true" if value == "auto" else value == "true"
 
 
 def ros2_control_nodes(context, *args, **kwargs):
@@ -74,7 +84,8 @@ def ros2_control_nodes(context, *args, **kwargs):
         Node(package="controller_manager", executable="ros2_control_node", output="screen", parameters=[controllers],
              **secured("/controller_manager")),
         Node(package="controller_manager", executable="spawner", output="screen",
-             arguments=[*spawned_controllers(controllers), "--controller-manager", "/controller_manager"],
+             arguments=[*spawner_arguments(controllers, _armed_controllers(context)),
+                        "--controller-manager", "/controller_manager"],
              **secured("/spawner")),
     ]
     if not mock:
@@ -123,6 +134,10 @@ def generate_launch_description():
                               description="joint axes: 0 vertical plane (002), 90 horizontal plane (004)"),
         DeclareLaunchArgument("use_mock_hardware", default_value="false", choices=["true", "false"],
                               description="mock_components instead of the CAN modules (no bus needed)"),
+        DeclareLaunchArgument("arm_controllers", default_value="auto", choices=["auto", "true", "false"],
+                              description="command controllers spawned inactive, activated by arming the gait "
+                                          "(~/arm) and deactivated by disarming; auto: on the modules, not on mock "
+                                          "hardware"),
         DeclareLaunchArgument("rviz", default_value="false", choices=["true", "false"], description="start RViz"),
         DeclareLaunchArgument("secure", default_value="false",
                               description="true: SROS2, every node in its enclave of keystore (Enforce)"),

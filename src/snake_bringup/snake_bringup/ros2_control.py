@@ -80,3 +80,20 @@ def spawned_controllers(path: str | Path) -> list[str]:
     if BROADCASTER not in names:
         raise ValueError(f"{path}: defines no {BROADCASTER} (/joint_states)")
     return [BROADCASTER, *(n for n in names if n != BROADCASTER)]
+
+
+def spawner_arguments(path: str | Path, armed_by_operator: bool = False) -> list[str]:
+    """The controllers of :func:`spawned_controllers` as one spawner's arguments; ``armed_by_operator`` (the robot):
+    every controller but the broadcaster configured and left inactive, for the operator's arming to activate
+    (the spawner's per-controller ``--controller <name> --inactive``: ros2_control jazzy
+    controller_manager/controller_manager/spawner.py:196, and :549, a controller switched on only if not inactive;
+    one spawner, so one node, ``spawner_<first controller>``)."""
+    names = spawned_controllers(path)
+    if not armed_by_operator:
+        return names
+    return ["--controller", BROADCASTER, *(a for n in names[1:] for a in ("--controller", n, "--inactive"))]
+
+
+def command_controllers(path: str | Path) -> list[str]:
+    """The controllers of the file that write command interfaces (every one but the broadcaster)."""
+    return spawned_controllers(path)[1:]

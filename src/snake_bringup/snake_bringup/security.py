@@ -24,7 +24,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
@@ -74,6 +74,8 @@ UPSTREAM: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tup
 #: ``ROS_SECURITY_ENCLAVE_OVERRIDE=/snake/operator ros2 service call …`` (docs/robot.md "Emergency stop", "Arming").
 OPERATOR = "/operator"
 OPERATOR_SERVICES = ("/can_bridge/estop", "/gait_generator/arm")
+#: what the gait generator calls when the operator arms or disarms it (robot.launch.py's command controllers)
+ARMING_SERVICE = "/controller_manager/switch_controller"
 #: What every ROS 2 node has (rcl): /rosout and /parameter_events, and its own parameter and type-description
 #: services (the upstream nodes' part; ours are read from the nodes).
 NODE_TOPICS = ("/rosout", "/parameter_events")
@@ -206,7 +208,10 @@ def robot_graph(robot: str = "koopaee6", controller: str = "position", layout: s
                 gait: str = "pedal_wave", share: Path | None = None) -> list[NodeGrant]:
     """Every node robot.launch.py starts for these arguments (and rviz2), with what it may use."""
     share = share or locator.data_dir()
-    ours = read_nodes(our_specs(robot, controller, layout, gait), share)
+    # the gait generator is read without its command controllers (their service types are the robot's ROS install's):
+    # arming calls the controller_manager's switch_controller
+    ours = [replace(g, request=(*g.request, ARMING_SERVICE)) if g.name == "/gait_generator" else g
+            for g in read_nodes(our_specs(robot, controller, layout, gait), share)]
     controllers = share / ros2_control.controllers_file(robot)
     return [*ours, *upstream_grants(ours, ros2_control.command_topics(controllers),
                                     ros2_control.spawned_controllers(controllers), load_robot(robot).name)]

@@ -19,14 +19,15 @@ SRC = Path(__file__).resolve().parents[2]
 
 #: Third-party packages a function may import: heavy, and needed only where the function runs.
 LAZY_THIRD_PARTY = {"mujoco", "dartpy", "matplotlib", "PIL", "dask", "distributed", "optuna", "pinocchio", "xacro",
-                    "sros2", "rclpy", "rosgraph_msgs", "builtin_interfaces", "sensor_msgs", "std_srvs"}
+                    "sros2", "rclpy", "rosgraph_msgs", "builtin_interfaces", "sensor_msgs", "std_srvs",
+                    "controller_manager_msgs"}
 #: Our modules a function may import: a command-line module defers the module that does a sub-command's heavy work
 #: (snake-sim's parser imports every command module: Dask, Optuna, matplotlib, MuJoCo and its renderer, numba's
-#: kernels, rosbags; snake-can, which tests start many times, loads the embedded simulator only to emulate on a
-#: simulated body).
+#: kernels, rosbags; snake-can, which tests start many times, loads the emulated modules' compiled kernels only to
+#: emulate, and the embedded simulator only to emulate on a simulated body).
 DEFERRED_WORK = {"snake_sim.commands": ("snake_sim.studies", "snake_sim.outputs", "snake_sim.engines",
                                         "snake_sim.reproduction"),
-                 "snake_hardware.cli": ("snake_hardware.body_plant",)}
+                 "snake_hardware.cli": ("snake_hardware.body_plant", "snake_hardware.emulator")}
 #: What ``snake-sim --help`` (the parser of every sub-command) must not load.
 HEAVY = ("mujoco", "dartpy", "matplotlib", "numba", "dask", "optuna", "rosbags")
 #: snake_sim's folders by role, in the order they may import each other (docs/design.md, "Layout").

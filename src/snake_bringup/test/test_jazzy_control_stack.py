@@ -34,7 +34,14 @@ import numpy as np
 import pytest
 import yaml
 
-from snake_bringup.ros2_control import broadcaster_rate, controllers_file, spawned_controllers
+from snake_bringup.ros2_control import (
+    BROADCASTER,
+    broadcaster_rate,
+    command_controllers,
+    command_topics,
+    controllers_file,
+    spawned_controllers,
+)
 from snake_control import graph
 from snake_core import locator
 from snake_core.robot import load_robot
@@ -116,6 +123,48 @@ def test_robot_launch_on_mock_hardware_activates_every_controller_of_the_robot_a
         assert levels.get(activity) == OK, levels
     finally:
         assert stack.stop(launch) == 0, stack.log(f"mock_{robot}")[-3000:]
+        recorder.close()
+
+
+def test_arming_activates_the_command_controllers_spawned_inactive_and_disarming_deactivates_them(stack):
+    """On the real controller_manager (robot.launch.py, mock hardware, arm_controllers:=true as on the modules): the
+    command controllers are spawned inactive and the broadcaster active; arming the gait activates them (STRICT
+    switch) and the SEA controllers' commands reach the hardware; disarming deactivates them; arming twice is
+    harmless."""
+    from sensor_msgs.msg import JointState
+    from std_msgs.msg import Float64MultiArray
+
+    controllers = REPO / controllers_file(HIL_ROBOT)
+    commands, topic = command_controllers(controllers), command_topics(controllers)[0]
+    recorder = Recorder(stack.domain, {"/joint_states": JointState, topic: Float64MultiArray})
+    launch = stack.launch("arming", "robot.launch.py", {"robot": HIL_ROBOT, "use_mock_hardware": "true",
+                                                        "arm_controllers": "true"})
+
+    def states() -> dict[str, str]:
+        return wait_until(lambda: (lambda c: c if set(c) == set(spawned_controllers(controllers)) else None)(
+            stack.controllers()), "the controllers to be loaded")
+
+    def motors() -> np.ndarray:
+        last = recorder.get("/joint_states")[-1]
+        return np.array([dict(zip(last.name, last.position, strict=True))[f"motor_{j}"]
+                         for j in range(1, load_robot(HIL_ROBOT).n_joints + 1)])
+
+    try:
+        active_controllers(stack, launch, "arming", [BROADCASTER])
+        assert {n: states()[n] for n in commands} == dict.fromkeys(commands, "inactive")
+        wait_until(lambda: len(recorder.get("/joint_states")) >= 5, "/joint_states")
+        still = motors()
+        assert recorder.set_bool("/gait_generator/arm", True).success
+        active_controllers(stack, launch, "arming", commands)
+        wait_until(lambda: np.abs(motors() - still).max() > 0.05, "the commands to move the motors")
+        sent = recorder.get(topic)[-1].data
+        assert np.abs(motors() - np.array(sent)).max() < 0.2  # mock hardware: β follows the β_d sent
+        assert recorder.set_bool("/gait_generator/arm", True).success  # already armed: nothing to switch
+        assert recorder.set_bool("/gait_generator/arm", False).success
+        wait_until(lambda: all(states()[n] == "inactive" for n in commands), "the command controllers to stop")
+        assert states()[BROADCASTER] == "active"
+    finally:
+        assert stack.stop(launch) == 0, stack.log("arming")[-3000:]
         recorder.close()
 
 
@@ -414,8 +463,9 @@ def can_robot(stack, rms_without_ros):
     expected = spawned_controllers(REPO / controllers_file(HIL_ROBOT))
     robot.launch = launch
     try:
-        active_controllers(stack, launch, "robot_can", expected)
+        active_controllers(stack, launch, "robot_can", [BROADCASTER])  # the command controllers wait for arming
         assert robot.recorder.set_bool("/gait_generator/arm", True).success
+        active_controllers(stack, launch, "robot_can", expected)
         wait_until(lambda: _following(robot), "the modules to follow the gait", timeout=60)
         yield robot
     finally:

@@ -129,6 +129,21 @@ def test_the_controller_nodes_and_the_spawner_may_serve_their_own_services(keyst
     assert f"rq/spawner_{controllers[0]}/get_parametersRequest" in spawner, sorted(spawner)
 
 
+def test_the_gait_generator_may_switch_the_controllers_it_arms(keystore):
+    """Arming activates the robot's command controllers through the controller_manager's switch_controller: the
+    gait generator's enclave requests it by name (no other of our nodes; the spawner holds the controller_manager's
+    services by its wildcard), the controller_manager's replies."""
+    path, _grants = keystore
+    request, reply = "rq/controller_manager/switch_controllerRequest", "rr/controller_manager/switch_controllerReply"
+
+    def published(enclave: str) -> set[str]:
+        root = ElementTree.parse(path / "enclaves" / enclave.lstrip("/") / "permissions.xml").getroot()
+        return {t.text for r in root.iter("publish") for t in r.iter("topic")}
+
+    assert {e for e in ENCLAVES if request in published(e)} == {"/snake/gait_generator"}
+    assert {reply, "rr/controller_manager/*Reply"} & published("/snake/controller_manager")  # its services' wildcard
+
+
 def test_permissions_and_governance_are_signed_by_the_keystore_ca_and_certificates_by_the_identity_ca(keystore,
                                                                                                    tmp_path):
     from cryptography import x509

@@ -21,13 +21,18 @@ Arming (the robot, robot.launch.py: ``armed`` false): a disarmed generator publi
 controllers send no command (at start) or hold (β̇_d = 0, after their stale_timeout) and the robot does not move;
 the service ``~/arm`` (std_srvs/SetBool) arms it (data: true; the gait starts at t = 0 at its next tick) or
 disarms it (false). A restarted node comes back as ``armed`` says: on the robot, disarmed. The simulators' graphs
-start armed (the default).
+start armed (the default). With ``command_controllers`` (the robot: the ros2_control controllers that command the
+motors, spawned inactive) arming first activates them through ``controller_manager``'s ``~/switch_controller``
+(controller_manager_msgs/srv/SwitchController, STRICT, activate_asap) and arms only if they are active; disarming
+stops the reference and deactivates them. A node started ``armed`` (a restart of an armed robot's node) does not
+switch them: they are as the operator left them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.clock import Clock
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
@@ -99,19 +104,66 @@ class GaitGeneratorNode(Node):
         self.clock_watchdog = watch_clock(self, self._diag, lockstep, wall=wall_clock)
         self.armed = declare(self, "armed", True, "publish the gait from the start (false: nothing until ~/arm; the "
                              "robot)", read_only=True)
+        names = declare(self, "command_controllers", "", "comma-separated ros2_control controllers that ~/arm "
+                        "activates and disarming deactivates (the robot's, spawned inactive); empty: none",
+                        read_only=True)
+        self._controllers = [n.strip() for n in names.split(",") if n.strip()]
+        manager = declare(self, "controller_manager", "/controller_manager", "the controller_manager of "
+                          "command_controllers", read_only=True)
+        self._switch, self._no_switch = None, ""
+        if self._controllers:
+            try:
+                from controller_manager_msgs.srv import SwitchController  # the robot's ROS install: ros2_control
+            except ImportError:  # then arming is refused, with this reason
+                self._no_switch = (f"cannot activate {names}: no controller_manager_msgs (ros2_control) in this ROS "
+                                   "installation")
+            else:
+                # its own callback group: the ~/arm callback awaits its answer, which the node's default (mutually
+                # exclusive) group would hold back until that callback ended
+                self._switch = self.create_client(SwitchController, f"{manager.rstrip('/')}/switch_controller",
+                                                  callback_group=MutuallyExclusiveCallbackGroup())
         self.create_service(SetBool, "~/arm", self._on_arm)
         self._timer = self.create_timer(1.0 / rate, self._tick)
         started(self, f"{self._gait_type()} for {robot.n_joints} joints on {GAIT_REFERENCE}", rate, lockstep=lockstep,
                 **{k: v for k, v in self._gait_params().items() if v is not None})
 
-    def _on_arm(self, request: SetBool.Request, response: SetBool.Response) -> SetBool.Response:
-        if request.data and not self.armed:
+    async def _on_arm(self, request: SetBool.Request, response: SetBool.Response) -> SetBool.Response:
+        """Arm (the command controllers activated first, if any) or disarm (the reference stopped first)."""
+        if request.data == self.armed:
+            response.success, response.message = True, "already " + ("armed" if self.armed else "disarmed")
+            return response
+        if not request.data:
+            self.armed = False
+        if self._controllers:
+            error = await self._switch_controllers(request.data) if self._switch is not None else self._no_switch
+            if error:
+                response.success, response.message = False, error
+                self.get_logger().error(error)
+                return response
+        if request.data:
             self._elapsed = Elapsed(self)  # the gait starts at t = 0 at the next tick
-        self.armed = request.data
+            self.armed = True
         response.success = True
         response.message = "armed: the gait runs" if self.armed else "disarmed: no reference, the controllers hold"
         self.get_logger().warning(response.message)
         return response
+
+    async def _switch_controllers(self, activate: bool) -> str:
+        """Activate or deactivate ``command_controllers`` through the controller_manager; an error text, or ""."""
+        request = self._switch.srv_type.Request()
+        names = list(self._controllers)
+        request.activate_controllers, request.deactivate_controllers = (names, []) if activate else ([], names)
+        request.strictness = request.STRICT
+        request.activate_asap = True
+        request.timeout.sec = 5
+        verb = "activate" if activate else "deactivate"
+        if not self._switch.service_is_ready():
+            return f"could not {verb} {', '.join(names)}: no {self._switch.srv_name} service"
+        result = await self._switch.call_async(request)
+        if result is None or not result.ok:
+            return (f"could not {verb} {', '.join(names)}: the controller_manager refused"
+                    + (f" ({result.message})" if result is not None and result.message else ""))
+        return ""
 
     def _gait_type(self, updates: dict | None = None) -> str:
         return (updates or {}).get("gait.type", self.get_parameter("gait.type").value)

@@ -137,3 +137,22 @@ def test_a_disarmed_gait_publishes_nothing_until_armed_then_starts_at_t_0_and_st
     count = len(ros.messages("/gait/reference"))
     ros.advance(0.5)
     assert len(ros.messages("/gait/reference")) == count
+
+
+def test_arming_is_refused_with_the_reason_when_its_controllers_cannot_be_switched(ros):
+    """With command_controllers and no ros2_control messages in the ROS installation (this test environment's
+    wheels), an arm call is refused with one clear reason and the gait stays silent: never a gait running into
+    controllers that nobody activated. (On the real controller_manager: test_jazzy_control_stack.py, arming.)"""
+    import importlib.util
+
+    from std_srvs.srv import SetBool
+
+    if importlib.util.find_spec("controller_manager_msgs") is not None:
+        pytest.skip("ros2_control's messages are installed here: the real switch is tested on the real stack")
+    make(ros, armed=False, command_controllers="motor_position_controller, motor_velocity_controller")
+    answer = ros.call(SetBool, "/gait_generator/arm", SetBool.Request(data=True))
+    assert not answer.success
+    assert answer.message == ("cannot activate motor_position_controller, motor_velocity_controller: no "
+                              "controller_manager_msgs (ros2_control) in this ROS installation")
+    ros.advance(0.5)
+    assert ros.messages("/gait/reference") == []

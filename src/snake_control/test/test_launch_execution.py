@@ -491,6 +491,17 @@ def every_combination(name: str, robot: str = "koopaee6") -> tuple[Launch, ...]:
     return tuple(launches)
 
 
+def armed_controllers(name: str, args: Mapping[str, str]) -> tuple[str, ...]:
+    """The controllers that the gait generator of robot.launch.py activates when armed: with arm_controllers (auto:
+    on the modules, not on mock hardware), every controller of the robot's controllers file but the broadcaster."""
+    mode = args.get("arm_controllers", "auto")
+    if name != "robot.launch.py" or not (args.get("use_mock_hardware") != "true" if mode == "auto" else mode == "true"):
+        return ()
+    defined = yaml.safe_load((ROOT / "config/controllers" / f"{args['robot']}.yaml").read_text())
+    return tuple(k for k, v in defined["controller_manager"]["ros__parameters"].items()
+                 if isinstance(v, dict) and k != "joint_state_broadcaster")
+
+
 def expected_specs(name: str, args: Mapping[str, str]) -> list[tuple[graph.NodeSpec, bool]]:
     """graph.py's specs for these launch arguments, with the use_sim_time each gets."""
     sim_time = args.get("use_sim_time") == "true"
@@ -498,7 +509,7 @@ def expected_specs(name: str, args: Mapping[str, str]) -> list[tuple[graph.NodeS
     control = graph.control_nodes(args["robot"], gait=args["gait"], controller=args["controller"],
                                   layout=args["layout"], head_tracking=args.get("head_tracking") == "true",
                                   manipulability=args.get("manipulability") == "true", lockstep=lockstep,
-                                  armed=name != "robot.launch.py")
+                                  armed=name != "robot.launch.py", command_controllers=armed_controllers(name, args))
     if name == "robot.launch.py":
         return [(s, False) for s in control]
     if args["simulator"] == "embedded":

@@ -31,7 +31,6 @@ from snake_core.validation import ConfigError, number
 
 from . import protocol as p
 from .driver import CanDriver, DriverConfig, can_message, open_bus, release_confirmed, release_frames
-from .emulator import TICK, EmulatedRobot
 from .faults import FaultSwitches, FaultyBus
 
 BENCH_JOINTS = (5, 10)
@@ -236,6 +235,8 @@ def emulate(robot: RobotParams, bus_factory: Callable[[], can.BusABC], duration:
             world: str | None = None, modules: Sequence[int] | None = None) -> int:
     """Run one emulated module per joint (or per id of ``modules``) in real time until ``duration`` (0: until
     interrupted); with ``world``, all on the embedded simulator's whole-body model on that world."""
+    from .emulator import TICK, EmulatedRobot  # compiled (numba): only the commands that emulate load it
+
     switches = FaultSwitches(drop_rate=drop)
     body = None
     if world:
@@ -295,6 +296,8 @@ def emulator_cost(robot: RobotParams, rate: float | None, seconds: float = EMULA
     """CPU time [s] that ``robot``'s emulated modules take per module per second of their 1 kHz firmware loop, in
     lock step on a virtual bus with a driver commanding 002's reference pedal wave at ``rate`` Hz (None: idle,
     no master on the bus); measured on this process's CPU clock around the modules' ticks only."""
+    from .emulator import EmulatedRobot
+
     channel = f"snake_bench_{id(robot)}_{rate}"
     emu = EmulatedRobot(robot, lambda: can.Bus(interface="virtual", channel=channel))
     driver = CanDriver(robot, lambda: can.Bus(interface="virtual", channel=channel)) if rate else None

@@ -15,17 +15,22 @@ The mechanics are a stand-in, one degree of freedom per module: the motor (refle
 n² J_r) drives through the spring a link of inertia J_l + m l² rotating about the joint (the rest of
 the snake is not modelled; an external load torque can be applied). The linear plant is discretised
 exactly over one firmware tick (zero-order hold of U), so the emulator is stable at any gains.
+
+The modules of one process are stepped together (:class:`ModuleBank`): their firmware state is one array, a row
+per module, and a tick is three compiled loops over the rows (safety and measurements, reference and PID, plant),
+so that emulating a robot costs a small part of a core; the frames are handled module by module.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import can
 import numpy as np
+from numba import njit
 from scipy.linalg import expm
 
 from snake_core.gaits import make_gait
@@ -42,6 +47,8 @@ TICK = 1e-3  # s, the firmware loop: 1 kHz
 HEARTBEAT_PERIOD = 1.0 / p.HEARTBEAT_RATE
 MASTER_TIMEOUT = 0.5  # s without a master heartbeat → the enabled module holds
 VELOCITY_FILTER = 2 * math.pi * 50.0  # rad/s, first-order low-pass on the differentiated α (firmware)
+_COUNT = p.ENCODER_COUNT
+FILTER_GAIN = VELOCITY_FILTER * TICK / (1 + VELOCITY_FILTER * TICK)  # its discrete (backward Euler) gain per tick
 LINK_DAMPING = 2e-3  # N·m·s/rad, joint friction of the stand-in link (not given in 002)
 MOTOR_DAMPING = 1e-2  # N·m·s/rad, servo gear friction reflected to the link side (not given in 002)
 #: grouped commands: successive references further apart than this give no β̇_d (a restart, not a motion)
@@ -105,54 +112,186 @@ def module_models(robot: RobotParams, true_zero_offsets: tuple[float, ...] | Non
         true_zero_offset=offsets[j]) for j in range(robot.n_joints)]
 
 
+#: the columns of a :class:`ModuleBank`'s firmware state, one row per module (flags as 0/1, modes and indices as
+#: whole numbers): what the frame handlers set and the compiled tick reads
+(MODE, ENABLED, ESTOP, LATCHED, HOLD, AT_LIMIT, CALIBRATED, KP, KI, KD, WATCHDOG, JOINT_INDEX, OFFSET, BETA_REF,
+ BETA_RATE_REF, HOLD_BETA, INTEGRAL, LAST_COMMAND, LAST_MASTER, NEXT_HEARTBEAT, ALPHA_PREV, ALPHA_RATE, GAIT,
+ GAIT_BETA, GAIT_RATE, REFERENCED, BETA_D, BETA_RATE_D, JOINT_LIMIT, STALL_TORQUE, MAX_SPEED) = range(31)
+#: the columns of a bank's plant inputs z = [x U τ_ext K δ_0] (x = α, α̇, β, β̇)
+U, EXTERNAL_TORQUE, OFFSET_TORQUE = 4, 5, 6
+
+
+class _Row:
+    """An attribute of :class:`EmulatedModule` that is its row's entry of a column of its :class:`ModuleBank`
+    (``state``: the firmware's; ``z``: the plant's inputs): the frame handlers read and set one module's state,
+    the compiled tick steps every module's at once."""
+
+    def __init__(self, column: int, kind: type = float, table: str = "state"):
+        self.column, self.kind, self.table = column, kind, table
+
+    def __get__(self, module: EmulatedModule | None, owner: type | None = None):
+        if module is None:
+            return self
+        return self.kind(getattr(module.bank, self.table)[module.row, self.column])
+
+    def __set__(self, module: EmulatedModule, value: float) -> None:
+        getattr(module.bank, self.table)[module.row, self.column] = value
+
+
+# compiled at import (numba's cache), not at the first tick: a first tick that stalls would put the modules behind
+@njit("b1(f8, f8[:, ::1], f8[:, ::1], b1[::1])", cache=True)
+def _sense(t: float, state: np.ndarray, z: np.ndarray, late: np.ndarray) -> bool:
+    """The safety checks and the measurements of one tick, every module: ``late`` where an enabled module's command
+    watchdog (no fresh command) or the master timeout trips (True if any); the low-passed α̇ from the encoder."""
+    tripped = False
+    for i in range(state.shape[0]):
+        s = state[i]
+        late[i] = s[ENABLED] > 0 and s[HOLD] == 0 and (
+            (s[MODE] == 1 and s[WATCHDOG] > 0 and t - s[LAST_COMMAND] > s[WATCHDOG])
+            or t - s[LAST_MASTER] > MASTER_TIMEOUT)
+        tripped |= late[i]
+        alpha_m = np.rint(z[i, 0] / _COUNT) * _COUNT
+        s[ALPHA_RATE] += FILTER_GAIN * ((alpha_m - s[ALPHA_PREV]) / TICK - s[ALPHA_RATE])
+        s[ALPHA_PREV] = alpha_m
+    return tripped
+
+
+@njit("void(f8[:, ::1], f8[:, ::1])", cache=True)
+def _control(state: np.ndarray, z: np.ndarray) -> None:
+    """Reference and PID of one tick (002 (4.39) + integral), every module: U into z, (β_d, β̇_d) where REFERENCED
+    (enabled); a reference beyond the joint limit clipped to it, and its speed reference with it."""
+    for i in range(state.shape[0]):
+        s = state[i]
+        s[REFERENCED] = s[ENABLED]
+        if s[ENABLED] == 0:
+            z[i, U] = 0.0
+            continue
+        if s[HOLD] > 0:
+            beta_d, beta_rate_d = s[HOLD_BETA], 0.0
+        elif s[MODE] == 2 and s[GAIT] > 0:  # C_p: β_d = α_d, (4.39)
+            beta_d, beta_rate_d = s[GAIT_BETA], s[GAIT_RATE]
+        else:
+            beta_d, beta_rate_d = s[BETA_REF], s[BETA_RATE_REF]
+        s[AT_LIMIT] = 1.0 if abs(beta_d) > s[JOINT_LIMIT] else 0.0
+        if s[AT_LIMIT] > 0:  # none beyond the limit
+            beta_d = math.copysign(s[JOINT_LIMIT], beta_d)
+            beta_rate_d = min(beta_rate_d, 0.0) if beta_d > 0 else max(beta_rate_d, 0.0)
+        s[BETA_D], s[BETA_RATE_D] = beta_d, beta_rate_d
+        error = beta_d - np.rint(z[i, 2] / _COUNT) * _COUNT
+        s[INTEGRAL] += error * TICK
+        u = s[KP] * error + s[KI] * s[INTEGRAL] + s[KD] * (beta_rate_d - z[i, 3])
+        z[i, U] = max(-s[STALL_TORQUE], min(s[STALL_TORQUE], u))
+
+
+@njit("void(f8[:, ::1], f8[:, ::1], f8[:, :, ::1])", cache=True)
+def _plant(state: np.ndarray, z: np.ndarray, maps: np.ndarray) -> None:
+    """The 1-DoF plants over one tick (zero-order hold): x ← [Φ Γ] z, β̇ within the servo's no-load speed."""
+    x = np.empty(4)
+    for i in range(state.shape[0]):
+        for r in range(4):
+            x[r] = 0.0
+            for c in range(7):
+                x[r] += maps[i, r, c] * z[i, c]
+        z[i, :4] = x
+        z[i, 3] = max(-state[i, MAX_SPEED], min(state[i, MAX_SPEED], x[3]))
+
+
+class ModuleBank:
+    """The firmware state and the 1-DoF plants of the emulated modules of one process, one row per module, stepped
+    together: a tick is three compiled loops over the modules, whatever their number (the frames, and what they
+    change, are handled module by module, :class:`EmulatedModule`)."""
+
+    def __init__(self, models: Sequence[ModuleModel], start_time: float = 0.0):
+        n = len(models)
+        self.modules: list[EmulatedModule] = []  # row j's module (each registers itself)
+        self.time = start_time
+        self.state = np.zeros((n, MAX_SPEED + 1))
+        s = self.state
+        s[:, KP], s[:, KD], s[:, WATCHDOG] = [m.kp for m in models], [m.kd for m in models], 0.05
+        s[:, JOINT_INDEX] = [m.joint_index for m in models]
+        s[:, LAST_COMMAND], s[:, LAST_MASTER], s[:, NEXT_HEARTBEAT] = -math.inf, start_time, start_time
+        s[:, JOINT_LIMIT] = [m.joint_limit for m in models]
+        s[:, STALL_TORQUE], s[:, MAX_SPEED] = [m.stall_torque for m in models], [m.max_speed for m in models]
+        self.z = np.zeros((n, 7))
+        self.z[:, OFFSET_TORQUE] = [m.stiffness * m.true_zero_offset for m in models]
+        self.x = self.z[:, :4]  # α, α̇, β, β̇ (true)
+        self._maps = np.stack([np.hstack([m.phi, m.gam]) for m in models])  # the exact one-tick maps [Φ Γ]
+        self._late = np.zeros(n, dtype=np.bool_)
+        self._next_report = start_time  # the earliest NEXT_HEARTBEAT
+
+    def control(self, frames: Mapping[int, Sequence[can.Message]]) -> None:
+        """The firmware part of a tick, every module: the bus ``frames`` since the last (by row), safety,
+        measurements, replies, reference and PID; the motor torques U into ``z``, (β_d, β̇_d) where REFERENCED."""
+        replies = {row for row, msgs in frames.items() if any([self.modules[row].handle(msg) for msg in msgs])}
+        t = self.time
+        if _sense(t, self.state, self.z, self._late):
+            for row in np.flatnonzero(self._late):
+                self.modules[row].enter_hold()
+        if replies or t >= self._next_report - 1e-9:
+            due = t >= self.state[:, NEXT_HEARTBEAT] - 1e-9
+            for row in sorted(replies.union(np.flatnonzero(due).tolist())):
+                self.modules[row].report(row in replies, bool(due[row]))
+            self._next_report = self.state[:, NEXT_HEARTBEAT].min()
+        for module in self.modules:
+            if module.gait is not None and module.mode == 2:
+                self.state[module.row, GAIT_BETA:GAIT_RATE + 1] = module.gait(t - module.gait_start)
+        _control(self.state, self.z)
+
+    def step(self) -> None:
+        """The 1-DoF plants over one tick under the motor torques of :meth:`control`, then the clock."""
+        _plant(self.state, self.z, self._maps)
+        self.time += TICK
+
+
 class EmulatedModule:
-    """Firmware + plant of one joint module on a python-can bus; advance it with :meth:`advance`."""
+    """Firmware + plant of one joint module on a python-can bus; advance it with :meth:`advance`. Its firmware state
+    and plant are a row of a :class:`ModuleBank`: its own, or the one it shares with the other modules of an
+    :class:`EmulatedRobot` (which steps them)."""
+
+    mode, joint_index = _Row(MODE, int), _Row(JOINT_INDEX, int)
+    enabled, estop, latched, hold = _Row(ENABLED, bool), _Row(ESTOP, bool), _Row(LATCHED, bool), _Row(HOLD, bool)
+    at_limit, calibrated, has_gait = _Row(AT_LIMIT, bool), _Row(CALIBRATED, bool), _Row(GAIT, bool)
+    kp, ki, kd, watchdog, offset = _Row(KP), _Row(KI), _Row(KD), _Row(WATCHDOG), _Row(OFFSET)
+    beta_ref, beta_rate_ref, hold_beta, integral = _Row(BETA_REF), _Row(BETA_RATE_REF), _Row(HOLD_BETA), _Row(INTEGRAL)
+    last_command, last_master, next_heartbeat = _Row(LAST_COMMAND), _Row(LAST_MASTER), _Row(NEXT_HEARTBEAT)
+    alpha_prev, alpha_rate = _Row(ALPHA_PREV), _Row(ALPHA_RATE)
+    external_torque = _Row(EXTERNAL_TORQUE, float, "z")  # τ_ext on the link [N·m]
 
     def __init__(self, model: ModuleModel, bus: can.BusABC, *, start_time: float = 0.0,
-                 profile: p.BusProfile = p.CLASSIC):
+                 profile: p.BusProfile = p.CLASSIC, bank: ModuleBank | None = None):
         self.model = model
         self.profile = profile
         self.bus = bus
-        self.time = start_time
-        self.x = np.zeros(4)  # α, α̇, β, β̇ (true)
-        self.external_torque = 0.0  # τ_ext on the link [N·m]
+        self.bank = bank if bank is not None else ModuleBank([model], start_time)
+        self.row = len(self.bank.modules)
+        self.bank.modules.append(self)
+        self.x = self.bank.x[self.row]  # α, α̇, β, β̇ (true): the bank's row
         self.silent = False  # fault injection: the module stops answering (and stops listening)
-        # firmware state
-        self.mode = 0
-        self.enabled = False
-        self.estop = False
-        self.latched = False  # set by an emergency stop; only a CONFIG enable after the release clears it
-        self.hold = False
-        self.at_limit = False
-        self.kp, self.ki, self.kd = model.kp, 0.0, model.kd
-        self.watchdog = 0.05
-        self.joint_index = model.joint_index
-        self.offset = 0.0
-        self.calibrated = False
-        self.beta_ref = 0.0
-        self.beta_rate_ref = 0.0
-        self.hold_beta = 0.0
-        self.integral = 0.0
-        self.last_command = -math.inf
-        self.last_master = start_time
-        self.next_heartbeat = start_time
         self.state_counter = 0
         self.hb_counter = 0
-        self.alpha_prev = 0.0
-        self.alpha_rate = 0.0
         self.gait: Callable[[float], tuple[float, float]] | None = None
         self.gait_start = 0.0
         self.rejected_frames = 0
         self.command_sequence: int | None = None  # last sequence of a grouped command (compact, fd)
         self.sequence_gaps = 0  # grouped-command cycles missed (sequence jumps), counted as the firmware would
         self.last_state_true = (0.0, 0.0)
-        self.reference: tuple[float, float] | None = None  # (β_d, β̇_d) of the last tick while enabled
+        self._pack_state = p.packer(profile.state.name)
         node = model.node
         #: ids this module listens to (the acceptance filter of its CAN controller)
         commands = [p.COMMAND.frame_id(node)] if profile.command is p.COMMAND else \
             [profile.command.frame_id(g) for g in profile.command.nodes]
         self.accepted = {p.ESTOP.frame_id(0), p.GAIT.frame_id(0), p.HEARTBEAT.frame_id(0), p.CONFIG.frame_id(node),
                          p.CALIBRATE.frame_id(node), *commands}
+
+    @property
+    def time(self) -> float:
+        return self.bank.time
+
+    @property
+    def reference(self) -> tuple[float, float] | None:
+        """(β_d, β̇_d) of the last tick while enabled, else None."""
+        s = self.bank.state[self.row]
+        return (float(s[BETA_D]), float(s[BETA_RATE_D])) if s[REFERENCED] else None
 
     # measurements -------------------------------------------------------------------------------
     @property
@@ -165,43 +304,51 @@ class EmulatedModule:
 
     def torque_measured(self) -> tuple[float, bool]:
         """τ = K (α − β − δ_0) from the encoders, 002 (4.36); saturated at K δ_max (002 §3.3.2)."""
+        return self._torque(self.alpha_measured, self.beta_measured)
+
+    def _torque(self, alpha_measured: float, beta_measured: float) -> tuple[float, bool]:
         m = self.model
-        tau, saturated = p.sea_torque(m.stiffness, self.alpha_measured - self.beta_measured - self.offset,
-                                      m.deflection_limit)
+        tau, saturated = p.sea_torque(m.stiffness, alpha_measured - beta_measured - self.offset, m.deflection_limit)
         return quantise(tau, p.TORQUE_LSB), saturated
 
     # bus ----------------------------------------------------------------------------------------
     def _send(self, kind: str, values: dict) -> None:
+        self._transmit(*p.encode(kind, self.model.node, values, saturate=True))
+
+    def _transmit(self, fid: int, data: bytes) -> None:
         if self.silent:
             return
-        fid, data = p.encode(kind, self.model.node, values, saturate=True)
         try:
             self.bus.send(can_message(fid, data))
         except can.CanError:
             pass  # bus off: the transceiver drops it; the master sees the silence
 
-    def status(self) -> dict[str, bool]:
-        """The STATUS_FLAGS of the state frames."""
+    def status(self, torque_saturated: bool | None = None) -> dict[str, bool]:
+        """The STATUS_FLAGS of the state frames (``torque_saturated``: from this tick's torque reading)."""
+        if torque_saturated is None:
+            torque_saturated = self.torque_measured()[1]
         return {"enabled": self.enabled, "hold": self.hold, "estop": self.estop, "at_limit": self.at_limit,
-                "torque_saturated": self.torque_measured()[1], "calibrated": self.calibrated, "fault": False}
+                "torque_saturated": torque_saturated, "calibrated": self.calibrated, "fault": False}
 
     def send_state(self) -> None:
         self.state_counter = (self.state_counter + 1) % 16
-        self.last_state_true = (float(self.x[0]), float(self.x[2]))  # (α, β) the encoders read for this frame
-        values = {**self.status(), "alpha": self.alpha_measured, "counter": self.state_counter}
+        alpha, _, beta, _ = self.x.tolist()
+        self.last_state_true = (alpha, beta)  # (α, β) the encoders read for this frame
+        alpha, beta = quantise(alpha, p.ENCODER_COUNT), quantise(beta, p.ENCODER_COUNT)
+        tau, saturated = self._torque(alpha, beta)
+        values = {**self.status(saturated), "alpha": alpha, "counter": self.state_counter}
         if self.profile.state is p.STATE:
-            values.update(beta=self.beta_measured, tau=self.torque_measured()[0], alpha_rate=self.alpha_rate,
-                          mode=3 if self.hold else self.mode)
+            values.update(beta=beta, tau=tau, alpha_rate=self.alpha_rate, mode=3 if self.hold else self.mode)
         else:
-            values["deflection"] = self.alpha_measured - self.beta_measured
-        self._send(self.profile.state.name, values)
+            values["deflection"] = alpha - beta
+        self._transmit(*self._pack_state(self.model.node, values))
 
-    def _enter_hold(self) -> None:
+    def enter_hold(self) -> None:
         if not self.hold:
             self.hold = True
             self.hold_beta = self.beta_measured
 
-    def _handle(self, msg: can.Message) -> bool:
+    def handle(self, msg: can.Message) -> bool:
         """Process one frame; True when it was a COMMAND for this module (answer with STATE)."""
         if msg.is_error_frame or msg.is_remote_frame or msg.arbitration_id not in self.accepted:
             return False
@@ -214,7 +361,7 @@ class EmulatedModule:
         if frame.kind == "ESTOP":
             if v["engage"]:
                 self.estop = self.latched = True
-                self._enter_hold()
+                self.enter_hold()
             else:
                 self.estop = False  # released, but stays held until a CONFIG enables it again
         elif frame.kind == "HEARTBEAT" and frame.node == p.MASTER_NODE:
@@ -256,6 +403,7 @@ class EmulatedModule:
         return True
 
     def _gait_frame(self, v: dict) -> None:
+        self.has_gait = bool(v["run"])
         if not v["run"]:
             self.gait = None
             return
@@ -299,14 +447,23 @@ class EmulatedModule:
             self.offset, self.calibrated = v["offset"], True
         self._send("CALIBRATE_REPLY", {"op": op, "result": result, "offset": self.offset})
 
-    # firmware loop ------------------------------------------------------------------------------
+    def report(self, reply: bool, heartbeat: bool) -> None:
+        """The state frame in reply to a command, and at the 10 Hz heartbeat (with a state frame unless it replied)."""
+        if reply:
+            self.send_state()
+        if heartbeat:
+            self.next_heartbeat += HEARTBEAT_PERIOD
+            if self.profile.module_heartbeat:
+                self.hb_counter = (self.hb_counter + 1) % 256
+                self._send("HEARTBEAT", {"state": p.module_state(self.status()), "counter": self.hb_counter})
+            if not reply:
+                self.send_state()
+
+    # firmware loop (a module on a bank of its own) ----------------------------------------------
     def tick(self) -> None:
         """One 1 kHz firmware cycle: read the bus, run the safety checks and the PID, move the plant."""
-        m = self.model
-        u = self.control(self._received())
-        self.x[:] = m.phi @ self.x + m.gam @ np.array([u, self.external_torque, m.stiffness * m.true_zero_offset])
-        self.x[3] = max(-m.max_speed, min(m.max_speed, self.x[3]))
-        self.time += TICK
+        self.bank.control({self.row: self._received()})
+        self.bank.step()
 
     def _received(self) -> list[can.Message]:
         """What this module's own bus handle has brought since the last tick (nothing while silent)."""
@@ -315,52 +472,6 @@ class EmulatedModule:
             frames.append(msg)
         return frames
 
-    def control(self, frames: Sequence[can.Message]) -> float:
-        """The firmware part of a tick: the bus ``frames`` since the last, safety, measurements, replies, reference
-        and PID. Returns the motor torque U; ``self.reference`` is (β_d, β̇_d) while enabled, else None."""
-        m = self.model
-        reply = False
-        for msg in frames:
-            reply |= self._handle(msg)
-        if self.enabled and not self.hold:
-            if self.mode == 1 and self.watchdog > 0 and self.time - self.last_command > self.watchdog:
-                self._enter_hold()  # command watchdog: no fresh command → hold position
-            if self.time - self.last_master > MASTER_TIMEOUT:
-                self._enter_hold()
-        # measurements
-        alpha_m = self.alpha_measured
-        self.alpha_rate += VELOCITY_FILTER * TICK / (1 + VELOCITY_FILTER * TICK) * (
-            (alpha_m - self.alpha_prev) / TICK - self.alpha_rate)
-        self.alpha_prev = alpha_m
-        if reply:
-            self.send_state()
-        if self.time >= self.next_heartbeat - 1e-9:
-            self.next_heartbeat += HEARTBEAT_PERIOD
-            if self.profile.module_heartbeat:
-                self.hb_counter = (self.hb_counter + 1) % 256
-                self._send("HEARTBEAT", {"state": p.module_state(self.status()), "counter": self.hb_counter})
-            if not reply:
-                self.send_state()
-        # reference and PID (002 (4.39) + integral), only when enabled
-        self.reference = None
-        if not self.enabled:
-            return 0.0
-        if self.hold:
-            beta_d, beta_rate_d = self.hold_beta, 0.0
-        elif self.mode == 2 and self.gait is not None:
-            beta_d, beta_rate_d = self.gait(self.time - self.gait_start)  # C_p: β_d = α_d, (4.39)
-        else:
-            beta_d, beta_rate_d = self.beta_ref, self.beta_rate_ref
-        self.at_limit = abs(beta_d) > m.joint_limit
-        if self.at_limit:  # clipped to the limit, and its speed reference with it: none beyond the limit
-            beta_d = math.copysign(m.joint_limit, beta_d)
-            beta_rate_d = min(beta_rate_d, 0.0) if beta_d > 0 else max(beta_rate_d, 0.0)
-        self.reference = (beta_d, beta_rate_d)
-        error = beta_d - self.beta_measured
-        self.integral += error * TICK
-        u = self.kp * error + self.ki * self.integral + self.kd * (beta_rate_d - self.x[3])
-        return max(-m.stall_torque, min(m.stall_torque, u))
-
     def advance(self, until: float) -> None:
         while self.time + 0.5 * TICK <= until:
             self.tick()
@@ -368,8 +479,9 @@ class EmulatedModule:
 
 class EmulatedRobot:
     """One :class:`EmulatedModule` per joint, advanced in lock step on one bus handle (the frames dispatched to
-    each module by its acceptance filter, so that a bus copies a frame once for all of them); each with its own
-    1-DoF plant, stepped for all modules at once, or all on one :class:`BodyPlant` (``body``)."""
+    each module by its acceptance filter, so that a bus copies a frame once for all of them); their firmware
+    stepped together on one :class:`ModuleBank`, each with its own 1-DoF plant, or all on one :class:`BodyPlant`
+    (``body``)."""
 
     def __init__(self, robot: RobotParams, bus_factory: Callable[[], can.BusABC], *,
                  true_zero_offsets: tuple[float, ...] | None = None, start_time: float = 0.0,
@@ -386,54 +498,44 @@ class EmulatedRobot:
                 raise ConfigError("modules", list(nodes), "a simulated body needs every module", robot.name)
             models = [m for m in models if m.node in nodes]
         self.bus = bus_factory()
-        self.modules = [EmulatedModule(m, self.bus, start_time=start_time, profile=profile) for m in models]
-        # the plants' states, one row per module (each module's x is its row), and their one-tick maps
-        self._x = np.zeros((len(models), 4))
-        for j, module in enumerate(self.modules):
-            module.x = self._x[j]
-        self._phi = np.stack([m.phi for m in models])
-        self._gam = np.stack([m.gam for m in models])
-        self._offset_torque = np.array([m.stiffness * m.true_zero_offset for m in models])
-        self._max_speed = np.array([m.max_speed for m in models])
-        self._listeners: dict[int, list[EmulatedModule]] = {}
+        self.bank = ModuleBank(models, start_time)
+        self.modules = [EmulatedModule(m, self.bus, profile=profile, bank=self.bank) for m in models]
+        self._listeners: dict[int, list[int]] = {}  # frame id → the rows of the modules that accept it
         for module in self.modules:
             for fid in module.accepted:
-                self._listeners.setdefault(fid, []).append(module)
+                self._listeners.setdefault(fid, []).append(module.row)
         self.body = body
         if body is not None:
             if body.model.n_joints != robot.n_joints:
                 raise ConfigError("body", body.model.n_joints, f"must have the robot's {robot.n_joints} joints")
-            for j, module in enumerate(self.modules):
-                module.x[:] = body.joint(j)
+            for j in range(len(models)):
+                self.bank.x[j] = body.joint(j)
 
     @property
     def time(self) -> float:
-        return self.modules[0].time
+        return self.bank.time
 
     def _dispatch(self) -> dict[int, list[can.Message]]:
-        """The frames since the last tick, by the id of each (listening) module that accepts them."""
-        frames: dict[int, list[can.Message]] = {id(m): [] for m in self.modules}
+        """The frames since the last tick, by the row of each (listening) module that accepts them."""
+        frames: dict[int, list[can.Message]] = {}
         while (msg := self.bus.recv(timeout=0)) is not None:
-            for module in self._listeners.get(msg.arbitration_id, ()):
-                if not module.silent:
-                    frames[id(module)].append(msg)
+            for row in self._listeners.get(msg.arbitration_id, ()):
+                if not self.modules[row].silent:
+                    frames.setdefault(row, []).append(msg)
         return frames
 
     def tick(self) -> None:
-        frames = self._dispatch()
-        u = np.array([module.control(frames[id(module)]) for module in self.modules])
+        bank = self.bank
+        bank.control(self._dispatch())
         if self.body is None:
-            inputs = np.column_stack([u, [m.external_torque for m in self.modules], self._offset_torque])
-            self._x[:] = np.einsum("nij,nj->ni", self._phi, self._x) + np.einsum("nij,nj->ni", self._gam, inputs)
-            np.clip(self._x[:, 3], -self._max_speed, self._max_speed, out=self._x[:, 3])
-        else:
-            beta_d = np.array([m.reference[0] if m.reference else m.x[2] for m in self.modules])
-            beta_rate_d = np.array([m.reference[1] if m.reference else m.x[3] for m in self.modules])
-            self.body.step(beta_d, beta_rate_d)
-            for j, module in enumerate(self.modules):
-                module.x[:] = self.body.joint(j)
-        for module in self.modules:
-            module.time += TICK
+            bank.step()
+            return
+        s, referenced = bank.state, bank.state[:, REFERENCED] > 0
+        self.body.step(np.where(referenced, s[:, BETA_D], bank.x[:, 2]),
+                       np.where(referenced, s[:, BETA_RATE_D], bank.x[:, 3]))
+        for j in range(len(self.modules)):
+            bank.x[j] = self.body.joint(j)
+        bank.time += TICK
 
     def advance(self, until: float) -> None:
         while self.time + 0.5 * TICK <= until:

@@ -25,7 +25,7 @@ This is the hot path of the driver and the emulator: plain integer bit packing, 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -307,6 +307,25 @@ def encode(kind: str, node: int, values: Mapping[str, float], *, saturate: bool 
             raise ProtocolError(f"{kind}.{s.name}", v, _range(s))
         payload |= (raw & ((1 << s.length) - 1)) << s.start
     return ft.frame_id(node), payload.to_bytes(-(-end // 8), "little")
+
+
+def packer(kind: str) -> Callable[[int, Mapping[str, float]], tuple[int, bytes]]:
+    """:func:`encode` with ``saturate`` of a whole ``kind`` frame for a sender that fills every signal with a finite
+    value (an enumeration's among its choices), as a module's firmware does: the checks made here once, each frame a
+    loop of shifts (the emulated modules' state frames, every command they answer)."""
+    ft = frame_type(kind)
+    if ft.truncatable:
+        raise ProtocolError("frame", kind, "must have a fixed length to be packed")
+    fields = [(s.name, s.scale, *s.raw_range, (1 << s.length) - 1, s.start) for s in ft.signals]
+    size = ft.dlc
+
+    def pack(node: int, values: Mapping[str, float]) -> tuple[int, bytes]:
+        payload = 0
+        for name, scale, lo, hi, mask, start in fields:
+            payload |= (min(max(round(values[name] / scale), lo), hi) & mask) << start
+        return ft.frame_id(node), payload.to_bytes(size, "little")
+
+    return pack
 
 
 def decode(arbitration_id: int, data: bytes, *, extended: bool = False, fd: bool | None = None) -> Frame:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import replace
 
 import can
 import numpy as np
@@ -247,3 +248,67 @@ def test_an_fd_command_sent_as_a_classic_frame_is_refused_by_the_module():
         assert b.module.beta_ref == pytest.approx(0.2, abs=p.ENCODER_COUNT / 2)
     finally:
         b.close()
+
+
+@pytest.mark.parametrize("profile", tuple(p.PROFILES))
+def test_modules_stepped_together_move_and_answer_as_each_stepped_alone(profile):
+    """An EmulatedRobot steps its modules' firmware and plants as arrays, one row per module: the same states (to
+    1e-12) and the same frames as each module on a bus of its own, over a commanded run with a load on one link,
+    lost command frames, a command pause that trips the watchdog and an emergency stop released and re-enabled."""
+    from snake_hardware.emulator import EmulatedRobot
+
+    robot = replace(load_robot("koopaee6"), can_profile=profile)
+    prof, n = p.PROFILES[profile], robot.n_joints
+    channels = [f"snake_emu_{next(_channels)}" for _ in range(n + 1)]
+    offsets = tuple(0.01 * (j - 2) for j in range(n))  # every module different: rows mixed up would show
+    models = module_models(robot, offsets)
+    together = EmulatedRobot(robot, lambda: can.Bus(interface="virtual", channel=channels[0]),
+                             true_zero_offsets=offsets)
+    alone = [EmulatedModule(m, can.Bus(interface="virtual", channel=c), profile=prof)
+             for m, c in zip(models, channels[1:], strict=True)]
+    masters = [can.Bus(interface="virtual", channel=c) for c in channels]
+    heard: list[list[tuple[int, bytes]]] = [[] for _ in masters]
+    rng = np.random.default_rng(3)
+    held, latched, worst = set(), set(), 0.0
+    try:
+        for k in range(1400):
+            t = k * TICK
+            frames = []
+            if k % 100 == 0:
+                frames.append(p.encode("HEARTBEAT", 0, {"state": 2, "counter": 0}))
+            if k in (0, 950):  # enable, and again after the e-stop's release
+                frames += [p.encode("CONFIG", m.node, {"mode": 1, "enable": 1, "joint_index": m.joint_index,
+                                                       "kp": m.kp * (1 + 0.1 * j), "ki": 0.2, "kd": m.kd,
+                                                       "watchdog": 0.05}) for j, m in enumerate(models)]
+            if k in (800, 900):
+                frames.append(p.encode("ESTOP", 0, {"engage": int(k == 800), "reason": 0}))
+            if k % 4 == 0 and not 300 <= k < 400:  # the pause: every module's watchdog holds it
+                beta_d = [0.5 * math.sin(2 * math.pi * t - 0.8 * j) for j in range(n)]
+                frames += [f for f in prof.command_frames(robot.can_ids, beta_d, [0.0] * n, k // 4)
+                           if rng.random() > 0.2]  # lost frames
+            for fid, data in frames:
+                for master in masters:
+                    master.send(can_message(fid, data))
+            for m in [*together.modules, *alone]:
+                m.external_torque = 0.3 if m.model.joint_index == 2 else 0.0
+            together.tick()
+            for m in alone:
+                m.tick()
+            worst = max(worst, float(np.abs(together.bank.x - np.array([m.x for m in alone])).max()))
+            held |= {m.model.node for m in alone if m.hold and not m.estop}
+            latched |= {m.model.node for m in alone if m.latched}
+            for master, got in zip(masters, heard, strict=True):
+                while (msg := master.recv(timeout=0)) is not None:
+                    got.append((msg.arbitration_id, bytes(msg.data)))
+    finally:
+        together.shutdown()
+        for bus in [*masters, *(m.bus for m in alone)]:
+            bus.shutdown()
+    assert worst <= 1e-12
+    assert held == latched == set(robot.can_ids)  # every module went through the watchdog's hold and the e-stop
+    assert all(not m.hold and m.enabled for m in alone)  # re-enabled, following again
+    for m, got in zip(alone, heard[1:], strict=True):
+        own = [f for f in heard[0] if f[0] & p.MAX_NODE == m.model.node and f[0] >> p.NODE_BITS in
+               {ft.function for ft in (p.STATE, p.STATE_COMPACT, p.STATE_FD, p.HEARTBEAT, p.CALIBRATE_REPLY)}]
+        assert len(got) > 100 and own == got
+    assert np.abs(together.bank.x[:, 2]).max() > 0.2  # it moved

@@ -176,6 +176,26 @@ def test_encoding_out_of_range_names_the_signal_and_range_or_saturates():
     assert p.decode(fid, data).values["alpha_rate"] == pytest.approx(20.47)
 
 
+@pytest.mark.parametrize("kind", ["STATE", "STATE_COMPACT", "STATE_FD"])
+def test_the_packer_of_a_module_frame_gives_the_saturating_encoders_bytes(kind):
+    """The emulated modules' precompiled packer is encode(saturate=True) of a whole frame: the same bytes for values
+    inside, beyond and on the half-LSB roundings of every signal's range."""
+    ft, rng = p.frame_type(kind), np.random.default_rng(5)
+    pack = p.packer(kind)
+    for _ in range(300):
+        values = {}
+        for s in ft.signals:
+            if s.choices is not None or s.length == 1:
+                values[s.name] = int(rng.choice(list(s.choices or (0, 1))))
+            else:
+                span = max(abs(s.minimum), abs(s.maximum))
+                values[s.name] = float(rng.choice([rng.uniform(-1.5, 1.5) * span,
+                                                   (rng.integers(-9, 9) + 0.5) * s.scale]))
+        assert pack(9, values) == p.encode(kind, 9, values, saturate=True)
+    with pytest.raises(p.ProtocolError, match="fixed length"):
+        p.packer("COMMAND_GROUP")
+
+
 def test_worst_case_frame_lengths_follow_the_stuffing_bound():
     # Davis et al. (2007): 8 s + 47 + ⌊(34 + 8 s − 1)/4⌋ bits; a full frame is 135 bits, an empty one 55
     assert p.frame_bits(8) == 135 and p.frame_bits(0) == 55
