@@ -17,8 +17,9 @@ ARRAY_BUILDERS = {"array", "asarray", "zeros"}
 #: constants of math and numpy: naming one computes nothing
 CONSTANTS = {"pi", "tau", "e", "inf", "nan"}
 ALLOWED_IMPORTS = ("math", "rclpy", "rcl_interfaces", "std_msgs", "std_srvs", "sensor_msgs", "nav_msgs",
-                   "geometry_msgs", "visualization_msgs", "diagnostic_msgs", "rosgraph_msgs", "snake_core", "snake_sim",
-                   "numpy", "inspect", "importlib", "time", "collections", "__future__", ".ros_interface")
+                   "geometry_msgs", "visualization_msgs", "diagnostic_msgs", "rosgraph_msgs", "controller_manager_msgs",
+                   "snake_core", "snake_sim", "numpy", "inspect", "importlib", "time", "collections", "__future__",
+                   ".ros_interface")
 
 
 def maths_in(source: str) -> list[str]:

@@ -134,3 +134,28 @@ def test_the_stepper_given_commands_only_follows_them_with_their_backward_differ
     alpha, _, _ = drive_stepper(name, overrides, with_rate=False)
     gap = np.abs(alpha[:len(log.alpha)] - log.alpha).max()
     assert 1e-9 < gap < 0.05 * np.ptp(log.alpha)
+
+
+def test_a_stopped_run_logs_the_instant_it_reached_between_logged_instants():
+    """A stop between two logged instants ends the log at the instant the run reached (what an interrupted
+    `snake-sim run` writes), not at the last logged one; the run's other samples are those of the run unstopped."""
+    import signal
+
+    from snake_sim.core.signals import StopRequest
+
+    setup = runtime.build(load_scenario("pedal-wave", ["sim.log_rate=20"]))
+    Tc = setup.control_period
+    assert setup.log_every > 2  # instants between the logged ones
+    stop = StopRequest()
+    at = (setup.log_every + 1) * Tc  # one instant past a logged one
+
+    def hook(t, alpha, alpha_dot, refs):
+        if t >= at - 1e-12:
+            stop.signum = signal.SIGINT
+        return refs
+
+    stopped = runtime.simulate(setup, duration=1.0, tick_hook=hook, stop=stop)
+    whole = runtime.simulate(runtime.build(load_scenario("pedal-wave", ["sim.log_rate=20"])), duration=1.0)
+    assert stopped.status == "interrupted"
+    assert stopped.t[-1] == pytest.approx(at + Tc) and whole.t[1] == pytest.approx(setup.log_every * Tc)
+    np.testing.assert_array_equal(stopped.t[:-1], whole.t[:2])

@@ -234,14 +234,15 @@ class Tick:
     log_every: int
     ramp: CommandRamp
 
-    def commands(self, engine: SeaEngine, data: Any, k: int, t: float) -> tuple[np.ndarray, np.ndarray]:
-        """(β_d, β̇_d) at control instant k (time t), recording the sample if k is a logged instant."""
+    def commands(self, engine: SeaEngine, data: Any, k: int, t: float, record: bool = False
+                 ) -> tuple[np.ndarray, np.ndarray]:
+        """(β_d, β̇_d) at control instant k (time t), recording the sample if k is a logged instant or ``record``."""
         reading = engine.read(data)
         refs = self.references(t, data)
         beta_d, beta_d_dot = motor_commands(self.controllers, t, self.ramp.period, reading.alpha, reading.alpha_dot,
                                             reading.beta, reading.tau, refs["alpha_d"], refs["alpha_d_dot"],
                                             refs["tau_d"])
-        if k % self.log_every == 0:
+        if record or k % self.log_every == 0:
             self.samples.record(t, engine.poses(data), reading, beta_d, refs)
         return beta_d, beta_d_dot
 
@@ -252,20 +253,28 @@ class Tick:
         return engine.non_finite_status(data, t, self.samples.t[self.samples.count - 1])
 
 
+def n_samples(n_ticks: int, log_every: int) -> int:
+    """Room for the samples of a run of ``n_ticks`` control periods logged every ``log_every``-th instant: those, and
+    the instant a stop ends it at (:func:`run`)."""
+    return n_ticks // log_every + 2
+
+
 def run(engine: SeaEngine, data: Any, tick: Tick, n_ticks: int, stop: StopRequest | None = None,
         after_period: Callable[[float], None] | None = None, t0: float = 0.0) -> str:
     """The loop: ``n_ticks`` control periods of ``data`` from t = ``t0`` (the gait and controllers at t0 + k T_c; the
     last instant only measured and recorded); returns the run's status ("ok", interrupted by ``stop``, or the
-    non-finite state's)."""
+    non-finite state's). A run that ``stop`` ends records the instant it reached, logged or not (:func:`n_samples`
+    leaves room for it)."""
     for c in tick.controllers:
         c.reset()
     Tc = tick.ramp.period
     for k in range(n_ticks + 1):
         t = t0 + k * Tc
-        beta_d, beta_d_dot = tick.commands(engine, data, k, t)
+        interrupted = k < n_ticks and stopped(stop)
+        beta_d, beta_d_dot = tick.commands(engine, data, k, t, record=interrupted)
         if k == n_ticks:
             break
-        if stopped(stop):
+        if interrupted:
             return INTERRUPTED
         tick.ramp.advance(engine, data, beta_d, beta_d_dot)
         status = tick.status_if_diverged(engine, data, t + Tc)

@@ -40,7 +40,7 @@ from snake_core.validation import ConfigError
 
 from ...core.runlog import RunLog
 from ...core.scenario import Scenario
-from ...core.sea_loop import CommandRamp, Samples, Tick
+from ...core.sea_loop import CommandRamp, Samples, Tick, n_samples
 from .model import VerticalData, VerticalSetup, build, progress_bar, references
 from .plant import BatchedPlant
 
@@ -107,8 +107,8 @@ def simulate_batch(setups: Sequence[VerticalSetup], progress: bool = False) -> l
     duration, Tc, log_every = first.scenario.duration, first.control_period, first.log_every
     n_ticks = round(duration / Tc)
     ramp = CommandRamp(Tc)  # one β̈_d estimate over the stacked commands
-    ticks = [Tick(s.controllers, references(s), Samples.allocate(model.n_links, n_ticks // log_every + 1), log_every,
-                  ramp) for s in setups]
+    ticks = [Tick(s.controllers, references(s), Samples.allocate(model.n_links, n_samples(n_ticks, log_every)),
+                  log_every, ramp) for s in setups]
     for setup in setups:
         for c in setup.controllers:
             c.reset()

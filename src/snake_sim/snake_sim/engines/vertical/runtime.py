@@ -25,7 +25,7 @@ from snake_core.validation import positive
 
 from ...core.runlog import RunLog
 from ...core.scenario import Scenario
-from ...core.sea_loop import CommandRamp, Samples, Tick, run
+from ...core.sea_loop import CommandRamp, Samples, Tick, n_samples, run
 from ...core.signals import StopRequest
 
 # the batched runs of this model (snake_sim.core.models.BatchedRuntime)
@@ -48,7 +48,7 @@ def simulate(setup: VerticalSetup, duration: float | None = None, progress: bool
     Tc = setup.control_period
     n_ticks = round(duration / Tc)
     tick = Tick(setup.controllers, references(setup, tick_hook),
-                Samples.allocate(setup.model.n_links, n_ticks // setup.log_every + 1), setup.log_every,
+                Samples.allocate(setup.model.n_links, n_samples(n_ticks, setup.log_every)), setup.log_every,
                 CommandRamp(Tc))
     bar = progress_bar(duration, progress)
     bar_every = max(1, n_ticks // 100)
