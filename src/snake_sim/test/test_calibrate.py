@@ -34,10 +34,13 @@ DURATION_S = 3.0
 QUANTUM = 2.0 * math.pi / 4096
 #: Encoder noise added before quantisation [rad].
 NOISE = 0.002
-#: The fit's box: both fitted fields start from the middle, far from the truth; side friction has no box to act on.
-FITS = ["contact.friction=0.2:1.5", "robot.sea_stiffness=1:4", "world.side_friction=0:5"]
-#: Stated tolerance of the recovered values (relative); the defaults are 33 % and 30 % off.
-TOLERANCE = 0.03
+#: The fit's box: the search starts from its middle, off the truth; side friction has no box to act on.
+FITS = ["contact.friction=0.2:1.5", "robot.sea_stiffness=1.2:5", "world.side_friction=0:5"]
+#: Relative error of each recovered value. Measured over six seeds of this search: μ_c 0.8995-0.9149 (within 1.7 %),
+#: K 2.510-2.515 (within 0.6 %); the box's middles (0.85, 3.1) are 6 % and 24 % off. (With K's box 1-4, whose middle
+#: is the truth, the polish ended in a nearby minimum of the contact model in two searches of six: μ_c 0.82 and 1.01.)
+TOLERANCE = {"contact.friction": 0.03, "robot.sea_stiffness": 0.03}
+SEED = 1  # of the calibrations' CMA-ES search: the same trials every run
 
 
 def record(path, sets, noise=0.0, seed=1):
@@ -61,7 +64,9 @@ def bag(tmp_path_factory):
 def calibrated(bag, tmp_path_factory):
     out = tmp_path_factory.mktemp("cal") / "o"
     spec = Calibration("pedal-wave", bag, parse_fits(FITS, ["robot.sea_stiffness"]), (f"sim.duration={DURATION_S}",))
-    return spec, out, calibrate(spec, out, 16, workers=1, progress=False)
+    # one worker and a seeded search: the same trials every run (an unseeded search of 16 trials once ended its
+    # polish in a false minimum of the contact model, μ_c 0.79 for 0.9)
+    return spec, out, calibrate(spec, out, 16, workers=1, progress=False, seed=SEED)
 
 
 def test_a_recording_restarts_the_model_in_its_recorded_state(tmp_path):
@@ -123,7 +128,7 @@ def test_calibration_recovers_the_recorded_values_from_the_defaults(calibrated):
     for key, truth in TRUTH.items():
         f = fitted[key]
         assert f.identifiable and f.interval[0] < f.value < f.interval[1]
-        assert f.value == pytest.approx(truth, rel=TOLERANCE), key
+        assert f.value == pytest.approx(truth, rel=TOLERANCE[key]), key
     assert outcome.loss <= outcome.loss_start
     result = yaml.safe_load((out / "result.yaml").read_text())
     assert result["fields"]["contact.friction"]["value"] == fitted["contact.friction"].value

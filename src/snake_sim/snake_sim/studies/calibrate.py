@@ -377,8 +377,10 @@ def check_out(calibration: Calibration, out: Path, resume: bool) -> None:
 
 
 def calibrate(calibration: Calibration, out: Path, trials: int, workers: int | None = None,
-              scheduler: str | None = None, resume: bool = False, progress: bool = True) -> CalibrationOutcome:
-    """The global search, the polish, the intervals and the outputs (module docstring)."""
+              scheduler: str | None = None, resume: bool = False, progress: bool = True,
+              seed: int | None = None) -> CalibrationOutcome:
+    """The global search, the polish, the intervals and the outputs (module docstring); ``seed`` fixes the search's
+    random draws (None: new ones each run)."""
     integer(trials, "--trials", low=1)
     positive(calibration.window, "--window")
     check_out(calibration, out, resume)
@@ -398,7 +400,7 @@ def calibrate(calibration: Calibration, out: Path, trials: int, workers: int | N
         if match and int(match[2]) > n_joints:
             raise ConfigError("--fit", r.key, f"the robot has joints 1 to {n_joints}")
     problem = CalibrationProblem(calibration.scenario, calibration.fit, "loss", sets=calibration.sets)
-    search = optimise(problem, out, trials, "cmaes", None, workers, scheduler, progress, loss)
+    search = optimise(problem, out, trials, "cmaes", None, workers, scheduler, progress, loss, seed)
     (out / "calibration.yaml").write_text(yaml.safe_dump(calibration.as_dict(), sort_keys=False), encoding="utf-8")
     if search.interrupted or search.best is None:
         return CalibrationOutcome([], math.nan, math.nan, 0, search.written, search.trials, search.interrupted)

@@ -126,14 +126,15 @@ def check(problem: Problem, measure: Measure = measure_summary) -> None:
         check_field(fields, c.field, "--constraint")
 
 
-def make_sampler(name: str, problem: Problem) -> optuna.samplers.BaseSampler:
-    """TPE (with the constraints; a constant liar for the trials in flight) or CMA-ES (no constraints)."""
+def make_sampler(name: str, problem: Problem, seed: int | None = None) -> optuna.samplers.BaseSampler:
+    """TPE (with the constraints; a constant liar for the trials in flight) or CMA-ES (no constraints); ``seed``
+    fixes the sampler's random draws (None: new ones each run)."""
     choice(name, "--sampler", SAMPLERS)
     if name == "cmaes":
         if problem.constraints:
             raise ConfigError("--constraint", problem.constraints[0].field, "needs --sampler tpe (CMA-ES takes none)")
-        return optuna.samplers.CmaEsSampler()
-    return optuna.samplers.TPESampler(constant_liar=True)
+        return optuna.samplers.CmaEsSampler(seed=seed)
+    return optuna.samplers.TPESampler(constant_liar=True, seed=seed)
 
 
 def open_study(problem: Problem, out: Path, sampler: optuna.samplers.BaseSampler,
@@ -235,11 +236,12 @@ class OptimiseOutcome:
 
 def optimise(problem: Problem, out: Path, trials: int, sampler: str = "tpe", storage: str | None = None,
              workers: int | None = None, scheduler: str | None = None, progress: bool = True,
-             measure: Measure = measure_summary) -> OptimiseOutcome:
-    """Run the study until it has ``trials`` finished trials (resuming the one in ``out``); write the outputs."""
+             measure: Measure = measure_summary, seed: int | None = None) -> OptimiseOutcome:
+    """Run the study until it has ``trials`` finished trials (resuming the one in ``out``); write the outputs.
+    ``seed``: the sampler's (:func:`make_sampler`)."""
     integer(trials, "--trials", low=1)
     check(problem, measure)
-    chosen = make_sampler(sampler, problem)
+    chosen = make_sampler(sampler, problem, seed)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     interrupted = False
     ran = 0
