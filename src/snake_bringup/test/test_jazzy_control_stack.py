@@ -64,9 +64,10 @@ OK, WARN, ERROR, STALE = 0, 1, 2, 3
 HIL_ROBOT = "koopaee6"
 WINDOW = 3.0  # s of wall time recorded per verdict (about 1.5 pedal-wave periods)
 BRIDGE_RATE = 100.0  # Hz, the CAN bridge's loop in the hardware-in-the-loop run
-#: A of gait_generator's pedal wave (config/snake_control.yaml)
-GAIT_AMPLITUDE = yaml.safe_load((REPO / "config/snake_control.yaml").read_text())[
-    "gait_generator"]["ros__parameters"]["gait"]["amplitude"]
+#: Our nodes' parameters (config/snake_control.yaml): the gait's and the SEA controllers'
+SNAKE_CONTROL = yaml.safe_load((REPO / "config/snake_control.yaml").read_text())
+GAIT = SNAKE_CONTROL["gait_generator"]["ros__parameters"]
+GAIT_AMPLITUDE = GAIT["gait"]["amplitude"]  # A of the pedal wave
 
 
 @pytest.fixture(scope="module")
@@ -408,8 +409,7 @@ def _reported(values: np.ndarray) -> np.ndarray:
 #: β (up to what the spring torque of its swinging link pushes through the PD, a few encoder counts), a following one
 #: sweeps at least A in any half period (the window), 0.5 of 2A
 HELD = 0.25
-HOLD_WINDOW = 0.5 * 2 * math.pi / yaml.safe_load((REPO / "config/snake_control.yaml").read_text())[
-    "gait_generator"]["ros__parameters"]["gait"]["frequency"]
+HOLD_WINDOW = math.pi / GAIT["gait"]["frequency"]
 
 
 def _held(robot: CanRobot, joints: slice = slice(None), windows: int = 3) -> np.ndarray:
@@ -489,7 +489,7 @@ def tracking_without_ros(seconds: float) -> float:
     from snake_hardware.emulator import EmulatedRobot
 
     robot = load_robot(HIL_ROBOT)
-    cfg = yaml.safe_load((REPO / "config/snake_control.yaml").read_text())["gait_generator"]["ros__parameters"]
+    cfg = GAIT
     gait = make_gait(cfg["gait"]["type"], robot.n_joints,
                      {k: v for k, v in cfg["gait"].items() if k != "type"})
     channel = f"snake_noros_{next(_channels)}"
@@ -605,7 +605,6 @@ def test_in_real_time_an_estop_released_through_the_bridge_service_lets_the_modu
 #: bridge holds within command_timeout (0.5 s here) + one bridge period of the SEA controllers' last command; the SEA
 #: controllers hold within stale_timeout + one control period of the gait's last reference (config/snake_control.yaml)
 DEADMAN_BOUND = 0.5 + 1.0 / BRIDGE_RATE
-SNAKE_CONTROL = yaml.safe_load((REPO / "config/snake_control.yaml").read_text())
 STALE_BOUND = (SNAKE_CONTROL["/**/sea_joint_controller"]["ros__parameters"]["stale_timeout"]
                + 1.0 / SNAKE_CONTROL["/**/sea_joint_controller"]["ros__parameters"]["rate"])
 #: What a hold time may exceed its bound by: the report's own path (a /diagnostics message through DDS to the test's

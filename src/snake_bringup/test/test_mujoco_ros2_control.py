@@ -53,7 +53,9 @@ SCENARIO = "pedal-wave"  # sim.launch.py's default scenario
 #: on a busy machine; at 0.5 a late command now and then took the tracking past its bound).
 SPEED = 0.25
 SETTLE, WINDOW = 2.0, 4.0  # s of sim time after the gait's start: one pedal-wave period, then two measured
-GAIT = yaml.safe_load((REPO / "config/snake_control.yaml").read_text())["gait_generator"]["ros__parameters"]["gait"]
+SNAKE_CONTROL = yaml.safe_load((REPO / "config/snake_control.yaml").read_text())
+GAIT = SNAKE_CONTROL["gait_generator"]["ros__parameters"]["gait"]
+COMMAND_PERIOD = 1.0 / SNAKE_CONTROL["/**/sea_joint_controller"]["ros__parameters"]["rate"]  # T_c [s]
 
 
 @dataclass
@@ -147,18 +149,15 @@ def _references(run: Run, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             np.stack([np.interp(t, run.ref_t, a) for a in run.alpha_d_dot.T], axis=1))
 
 
-def _lag(run: Run) -> tuple[float, float, float]:
-    """(lag [s], RMS(β − β_d(t − lag)) [rad] at it over the measured window, the command period T_c [s]): the lag
-    of β behind the gait's β_d (controller mode position: β_d = α_d) that fits best, on a 1 ms grid up to four
-    command periods."""
-    period = 1.0 / yaml.safe_load((REPO / "config/snake_control.yaml").read_text())[
-        "/**/sea_joint_controller"]["ros__parameters"]["rate"]
+def _lag(run: Run) -> tuple[float, float]:
+    """(lag [s], RMS(β − β_d(t − lag)) [rad] at it over the measured window): the lag of β behind the gait's β_d
+    (controller mode position: β_d = α_d) that fits best, on a 1 ms grid up to four command periods."""
     window = (run.t > run.gait_start + SETTLE) & (run.t < run.gait_start + SETTLE + WINDOW)
     t, beta = run.t[window], run.beta[window]
-    lags = np.arange(0.0, 4.0 * period, 0.001)
+    lags = np.arange(0.0, 4.0 * COMMAND_PERIOD, 0.001)
     errors = [_rms(beta - _references(run, t - lag)[0]) for lag in lags]
     best = int(np.argmin(errors))
-    return float(lags[best]), errors[best], period
+    return float(lags[best]), errors[best]
 
 
 def test_the_chained_pid_controller_closes_the_motor_pd_of_002_4_39(run):
@@ -167,7 +166,7 @@ def test_the_chained_pid_controller_closes_the_motor_pd_of_002_4_39(run):
     jitter about that lag, K_p times a fraction of the step ω A T_c (≈ 1 N·m of ~30 N·m); a wrong gain, sign or a
     missing feed-forward term is the size of the effort itself."""
     act = load_robot(ROBOT).actuator
-    lag, _, _ = _lag(run)
+    lag, _ = _lag(run)
     window = (run.t > run.gait_start + SETTLE) & (run.t < run.gait_start + SETTLE + WINDOW)
     beta, effort = run.beta[window], run.effort[window]
     beta_d, beta_d_dot = _references(run, run.t[window] - lag)
@@ -184,12 +183,12 @@ def test_in_real_time_the_motors_track_beta_d_a_command_period_late_within_one_c
     of the step), where the suite's runtime
     (lock-step, the command ramped within the period) stays within half of it without a lag. Without the
     feed-forward the motor loop would lag by about 0.3 s at 61 % of the amplitude (koopaee6_gz.yaml)."""
-    lag, error, period = _lag(run)
-    step = GAIT["frequency"] * GAIT["amplitude"] * period
+    lag, error = _lag(run)
+    step = GAIT["frequency"] * GAIT["amplitude"] * COMMAND_PERIOD
     record_property("lag_s_rms_rad", [lag, error])
     print(f"MuJoCo under ros2_control: β lags β_d by {1e3 * lag:.0f} ms, RMS(β − β_d) {error:.4f} rad at that lag "
           f"(bound {step:.4f} rad)")
-    assert 0.0 < lag <= 3.0 * period
+    assert 0.0 < lag <= 3.0 * COMMAND_PERIOD
     assert error < step
     keep = suite.t > SETTLE
     assert _rms(suite.beta[keep] - suite.beta_ref[keep]) < 0.5 * step
