@@ -118,10 +118,19 @@ def test_robot_launch_on_mock_hardware_activates_every_controller_of_the_robot_a
         aggregated = wait_until(lambda: next((a for a in reversed(recorder.get("/diagnostics_agg")) if {
             s.name.rsplit("/", 1)[0] for s in a.status} >= {"/Snake/Control nodes", "/Snake/ros2_control"}), None),
             "our nodes and the controller manager on /diagnostics_agg")
-        levels = {s.name: _level(s) for s in aggregated.status}
-        assert {"/Snake", "/Snake/CAN bus and modules", "/Snake/Control nodes", "/Snake/ros2_control"} <= set(levels)
-        assert levels["/Snake/CAN bus and modules"] == STALE
-        assert levels.get(activity) == OK, levels
+        statuses = {s.name: s for s in aggregated.status}
+        assert {"/Snake", "/Snake/CAN bus and modules", "/Snake/Control nodes", "/Snake/ros2_control"} <= set(statuses)
+        assert _level(statuses["/Snake/CAN bus and modules"]) == STALE
+        # the controller manager's own status reached the aggregator (not stale) with every controller active (its
+        # "<controller>.state" values); it also grades its controllers' timing (periodicity, execution jitter:
+        # controller_manager.cpp, controller_activity_diagnostic_callback), a verdict on the machine's load that
+        # raises the level and replaces the summary on a busy machine
+        assert activity in statuses, sorted(statuses)
+        values = {v.key: v.value for v in statuses[activity].values}
+        assert {c: values.get(f"{c}.state") for c in expected} == dict.fromkeys(expected, "active"), values
+        level, message = _level(statuses[activity]), statuses[activity].message
+        assert (level, message) == (OK, "All controllers are active") or (
+            level in (WARN, ERROR) and "jitter" in message), (level, message)
     finally:
         assert stack.stop(launch) == 0, stack.log(f"mock_{robot}")[-3000:]
         recorder.close()
