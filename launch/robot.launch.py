@@ -36,7 +36,7 @@ from snake_bringup.graph_nodes import launch_nodes
 from snake_bringup.ros2_control import command_controllers, controllers_file, spawner_arguments
 from snake_control import graph
 from snake_core.controllers import CONTROLLER_MODES
-from snake_core.interface import MOTOR_POSITION_COMMANDS
+from snake_core.interface import CAN_BRIDGE_ESTOP_ENGAGED, MOTOR_POSITION_COMMANDS
 from snake_core.robot import load_robot
 
 PACKAGE = "snake_bringup"
@@ -52,7 +52,7 @@ def snake_control_nodes(context, *args, **kwargs):
     share = FindPackageShare(PACKAGE).perform(context)
     commands = command_controllers(f"{share}/{controllers_file(arg('robot'))}") if _armed_controllers(context) else ()
     specs = graph.control_nodes(arg("robot"), gait=arg("gait"), controller=arg("controller"), layout=arg("layout"),
-                                armed=False, command_controllers=commands)
+                                armed=False, command_controllers=commands, estop_topic=CAN_BRIDGE_ESTOP_ENGAGED)
     return launch_nodes(specs, share, use_sim_time=False,
                         extra=lambda spec: kwargs["secured"](spec.fully_qualified_name))
 

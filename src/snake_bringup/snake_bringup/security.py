@@ -32,7 +32,7 @@ from xml.etree import ElementTree
 from snake_bringup import ros2_control
 from snake_control import graph
 from snake_core import locator
-from snake_core.interface import MOTOR_POSITION_COMMANDS
+from snake_core.interface import CAN_BRIDGE_ESTOP_ENGAGED, MOTOR_POSITION_COMMANDS
 from snake_core.robot import load_robot
 
 #: Enclaves live under this prefix: /snake/<node namespace>/<node name>.
@@ -120,7 +120,8 @@ def bridge_spec(robot: str) -> graph.NodeSpec:
 
 def our_specs(robot: str, controller: str, layout: str, gait: str) -> list[graph.NodeSpec]:
     """Our nodes of robot.launch.py: the can_bridge and snake_control.graph's nodes for these arguments."""
-    return [bridge_spec(robot), *graph.control_nodes(robot, gait=gait, controller=controller, layout=layout)]
+    return [bridge_spec(robot), *graph.control_nodes(robot, gait=gait, controller=controller, layout=layout,
+                                                     estop_topic=CAN_BRIDGE_ESTOP_ENGAGED)]
 
 
 def upstream_grants(ours: Sequence[NodeGrant], commands: Sequence[str] = (), controllers: Sequence[str] = (),

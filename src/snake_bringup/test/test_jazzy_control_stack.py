@@ -10,7 +10,8 @@ launch_ros, all built from their sources (``make ros-stack``) or from a sourced 
   between processes through python-can-remote on 127.0.0.1: the modules' joint angles follow the pedal wave as
   closely as the same loop without ROS does; a module that stops answering holds the robot, shows on
   /diagnostics and stops the SEA controller, while the topic hardware freezes its joint in /joint_states;
-  an e-stop holds the modules and its release through the bridge's ~/estop service lets them follow again.
+  an e-stop holds the modules and disarms the gait (the command controllers deactivated), and after its release
+  through the bridge's ~/estop service an operator's arming lets them follow again.
 
 All of it shares one process per stack start and runs in one xdist group. Skipped with one reason where no
 stack is available. The tests whose subject is real time (named so, marker real_time: the CAN hardware in the loop
@@ -44,6 +45,7 @@ from snake_bringup.ros2_control import (
 )
 from snake_control import graph
 from snake_core import locator
+from snake_core.interface import CAN_BRIDGE_ESTOP_ENGAGED
 from snake_core.robot import load_robot
 from snake_test_support.jazzy_stack import (
     REPO,
@@ -139,8 +141,9 @@ def test_robot_launch_on_mock_hardware_activates_every_controller_of_the_robot_a
 def test_arming_activates_the_command_controllers_spawned_inactive_and_disarming_deactivates_them(stack):
     """On the real controller_manager (robot.launch.py, mock hardware, arm_controllers:=true as on the modules): the
     command controllers are spawned inactive and the broadcaster active; arming the gait activates them (STRICT
-    switch) and the SEA controllers' commands reach the hardware; disarming deactivates them; arming twice is
-    harmless."""
+    switch) and the SEA controllers' commands reach the hardware; disarming in motion deactivates them once the SEA
+    controllers' hold has reached the hardware, which keeps it (β̇_d = 0: mock hardware mirrors its commands in
+    /joint_states); arming twice is harmless."""
     from sensor_msgs.msg import JointState
     from std_msgs.msg import Float64MultiArray
 
@@ -154,9 +157,9 @@ def test_arming_activates_the_command_controllers_spawned_inactive_and_disarming
         return wait_until(lambda: (lambda c: c if set(c) == set(spawned_controllers(controllers)) else None)(
             stack.controllers()), "the controllers to be loaded")
 
-    def motors() -> np.ndarray:
+    def motors(field: str = "position") -> np.ndarray:
         last = recorder.get("/joint_states")[-1]
-        return np.array([dict(zip(last.name, last.position, strict=True))[f"motor_{j}"]
+        return np.array([dict(zip(last.name, getattr(last, field), strict=True))[f"motor_{j}"]
                          for j in range(1, load_robot(HIL_ROBOT).n_joints + 1)])
 
     try:
@@ -170,9 +173,13 @@ def test_arming_activates_the_command_controllers_spawned_inactive_and_disarming
         sent = recorder.get(topic)[-1].data
         assert np.abs(motors() - np.array(sent)).max() < 0.2  # mock hardware: β follows the β_d sent
         assert recorder.set_bool("/gait_generator/arm", True).success  # already armed: nothing to switch
+        assert np.abs(motors("velocity")).max() > 0.05  # in motion: β̇_d of the wave
         assert recorder.set_bool("/gait_generator/arm", False).success
         wait_until(lambda: all(states()[n] == "inactive" for n in commands), "the command controllers to stop")
         assert states()[BROADCASTER] == "active"
+        recorder.clear()
+        wait_until(lambda: len(recorder.get("/joint_states")) >= 10, "/joint_states")
+        assert np.all(motors("velocity") == 0.0), motors("velocity")  # the last command the hardware keeps: the hold
     finally:
         assert stack.stop(launch) == 0, stack.log("arming")[-3000:]
         recorder.close()
@@ -340,7 +347,9 @@ class CanRobot:
         """Start our node ``executable`` again as robot.launch.py starts it (its spec in snake_control.graph, at the
         launch's real-time priority), the gait armed as the operator arms it (its ``armed`` parameter: the killed
         node's ``~/arm`` service stays discovered until its participant's lease ends, and takes the call)."""
-        (spec,) = [s for s in graph.control_nodes(HIL_ROBOT, armed=True) if s.executable == executable]
+        (spec,) = [s for s in graph.control_nodes(
+            HIL_ROBOT, armed=True, command_controllers=command_controllers(REPO / controllers_file(HIL_ROBOT)),
+            estop_topic=CAN_BRIDGE_ESTOP_ENGAGED) if s.executable == executable]
         self.restarted[executable] = self.stack.start_node(f"restart_{executable}", spec, realtime=True)
 
     def emulate(self, ids: str):
@@ -585,19 +594,26 @@ def _estop(robot: CanRobot) -> None:
 
 
 def _release(robot: CanRobot) -> None:
-    """Release the e-stop through the bridge's ``~/estop`` service until the modules follow again."""
+    """Release the e-stop through the bridge's ``~/estop`` service and, once every module has confirmed (the gait
+    refuses to arm until then), arm the gait again, until the modules follow."""
     response = robot.recorder.set_bool("/can_bridge/estop", False)
     assert response.success, response.message
+    wait_until(lambda: robot.recorder.set_bool("/gait_generator/arm", True).success, "the gait to arm", timeout=30)
     wait_until(lambda: _following(robot), "the modules to follow after the release", timeout=30)
 
 
 @pytest.mark.real_time
-def test_in_real_time_an_estop_holds_the_modules(can_robot):
+def test_in_real_time_an_estop_holds_the_modules_and_disarms_the_gait(can_robot):
     robot = can_robot
     _estop(robot)
     try:
         swept = _held(robot)
         assert np.all(swept < HELD), (swept, robot.diagnostics())
+        commands = command_controllers(REPO / controllers_file(HIL_ROBOT))
+        wait_until(lambda: all(robot.stack.controllers().get(n) == "inactive" for n in commands),
+                   "the e-stop to disarm the gait and deactivate the command controllers")
+        refused = robot.recorder.set_bool("/gait_generator/arm", True)
+        assert not refused.success and "emergency stop" in refused.message
     finally:  # the robot is shared by the tests of this module, in any order
         _release(robot)
 

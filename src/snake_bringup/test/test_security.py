@@ -29,9 +29,9 @@ ROOT = Path(__file__).resolve().parents[3]
 NODE = {"/rosout", "/parameter_events"}
 #: What each of our nodes of robot.launch.py (koopaee6, position, composed) publishes and subscribes.
 OURS = {
-    "/snake/can_bridge": ({i.CAN_BRIDGE_JOINT_STATES, i.DIAGNOSTICS, *NODE},
+    "/snake/can_bridge": ({i.CAN_BRIDGE_JOINT_STATES, i.CAN_BRIDGE_ESTOP_ENGAGED, i.DIAGNOSTICS, *NODE},
                           {i.CAN_BRIDGE_JOINT_COMMANDS, i.MOTOR_POSITION_COMMANDS}),  # the latter: its deadman
-    "/snake/gait_generator": ({i.GAIT_REFERENCE, i.DIAGNOSTICS, *NODE}, set()),
+    "/snake/gait_generator": ({i.GAIT_REFERENCE, i.DIAGNOSTICS, *NODE}, {i.CAN_BRIDGE_ESTOP_ENGAGED}),
     "/snake/sea_joint_controller": ({i.MOTOR_POSITION_COMMANDS, i.MOTOR_VELOCITY_COMMANDS, i.DIAGNOSTICS, *NODE},
                                     {i.GAIT_REFERENCE, i.JOINT_STATES, i.TORQUE_REFERENCE, i.CAN_BRIDGE_JOINT_STATES}),
 }

@@ -24,8 +24,11 @@ disarms it (false). A restarted node comes back as ``armed`` says: on the robot,
 start armed (the default). With ``command_controllers`` (the robot: the ros2_control controllers that command the
 motors, spawned inactive) arming first activates them through ``controller_manager``'s ``~/switch_controller``
 (controller_manager_msgs/srv/SwitchController, STRICT, activate_asap) and arms only if they are active; disarming
-stops the reference and deactivates them. A node started ``armed`` (a restart of an armed robot's node) does not
-switch them: they are as the operator left them.
+stops the reference and, ``hold_wait`` later (the SEA controllers' hold, β̇_d = 0, has then reached the hardware, which
+keeps the last command of a deactivated controller), deactivates them. A node started ``armed`` (a restart of an
+armed robot's node) does not switch them: they are as the operator left them. With ``estop_topic`` (the robot: the
+CAN bridge's e-stop) an engaged emergency stop disarms the gait and arming is refused until it is released; the
+robot stays disarmed after the release until an operator arms it again.
 """
 
 from __future__ import annotations
@@ -35,7 +38,9 @@ from collections.abc import Sequence
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.clock import Clock
 from rclpy.node import Node
+from rclpy.task import Future
 from sensor_msgs.msg import JointState
+from std_msgs.msg import Bool
 from std_srvs.srv import SetBool
 
 from snake_core.gaits import GAITS
@@ -110,6 +115,10 @@ class GaitGeneratorNode(Node):
         self._controllers = [n.strip() for n in names.split(",") if n.strip()]
         manager = declare(self, "controller_manager", "/controller_manager", "the controller_manager of "
                           "command_controllers", read_only=True)
+        self._hold_wait = declare(self, "hold_wait", 0.2, "on a disarm, the time from the reference's stop to the "
+                                  "command_controllers' deactivation [s]: at least the SEA controllers' stale_timeout "
+                                  "and a control period, so that the hardware keeps their hold (β̇_d = 0)", low=0.0,
+                                  high=5.0, read_only=True)
         self._switch, self._no_switch = None, ""
         if self._controllers:
             try:
@@ -122,31 +131,76 @@ class GaitGeneratorNode(Node):
                 # exclusive) group would hold back until that callback ended
                 self._switch = self.create_client(SwitchController, f"{manager.rstrip('/')}/switch_controller",
                                                   callback_group=MutuallyExclusiveCallbackGroup())
-        self.create_service(SetBool, "~/arm", self._on_arm)
+        # arming, disarming and the e-stop one at a time, in a group of their own: the reference's timer runs on
+        # while they wait (for the hold, for the controller_manager); waits run in another group again
+        arming, self._waits = MutuallyExclusiveCallbackGroup(), MutuallyExclusiveCallbackGroup()
+        self.estop_engaged = False
+        estop = declare(self, "estop_topic", "", "the robot's emergency stop (std_msgs/Bool, latched; the CAN bridge's "
+                        "/can_bridge/estop_engaged): true disarms, and arming is refused while it is; empty: none",
+                        read_only=True)
+        if estop:
+            self.create_subscription(Bool, estop, self._on_estop, LATCHED_QOS, callback_group=arming)
+        self.create_service(SetBool, "~/arm", self._on_arm, callback_group=arming)
         self._timer = self.create_timer(1.0 / rate, self._tick)
         started(self, f"{self._gait_type()} for {robot.n_joints} joints on {GAIT_REFERENCE}", rate, lockstep=lockstep,
                 **{k: v for k, v in self._gait_params().items() if v is not None})
 
     async def _on_arm(self, request: SetBool.Request, response: SetBool.Response) -> SetBool.Response:
         """Arm (the command controllers activated first, if any) or disarm (the reference stopped first)."""
+        if request.data and self.estop_engaged:
+            response.success, response.message = False, "emergency stop engaged: release it first, then arm"
+            return response
         if request.data == self.armed:
             response.success, response.message = True, "already " + ("armed" if self.armed else "disarmed")
             return response
-        if not request.data:
-            self.armed = False
-        if self._controllers:
-            error = await self._switch_controllers(request.data) if self._switch is not None else self._no_switch
-            if error:
-                response.success, response.message = False, error
-                self.get_logger().error(error)
-                return response
-        if request.data:
-            self._elapsed = Elapsed(self)  # the gait starts at t = 0 at the next tick
-            self.armed = True
+        error = await self._arm() if request.data else await self._disarm()
+        if error:
+            response.success, response.message = False, error
+            self.get_logger().error(error)
+            return response
         response.success = True
         response.message = "armed: the gait runs" if self.armed else "disarmed: no reference, the controllers hold"
         self.get_logger().warning(response.message)
         return response
+
+    async def _on_estop(self, msg: Bool) -> None:
+        self.estop_engaged = bool(msg.data)
+        if self.estop_engaged and self.armed:
+            self.get_logger().error("emergency stop engaged: disarmed (arm again once it is released)")
+            error = await self._disarm()
+            if error:
+                self.get_logger().error(error)
+
+    async def _arm(self) -> str:
+        """The command controllers activated, then the gait started at t = 0 at the next tick; an error text, or
+        ""."""
+        if self._controllers:
+            error = await self._switch_controllers(True) if self._switch is not None else self._no_switch
+            if error:
+                return error
+        self._elapsed = Elapsed(self)
+        self.armed = True
+        return ""
+
+    async def _disarm(self) -> str:
+        """The reference stopped, then, after ``hold_wait``, the command controllers deactivated; an error text, or
+        ""."""
+        self.armed = False
+        if not self._controllers:
+            return ""
+        await self._sleep(self._hold_wait)
+        return await self._switch_controllers(False) if self._switch is not None else self._no_switch
+
+    async def _sleep(self, seconds: float) -> None:
+        """Wait ``seconds`` of ROS time (sim time on a simulator) without holding the node's other callbacks."""
+        if seconds <= 0.0:
+            return
+        done = Future()
+        timer = self.create_timer(seconds, lambda: done.done() or done.set_result(None), callback_group=self._waits)
+        try:
+            await done
+        finally:
+            self.destroy_timer(timer)
 
     async def _switch_controllers(self, activate: bool) -> str:
         """Activate or deactivate ``command_controllers`` through the controller_manager; an error text, or ""."""
@@ -188,7 +242,9 @@ class GaitGeneratorNode(Node):
         if self.clock_watchdog.check() is not None:
             return
         if not self.armed:
-            self._diag.report(WARN, "disarmed: no reference until ~/arm (data: true)")
+            why = "disarmed by the emergency stop: no reference until its release and" if self.estop_engaged else \
+                "disarmed: no reference until"
+            self._diag.report(WARN, f"{why} ~/arm (data: true)")
             return
         t = self._elapsed()
         alpha_d, alpha_d_dot = self.gait.reference(t)

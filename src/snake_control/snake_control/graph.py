@@ -98,17 +98,18 @@ def command_nodes(robot: str, params: RobotParams, controller: str = "position",
 
 def control_nodes(robot: str, *, gait: str = "pedal_wave", controller: str = "position", layout: str = "composed",
                   head_tracking: bool = False, manipulability: bool = False, lockstep: bool = False,
-                  armed: bool = True, command_controllers: Sequence[str] = ()) -> list[NodeSpec]:
+                  armed: bool = True, command_controllers: Sequence[str] = (), estop_topic: str = "") -> list[NodeSpec]:
     """Every snake_control node between the robot (Gazebo, embedded simulator or CAN) and the operator; ``armed``
     false: the gait waits for an operator's ~/arm (the robot), which first activates ``command_controllers`` (the
-    robot's ros2_control controllers, spawned inactive)."""
+    robot's ros2_control controllers, spawned inactive); ``estop_topic``: the robot's e-stop, which disarms it."""
     params = load_robot(robot)
     nodes = command_nodes(robot, params, controller, layout, lockstep)
     if params.sea is not None:  # the gait reaches the robot through SEA controllers only
         nodes.insert(0, NodeSpec("gait_generator", "gait_generator",
                                  parameters={"robot": robot, "gait.type": gait, "lockstep": lockstep,
                                              "armed": armed, **({"command_controllers": ",".join(
-                                                 command_controllers)} if command_controllers else {})}))
+                                                 command_controllers)} if command_controllers else {}),
+                                             **({"estop_topic": estop_topic} if estop_topic else {})}))
     if manipulability:
         nodes.append(NodeSpec("manipulability_monitor", "manipulability_monitor",
                               parameters={"robot": robot, "lockstep": lockstep}))

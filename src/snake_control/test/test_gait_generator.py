@@ -139,6 +139,40 @@ def test_a_disarmed_gait_publishes_nothing_until_armed_then_starts_at_t_0_and_st
     assert len(ros.messages("/gait/reference")) == count
 
 
+def test_an_engaged_estop_disarms_the_gait_refuses_arming_and_its_release_leaves_it_disarmed(ros):
+    from std_msgs.msg import Bool
+    from std_srvs.srv import SetBool
+
+    from snake_control.ros_interface import LATCHED_QOS
+    from snake_core.interface import CAN_BRIDGE_ESTOP_ENGAGED
+
+    def arm(data):
+        return ros.call(SetBool, "/gait_generator/arm", SetBool.Request(data=data))
+
+    def estop(engaged):
+        ros.publish(CAN_BRIDGE_ESTOP_ENGAGED, Bool(data=engaged), LATCHED_QOS)
+
+    make(ros, armed=False, estop_topic=CAN_BRIDGE_ESTOP_ENGAGED)
+    estop(False)  # the bridge's first word: no e-stop
+    assert arm(True).success
+    ros.advance(0.2)
+    assert ros.messages("/gait/reference")
+    estop(True)
+    count = len(ros.messages("/gait/reference"))
+    ros.advance(0.5)
+    assert len(ros.messages("/gait/reference")) == count  # stopped at once
+    refused = arm(True)
+    assert not refused.success and refused.message == "emergency stop engaged: release it first, then arm"
+    warnings = [s.message for m in ros.messages("/diagnostics") for s in m.status if s.level == b"\x01"]
+    assert "disarmed by the emergency stop: no reference until its release and ~/arm (data: true)" in warnings
+    estop(False)
+    ros.advance(0.5)
+    assert len(ros.messages("/gait/reference")) == count  # released: still disarmed, the operator arms
+    assert arm(True).success
+    ros.advance(0.2)
+    assert len(ros.messages("/gait/reference")) > count
+
+
 def test_arming_is_refused_with_the_reason_when_its_controllers_cannot_be_switched(ros):
     """With command_controllers and no ros2_control messages in the ROS installation (this test environment's
     wheels), an arm call is refused with one clear reason and the gait stays silent: never a gait running into
@@ -156,3 +190,16 @@ def test_arming_is_refused_with_the_reason_when_its_controllers_cannot_be_switch
                               "controller_manager_msgs (ros2_control) in this ROS installation")
     ros.advance(0.5)
     assert ros.messages("/gait/reference") == []
+
+
+def test_the_configured_hold_wait_outlasts_the_sea_controllers_way_to_their_hold():
+    """A disarm deactivates the command controllers hold_wait after the reference stops: by then the SEA controllers
+    (stale_timeout and one period later) must have sent their hold, the command the hardware then keeps."""
+    import yaml
+
+    from snake_core import locator
+
+    config = yaml.safe_load((locator.data_dir() / "config" / "snake_control.yaml").read_text())
+    sea = config["/**/sea_joint_controller"]["ros__parameters"]
+    hold_wait = config["gait_generator"]["ros__parameters"]["hold_wait"]
+    assert hold_wait >= sea["stale_timeout"] + 1.0 / sea["rate"]

@@ -41,6 +41,7 @@ import pytest
 import yaml
 
 from snake_control import graph
+from snake_core.interface import CAN_BRIDGE_ESTOP_ENGAGED
 from snake_core.robot import load_robot
 from snake_test_support.ros import RosHarness, require_rclpy
 
@@ -509,7 +510,8 @@ def expected_specs(name: str, args: Mapping[str, str]) -> list[tuple[graph.NodeS
     control = graph.control_nodes(args["robot"], gait=args["gait"], controller=args["controller"],
                                   layout=args["layout"], head_tracking=args.get("head_tracking") == "true",
                                   manipulability=args.get("manipulability") == "true", lockstep=lockstep,
-                                  armed=name != "robot.launch.py", command_controllers=armed_controllers(name, args))
+                                  armed=name != "robot.launch.py", command_controllers=armed_controllers(name, args),
+                                  estop_topic=CAN_BRIDGE_ESTOP_ENGAGED if name == "robot.launch.py" else "")
     if name == "robot.launch.py":
         return [(s, False) for s in control]
     if args["simulator"] == "embedded":

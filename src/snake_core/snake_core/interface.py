@@ -88,6 +88,9 @@ CLOCK = "/clock"
 #: the joint states in the /joint_states layout, and β_d by motor_j.
 CAN_BRIDGE_JOINT_STATES = "/can_bridge/joint_states"
 CAN_BRIDGE_JOINT_COMMANDS = "/can_bridge/joint_commands"
+#: The CAN bridge's emergency stop, std_msgs/Bool latched: true from the e-stop (the operator's, a module's) until
+#: every module has confirmed its release; the gait generator disarms on true.
+CAN_BRIDGE_ESTOP_ENGAGED = "/can_bridge/estop_engaged"
 TF = "/tf"
 TF_STATIC = "/tf_static"
 

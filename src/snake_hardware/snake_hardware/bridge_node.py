@@ -16,7 +16,9 @@ The interface must be up already (docs/can_protocol.md); the node never configur
 
 Service ``~/estop`` (std_srvs/SetBool): ``data: true`` engages the emergency stop of every module, ``data: false``
 releases it through the driver (:meth:`snake_hardware.driver.CanDriver.release`): the robot moves again once every
-module has confirmed, which ``can_bridge: safety`` on /diagnostics shows.
+module has confirmed, which ``can_bridge: safety`` on /diagnostics shows. ``~/estop_engaged`` (std_msgs/Bool,
+latched) is true from any e-stop (this service, ``snake-can estop``, a module's own) until that confirmation: the
+gait generator disarms on it.
 """
 
 from __future__ import annotations
@@ -30,11 +32,12 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from rclpy.clock import Clock
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
-from std_msgs.msg import Float64MultiArray
+from std_msgs.msg import Bool, Float64MultiArray
 from std_srvs.srv import SetBool
 
 from snake_control.ros_interface import (
     COMMAND_QOS,
+    LATCHED_QOS,
     SENSOR_QOS,
     ClockWatchdog,
     declare,
@@ -42,7 +45,12 @@ from snake_control.ros_interface import (
     joint_state,
     run,
 )
-from snake_core.interface import CAN_BRIDGE_JOINT_COMMANDS, CAN_BRIDGE_JOINT_STATES, DIAGNOSTICS
+from snake_core.interface import (
+    CAN_BRIDGE_ESTOP_ENGAGED,
+    CAN_BRIDGE_JOINT_COMMANDS,
+    CAN_BRIDGE_JOINT_STATES,
+    DIAGNOSTICS,
+)
 from snake_core.robot import CAN_PROFILES, load_robot
 from snake_core.validation import ConfigError
 
@@ -98,6 +106,8 @@ class CanBridgeNode(Node):
         self.bridge = CanBridge(driver)
         self._states = self.create_publisher(JointState, states_topic, SENSOR_QOS)
         self._diag = self.create_publisher(DiagnosticArray, DIAGNOSTICS, COMMAND_QOS)
+        self._estop = self.create_publisher(Bool, CAN_BRIDGE_ESTOP_ENGAGED, LATCHED_QOS)
+        self._estop_engaged: bool | None = None
         self.create_subscription(JointState, commands_topic, self._on_joint_command, COMMAND_QOS)
         if array_topic:
             self.create_subscription(Float64MultiArray, array_topic, self._on_array_command, COMMAND_QOS)
@@ -140,6 +150,10 @@ class CanBridgeNode(Node):
         now = self._ros_time.monotonic()
         s = self.bridge.step(now)
         self._states.publish(joint_state(self, s.name, s.position, s.velocity, s.effort))
+        engaged = "estop" in self.bridge.driver.faults
+        if engaged != self._estop_engaged:
+            self._estop_engaged = engaged
+            self._estop.publish(Bool(data=engaged))
         records = self.bridge.diagnostics()
         summary = [(r.name, r.level, r.message) for r in records]
         if summary != self._last_diag or now - self._last_diag_time >= DIAGNOSTICS_PERIOD:

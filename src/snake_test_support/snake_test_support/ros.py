@@ -191,7 +191,18 @@ class RosHarness:
         def count() -> None:
             self._received[id(sub)] += 1
 
-        if sub._callback_type is type(sub._callback_type).WithMessageInfo:
+        with_info = sub._callback_type is type(sub._callback_type).WithMessageInfo
+        if inspect.iscoroutinefunction(handle):  # a coroutine stays one (rclpy's executor awaits it), same arguments
+            async def awaited(msg: Any) -> None:
+                count()
+                await handle(msg)
+
+            async def awaited_with_info(msg: Any, info: Any) -> None:
+                count()
+                await handle(msg, info)
+
+            sub.callback = awaited_with_info if with_info else awaited
+        elif with_info:
             sub.callback = lambda msg, info: (count(), handle(msg, info))
         else:
             sub.callback = lambda msg: (count(), handle(msg))
