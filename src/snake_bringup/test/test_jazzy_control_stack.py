@@ -117,19 +117,23 @@ def test_robot_launch_on_mock_hardware_activates_every_controller_of_the_robot_a
         # the real diagnostic_aggregator groups /diagnostics (config/diagnostic_analyzers.yaml): our nodes under
         # "Control nodes", the controller manager's statuses under "ros2_control"; no CAN bus on mock hardware
         activity = "/Snake/ros2_control/controller_manager: Controllers Activity"
-        aggregated = wait_until(lambda: next((a for a in reversed(recorder.get("/diagnostics_agg")) if {
-            s.name.rsplit("/", 1)[0] for s in a.status} >= {"/Snake/Control nodes", "/Snake/ros2_control"}), None),
-            "our nodes and the controller manager on /diagnostics_agg")
+
+        def reporting(array) -> bool:
+            """Our nodes and the controller manager's report of its controllers, every one active (its
+            "<controller>.state" values; the status it sends while it starts up has none)."""
+            statuses = {s.name: s for s in array.status}
+            values = {v.key: v.value for v in statuses[activity].values} if activity in statuses else {}
+            return {s.name.rsplit("/", 1)[0] for s in array.status} >= {"/Snake/Control nodes", "/Snake/ros2_control"} \
+                and all(values.get(f"{c}.state") == "active" for c in expected)
+
+        aggregated = wait_until(lambda: next((a for a in reversed(recorder.get("/diagnostics_agg")) if reporting(a)),
+                                             None), "our nodes and every controller active on /diagnostics_agg")
         statuses = {s.name: s for s in aggregated.status}
         assert {"/Snake", "/Snake/CAN bus and modules", "/Snake/Control nodes", "/Snake/ros2_control"} <= set(statuses)
         assert _level(statuses["/Snake/CAN bus and modules"]) == STALE
-        # the controller manager's own status reached the aggregator (not stale) with every controller active (its
-        # "<controller>.state" values); it also grades its controllers' timing (periodicity, execution jitter:
+        # the controller manager also grades its controllers' timing (periodicity, execution jitter:
         # controller_manager.cpp, controller_activity_diagnostic_callback), a verdict on the machine's load that
         # raises the level and replaces the summary on a busy machine
-        assert activity in statuses, sorted(statuses)
-        values = {v.key: v.value for v in statuses[activity].values}
-        assert {c: values.get(f"{c}.state") for c in expected} == dict.fromkeys(expected, "active"), values
         level, message = _level(statuses[activity]), statuses[activity].message
         assert (level, message) == (OK, "All controllers are active") or (
             level in (WARN, ERROR) and "jitter" in message), (level, message)
