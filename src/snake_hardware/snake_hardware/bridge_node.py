@@ -16,7 +16,7 @@ The interface must be up already (docs/can_protocol.md); the node never configur
 
 Service ``~/estop`` (std_srvs/SetBool): ``data: true`` engages the emergency stop of every module, ``data: false``
 releases it through the driver (:meth:`snake_hardware.driver.CanDriver.release`): the robot moves again once every
-module has confirmed, which ``can_bridge: safety`` on /diagnostics shows. ``~/estop_engaged`` (std_msgs/Bool,
+module has confirmed, which ``can_bridge: safety`` on /diagnostics shows. /can_bridge/estop_engaged (std_msgs/Bool,
 latched) is true from any e-stop (this service, ``snake-can estop``, a module's own) until that confirmation: the
 gait generator disarms on it.
 """

@@ -225,22 +225,31 @@ def bridge_on_emulated_modules(ros, name, **params):
 
 
 def test_estop_service_engages_and_releases_through_the_driver_once_the_modules_confirm(ros):
+    """... and /can_bridge/estop_engaged says so (what the gait generator disarms on): false, true from the stop,
+    false again only once every module has confirmed the release."""
+    from std_msgs.msg import Bool
     from std_srvs.srv import SetBool
+
+    from snake_core.interface import CAN_BRIDGE_ESTOP_ENGAGED
 
     def call(data):
         return ros.call(SetBool, "/can_bridge/estop", SetBool.Request(data=data))
 
     with bridge_on_emulated_modules(ros, "estop") as (_node, emu, run):
+        engaged = ros.record(CAN_BRIDGE_ESTOP_ENGAGED, Bool)
         assert run(1.0).message == "running"
+        assert [m.data for m in engaged] == [False]
         assert call(True).success
         held = run(0.3)
         assert _level(held) == ERROR and "emergency stop engaged" in held.message
         assert all(m.estop and m.latched for m in emu.modules)
+        assert [m.data for m in engaged] == [False, True]
         answer = call(False)
         assert answer.success and "once every module confirms" in answer.message
         released = run(0.5)
         assert _level(released) == OK and released.message == "running"
         assert not any(m.estop or m.latched for m in emu.modules)
+        assert [m.data for m in engaged] == [False, True, False]
 
 
 def test_use_sim_time_is_refused_at_runtime_and_commands_beyond_the_limits_are_clamped_and_counted(ros):
