@@ -36,7 +36,7 @@ from snake_sim.studies.climb_3d import (
     reference_check,
     scenario_duration,
 )
-from snake_sim.studies.engines import DART_DURATIONS, ENGINES, SEED, engine_case, engine_cases
+from snake_sim.studies.engines import ENGINES, SEED, engine_case, engine_cases
 from snake_sim.studies.sweep import Cell
 from snake_sim.studies.sweep.engine import measure_summary
 
@@ -57,7 +57,7 @@ class Results:
     reference: ReferenceCheck  # the reference gait at half the step and with a contact twice as stiff
     mujoco: Climb3dStudy  # controller × world × seed
     engines: tuple[Climb3dRun, ...]  # vertical and DART (MuJoCo's are the study's seed-SEED runs)
-    dart_durations: dict[str, float]  # DART's simulated time per world [s]
+    durations: dict[str, float]  # simulated time per "<engine> <world>" [s]
     roll_over_deg: float  # the roll-over threshold of the 3-D models
     planned: int  # step-checked runs planned (besides the stored vertical ones)
     failed: tuple[str, ...]  # the planned runs without a result: which, and why (raised, worker died)
@@ -121,7 +121,7 @@ def assemble(fast: bool, plan: dict[str, Cell], rows: dict[str, dict]) -> Result
     study = Climb3dStudy(load_scenario(mujoco[0].scenario).time_step, tuple(r for r in done if r.model == "mujoco"))
     engines = (*(r for r in done if r.model != "mujoco"), *_stored_vertical())
     return Results(fast, reference_check(rows, duration), study, engines,
-                   {w: (duration or d) for w, d in DART_DURATIONS.items()}, ROLL_OVER_DEG, len(cases),
+                   {f"{r.model} {r.world}": r.duration_s for r in (*study.runs, *engines)}, ROLL_OVER_DEG, len(cases),
                    tuple(f"{_label(c)}: {r}" for c, r in zip(cases, runs, strict=True) if isinstance(r, str)))
 
 
@@ -412,11 +412,13 @@ def _engines_table(results: Results) -> list[str]:
              "rows are the stiffness section's runs), MuJoCo "
              f"(the table above, seed {SEED}) and DART as Gazebo sets it up (the `*-3d` scenarios with `model=dart`, "
              f"seed {SEED}, Gazebo's h = {1e3 * (dart[0].time_step_s if dart else float('nan')):g} ms, ODE collision, "
-             "Dantzig LCP, joint limits and the gz_ros2_control loop). DART is the slowest engine (`make bench`), so "
-             "its runs are shorter: " + ", ".join(f"{w} {d:g} s" for w, d in results.dart_durations.items())
-             + " (a climb later than that is a *no* here). Each cell: climbed (time), rolled over (time), CoM speed, "
-             "and the step check (*converged*, *same verdicts* at half the step but a time or speed moving more than "
-             f"{100 * TOLERANCE:g} %, or a *verdict flip*).", "", ENGINE_HEADER, "|---|---|" + "---|" * len(ENGINES)]
+             "Dantzig LCP, joint limits and the gz_ros2_control loop). Every engine runs each world for as long: "
+             + ", ".join(f"{w} {_span(sorted({d for k, d in results.durations.items() if k.endswith(' ' + w)}))} s"
+                         for w in WORLDS)
+             + " (on the boxes at least 002's longest climb plus 50 s). Each cell: climbed (time), rolled over (time), "
+             "CoM speed, and the step check (*converged*, *same verdicts* at half the step but a time or speed moving "
+             f"more than {100 * TOLERANCE:g} %, or a *verdict flip*).", "", ENGINE_HEADER,
+             "|---|---|" + "---|" * len(ENGINES)]
     for c in CONTROLLERS:
         for w in WORLDS:
             cells = [next(iter(_by(engines[e], c, w)), None) for e in ENGINES]

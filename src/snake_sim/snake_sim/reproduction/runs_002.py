@@ -42,9 +42,6 @@ ENGINE_NAMES = {"vertical": "vertical plane", "mujoco": "MuJoCo", "dart": "DART"
 #: MuJoCo's perturbation seeds; DART's one seed; the vertical model has no perturbation.
 SEEDS = (0, 1, 2)
 DART_SEED = 0
-#: DART's simulated time [s] per number of boxes: DART is the slowest engine (``make bench``); a climb later than
-#: this is a *no* in DART.
-DART_DURATIONS = {1: 20.0, 2: 20.0}
 #: Simulated time of every run of a ``fast`` smoke run [s].
 FAST_DURATION = 1.0
 #: The rows of a ``fast`` smoke run: (section, controller).
@@ -171,8 +168,6 @@ def _case(row: Row, engine: str, seed: int | None, plate: float | None, fast: bo
         extra.append(f"sim.perturbation.seed={seed}")
     if engine == "dart":
         extra += ["model=dart", f"sim.time_step={DART_TIME_STEP!r}"]
-        if not fast:
-            extra.append(f"sim.duration={DART_DURATIONS[_boxes(row.scenario)]!r}")
     if fast:
         extra.append(f"sim.duration={FAST_DURATION!r}")
     run = ClimbCase(engine, row.controller, row.experiment, seed, scenario, (*row.overrides, *extra))
