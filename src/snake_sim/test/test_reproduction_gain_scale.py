@@ -100,7 +100,8 @@ def test_the_6_4_claim_needs_the_softer_reading_to_climb_where_k_d_k_fails_at_ea
     assert _line(text, "| K_d = K/6 |") == "| K_d = K/6 | yes | inconclusive |"
     assert _line(text, "| K_d = K/7 |") == "| K_d = K/7 | inconclusive | inconclusive |"
     assert _line(text, "| K_d = K/4 |") == "| K_d = K/4 | no | no |"
-    assert "vertical plane: yes: K_d = K/6; inconclusive: K_d = K/7; MuJoCo: inconclusive: K_d = K/7, K_d = K/6" in text
+    assert ("vertical plane: yes: *K_d = K/6*; inconclusive: *K_d = K/7*; MuJoCo: inconclusive: *K_d = K/7*, "
+            "*K_d = K/6*" in text)
 
 
 def test_the_7_4_claim_is_a_climb_near_002s_time_at_each_step():
@@ -118,8 +119,8 @@ def test_the_7_4_claim_is_a_climb_near_002s_time_at_each_step():
     assert _line(text, f"| D_d = 10, K_d = 17.5, {g.PER_STEP_LABEL} | ") == (
         f"| D_d = 10, K_d = 17.5, {g.PER_STEP_LABEL} | inconclusive | inconclusive | no | no |")
     assert _line(text, "| D_d = 4, K_d = 12 | ") == "| D_d = 4, K_d = 12 | no | no | no | no |"
-    assert ("TSC K_τ = 0 in MuJoCo: yes: D_d = 10, K_d = 17.5; inconclusive: D_d = 10, K_d = 17.5, per control step"
-            in text)
+    assert ("TSC K_τ = 0 in MuJoCo: yes: *D_d = 10, K_d = 17.5*; inconclusive: *D_d = 10, K_d = 17.5, per control "
+            "step*" in text)
     assert "TSC K_τ = 6 in MuJoCo: none" in text
     line = _line(text, "- *D_d = 10, K_d = 17.5.*")
     assert "K_τ = 6 − K_τ = 0 = +39.0 s against a half-step spread of 0.3 s: a difference" in line
@@ -142,7 +143,7 @@ def test_the_readings_that_climb_in_mujoco_are_exposed_per_controller():
     assert len(results.climbing("open loop", "vertical")) == 2
     with pytest.raises(ValueError, match="controller must be one of"):
         results.climbing("TSC")
-    assert "- *local stiffness*: §6.4 K_d = K/2, §7.4 K_d = K/2." in g.render(results)
+    assert "- local stiffness: *§6.4 K_d = K/2*, *§7.4 K_d = K/2*." in g.render(results)
 
 
 def test_the_transfer_figures_are_7_2s_h_and_the_sag_of_the_spring_k_d():
