@@ -177,3 +177,25 @@ def test_every_reading_is_rendered_and_the_results_round_trip():
     assert f"All {results.planned} planned step-checked runs finished" in text
     failed = replace(results, failed=("MuJoCo, §7.4 TSC K_τ = 6, D_d = 1, K_d = 50: error (boom)",))
     assert "**Runs without a result:**" in g.render(failed)
+
+
+def test_assemble_keeps_every_run_with_a_result_and_lists_the_others():
+    """The fast plan's rows as the sweep engine returns them: the vertical runs climb (30 s, 31 s at h/2), MuJoCo's
+    raised; the readings are stored with the runs, the failures named per run."""
+    plan = g.plan(fast=True)
+    rows = {}
+    for cell_id, cell in plan.items():
+        half = cell.overrides[-1].startswith("sim.time_step")
+        if cell.scenario.endswith("-3d"):
+            rows[cell_id] = {"cell": cell_id, "status": "error", "message": "boom"}
+        else:
+            rows[cell_id] = {"cell": cell_id, "status": "ok", "climbed": True,
+                             "time_to_climb_s": 31.0 if half else 30.0, "average_speed_mps": 0.01, "duration_s": 1.0}
+    results = g.assemble(True, plan, rows)
+    assert results.readings == tuple(g.readings(fast=True)) and results.planned == len(plan) // 2
+    assert {r.run.model for r in results.runs} == {"vertical"} and len(results.runs) == len(results.readings)
+    assert all(r.run.time_pair == (30.0, 31.0) for r in results.runs)
+    assert len(results.failed) == len(results.readings) and all("MuJoCo" in f and "boom" in f for f in results.failed)
+    assert results.durations == {"vertical": 1.0} and results.amplitudes == pytest.approx(
+        {"§6.4": math.pi / 4, "§7.4": math.pi / 6})
+    assert len(results.climbing("local stiffness", "vertical")) == 1 and results.climbing("local stiffness") == ()

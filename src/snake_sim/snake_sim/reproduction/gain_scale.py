@@ -41,6 +41,7 @@ from snake_sim.reproduction.runs_002 import (
     Run002,
     _case,
     _cell,
+    _label,
     _per_step,
     _plate,
     _times,
@@ -218,23 +219,19 @@ class Results:
 
 def assemble(fast: bool, plan: dict[str, Cell], rows: dict[str, dict]) -> Results:
     """The runs; a case whose run raised or whose worker died is left out and listed (``failed``)."""
-    done, failed, durations, steps = [], [], {}, {}
-    every = cases(fast)
-    for case in every:
-        run = climb_run(case.run, rows)
-        if isinstance(run, str):
-            failed.append(f"{ENGINE_NAMES[case.run.model]}, {case.row.experiment} {case.row.controller}: {run}")
-            continue
-        done.append(Run002(case.row.experiment, case.row.controller, case.plate, run))
-        durations[case.run.model] = run.duration_s
-        steps[case.run.model] = run.time_step_s
+    every = [(case, climb_run(case.run, rows)) for case in cases(fast)]
+    failed = tuple(f"{_label(case)}: {run}" for case, run in every if isinstance(run, str))
+    done = [(case, run) for case, run in every if not isinstance(run, str)]
+    durations = {case.run.model: run.duration_s for case, run in done}
+    steps = {case.run.model: run.time_step_s for case, run in done}
     tsc = load_scenario(TSC_SCENARIO)
     gait = tsc.section("gait")
     robot = load_robot(tsc.robot_name)
     amplitudes = {e: float(load_scenario(SCENARIOS[e][0]).section("gait")["amplitude"]) for e in SCENARIOS}
-    return Results(fast, tuple(readings(fast)), tuple(done), durations, steps, amplitudes, float(gait["frequency"]),
+    runs = tuple(Run002(case.row.experiment, case.row.controller, case.plate, run) for case, run in done)
+    return Results(fast, tuple(readings(fast)), runs, durations, steps, amplitudes, float(gait["frequency"]),
                    float(gait["phase_shift"]), float(robot.sea.stiffness[0]), robot.link_mass, robot.link_length,
-                   float(robot.link_inertia), ROLL_OVER_DEG, len(every), tuple(failed))
+                   float(robot.link_inertia), ROLL_OVER_DEG, len(every), failed)
 
 
 # ---------------------------------------------------------------------------------------------------------------
