@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from snake_core.controllers.tsc import TSCGains, gains_from_params
+from snake_core.controllers.tsc import NEIGHBOUR_ANGLES, SI_TIME_UNIT, TSCGains, gains_from_params
 from snake_core.robot import load_robot
 from snake_sim.analysis.rollover import ROLL_OVER_DEG
 from snake_sim.analysis.step_check import compare
@@ -99,8 +99,8 @@ class Reading:
     overrides: tuple[str, ...]
     stiffness_ratio: float | None  # K_d/K of local stiffness and the open loop (1); None for TSC
     tsc_gains: tuple[float, float, float] | None  # (M_d, D_d, K_d) of TSC
-    time_unit_s: float  # (7.2)'s unit of time [s] (1: SI)
-    neighbour_angle: str  # the angle (7.2) filters: "alpha" or "beta"
+    time_unit_s: float  # (7.2)'s unit of time [s] (1: SI; TSC only)
+    neighbour_angle: str  # the angle (7.2) filters: "alpha" or "beta" (TSC only)
 
 
 def _ratio_text(n: int, d: int) -> str:
@@ -114,11 +114,12 @@ def _stiffness_readings(experiment: str) -> list[Reading]:
     for n, d in RATIOS:
         label = f"K_d = {_ratio_text(n, d)}"
         if n == d:
-            out.append(Reading(f"open loop, {label}", experiment, "open loop", label, position, (), 1.0, None, 1.0,
-                               "alpha"))
+            out.append(Reading(f"open loop, {label}", experiment, "open loop", label, position, (), 1.0, None,
+                               SI_TIME_UNIT, NEIGHBOUR_ANGLES[0]))
         else:
             out.append(Reading(f"local stiffness, {label}", experiment, "local stiffness", label, local,
-                               (f"controller.stiffness={k * n / d!r}",), n / d, None, 1.0, "alpha"))
+                               (f"controller.stiffness={k * n / d!r}",), n / d, None, SI_TIME_UNIT,
+                               NEIGHBOUR_ANGLES[0]))
     return out
 
 
@@ -138,7 +139,7 @@ def _tsc_readings() -> list[Reading]:
             gains = gains_from_params(params)
             out.append(Reading(f"{controller}, {label}", "§7.4", controller, label, TSC_SCENARIO, overrides, None,
                                (gains.inertia, gains.damping, gains.stiffness), gains.time_unit,
-                               str(params.get("neighbour_angle", "alpha"))))
+                               str(params.get("neighbour_angle", NEIGHBOUR_ANGLES[0]))))
     return out
 
 
