@@ -80,6 +80,8 @@ class Climb3dRun:
     half_rolled_over: bool | None = None
     half_com_speed_mps: float = float("nan")
     half_time_to_climb_s: float | None = None
+    reached: bool | None = None  # the head reached the first box (None: nothing to climb; analysis.climb)
+    half_reached: bool | None = None
 
     @property
     def time_pair(self) -> tuple[float | None, float | None]:
@@ -116,7 +118,8 @@ def climb_run(case: ClimbCase, rows: dict[str, dict[str, Any]]) -> Climb3dRun | 
                       summary["time_to_climb_s"], summary.get("rolled_over"), summary.get("time_of_roll_over_s"),
                       summary.get("max_roll_deg"), summary["average_speed_mps"], check["verdicts_unchanged"],
                       check["converged"], check["max_rate_change"], case.model, h, summary["duration_s"],
-                      half["climbed"], half.get("rolled_over"), half["average_speed_mps"], half["time_to_climb_s"])
+                      half["climbed"], half.get("rolled_over"), half["average_speed_mps"], half["time_to_climb_s"],
+                      summary.get("reached"), half.get("reached"))
 
 
 def run_cases(cases: Sequence[ClimbCase], client: Client | None = None,
