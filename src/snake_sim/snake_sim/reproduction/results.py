@@ -68,7 +68,9 @@ def build(kind: Any, value: Any) -> Any:
         return {k: build(args[1], v) for k, v in value.items()}
     if dataclasses.is_dataclass(kind):
         hints = typing.get_type_hints(kind)
-        return kind(**{f.name: build(hints[f.name], value[f.name]) for f in dataclasses.fields(kind) if f.init})
+        # a field added with a default since the results were stored takes its default (None: "not measured")
+        return kind(**{f.name: build(hints[f.name], value[f.name]) for f in dataclasses.fields(kind)
+                       if f.init and (f.name in value or f.default is dataclasses.MISSING)})
     if kind is float and isinstance(value, int):
         return float(value)
     return value
