@@ -70,7 +70,7 @@ def _per_step() -> str:
     return f"controller.time_unit={load_scenario(READING_SCENARIO).control_period!r}"
 
 
-def _rows() -> tuple[Row, ...]:
+def rows_002() -> tuple[Row, ...]:
     """002's runs, in the order of the document (the per-step reading last in §7.4 and §7.4.2)."""
     k6, k0, step = "controller.torque_gain=6", "controller.torque_gain=0", _per_step()
     return (
@@ -195,7 +195,7 @@ def cases(fast: bool = False) -> list[Case]:
     """Every row in every engine (MuJoCo with every seed), then the plate range's other values in MuJoCo, then the
     plated rows with the faces' other μ in :data:`FACE_ENGINES`; ``fast``: one seed, the rows :data:`FAST_ROWS`, one
     other plate and one other face μ."""
-    rows = tuple(r for r in _rows() if not fast or (r.experiment, r.controller) in FAST_ROWS)
+    rows = tuple(r for r in rows_002() if not fast or (r.experiment, r.controller) in FAST_ROWS)
     seeds = {"vertical": (None,), "mujoco": SEEDS[:1] if fast else SEEDS, "dart": (DART_SEED,)}
     out = [_case(r, e, s, _plate(r), fast) for e in ENGINES for r in rows for s in seeds[e]]
     others = worldgen.PLATE_FRICTIONS[1:]
@@ -264,7 +264,7 @@ def _speeds(runs: Sequence[Run002]) -> list[tuple[float | None, float | None]]:
 # Rendering
 
 
-def _select(results: Results, experiment: str, controller: str, engine: str,
+def select(results: Results, experiment: str, controller: str, engine: str,
             plate: float | None = None, face: float | None = None) -> list[Run002]:
     """The runs of one row in one engine with the top plate of μ = ``plate`` (None: the scenario's own plate, or
     none where its world has none) and faces of μ = ``face`` (None: the world's own)."""
@@ -313,11 +313,11 @@ def _002_cell(row: Row) -> str:
 
 
 def _table(results: Results, experiment: str) -> list[str]:
-    rows = [r for r in _rows() if r.experiment == experiment]
+    rows = [r for r in rows_002() if r.experiment == experiment]
     header = "| controller | 002 | " + " | ".join(ENGINE_NAMES[e] for e in ENGINES) + " |"
     lines = [header, "|---|---|" + "---|" * len(ENGINES)]
     for row in rows:
-        cells = [_cell(_select(results, experiment, row.controller, e)) for e in ENGINES]
+        cells = [_cell(select(results, experiment, row.controller, e)) for e in ENGINES]
         lines.append(f"| {row.controller} | {_002_cell(row)} | " + " | ".join(cells) + " |")
     return lines
 
@@ -344,7 +344,7 @@ def _plate_table(results: Results) -> list[str]:
              "|---|---|" + "---|" * (1 + len(others))]
     keys = list(dict.fromkeys((r.experiment, r.controller) for r in plated))
     for experiment, controller in keys:
-        cells = [_cell([r for r in _select(results, experiment, controller, "mujoco", mu) if r.run.seed in seeds])
+        cells = [_cell([r for r in select(results, experiment, controller, "mujoco", mu) if r.run.seed in seeds])
                  for mu in (low, *others)]
         lines.append(f"| {experiment} | {controller} | " + " | ".join(cells) + " |")
     return [*lines, ""]
@@ -359,7 +359,7 @@ def _comparisons(results: Results) -> list[str]:
     for experiment, faster, slower, words in COMPARISONS_002:
         parts = []
         for e in ENGINES:
-            a, b = (_select(results, experiment, c, e) for c in (faster, slower))
+            a, b = (select(results, experiment, c, e) for c in (faster, slower))
             if a and b:
                 parts.append(f"{ENGINE_NAMES[e]}: " + comparison_text(compare(_times(a), _times(b)), faster, slower))
         lines.append(f"- *{experiment}, {faster} against {slower}* (002: {words}). "
@@ -406,7 +406,7 @@ def _gain_scale(results: Results) -> list[str]:
     for experiment in ("§7.4", "§7.4.2"):
         parts = []
         for e in ENGINES:
-            per_step, si_runs = (_select(results, experiment, c, e) for c in (f"TSC K_τ = 6, {PER_STEP}",
+            per_step, si_runs = (select(results, experiment, c, e) for c in (f"TSC K_τ = 6, {PER_STEP}",
                                                                                "TSC K_τ = 6"))
             if per_step and si_runs:
                 c = compare(_speeds(per_step), _speeds(si_runs))
@@ -444,8 +444,8 @@ def _claims(results: Results) -> list[str]:
              f"Each of 002's rows against the runs above (the scenarios' plate): {VERDICT_RULE}", "",
              "| section | controller | 002 | " + " | ".join(ENGINE_NAMES[e] for e in ENGINES) + " |",
              "|---|---|---|" + "---|" * len(ENGINES)]
-    for row in _rows():
-        cells = [verdict_text(_select(results, row.experiment, row.controller, e), expected_outcome(row, e))
+    for row in rows_002():
+        cells = [verdict_text(select(results, row.experiment, row.controller, e), expected_outcome(row, e))
                  for e in ENGINES]
         lines.append(f"| {row.experiment} | {row.controller} | {row.outcome_002} | " + " | ".join(cells) + " |")
     return [*lines, ""]
@@ -467,14 +467,14 @@ def _faces(results: Results) -> list[str]:
                                                           for e in engines for mu in faces) + " |",
              "|---|---|---|" + "---|" * (len(engines) * len(faces))]
     reproduces: dict[str, list[str]] = {}
-    for row in _rows():
-        if not any(r.face is not None for r in _select(results, row.experiment, row.controller, engines[0],
+    for row in rows_002():
+        if not any(r.face is not None for r in select(results, row.experiment, row.controller, engines[0],
                                                        face=results.face_frictions[0])):
             continue
         cells = []
         for e in engines:
             for mu in faces:
-                runs = _select(results, row.experiment, row.controller, e,
+                runs = select(results, row.experiment, row.controller, e,
                                face=None if mu == results.face_friction else mu)
                 times = [f"{r.run.time_to_climb_s:.1f}" for r in runs if r.run.climbed]
                 cells.append(verdict_text(runs, expected_outcome(row, e))
