@@ -30,7 +30,8 @@ jumps back (ros_interface.watch_clock) holds likewise, with ERROR until it runs 
 ticks and is stamped as the last command was (it answers no new joint states).
 
 ``controller.*`` parameters are those of the mode's snake_core module (``controller.stiffness``
-is K_d in the stiffness and tsc modes, a number or one per joint); left unset, the mode's own
+is K_d in the stiffness and tsc modes, a number or one per joint; ``controller.neighbour_angle`` of tsc a string,
+alpha or beta); left unset, the mode's own
 default applies, and snake_core validates them (e.g. K_d < K, 002 §6.3).
 """
 
@@ -86,10 +87,14 @@ from .ros_interface import (
     watch_clock,
 )
 
-#: The parameters of every mode module (``PARAMS`` of snake_core.controllers.<mode>), without "mode".
+#: The string parameters of every mode module (``CHOICES`` of snake_core.controllers.<mode>) and their values.
+CONTROLLER_CHOICES: dict[str, tuple[str, ...]] = {
+    key: values for module in CONTROLLER_MODES.values()
+    for key, values in getattr(importlib.import_module(f"snake_core.controllers.{module}"), "CHOICES", {}).items()}
+#: The number parameters of every mode module (``PARAMS`` of snake_core.controllers.<mode>), without "mode".
 CONTROLLER_PARAMETERS = tuple(sorted({
     key for module in CONTROLLER_MODES.values()
-    for key in importlib.import_module(f"snake_core.controllers.{module}").PARAMS} - {"mode"}))
+    for key in importlib.import_module(f"snake_core.controllers.{module}").PARAMS} - {"mode", *CONTROLLER_CHOICES}))
 
 
 def mode_parameters(mode: str) -> tuple[str, ...]:
@@ -122,11 +127,16 @@ class SEAJointControllerNode(Node):
                                     "the mode's default); a number or one per joint")
             if value is not None and key in mode_parameters(self.mode):
                 params[key] = value
+        for key, values in CONTROLLER_CHOICES.items():
+            value = declare(self, f"controller.{key}", values[0], f"controller.{key} of snake_core.controllers",
+                            choices=values, read_only=True)
+            if key in mode_parameters(self.mode):
+                params[key] = value
         # the mode's controllers, validated by snake_core; this node steps joints self.joints (1-based)
         controllers = make_joint_controllers(self.mode, robot, params, source)
         self.joints = [index] if index else list(range(1, robot.n_joints + 1))
         self.controllers = [controllers[j - 1] for j in self.joints]
-        self._measured = sorted({*self.joints, *(j - 1 for j in self.joints if j > 1)})  # TSC: α_{j−1}
+        self._measured = sorted({*self.joints, *(j - 1 for j in self.joints if j > 1)})  # TSC: α_{j−1}, β_{j−1}
         self._stiffness = robot.sea.stiffness if robot.sea is not None else None
         self._layout = JointStateLayout(robot.n_joints, sea=robot.sea is not None)
         self._states: dict[int, tuple[float, float, float, float]] = {}
@@ -217,11 +227,11 @@ class SEAJointControllerNode(Node):
         inputs = []
         for j in self.joints:
             alpha, alpha_dot, tau, beta = self._states[j]
-            alpha_prev = self._states[j - 1][0] if j > 1 else None
+            alpha_prev, beta_prev = (self._states[j - 1][0], self._states[j - 1][3]) if j > 1 else (None, None)
             ref, tau_d = self._references[j], self._tau_d[j]
-            if not all_finite([alpha, alpha_dot, tau, beta, *ref, tau_d] + ([alpha_prev] if j > 1 else [])):
+            if not all_finite([alpha, alpha_dot, tau, beta, *ref, tau_d] + ([alpha_prev, beta_prev] if j > 1 else [])):
                 return ERROR, f"non-finite input (NaN or inf) for {joint_name(j)} in joint states or references"
-            inputs.append((JointMeasurement(alpha, alpha_dot, beta, tau, alpha_prev),
+            inputs.append((JointMeasurement(alpha, alpha_dot, beta, tau, alpha_prev, beta_prev),
                            JointReference(ref[0], ref[1], tau_d).at(lag)))
         return inputs
 

@@ -112,10 +112,11 @@ def beta_d_by_hand(mode: str, params: dict, j: int, count: int) -> list[float]:
     if mode == "stiffness":  # Fig. 6.2: β_d = α_d − α_s, α_s = (K − K_d)/K_d · τ_J/K, τ_J = K(β − α) = −τ
         k_d = params["controller__stiffness"]
         return [tracked(j) + (K - k_d) / k_d * tau / K] * count
-    # TSC (7.2): M α̈ + D α̇ + K_d α = K_d α_{j−1} − K_τ τ_J, from rest at the measured α_j; with the inputs held
-    # the solution is the damped oscillation about α_eq, and command k is its value at k Δt
+    # TSC (7.2): M α̈ + D α̇ + K_d α = K_d α_{j−1} − K_τ τ_J (or K_d β_{j−1}: neighbour_angle beta), from rest at the
+    # measured α_j; with the inputs held the solution is the damped oscillation about α_eq, command k its value at k Δt
     m, d, k_d, k_tau = (params[f"controller__{g}"] for g in ("inertia", "damping", "stiffness", "torque_gain"))
-    eq = (k_d * ALPHA[j - 2] + k_tau * tau) / k_d
+    prev = (BETA if params.get("controller__neighbour_angle") == "beta" else ALPHA)[j - 2]
+    eq = (k_d * prev + k_tau * tau) / k_d
     sigma = d / (2.0 * m)
     omega = math.sqrt(k_d / m - sigma**2)  # under-damped for these gains
     c1 = alpha - eq
@@ -128,6 +129,8 @@ def beta_d_by_hand(mode: str, params: dict, j: int, count: int) -> list[float]:
     ("stiffness", {"controller__stiffness": 0.29}, 4),  # K_d = K/6, 002 §6.4
     ("tsc", {"controller__stiffness": 12.0, "controller__damping": 4.0, "controller__inertia": 1.0,
              "controller__torque_gain": 6.0}, 3),  # Table 7.1, K_τ = 6
+    ("tsc", {"controller__stiffness": 12.0, "controller__damping": 4.0, "controller__inertia": 1.0,
+             "controller__torque_gain": 6.0, "controller__neighbour_angle": "beta"}, 4),  # the servo's β_{j−1}
 ])
 def test_torque_using_modes_command_002s_beta_d_from_this_joints_measurement_and_tail_neighbour(ros, mode, params, j):
     make(ros, joint_index=j, controller__mode=mode, **params)

@@ -115,6 +115,45 @@ def test_missing_neighbour_angle_is_an_error():
         tsc()[3].step(0.0, 0.01, meas(0.0, None), JointReference())
 
 
+def test_beta_reading_filters_the_neighbours_servo_angle():
+    """neighbour_angle: beta feeds (7.2) K_d β_{j−1}: with the neighbour's servo at 0.4 rad and its link at −0.2 rad,
+    α^d rises along the closed form towards 0.4 (not −0.2), as the default does with α_{j−1} = 0.4."""
+    c = tsc(neighbour_angle="beta")[2]
+    dt = 0.01
+    for k in range(1, 61):
+        m = JointMeasurement(alpha=0.1, alpha_dot=0.0, beta=0.1, tau=0.0, alpha_prev=-0.2, beta_prev=0.4)
+        cmd = c.step(k * dt, dt, m, JointReference())
+        x, v = step_response(k * dt, 1.0, 4.0, 12.0, 0.1, 12.0 * 0.4)
+        assert cmd.beta_d == pytest.approx(x, abs=1e-12)
+        assert cmd.beta_d_dot == pytest.approx(v, abs=1e-12)
+
+
+def test_default_reading_ignores_the_neighbours_servo_angle_bit_for_bit():
+    """The default (and neighbour_angle: alpha) gives the very same commands whatever β_{j−1} is."""
+    runs = []
+    for extra, beta_prev in (({}, None), ({}, 0.7), ({"neighbour_angle": "alpha"}, -0.7)):
+        c = tsc(torque_gain=6.0, **extra)[2]
+        cmds = []
+        for k in range(1, 50):
+            m = JointMeasurement(alpha=0.1, alpha_dot=0.0, beta=0.05, tau=0.087, alpha_prev=0.3 * math.sin(k / 7),
+                                 beta_prev=beta_prev)
+            cmd = c.step(k * 0.01, 0.01, m, JointReference())
+            cmds.append((cmd.beta_d, cmd.beta_d_dot))
+        runs.append(cmds)
+    assert runs[0] == runs[1] == runs[2]
+
+
+def test_beta_reading_without_the_neighbours_servo_angle_is_an_error():
+    with pytest.raises(ValueError, match="beta_prev"):
+        tsc(neighbour_angle="beta")[3].step(0.0, 0.01, meas(0.0, 0.1), JointReference())
+
+
+@pytest.mark.parametrize("value", ["gamma", "Beta", 1.0])
+def test_bad_neighbour_angle_refused(value):
+    with pytest.raises(ConfigError, match=r"controller\.neighbour_angle"):
+        tsc(neighbour_angle=value)
+
+
 def test_reference_and_deflection_limits_enforced():
     c = tsc()[2]
     for k in range(500):

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
+from snake_core.robot import load_robot
 from snake_sim.core.models import runtime_for
 from snake_sim.core.runlog import RunLog
 from snake_sim.core.scenario import load_scenario
@@ -159,3 +160,24 @@ def test_a_stopped_run_logs_the_instant_it_reached_between_logged_instants():
     assert stopped.status == "interrupted"
     assert stopped.t[-1] == pytest.approx(at + Tc) and whole.t[1] == pytest.approx(setup.log_every * Tc)
     np.testing.assert_array_equal(stopped.t[:-1], whole.t[:2])
+
+
+@pytest.mark.parametrize("reading", ["alpha", "beta"])
+def test_each_joint_gets_its_tail_side_neighbours_link_and_servo_angles(reading):
+    """TSC's first command from rest at α_j under (7.2)'s input K_d x_{j−1} (held over the period), x the neighbour's
+    link angle α or, with ``controller.neighbour_angle: beta``, its servo angle β: the loop hands each joint the
+    angles of joint j − 1, not its own nor another's."""
+    scenario = load_scenario("tsc-obstacle", [f"controller.neighbour_angle={reading}"])
+    robot = load_robot(scenario.robot_name)
+    _, controllers = sea_control(scenario, robot)
+    n = robot.n_joints
+    alpha, beta = 0.1 * np.arange(1, n + 1), -0.05 * np.arange(1, n + 1) ** 2  # distinct per joint and per kind
+    zero = np.zeros(n)
+    period = scenario.control_period
+    beta_d, _ = motor_commands(controllers, 0.0, period, alpha, zero, beta, zero, zero, zero)
+    gains = controllers[1].gains
+    phi, gamma = gains.transition(period)
+    neighbour = {"alpha": alpha, "beta": beta}[reading]
+    for j in range(1, n):
+        expected = phi[0, 0] * alpha[j] + gamma[0] * gains.stiffness * neighbour[j - 1]
+        assert beta_d[j] == pytest.approx(expected, abs=1e-12)

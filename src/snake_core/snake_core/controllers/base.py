@@ -1,7 +1,7 @@
 """The interface of a per-joint SEA controller (docs/design.md "Data flow").
 
 Every mode (position, local stiffness, TSC, torque) maps what one joint module can measure, plus
-its tail-side neighbour's angle (TSC passes angles tail → head), to a motor position reference
+its tail-side neighbour's angles (TSC passes angles tail → head), to a motor position reference
 β_d for the inner motor-side PD loop, 002 (4.39), which lives below ROS (simulator actuator model,
 ros2_control PID in Gazebo, module firmware on the CAN bus).
 
@@ -24,6 +24,7 @@ class JointMeasurement:
     beta: float  # β_j, motor angle reflected to the link side
     tau: float  # τ_j = K_j (α_j − β_j), 002 (4.36): the SEA torque
     alpha_prev: float | None = None  # α_{j−1} of the tail-side neighbour (None for the tail joint)
+    beta_prev: float | None = None  # β_{j−1}, the tail-side neighbour's servo (motor) angle (None for the tail joint)
 
 
 @dataclass(slots=True)

@@ -21,6 +21,10 @@ The unit of time of (7.2) is ``time_unit`` T_u [s]: 1 reads M_d, D_d in SI units
 reads the derivatives of (7.2) per T_u (e.g. per control step of a module that evaluates (7.2) with differences per
 step), i.e. M_d T_u² α̈ + D_d T_u α̇ + K_d (α^d − α_{j−1}) = −K_τ τ_J in seconds. Angles do not enter it: (7.2) is
 linear and homogeneous in the angles, so reading them in degrees changes nothing but the scale of K_τ.
+
+``neighbour_angle`` says which angle of the tail-side neighbour (7.2) filters: ``alpha``, its link angle α_{j−1}
+(§7.2's words, the default), or ``beta``, its servo angle β_{j−1} (the angle a module's servo reports, Table 3.2's
+0.32° resolution), i.e. M_d α̈_j^d + D_d α̇_j^d + K_d (α_j^d − β_{j−1}) = −K_τ τ_J,j.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ import numpy as np
 from scipy.linalg import expm
 
 from ..robot import RobotParams
-from ..validation import get, non_negative, number, positive, reject_unknown
+from ..validation import choice, get, non_negative, number, positive, reject_unknown
 from .base import JointMeasurement, JointReference, MotorCommand
 from .limits import SEALimits, sea_limits
 from .stiffness import MOTOR_TORQUE_SIGN
@@ -44,7 +48,12 @@ TABLE_7_1 = {"inertia": 1.0, "damping": 4.0, "stiffness": 12.0, "torque_gain": 0
 #: The unit of time of (7.2) [s] unless a scenario reads it otherwise: seconds (002 prints SI units).
 SI_TIME_UNIT = 1.0
 
-PARAMS = ("mode", "inertia", "damping", "stiffness", "torque_gain", "time_unit")
+#: The tail-side neighbour's angle (7.2) filters: its link angle α_{j−1} or its servo angle β_{j−1}.
+NEIGHBOUR_ANGLES = ("alpha", "beta")
+
+PARAMS = ("mode", "inertia", "damping", "stiffness", "torque_gain", "time_unit", "neighbour_angle")
+#: The parameters of this mode that take a string, with their values (the others are numbers; default first).
+CHOICES = {"neighbour_angle": NEIGHBOUR_ANGLES}
 
 
 @dataclass(frozen=True)
@@ -93,6 +102,7 @@ class TSCController:
     joint_index: int
     gains: TSCGains
     limits: SEALimits
+    neighbour_angle: str = NEIGHBOUR_ANGLES[0]  # "alpha": α_{j−1}; "beta": β_{j−1} (module docstring)
     state: np.ndarray | None = field(default=None, init=False)  # (α_j^d, α̇_j^d); None before the first step
     limited: bool = field(default=False, init=False)
     _dt: float = field(default=0.0, init=False, repr=False)
@@ -121,9 +131,12 @@ class TSCController:
 
     def _advance(self, dt: float, meas: JointMeasurement) -> None:
         """One exact step of (7.2) from the state at t to t + dt."""
-        if meas.alpha_prev is None:
-            raise ValueError(f"TSC joint {self.joint_index} needs the measured angle α_{self.joint_index - 1} of its "
-                             "tail-side neighbour (JointMeasurement.alpha_prev)")
+        beta = self.neighbour_angle == "beta"
+        prev = meas.beta_prev if beta else meas.alpha_prev
+        if prev is None:
+            symbol, name = ("β", "beta_prev") if beta else ("α", "alpha_prev")
+            raise ValueError(f"TSC joint {self.joint_index} needs the measured angle {symbol}_{self.joint_index - 1} "
+                             f"of its tail-side neighbour (JointMeasurement.{name})")
         if self.state is None:
             self.state = np.array([self.limits.reference(meas.alpha), 0.0])
         if dt != self._dt:
@@ -131,7 +144,7 @@ class TSCController:
             self._dt = dt
         tau = self.limits.torque(meas.tau)
         g = self.gains
-        u = g.stiffness * meas.alpha_prev - g.torque_gain * MOTOR_TORQUE_SIGN * tau  # (7.2) input
+        u = g.stiffness * prev - g.torque_gain * MOTOR_TORQUE_SIGN * tau  # (7.2) input
         x = self._phi @ self.state + self._gamma * u
         lim = self.limits.reference_limit
         self.limited = abs(x[0]) > lim
@@ -161,5 +174,9 @@ def gains_from_params(params: Mapping[str, Any], source: str | None = None) -> T
 
 def from_params(robot: RobotParams, joint_index: int, params: Mapping[str, Any],
                 source: str | None = None) -> TSCController:
-    """With M_d, D_d, K_d > 0 the admittance (7.2) is a stable second-order filter."""
-    return TSCController(joint_index, gains_from_params(params, source), sea_limits(robot, joint_index, source))
+    """With M_d, D_d, K_d > 0 the admittance (7.2) is a stable second-order filter; ``neighbour_angle`` one of
+    :data:`NEIGHBOUR_ANGLES` (default α_{j−1})."""
+    neighbour = choice(get(params, "neighbour_angle", "controller", source, NEIGHBOUR_ANGLES[0]),
+                       "controller.neighbour_angle", NEIGHBOUR_ANGLES, source)
+    return TSCController(joint_index, gains_from_params(params, source), sea_limits(robot, joint_index, source),
+                         neighbour)

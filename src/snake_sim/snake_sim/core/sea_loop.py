@@ -1,7 +1,7 @@
 """The SEA control loop of a scenario, shared by the models that simulate SEA joints (vertical 002, ``mujoco``,
 ``dart``): the gait (α_d, α̇_d) and one snake_core joint controller per joint (``controller.mode``: position,
 stiffness, tsc, torque), stepped once per control period (``sim.control_rate``) with what each module measures
-(α, α̇, β, τ = K(α − β) and the tail-side neighbour's α), returning the motor commands β_d, β̇_d.
+(α, α̇, β, τ = K(α − β) and the tail-side neighbour's α and β), returning the motor commands β_d, β̇_d.
 
 The tick, once per control period: measure → references → motor commands → record → β̈_d estimate → step the
 period → finiteness check. :func:`run` owns it; an engine (:class:`SeaEngine`) gives only plain functions over its
@@ -59,7 +59,9 @@ def motor_commands(controllers: list[JointController], t: float, period: float, 
     rd_l = np.asarray(alpha_d_dot, dtype=float).tolist()
     rt_l = [0.0] * len(controllers) if tau_d is None else np.asarray(tau_d, dtype=float).tolist()
     for j, ctrl in enumerate(controllers):
-        meas = JointMeasurement(a_l[j], ad_l[j], b_l[j], t_l[j], a_l[j - 1] if j > 0 else None)
+        prev = j - 1 if j > 0 else None  # the tail-side neighbour's α, β (TSC's (7.2))
+        meas = JointMeasurement(a_l[j], ad_l[j], b_l[j], t_l[j], None if prev is None else a_l[prev],
+                                None if prev is None else b_l[prev])
         cmd = ctrl.step(t, period, meas, JointReference(r_l[j], rd_l[j], rt_l[j]))
         beta_d[j], beta_d_dot[j] = cmd.beta_d, cmd.beta_d_dot
     return beta_d, beta_d_dot
