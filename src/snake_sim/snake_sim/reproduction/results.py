@@ -92,6 +92,18 @@ def load(kind: type[T], path: Path) -> T:
     return from_json(kind, path.read_text(encoding="utf-8"))
 
 
+#: What the text calls each robot file of 002 (docs/readings.md, "Two robot files of 002"): 002's simulation ran
+#: Table 5.1's parameters, its experiments the robot as built.
+ROBOT_LABELS = {"koopaee6_sim": "Table 5.1's simulated robot", "koopaee6": "the robot as built"}
+
+
+def robot_text(name: str) -> str:
+    """The robot file ``name`` (a scenario's ``robot.name``) as the text names it: "the robot as built, `koopaee6`";
+    a robot without a label by its name alone."""
+    label = ROBOT_LABELS.get(name)
+    return f"{label}, `{name}`" if label else f"`{name}`"
+
+
 def pi_text(value: float) -> str:
     """An angle or rate as the text states it: a fraction pπ/q of π (q ≤ 6) when it is one, else the number."""
     for q in range(1, 7):
