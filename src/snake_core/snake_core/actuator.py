@@ -63,8 +63,9 @@ class MotorPD:
 
 
 def motor_pd(robot: RobotParams, saturate: bool = False) -> MotorPD:
-    """The inner loop of the robot file's actuator section."""
+    """The inner loop of the robot file's actuator section; ``saturate`` only where the robot file keeps the
+    torque–speed line (``actuator.torque_speed_line``)."""
     if robot.actuator is None:
         raise ConfigError("robot.actuator", None, "the motor-side PD (4.39) needs an actuator section", robot.name)
     a = robot.actuator
-    return MotorPD(a.kp, a.kd, a.stall_torque, a.max_speed, saturate)
+    return MotorPD(a.kp, a.kd, a.stall_torque, a.max_speed, saturate and a.torque_speed_line)

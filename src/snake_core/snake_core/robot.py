@@ -14,7 +14,18 @@ from pathlib import Path
 from typing import Any
 
 from . import locator, yaml_files
-from .validation import ConfigError, choice, get, integer, non_negative, number, per_joint, positive, reject_unknown
+from .validation import (
+    ConfigError,
+    choice,
+    flag,
+    get,
+    integer,
+    non_negative,
+    number,
+    per_joint,
+    positive,
+    reject_unknown,
+)
 
 #: 002 (4.36) ambiguity (docs/readings.md): the rotor kinetic energy is either
 #: ½ J_r β̇² ("own": the rotor's angular velocity is only its own) or ½ n² J_r β̇² ("reflected").
@@ -46,6 +57,9 @@ class ActuatorParams:
     kd: float  # K_D [N·m·s/rad]
     stall_torque: float  # [N·m]
     max_speed: float  # [rad/s]
+    #: U within the servo's torque–speed line through stall_torque and max_speed (snake_core.actuator); false: (4.39)
+    #: unbounded, as 002's simulation (Table 5.1 prints no line)
+    torque_speed_line: bool = True
 
     @property
     def reflected_inertia(self) -> float:
@@ -92,6 +106,14 @@ class RobotParams:
     can_bus_release: bool = False
     #: 3-D principal moments about the centre of mass, link axes (x along the link) [kg·m²]; default J about all
     link_inertia_tensor: tuple[float, float, float] | None = None
+    #: the simulators hold the joint angle α within ±joint_limit (joints.limit_alpha); false: only the motor's β and
+    #: the references are limited, as in 002's simulation (Table 5.1 prints no limit on α)
+    limit_alpha: bool = True
+
+    @property
+    def alpha_limit(self) -> float:
+        """|α_j| ≤ alpha_limit in the simulators [rad]: joint_limit, or ∞ where the robot file lifts it."""
+        return self.joint_limit if self.limit_alpha else math.inf
 
     @property
     def inertia_tensor(self) -> tuple[float, float, float]:
@@ -144,7 +166,7 @@ def _sea_params(s: Any, n_joints: int, source: str | None) -> SEAParams:
 def _actuator_params(a: Any, source: str | None) -> ActuatorParams:
     """The ``actuator:`` section: gear, rotor, motor-side PD gains, servo limits."""
     reject_unknown(a, ("gear_ratio", "rotor_mass", "rotor_inertia", "rotor_inertia_model", "kp", "kd",
-                       "stall_torque", "max_speed"), "actuator", source)
+                       "stall_torque", "max_speed", "torque_speed_line"), "actuator", source)
     return ActuatorParams(
         gear_ratio=positive(get(a, "gear_ratio", "actuator", source), "actuator.gear_ratio", source),
         rotor_mass=non_negative(get(a, "rotor_mass", "actuator", source), "actuator.rotor_mass", source),
@@ -155,6 +177,8 @@ def _actuator_params(a: Any, source: str | None) -> ActuatorParams:
         kd=non_negative(get(a, "kd", "actuator", source), "actuator.kd", source),
         stall_torque=positive(get(a, "stall_torque", "actuator", source), "actuator.stall_torque", source),
         max_speed=positive(get(a, "max_speed", "actuator", source), "actuator.max_speed", source),
+        torque_speed_line=flag(get(a, "torque_speed_line", "actuator", source, default=True),
+                               "actuator.torque_speed_line", source),
     )
 
 
@@ -169,9 +193,8 @@ def _can_section(c: Any, n_joints: int, source: str | None) -> tuple[tuple[int, 
     """The ``can:`` section: one unique module id per joint, the bus profile, and whether an e-stop release frame
     from another node is obeyed."""
     reject_unknown(c, ("module_ids", "profile", "estop_release_from_bus"), "can", source)
-    release = get(c, "estop_release_from_bus", "can", source, default=False)
-    if not isinstance(release, bool):
-        raise ConfigError("can.estop_release_from_bus", release, "must be true or false", source)
+    release = flag(get(c, "estop_release_from_bus", "can", source, default=False), "can.estop_release_from_bus",
+                   source)
     profile = choice(get(c, "profile", "can", source, default=CAN_PROFILES[0]), "can.profile", CAN_PROFILES, source)
     ids = get(c, "module_ids", "can", source)
     if not isinstance(ids, list) or len(ids) != n_joints:
@@ -195,7 +218,7 @@ def robot_from_dict(data: Any, source: str | None = None) -> RobotParams:
     reject_unknown(links, ("count", "length", "mass", "inertia", "inertia_tensor", "width"), "links", source)
     n_links = integer(get(links, "count", "links", source), "links.count", source, low=2)
     joints = get(data, "joints", "", source)
-    reject_unknown(joints, ("limit_deg", "velocity_limit", "effort_limit"), "joints", source)
+    reject_unknown(joints, ("limit_deg", "limit_alpha", "velocity_limit", "effort_limit"), "joints", source)
     n_joints = n_links - 1
 
     sea = _sea_params(data["sea"], n_joints, source) if data.get("sea") is not None else None
@@ -227,6 +250,7 @@ def robot_from_dict(data: Any, source: str | None = None) -> RobotParams:
         can_profile=can_profile,
         can_bus_release=can_bus_release,
         link_inertia_tensor=_inertia_tensor(links.get("inertia_tensor"), source),
+        limit_alpha=flag(get(joints, "limit_alpha", "joints", source, default=True), "joints.limit_alpha", source),
     )
 
 

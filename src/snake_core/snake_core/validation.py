@@ -85,6 +85,13 @@ def integer(value: Any, field: str, source: str | None = None, *, low: int | Non
     return value
 
 
+def flag(value: Any, field: str, source: str | None = None) -> bool:
+    """true or false (YAML's booleans; not 0, 1 or a string)."""
+    if not isinstance(value, bool):
+        raise ConfigError(field, value, "must be true or false", source)
+    return value
+
+
 def choice(value: Any, field: str, allowed: Sequence[str], source: str | None = None) -> str:
     """One of the strings in ``allowed``."""
     if value not in allowed:

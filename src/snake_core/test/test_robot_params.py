@@ -6,6 +6,7 @@ import pytest
 import yaml
 
 from snake_core import locator
+from snake_core.actuator import motor_pd
 from snake_core.robot import load_robot, robot_from_dict
 from snake_core.validation import ConfigError, number
 
@@ -28,6 +29,23 @@ def test_koopaee6_matches_002_tables():
     assert robot.joint_limit == pytest.approx(math.pi / 3)
     assert robot.total_length == pytest.approx(0.445, abs=2e-3)
     assert robot.actuator.rotor_term == pytest.approx(2.45e-7)  # 002 (4.36) read literally
+
+
+def test_koopaee6_sim_is_002s_simulated_robot_of_table_5_1():
+    """002's simulation (§5.3, Table 5.1): m_l = 0.15 kg, J_l = 1.52e-5, m_r = 0.02, J_r = 2.45e-7, n = 256, K = 1.74,
+    K_p = 60, K_D = 25; no torque–speed line, no limit on α, no mesh tensor; the geometry of the robot as built."""
+    sim, built = load_robot("koopaee6_sim"), load_robot("koopaee6")
+    assert sim.name == "koopaee6_sim" and _raw("koopaee6_sim")["name"] == "koopaee6_sim"
+    assert sim.link_mass == 0.15 and sim.link_inertia == 1.52e-5
+    assert sim.total_mass + sim.n_joints * sim.actuator.rotor_mass == pytest.approx(1.0)  # 1.0 kg in all
+    a = sim.actuator
+    assert (a.rotor_mass, a.rotor_inertia, a.gear_ratio, a.kp, a.kd) == (0.02, 2.45e-7, 256, 60.0, 25.0)
+    assert sim.sea.stiffness == (1.74,) * 5 and a.rotor_term == pytest.approx(2.45e-7)
+    assert not a.torque_speed_line and built.actuator.torque_speed_line
+    assert sim.alpha_limit == math.inf and built.alpha_limit == pytest.approx(math.pi / 3)
+    assert sim.inertia_tensor == (1.52e-5,) * 3  # J_l about every axis
+    assert (sim.n_links, sim.link_length, sim.module_width) == (built.n_links, built.link_length, built.module_width)
+    assert not motor_pd(sim, saturate=True).saturate and motor_pd(built, saturate=True).saturate
 
 
 def test_inertia_tensor_defaults_to_the_planar_moment_and_must_be_a_bodys():
@@ -61,6 +79,8 @@ def test_reflected_rotor_inertia_is_n_squared_jr():
         ("links", "masss", 0.1, "links.masss"),
         ("can", "profile", "canopen", "can.profile"),
         ("can", "estop_release_from_bus", "yes", "can.estop_release_from_bus"),
+        ("actuator", "torque_speed_line", "off", "actuator.torque_speed_line"),
+        ("joints", "limit_alpha", 0, "joints.limit_alpha"),
     ],
 )
 def test_bad_field_is_named_with_value_and_allowed_range(section, key, value, field):

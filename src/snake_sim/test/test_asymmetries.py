@@ -26,7 +26,15 @@ from snake_sim.engines.mujoco import runtime as rt
 from snake_sim.reproduction import rollover as section
 from snake_sim.reproduction.experiment import reproduce
 from snake_sim.reproduction.results import from_json, to_json
-from snake_sim.studies.rollover import AXES, FACTORS, Rate, controllers, ordering_holds, rates_apart
+from snake_sim.studies.rollover import (
+    AXES,
+    Rate,
+    board_overrides,
+    controllers_002,
+    factors,
+    ordering_holds,
+    rates_apart,
+)
 
 #: A symmetric start on flat ground (no initial roll, no joint noise), so that only the pull breaks the symmetry.
 STILL = ("sim.perturbation.roll_deg=0", "sim.perturbation.joint_noise_deg=0")
@@ -145,17 +153,21 @@ def test_face_friction_out_of_range_is_one_error_naming_the_field(module):
 def test_every_level_of_the_unknowns_is_a_valid_scenario_on_its_world():
     """Every factor's levels build on MuJoCo; the gap's are the shipped two-obstacle worlds of worldgen's range (the
     second box moves by the gap's change), the module width's is 68 mm read across the corners."""
-    for factor in FACTORS:
+    for factor in factors(0.1):
         for level in factor.levels:
             prefix = "tsc-two-obstacles-3d" if factor.world == "two obstacles" else "tsc-obstacle-3d"
-            scenario = load_scenario(prefix, list(factor.at(level)))
+            board = board_overrides(factor.world, 0.1)
+            scenario = load_scenario(prefix, [*board, *factor.at(level)])
             rt.build(scenario)  # validated by the engine
             if factor.name == "module_width":  # 002's 68 mm across the octagon's corners
                 assert level == pytest.approx(load_robot("koopaee6").module_width * math.cos(math.pi / 8), abs=1e-6)
+            if factor.name == "face_friction":
+                assert level in (0.3, 0.6)  # the face μ of the study is not a level of its own
             if factor.name == "obstacle_gap":
-                assert scenario.world_file == worldgen.two_obstacles_name(level / 1e3)
-                first, second = load_world(scenario.world_file).static_boxes
-                assert second.x_min - first.x_max == pytest.approx(level / 1e3, abs=1e-9)
+                assert scenario.world_file == worldgen.lab_world_name(2, worldgen.PLATE_FRICTIONS[0], level / 1e3)
+                spans = sorted({(b.x_min, b.x_max) for b in load_world(scenario.world_file).static_boxes})
+                (_, first_end), (second_start, _) = spans  # each box and its top plate share their span
+                assert second_start - first_end == pytest.approx(level / 1e3, abs=1e-9)
 
 
 def test_every_level_of_the_roll_over_axes_reaches_the_built_model():
@@ -228,7 +240,7 @@ def _rate(controller: str, rolled: int, axis: str = "none", level: float = 0.0, 
     return Rate(controller, world, axis, level, 4, rolled, rolled, rolled, climbed, time, 0.01, 0)
 
 
-OL, LS, T0, T6 = controllers()
+OL, LS, T0, T6 = controllers_002()
 
 
 def test_ordering_needs_both_of_002s_rollers_to_roll_and_tsc_6_to_stay_upright():
@@ -248,11 +260,13 @@ def test_rates_are_apart_only_where_one_lower_bound_is_above_another_upper_bound
 
 def _results(rates, sensitivity=()) -> section.Results:
     """The section's stored shape with these rates (settings from the study)."""
-    return section.Results(False, section.SEEDS, section.FEW_SEEDS, section.DURATION, 0.002, 60.0,
-                           {"ground_friction": 0.6, "box_friction": 0.6, "contact_time_constant": 0.02},
-                           section.AXES, section.FACTORS,
-                           {c: ov for c, (_, ov) in controllers().items()},
-                           {c: ov for c, (_, ov) in controllers().items()}, tuple(rates), tuple(sensitivity), ())
+    printed = controllers_002()
+    choices = {c: section.Choice("002's printed gains", ov, "002's printed gains") for c, (_, ov) in printed.items()}
+    return section.Results(False, section.SEEDS, section.FEW_SEEDS, section.DURATION, 0.001, 60.0, 0.3,
+                           {"0.1": 1, "0.3": 2, "0.6": 0}, choices,
+                           {"ground_friction": 0.6, "face_friction": 0.3, "contact_time_constant": 0.02},
+                           section.AXES, factors(0.3), {c: ov for c, (_, ov) in printed.items()},
+                           {c: ov for c, (_, ov) in printed.items()}, tuple(rates), tuple(sensitivity), ())
 
 
 def test_the_seeds_resolution_sentence_follows_the_wilson_intervals():
@@ -278,11 +292,12 @@ def test_sentences_follow_the_rates_and_the_ranking_follows_the_changes():
             f"{T6} (0/4).") in section.render(_results([*base, *tether]))
     sensitivity = [_rate(c, 0, "ground_friction", 0.82, climbed=4 if c == OL else 0, time=20.0 if c == OL else None)
                    for c in (OL, LS, T0, T6)]
-    sensitivity += [_rate(c, 0, "box_friction", 1.0, climbed=4 if c in (OL, LS) else 0,
+    sensitivity += [_rate(c, 0, "face_friction", 0.6, climbed=4 if c in (OL, LS) else 0,
                           time=30.0 if c in (OL, LS) else None) for c in (OL, LS, T0, T6)]
     text = section.render(_results(base, [*base, *sensitivity]))
+    assert "with the boxes' faces at μ = 0.3" in text and "rows that hold per face μ: μ = 0.1: 1, μ = 0.3: 2" in text
     ranked = [line for line in text.splitlines() if line[:3] in ("1. ", "2. ", "3. ")]
-    assert ranked[0].startswith("1. μ of the obstacle's faces") and "climbed fraction ±1.00" in ranked[0]
+    assert ranked[0].startswith("1. μ of the boxes' vertical faces") and "climbed fraction ±1.00" in ranked[0]
     assert ranked[1].startswith("2. ground μ") and "climb time ±33 %" in ranked[1]
 
 
@@ -293,7 +308,8 @@ def test_fast_mode_runs_end_to_end_and_draws_its_figures(tmp_path):
     # symmetric + each axis's largest level, four controllers, on the single obstacle; each factor's largest level
     assert len(results.rates) == 4 * (1 + len(section.AXES))
     # the open loop and the climbing run, with the scenarios' values on the single obstacle and on the two (the gap's)
-    assert len(results.sensitivity) == len(section.FAST_SENSITIVITY) * (2 + len(section.FACTORS))
+    assert len(results.sensitivity) == len(section.FAST_SENSITIVITY) * (2 + len(factors(results.face_friction)))
+    assert {c.split()[0] for c in results.controller_overrides} == {"open", "local", "TSC"}
     assert all(r.runs == len(section.FAST_SEEDS) for r in (*results.rates, *results.sensitivity))
     assert from_json(section.Results, to_json(results)) == results
     text = section.render(results)
@@ -301,3 +317,65 @@ def test_fast_mode_runs_end_to_end_and_draws_its_figures(tmp_path):
     written = section.figures(results, tmp_path)
     assert [p.name for p in written] == ["rollover_rates.png", "rollover_sensitivity.png"]
     assert all(p.stat().st_size > 1000 for p in written)
+
+
+def _run002(row, face: float | None, outcome: str, seed: int = 0):
+    from snake_sim.reproduction.runs_002 import Run002
+    from snake_sim.studies.climb_3d import Climb3dRun
+
+    climbed, rolled = outcome == "climbs", outcome == "rolls over"
+    run = Climb3dRun(row.controller, row.experiment, seed, "ok", climbed, 30.0 if climbed else None, rolled, None,
+                     3.0, 0.01, True, True, 0.0, "mujoco", 0.001, 90.0, climbed, rolled, 0.01,
+                     30.0 if climbed else None, True, True)
+    return Run002(row.experiment, row.controller, 0.82, run, face)
+
+
+def test_the_boards_face_mu_is_the_one_under_which_most_of_002s_board_outcomes_hold_ties_to_the_higher():
+    """§7.4/§7.4.2 rows of 002's runs in MuJoCo: at faces of μ 0.1 three rows have 002's outcome, at 0.3 one, at the
+    worlds' 0.6 none: 0.1; with 0.3 also at three, the tie goes to 0.3; §6.4 rows do not count."""
+    from types import SimpleNamespace
+
+    from snake_sim.reproduction import runs_002
+
+    rows = [r for r in runs_002.rows_002() if r.experiment in ("§7.4", "§7.4.2")]
+    other = [r for r in runs_002.rows_002() if r.experiment == "§6.4"]
+
+    def stored(holding: dict[float | None, int]):
+        runs = [_run002(row, face, row.outcome_002 if k < n else "stuck")
+                for face, n in holding.items() for k, row in enumerate(rows)]
+        runs += [_run002(row, 0.3, row.outcome_002) for row in other]  # §6.4 holds at 0.3: not counted
+        return SimpleNamespace(face_friction=0.6, plate_frictions=(0.82, 1.2), runs=tuple(runs))
+
+    face, counts = section.choose_face(stored({0.1: 3, 0.3: 1, None: 0}))
+    assert face == 0.1 and counts == {"0.1": 3, "0.3": 1, "0.6": 0}
+    assert section.choose_face(stored({0.1: 3, 0.3: 3, None: 0}))[0] == 0.3
+    assert section.choose_face(None) == (worldgen.FACE_FRICTION, {})
+
+
+def test_each_controllers_gains_are_the_climbing_reading_nearest_002s_printed_ones():
+    """Local stiffness climbing at K/4 and K/2 (§7.4) and K/7 only at §6.4: K/4; TSC K_τ = 6 climbing at (4, 12),
+    (10, 50) and at §7.4's gains per control step: the per-step reading (distance 0); TSC K_τ = 0 and the open loop
+    climb nowhere: 002's printed gains, said so."""
+    from types import SimpleNamespace
+
+    from snake_sim.reproduction.gain_scale import Reading
+
+    def stiff(ratio: float, experiment: str = "§7.4") -> Reading:
+        return Reading(f"local stiffness, K/{1 / ratio:g}", experiment, "local stiffness", f"K_d = K/{1 / ratio:g}",
+                       "exp74-stiffness-obstacle", (f"controller.stiffness={1.74 * ratio!r}",), ratio, None, 1.0,
+                       "alpha")
+
+    def tsc(d: float, k: float, unit: float = 1.0) -> Reading:
+        return Reading(f"TSC K_τ = 6, D_d = {d:g}, K_d = {k:g}", "§7.4", "TSC K_τ = 6", f"D_d = {d:g}, K_d = {k:g}",
+                       "exp74-tsc-obstacle", (f"controller.damping={d!r}", f"controller.stiffness={k!r}",
+                                              f"controller.time_unit={unit!r}"), None, (1.0, d, k), unit, "alpha")
+
+    climbing = {"local stiffness": (stiff(1 / 7, "§6.4"), stiff(0.5), stiff(0.25)),
+                "TSC K_τ = 6": (tsc(4.0, 12.0), tsc(10.0, 50.0), tsc(10.0, 17.5, 0.01))}
+    choices = section.choose_gains(SimpleNamespace(climbing=lambda c: climbing.get(c, ())))
+    assert choices["local stiffness"].label == "K_d = K/4"
+    assert choices["local stiffness"].overrides == ("gait.amplitude=pi/6", "controller.stiffness=0.435")
+    assert choices["TSC K_τ = 6"].overrides[-1] == "controller.time_unit=0.01"
+    assert choices["open loop"].overrides == controllers_002()["open loop"][1]
+    assert "no reading climbs" in choices["TSC K_τ = 0"].why
+    assert "no stored gain study" in section.choose_gains(None)["TSC K_τ = 6"].why

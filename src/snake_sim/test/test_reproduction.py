@@ -168,7 +168,19 @@ def test_results_json_round_trips_nested_optional_and_nan_fields():
     row = Outcome("r", 0.01, ClimbResult(True, 40.0, 0.7, 0.28, 0.007), 50.0, -280.0, "ok", time_step_s=1e-3)
     row = replace(row, half=replace(row, climb=ClimbResult(False, None, 0.7, 0.28, None)))
     back = from_json(Outcome, to_json(row))
-    assert dataclasses.astuple(back.half.climb) == (False, None, 0.7, 0.28, None)
+    assert dataclasses.astuple(back.half.climb) == (False, None, 0.7, 0.28, None, None, None)
     assert back.face_time_s != back.face_time_s  # NaN survives
     assert replace(back, face_time_s=0.0, face_height_max_m=0.0, half=None) == replace(
         row, face_time_s=0.0, face_height_max_m=0.0, half=None)
+
+
+def test_stored_results_without_a_field_added_since_read_its_default_and_a_missing_required_field_is_refused():
+    import json
+
+    from snake_sim.analysis.climb import ClimbResult
+
+    older = {"climbed": True, "time_to_climb_s": 40.0, "goal_x_m": 0.7, "climb_distance_m": 0.28,
+             "climb_average_speed_mps": 0.007}  # stored before a climb said whether it reached the box
+    assert from_json(ClimbResult, json.dumps(older)) == ClimbResult(True, 40.0, 0.7, 0.28, 0.007, None, None)
+    with pytest.raises(KeyError, match="goal_x_m"):
+        from_json(ClimbResult, json.dumps({k: v for k, v in older.items() if k != "goal_x_m"}))

@@ -26,7 +26,10 @@ def _results(**changes) -> m.Results:
     engines = tuple(_run(e, c, w, 0 if e == "dart" else None) for e in ("vertical", "dart") for c in CONTROLLERS
                     for w in WORLDS)
     base = m.Results(False, ReferenceCheck(10.0, 0.002, (0.02, 1.0), 0.0274, 0.0274, 0.0288),
-                     Climb3dStudy(0.002, mujoco), engines, dict(m.DART_DURATIONS), 60.0, 68, ())
+                     Climb3dStudy(0.001, mujoco), engines,
+                     {f"{e} {w}": 30.0 if w == "flat" else 90.0 for e in ("vertical", "mujoco", "dart")
+                      for w in WORLDS},
+                     60.0, 68, ())
     return replace(base, **changes)
 
 
@@ -46,6 +49,20 @@ def test_results_round_trip_and_render_every_table():
                     "### One table, three engines"):
         assert heading in text
     assert "All 68 planned step-checked runs finished" in text
+
+
+def test_every_engine_runs_each_world_as_long_and_a_run_short_of_the_box_says_so():
+    text = m.render(_with(_results(), "dart", "TSC K_tau = 6", "stairs", climbed=False, time_to_climb_s=None,
+                          reached=False, half_climbed=False, half_time_to_climb_s=None, half_reached=False))
+    assert "Every engine runs each world for as long: flat 30 s, obstacle 90 s, two obstacles 90 s, stairs 90 s" in text
+    row = [s for s in text.splitlines() if s.startswith("| TSC K_tau = 6 | stairs |")][-1]  # the engines table's
+    assert row.endswith("| did not reach the box, no, 30.0 mm/s, converged |")
+
+
+def test_a_climb_verdict_that_changes_with_the_step_is_inconclusive():
+    text = m.render(_with(_results(), "dart", "open loop", "obstacle", half_climbed=False, half_time_to_climb_s=None))
+    row = [s for s in text.splitlines() if s.startswith("| open loop | obstacle |")][-1]
+    assert "*inconclusive* (h: 20.0 s, h/2: no)" in row
 
 
 def test_roll_over_sentences_follow_the_runs():
@@ -137,7 +154,7 @@ def test_the_settings_in_the_text_follow_the_runs_durations_steps_and_contact():
     halved = replace(_results(), engines=tuple(replace(r, time_step_s=0.0005) if r.model == "vertical" else r
                                                for r in _results().engines))
     assert "the shipped vertical scenarios, h = 0.5 ms" in m.render(halved)
-    assert "2.5×" not in text and "`make bench`" in text
+    assert "2.5×" not in text and "Every engine runs each world for as long" in text
 
 
 def test_a_climb_or_roll_that_the_half_step_does_not_repeat_is_shown_inconclusive_not_no():

@@ -64,7 +64,8 @@ def test_pedal_wave_on_two_workers_is_its_runs_evaluated_here(client):
     assert results.torque_rms == pytest.approx(tuple(ref["torque_rms"]), rel=1e-9, abs=0.0)
     assert results.correlation_own == pytest.approx(ref["correlation"], rel=1e-12)
     text = pedal_wave.render(results)
-    for needle in ("### Table 5.2", "ours/S", "rigid no-slip", "### Friction (§5.5)", "R = ", "fast mode"):
+    for needle in ("### Table 5.2", "ours/S", "rigid no-slip", "### Friction (§5.5)", "R = ", "fast mode",
+                   "`pedal-wave` on Table 5.1's simulated robot, `koopaee6_sim`"):  # the scenario's robot
         assert needle in text
 
 
@@ -85,6 +86,7 @@ def test_stiffness_rows_on_two_workers_are_their_runs_evaluated_here_with_the_ha
     text = stiffness.render(results)
     assert text.startswith(f"## {stiffness.TITLE}") and "not results" in text
     assert text.count("| TSC, Table 7.1, K_τ = 0 |") == 1 and "### Single obstacle" in text
+    assert "run Table 5.1's simulated robot, `koopaee6_sim`; every other row the robot as built, `koopaee6`." in text
 
 
 def test_a_run_planned_twice_runs_once(client):

@@ -27,31 +27,35 @@ K = float(load_robot("koopaee6").sea.stiffness[0])
 
 
 def _run(row: m.Row, engine: str, seed: int | None, plate: float | None, climb: float | None = 30.0,
-         half_climb: float | None = 30.5, rolled: bool = False) -> m.Run002:
+         half_climb: float | None = 30.5, rolled: bool = False, face: float | None = None) -> m.Run002:
     climbed, half = climb is not None, half_climb is not None
     roll = None if engine == "vertical" else rolled
     run = Climb3dRun(row.controller, row.experiment, seed, "ok", climbed, climb, roll, 9.0 if rolled else None,
                      None if engine == "vertical" else (80.0 if rolled else 3.0), 0.02, climbed == half, False, 0.02,
-                     engine, 0.002, 60.0, half, roll, 0.021, half_climb)
-    return m.Run002(row.experiment, row.controller, plate, run)
+                     engine, 0.002, 60.0, half, roll, 0.021, half_climb, True, True)
+    return m.Run002(row.experiment, row.controller, plate, run, face)
 
 
-def _results(change=None) -> m.Results:
+def _results(change=None, faces: tuple[float, ...] = ()) -> m.Results:
     """Every row in every engine climbing in 30 s (30.5 s at h/2); ``change(row, engine, seed)`` may replace a run's
-    climb times (climb, half_climb, rolled)."""
+    climb times (climb, half_climb, rolled); the plated rows again with faces of μ ``faces`` (``change(row, engine,
+    seed, face)`` for theirs)."""
     runs = []
     for e in ENGINES:
-        for row in m._rows():
+        for row in m.rows_002():
             plate = m._plate(row)
             for seed in {"vertical": (None,), "mujoco": m.SEEDS, "dart": (m.DART_SEED,)}[e]:
                 times = change(row, e, seed) if change else None
                 runs.append(_run(row, e, seed, plate, *(times or ())))
-    runs += [_run(row, "mujoco", 0, mu) for row in m._rows() if m._plate(row) for mu in worldgen.PLATE_FRICTIONS[1:]]
+    runs += [_run(row, "mujoco", 0, mu) for row in m.rows_002() if m._plate(row) for mu in worldgen.PLATE_FRICTIONS[1:]]
+    runs += [_run(row, e, seed, m._plate(row), *(change(row, e, seed, mu) or ()), face=mu)
+             for mu in faces for e in m.FACE_ENGINES for row in m.rows_002() if m._plate(row)
+             for seed in {"vertical": (None,), "mujoco": m.SEEDS}[e]]
     return m.Results(False, tuple(runs), {"vertical 1": 60.0, "mujoco 1": 60.0, "dart 1": 20.0},
                      {"mujoco": m.SEEDS, "dart": (m.DART_SEED,)}, (0,), 0.01, math.pi, -2 * math.pi / 5,
                      (1.0, 10.0, 17.5),
                      (1.0, 4.0, 12.0), K, {"§6.4": K / 6, "§7.4": K / 7}, 0.6, worldgen.PLATE_FRICTIONS, 60.0,
-                     len(runs), ())
+                     worldgen.FACE_FRICTION, faces, len(runs), ())
 
 
 def test_the_section_is_placed_after_the_3d_section():
@@ -186,6 +190,40 @@ def test_a_claim_that_no_run_meets_is_inconclusive_when_the_step_decides_a_verdi
     text = m.render(replace(results, runs=tuple(runs)))
     row = next(s for s in text.splitlines() if s.startswith("| §7.4 | open loop | rolls over |"))
     assert row.endswith("| inconclusive (0/3) | no (0/1) |")
+
+
+def test_a_run_that_ends_before_the_head_reaches_the_box_is_scored_did_not_reach_not_no():
+    """§7.4 TSC K_τ = 6: the vertical run ends before its head reaches the box (at h and h/2): *did not reach*, and
+    the cell says so; MuJoCo's seed 0 did not reach but seeds 1, 2 stuck at the face: *no* on the runs that got
+    there."""
+    results = _results()
+    runs = list(results.runs)
+    for i, r in enumerate(runs):
+        if r.experiment == "§7.4" and r.controller == "TSC K_τ = 6" and r.run.model != "dart":
+            short = r.run.model == "vertical" or r.run.seed == 0
+            runs[i] = replace(r, run=replace(r.run, climbed=False, half_climbed=False, reached=not short,
+                                              half_reached=not short))
+    text = m.render(replace(results, runs=tuple(runs)))
+    row = next(s for s in text.splitlines() if s.startswith("| §7.4 | TSC K_τ = 6 | climbs |"))
+    assert row == "| §7.4 | TSC K_τ = 6 | climbs | did not reach (0/1) | no (0/3) | holds (1/1) |"
+    table = next(s for s in text.splitlines() if s.startswith("| TSC K_τ = 6 | climbs: climbed in 5 of 5 trials |"))
+    assert "climbs 0/1, **did not reach the box 1/1**" in table and "**did not reach the box 1/3**" in table
+
+
+def test_the_face_friction_table_says_which_face_mu_reproduces_which_outcome():
+    """Faces of μ 0.1: the §7.4 open loop rolls over in every run of both engines (002's outcome); at 0.3 it climbs
+    (not 002's) and at the worlds' 0.6 it climbs too."""
+    def slippery(row, engine, seed, face=None):
+        if row.experiment == "§7.4" and row.controller == "open loop" and face == 0.1:
+            return None, None, True
+        return None
+
+    text = m.render(_results(slippery, faces=(0.1, 0.3)))
+    assert "### Friction on the boxes' faces" in text
+    row = next(s for s in text.splitlines() if s.startswith("| §7.4 | open loop | rolls over | "))
+    assert row.startswith("| §7.4 | open loop | rolls over | holds (1/1) | no (0/1); 30.0 s | no (0/1); 30.0 s | "
+                          "holds (3/3) | no (0/3)")
+    assert "§7.4 open loop (rolls over): vertical plane μ = 0.1, MuJoCo μ = 0.1" in text
 
 
 def test_results_round_trip_and_render_every_part():

@@ -1,8 +1,8 @@
 """Step convergence of a run (docs/design.md "Command line": every verdict is converged).
 
 A run is repeated at half its ``sim.time_step``; :func:`step_check` compares the two summaries: every
-verdict (status, climbed, rolled over) must be the same, and the times and speeds the verdicts rest on
-(time to climb, CoM speed, climb speed) must move by at most ``TOLERANCE``. Every other number of the
+verdict (status, reached the obstacle, climbed, rolled over) must be the same, and the times and speeds the
+verdicts rest on (time to climb, CoM speed, climb speed) must move by at most ``TOLERANCE``. Every other number of the
 summary is reported too, with its relative change, except the wall-clock ones.
 
 The relative change of a value x_h at step h is (x_h − x_{h/2}) / |x_{h/2}|: the finer run is the
@@ -26,7 +26,7 @@ from .summary import flatten
 #: verdict is converged").
 TOLERANCE = 0.05
 #: Fields that must not change at all.
-VERDICTS = ("status", "climbed", "rolled_over")
+VERDICTS = ("status", "reached", "climbed", "rolled_over")
 #: Fields that must move by at most TOLERANCE.
 RATES = ("time_to_climb_s", "average_speed_mps", "climb_average_speed_mps")
 #: Fields that measure the computer, not the model.

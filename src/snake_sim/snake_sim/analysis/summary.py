@@ -44,7 +44,7 @@ def summarize(log: RunLog, wall_time_s: float, scenario_name: str, world: World 
         "average_speed_mps": log.average_speed,
         "com_start_m": [float(v) for v in com[0]] if len(com) else None,
         "com_end_m": [float(v) for v in com[-1]] if len(com) else None,
-        **climb.as_summary(),  # climbed, time_to_climb_s, goal_x_m, climb_distance_m, climb_average_speed_mps
+        **climb.as_summary(),  # climbed, time_to_climb_s, goal_x_m, …, reached, time_to_reach_s
         "torque_Nm": _stats(log.tau),  # SEA torque τ = K(α − β) per joint, tail → head
         "motor_torque_Nm": _stats(log.motor_torque),
         "tracking_error_rad": _stats(None if log.alpha_ref is None else log.alpha - log.alpha_ref),
@@ -90,7 +90,10 @@ def format_summary(summary: dict[str, Any]) -> str:
     if summary.get("climbed") is not None:
         t = summary.get("time_to_climb_s")
         lines.append(f"climbed           {summary['climbed']}" + (f" after {t:.1f} s" if t is not None else ""))
-        if not summary["climbed"] and summary.get("com_end_m"):  # say how far it got, and what climbing means
+        if not summary["climbed"] and summary.get("reached") is False:  # a run too short to judge the climb
+            lines[-1] += (f" (the run ended after {summary['duration_s']:.1f} s, before the head reached the first "
+                          "box: it did not reach the obstacle; a longer --duration tells whether it climbs)")
+        elif not summary["climbed"] and summary.get("com_end_m"):  # say how far it got, and what climbing means
             lines[-1] += (f" (in {summary['duration_s']:.1f} s the centre of mass reached x = "
                           f"{summary['com_end_m'][0]:.2f} m; climbing means the tail tip passing "
                           f"x = {summary['goal_x_m']:.2f} m, the far edge of the last box)")

@@ -40,7 +40,7 @@ from typing import Any
 import yaml
 
 from snake_core import locator, yaml_files
-from snake_core.validation import ConfigError, choice, get, number, positive, reject_unknown
+from snake_core.validation import ConfigError, choice, flag, get, number, positive, reject_unknown
 
 from .models import MODELS
 
@@ -251,9 +251,7 @@ def scenario_from_dict(data: Any, source: str, overrides: list[str] | tuple[str,
         raise ConfigError("outputs", outputs, "must be a mapping", source)
     reject_unknown(outputs, OUTPUT_FIELDS, "outputs", source)
     for k in OUTPUT_FIELDS:
-        outputs.setdefault(k, True)
-        if not isinstance(outputs[k], bool):
-            raise ConfigError(f"outputs.{k}", outputs[k], "must be true or false", source)
+        flag(outputs.setdefault(k, True), f"outputs.{k}", source)
     data["outputs"] = outputs
     expected = data.get("expected")
     if expected is not None:

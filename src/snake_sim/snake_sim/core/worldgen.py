@@ -58,8 +58,8 @@ TWO_OBSTACLES_START_GAP = 0.100
 #: Gap between the obstacles: not printed in 002. 002 warns that "the robot head module [may] get
 #: stuck in the gap", so the gap is wider than one module (74.2 mm) and narrower than two: 100 mm.
 TWO_OBSTACLES_GAP = 0.100
-#: The gap's range for a study of what it changes: within that reading, 80 and 140 mm (shipped as
-#: ``two_obstacles_gap080`` and ``two_obstacles_gap140``).
+#: The gap's range for a study of what it changes: within that reading, 80 and 140 mm (shipped as the boards of
+#: 002's robot experiment ``lab_two_obstacles_gap080_plate082`` and ``lab_two_obstacles_gap140_plate082``).
 TWO_OBSTACLES_GAPS = (0.080, 0.140)
 
 #: 002's robot experiments (§6.4, §7.4): the 36 × 107 mm obstacle "located 100mm away from joint 5 (head module)"
@@ -275,34 +275,30 @@ def _two_obstacles(start: float, top_friction: float | None, gap: float = TWO_OB
             BoxSpec("obstacle_2", x2, OBSTACLE_2[1], PATH_WIDTH, OBSTACLE_2[0], top_friction=top_friction)]
 
 
-def two_obstacles_name(gap: float = TWO_OBSTACLES_GAP) -> str:
-    """File stem of the two obstacles ``gap`` apart: ``two_obstacles`` at the read 100 mm, else the gap in mm
-    (``two_obstacles_gap080``)."""
-    return "two_obstacles" if gap == TWO_OBSTACLES_GAP else f"two_obstacles_gap{round(1e3 * gap):03d}"
+def two_obstacles_world(robot: str | Path = REFERENCE_ROBOT) -> str:
+    """002 Fig. 7.9: 36 × 107 mm, then 53 × 75 mm (height × length), 100 mm ahead of the head tip,
+    :data:`TWO_OBSTACLES_GAP` apart (002 prints no gap)."""
+    boxes = _two_obstacles(head_tip_x(robot) + TWO_OBSTACLES_START_GAP, None)
+    comment = (f"Two obstacles of 002 Fig. 7.9: 36 mm high x 107 mm long, a {1e3 * TWO_OBSTACLES_GAP:g} mm gap, "
+               f"then 53 mm high x 75 mm long; the first 100 mm ahead of the head tip of {Path(robot).stem} (tail tip "
+               "at x = 0).")
+    return world_sdf("two_obstacles", boxes, comment, "snake_sim.core.worldgen.two_obstacles_world()")
 
 
-def two_obstacles_world(robot: str | Path = REFERENCE_ROBOT, gap: float = TWO_OBSTACLES_GAP) -> str:
-    """002 Fig. 7.9: 36 × 107 mm, then 53 × 75 mm (height × length), 100 mm ahead of the head tip, ``gap`` apart
-    (002 prints no gap: :data:`TWO_OBSTACLES_GAP` is read)."""
-    boxes = _two_obstacles(head_tip_x(robot) + TWO_OBSTACLES_START_GAP, None, gap)
-    comment = (f"Two obstacles of 002 Fig. 7.9: 36 mm high x 107 mm long, a {1e3 * gap:g} mm gap, then 53 mm high x "
-               f"75 mm long; the first 100 mm ahead of the head tip of {Path(robot).stem} (tail tip at x = 0).")
-    args = "" if gap == TWO_OBSTACLES_GAP else f"gap={gap:g}"
-    return world_sdf(two_obstacles_name(gap), boxes, comment,
-                     f"snake_sim.core.worldgen.two_obstacles_world({args})")
-
-
-def lab_world_name(boxes: int, top_friction: float) -> str:
+def lab_world_name(boxes: int, top_friction: float, gap: float = TWO_OBSTACLES_GAP) -> str:
     """File stem of a world of 002's robot experiments: one box (§6.4, §7.4) or two (§7.4.2), plate μ in
-    hundredths (``lab_obstacle_plate082``)."""
+    hundredths (``lab_obstacle_plate082``); two boxes other than the read :data:`TWO_OBSTACLES_GAP` apart carry the
+    gap in mm (``lab_two_obstacles_gap080_plate082``)."""
     kind = {1: "obstacle", 2: "two_obstacles"}[boxes]
-    return f"lab_{kind}_plate{round(100 * top_friction):03d}"
+    apart = f"_gap{round(1e3 * gap):03d}" if boxes == 2 and gap != TWO_OBSTACLES_GAP else ""
+    return f"lab_{kind}{apart}_plate{round(100 * top_friction):03d}"
 
 
-def lab_world(boxes: int, top_friction: float, robot: str | Path = REFERENCE_ROBOT) -> str:
+def lab_world(boxes: int, top_friction: float, robot: str | Path = REFERENCE_ROBOT,
+              gap: float = TWO_OBSTACLES_GAP) -> str:
     """002's robot experiments: the 36 × 107 mm obstacle (``boxes`` = 1, §6.4 and §7.4) or Fig. 7.9's pair
-    (``boxes`` = 2, §7.4.2), :data:`LAB_START_GAP` ahead of the head tip, μ_c on the faces and a top plate of
-    μ = ``top_friction`` on every box."""
+    ``gap`` apart (``boxes`` = 2, §7.4.2), :data:`LAB_START_GAP` ahead of the head tip, μ_c on the faces and a top
+    plate of μ = ``top_friction`` on every box."""
     plate = _plate(top_friction)
     start = head_tip_x(robot) + LAB_START_GAP
     h, a = SINGLE_OBSTACLE
@@ -310,14 +306,15 @@ def lab_world(boxes: int, top_friction: float, robot: str | Path = REFERENCE_ROB
         specs = [BoxSpec("obstacle", start, a, PATH_WIDTH, h, top_friction=top_friction)]
         what = "the obstacle of 002 §6.4 and §7.4: 36 mm high x 107 mm long"
     else:
-        specs = _two_obstacles(start, top_friction)
-        what = ("the two obstacles of 002 §7.4.2 (Fig. 7.9): 36 mm high x 107 mm long, a 100 mm gap (not printed "
-                "in 002), then 53 mm high x 75 mm long")
+        specs = _two_obstacles(start, top_friction, gap)
+        what = (f"the two obstacles of 002 §7.4.2 (Fig. 7.9): 36 mm high x 107 mm long, a {1e3 * gap:g} mm gap (not "
+                "printed in 002), then 53 mm high x 75 mm long")
     comment = (f"002's robot experiments, {what}; the first near edge {1e3 * LAB_START_GAP:g} mm ahead of the head "
                f"tip of {Path(robot).stem} (tail tip at x = 0); mu = {FACE_FRICTION:g} on the faces{plate}.")
-    name = lab_world_name(boxes, top_friction)
+    name = lab_world_name(boxes, top_friction, gap)
+    args = "" if boxes == 1 or gap == TWO_OBSTACLES_GAP else f", gap={gap:g}"
     return world_sdf(name, specs, comment,
-                     f"snake_sim.core.worldgen.lab_world(boxes={boxes}, top_friction={top_friction:g})")
+                     f"snake_sim.core.worldgen.lab_world(boxes={boxes}, top_friction={top_friction:g}{args})")
 
 
 def pushing_world() -> str:
@@ -338,5 +335,6 @@ SHIPPED = {
     "stairs": stairs_world,
     "pushing": pushing_world,
     **{lab_world_name(n, mu): partial(lab_world, n, mu) for n in (1, 2) for mu in PLATE_FRICTIONS},
-    **{two_obstacles_name(gap): partial(two_obstacles_world, gap=gap) for gap in TWO_OBSTACLES_GAPS},
+    **{lab_world_name(2, PLATE_FRICTIONS[0], gap): partial(lab_world, 2, PLATE_FRICTIONS[0], gap=gap)
+       for gap in TWO_OBSTACLES_GAPS},
 }

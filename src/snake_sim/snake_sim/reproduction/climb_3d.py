@@ -154,11 +154,15 @@ def _pct(change: float | None) -> str:
 def _climb(r: Climb3dRun) -> str:
     if r.climbed is None:
         return "–"
-    text = f"{r.time_to_climb_s:.1f} s" if r.climbed else "no"
-    if r.half_climbed is not None and r.half_climbed != r.climbed:  # a verdict the step makes is no verdict
-        half = f"{r.half_time_to_climb_s:.1f} s" if r.half_climbed else "no"
-        return f"*inconclusive* (h: {text}, h/2: {half})"
-    return text
+    def text(climbed: bool | None, time: float | None, reached: bool | None) -> str:
+        return f"{time:.1f} s" if climbed else ("did not reach the box" if reached is False else "no")
+
+    at_h = text(r.climbed, r.time_to_climb_s, r.reached)
+    at_half = text(r.half_climbed, r.half_time_to_climb_s, r.half_reached)
+    if r.half_climbed is not None and (r.half_climbed != r.climbed or (r.half_reached is not None
+                                                                       and r.half_reached != r.reached)):
+        return f"*inconclusive* (h: {at_h}, h/2: {at_half})"  # a verdict the step makes is no verdict
+    return at_h
 
 
 def _roll(r: Climb3dRun) -> str:
@@ -225,8 +229,9 @@ def _mujoco_table(results: Results) -> list[str]:
              f"A = {pi_text(gait['amplitude'])} for {_span(flat)} s, the obstacles for the scenarios' "
              f"{_span(obstacles)} s. *Climbed*: the tail tip passes the "
              f"far edge of the last box, time per seed; *rolled over*: a module's roll about its own axis passes "
-             f"{results.roll_over_deg:g}°, time per seed. Every run is repeated at half the step: *same at h/2* "
-             "counts the seeds whose verdicts (status, climbed, rolled over) are unchanged, *converged* those whose "
+             f"{results.roll_over_deg:g}°, time per seed; *did not reach the box*: the run ended before the head "
+             "reached the first box. Every run is repeated at half the step: *same at h/2* counts the seeds whose "
+             "verdicts (status, reached the box, climbed, rolled over) are unchanged, *converged* those whose "
              f"times and speeds also stay within {100 * TOLERANCE:g} %, *largest change* the largest relative change "
              "of a time or speed.", "",
              "| controller | world | climbed | rolled over | max roll [°] | CoM speed [mm/s] | same at h/2 | "

@@ -21,7 +21,7 @@ from snake_sim.core.models import runtime_for
 from snake_sim.core.runlog import RunLog
 from snake_sim.core.scenario import load_scenario
 from snake_sim.engines.vertical.runtime import build, run_scenario
-from snake_sim.reproduction.results import pi_text
+from snake_sim.reproduction.results import pi_text, robot_text
 from snake_sim.studies.engines import DART_TIME_STEP
 from snake_sim.studies.grid import fields, require
 from snake_sim.studies.sweep import Cell
@@ -82,6 +82,8 @@ def correlation(x: np.ndarray, y: np.ndarray) -> float:
 class Setting:
     """The constants the text states, from the scenario and robot files."""
 
+    robot: str  # the robot file of the vertical model's runs (REFERENCE_SCENARIO's robot.name)
+    robot_3d: str  # the robot file of the 3-D runs (SCENARIO_3D's robot.name)
     kp: float  # K_p of (4.39) [N·m/rad]
     kd: float  # K_D of (4.39) [N·m·s/rad]
     friction: float  # μ_c
@@ -167,7 +169,8 @@ def _setting() -> Setting:
     scenario = load_scenario(REFERENCE_SCENARIO)
     setup = build(scenario)
     robot, contact, gait = setup.robot, setup.plant.contact, scenario.section("gait")
-    return Setting(kp=robot.actuator.kp, kd=robot.actuator.kd, friction=contact.friction,
+    return Setting(robot=robot.name, robot_3d=load_scenario(SCENARIO_3D).section("robot")["name"],
+                   kp=robot.actuator.kp, kd=robot.actuator.kd, friction=contact.friction,
                    contact_stiffness=contact.stiffness, contact_damping=contact.damping,
                    contact_threshold=contact.threshold, frequency=float(gait["frequency"]),
                    amplitude=float(gait["amplitude"]), spring_stiffness=float(robot.sea.stiffness[0]),
@@ -257,7 +260,8 @@ def render(r: PedalWaveResults) -> str:
     """The section's Markdown from the stored results alone."""
     st = r.setting
     lines = [f"## {TITLE}", "",
-             f"Settings: scenario `{REFERENCE_SCENARIO}` (002 Table 5.1: K_p = {st.kp:g}, K_D = {st.kd:g}, "
+             f"Settings: scenario `{REFERENCE_SCENARIO}` on {robot_text(st.robot)} (002 Table 5.1: K_p = {st.kp:g}, "
+             f"K_D = {st.kd:g}, "
              f"μ_c = {st.friction:g}, ℓ = {st.contact_stiffness:g} N/m, d = {st.contact_damping:g} N·s/m, contact "
              f"threshold {st.contact_threshold:g} m, 2N+1 contact candidates), ω = {pi_text(st.frequency)} rad/s, "
              f"{r.duration:g} s per run, rotor read as in 002 (4.36) (𝕊_3 = J_r) unless said otherwise, linearly "
@@ -300,12 +304,13 @@ def _table_5_2_3d(r: PedalWaveResults) -> list[str]:
         return []
     engines = [e for e in ENGINES_3D if e in r.grids_3d]
     lines = ["", "### Table 5.2 in 3-D: average speed [cm/s]", "",
-             f"The same nine gaits on `{SCENARIO_3D}` (the robot as built, μ_c = {r.setting.friction:g}, "
-             f"{r.duration:g} s) in each 3-D engine: "
+             f"The same nine gaits on `{SCENARIO_3D}` ({robot_text(r.setting.robot_3d)}, μ_c = "
+             f"{r.setting.friction:g}, {r.duration:g} s) in each 3-D engine: "
              + ", ".join(f"{ENGINE_NAMES_3D[e]} at h = {1e3 * r.grids_3d[e].time_step:g} ms" for e in engines)
              + f", each speed also at h/2 (*h/2* in brackets; converged where they differ by at most "
-               f"{100 * TOLERANCE:g} %). 002's S column is its simulation (Table 5.1's parameters), its E column "
-               "the robot: the 3-D engines model the robot as built, so E is the column they compare with.", "",
+               f"{100 * TOLERANCE:g} %); the vertical column is the table above ({robot_text(r.setting.robot)}). "
+               "002's S column is its simulation (Table 5.1's parameters), its E column the robot: the vertical "
+               "model compares with S, the 3-D engines, which model the robot as built, with E.", "",
              "| φ \\ A | " + " | ".join(f"{a} {name}" for a, _ in AMPLITUDES
                                         for name in ("vertical", *(ENGINE_NAMES_3D[e] for e in engines), "002 S",
                                                      "002 E")) + " |",

@@ -68,7 +68,9 @@ def build(kind: Any, value: Any) -> Any:
         return {k: build(args[1], v) for k, v in value.items()}
     if dataclasses.is_dataclass(kind):
         hints = typing.get_type_hints(kind)
-        return kind(**{f.name: build(hints[f.name], value[f.name]) for f in dataclasses.fields(kind) if f.init})
+        # a field added with a default since the results were stored takes its default (None: "not measured")
+        return kind(**{f.name: build(hints[f.name], value[f.name]) for f in dataclasses.fields(kind)
+                       if f.init and (f.name in value or f.default is dataclasses.MISSING)})
     if kind is float and isinstance(value, int):
         return float(value)
     return value
@@ -88,6 +90,18 @@ def dump(results: Any, path: Path) -> None:
 def load(kind: type[T], path: Path) -> T:
     """Read the results of type ``kind`` stored at ``path``."""
     return from_json(kind, path.read_text(encoding="utf-8"))
+
+
+#: What the text calls each robot file of 002 (docs/readings.md, "Two robot files of 002"): 002's simulation ran
+#: Table 5.1's parameters, its experiments the robot as built.
+ROBOT_LABELS = {"koopaee6_sim": "Table 5.1's simulated robot", "koopaee6": "the robot as built"}
+
+
+def robot_text(name: str) -> str:
+    """The robot file ``name`` (a scenario's ``robot.name``) as the text names it: "the robot as built, `koopaee6`";
+    a robot without a label by its name alone."""
+    label = ROBOT_LABELS.get(name)
+    return f"{label}, `{name}`" if label else f"`{name}`"
 
 
 def pi_text(value: float) -> str:

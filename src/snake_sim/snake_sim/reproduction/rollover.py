@@ -1,33 +1,44 @@
 """docs/reproduction.md section: roll-over rates under the asymmetries 002 names, and what the unknowns change.
 
-The study is :mod:`snake_sim.studies.rollover`: 002 §7.4's four controllers at 002's settings on the single obstacle
-and the two obstacles on MuJoCo, each asymmetry axis at a few levels with several perturbation seeds, every run
-and its half-step run a task of the sweep engine (summary.json each); then the values 002 does not print, one at a
-time. The stored results are the counts per (controller, world, axis, level); the render gives each roll-over rate
-with its 95 % Wilson interval, says where 002's ordering appears, and ranks the unknowns. :func:`figures` draws the
-rates against each asymmetry per controller and the ranking (written beside the stored results).
+The study is :mod:`snake_sim.studies.rollover`: 002 §7.4's four controllers on 002's boards of §7.4 (the single
+obstacle) and §7.4.2 (the two obstacles) on MuJoCo, each asymmetry axis at a few levels with several perturbation
+seeds, every run and its half-step run a task of the sweep engine (summary.json each); then the values 002 does not
+print, one at a time. The boards' face μ and each controller's gains are chosen by stated rules from the stored
+results of the sections before (:func:`choose_face`, :func:`choose_gains`): a controller that never engages the box
+cannot roll over on it. The stored results are the counts per (controller, world, axis, level); the render gives
+each roll-over rate with its 95 % Wilson interval, says where 002's ordering appears, and ranks the unknowns.
+:func:`figures` draws the rates against each asymmetry per controller and the ranking (written beside the stored
+results).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from snake_core import locator
 from snake_sim.analysis.rollover import ROLL_OVER_DEG, wilson_interval
-from snake_sim.core.scenario import Scenario, load_scenario
-from snake_sim.core.world import load_world
-from snake_sim.core.worldgen import TWO_OBSTACLES_GAP
-from snake_sim.studies.climb_3d import case_cells, climb_run
+from snake_sim.core.scenario import load_scenario
+from snake_sim.core.worldgen import FACE_FRICTION, PLATE_FRICTIONS, TWO_OBSTACLES_GAP
+from snake_sim.reproduction import gain_scale, runs_002
+from snake_sim.reproduction.results import load, results_path
+from snake_sim.studies.climb_3d import case_cells, claim_verdict, climb_run
+from snake_sim.studies.engines import MIN_DURATION
 from snake_sim.studies.rollover import (
+    AMPLITUDE,
     AXES,
     CLIMBER,
-    FACTORS,
+    CONTROLLERS,
+    FACE_FRICTIONS,
     KEPT_UPRIGHT_002,
     ROLLED_002,
     Axis,
     Rate,
     RateCase,
-    controllers,
+    Settings,
+    controllers_002,
+    factors,
     ordering_holds,
     rate,
     rate_case,
@@ -40,21 +51,97 @@ from snake_sim.studies.sweep.engine import measure_summary
 
 TITLE = "Roll-over rates under 002's asymmetries, and what the unknowns change (002 §6.4, §7.4)"
 
-#: Perturbation seeds per (controller, asymmetry level) on the single obstacle, and simulated time of every run [s].
-#: Four seeds put 0/4 and 4/4 beyond each other's 95 % intervals (three cannot tell any two rates apart).
+#: Perturbation seeds per (controller, asymmetry level) on the single obstacle, and simulated time of every run [s]
+#: (002's longest climb plus 50 s, as every run of 002's climbs). Four seeds put 0/4 and 4/4 beyond each other's 95 %
+#: intervals (three cannot tell any two rates apart).
 SEEDS = (0, 1, 2, 3)
-DURATION = 45.0
-#: The seeds of the two obstacles (only each axis's largest level) and of the unknowns (the whole section: 622 runs,
-#: about 16 min on two cores).
+DURATION = MIN_DURATION
+#: The seeds of the two obstacles (only each axis's largest level) and of the unknowns.
 FEW_SEEDS = (0,)
 #: A ``fast`` smoke run: one seed, 2 s, the single obstacle, each axis's and factor's largest level; the unknowns
 #: with the open loop and the climbing run only.
 FAST_SEEDS = (0,)
 FAST_DURATION = 2.0
 FAST_SENSITIVITY = ("open loop", CLIMBER)
+#: 002's rows whose outcomes choose the boards' face μ (:func:`choose_face`): the robot experiments on these boards.
+BOARD_SECTIONS = ("§7.4", "§7.4.2")
+#: The section of the gain study whose readings run at this study's gait (A = π/6, §7.4's board).
+GAIN_SECTION = "§7.4"
+#: 002's printed TSC gains (D_d, K_d) at §7.4, the centre of :func:`choose_gains`' distance.
+TSC_GAINS_002 = (10.0, 17.5)
+#: Controller key → scenario prefix of the study's scenarios.
+PREFIXES = {"open loop": "open-loop", "local stiffness": "stiffness", "TSC K_τ = 0": "tsc", "TSC K_τ = 6": "tsc"}
 
 #: A run of the plan is the sweep engine's summary.json of its scenario.
 measure = measure_summary
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A controller's gains in the study: the reading (its label and overrides) and why it was chosen."""
+
+    label: str
+    overrides: tuple[str, ...]
+    why: str
+
+
+def choose_face(stored: runs_002.Results | None) -> tuple[float, dict[str, int]]:
+    """The boards' face μ: of :data:`FACE_FRICTIONS`, the one under which the most of 002's rows of
+    :data:`BOARD_SECTIONS` hold in MuJoCo (every run has 002's outcome at h and at h/2; the face study of 002's
+    runs), ties to the higher μ; and the count per μ. Without stored runs: the worlds' own μ."""
+    if stored is None:
+        return FACE_FRICTION, {}
+    counts = {}
+    for mu in FACE_FRICTIONS:
+        face = None if mu == stored.face_friction else mu
+        counts[f"{mu:g}"] = sum(
+            claim_verdict([r.run for r in runs], runs_002.expected_outcome(row, "mujoco"))[0] == "holds"
+            for row in runs_002.rows_002() if row.experiment in BOARD_SECTIONS
+            if (runs := runs_002.select(stored, row.experiment, row.controller, "mujoco", face=face)))
+    best = max(FACE_FRICTIONS, key=lambda mu: (counts[f"{mu:g}"], mu))
+    return best, counts
+
+
+def _distance(reading: gain_scale.Reading) -> tuple[float, bool]:
+    """How far a reading is from 002's printed gains: local stiffness by K_d/K from K/7 (log), TSC by (D_d, K_d) from
+    §7.4's (log), the reading of (7.2) as printed (seconds, α) first."""
+    if reading.tsc_gains is not None:
+        _, d, k = reading.tsc_gains
+        far = abs(math.log(d / TSC_GAINS_002[0])) + abs(math.log(k / TSC_GAINS_002[1]))
+        return far, reading.time_unit_s != 1.0 or reading.neighbour_angle != "alpha"
+    return abs(math.log((reading.stiffness_ratio or 1.0) * 7.0)), False
+
+
+def choose_gains(stored: gain_scale.Results | None) -> dict[str, Choice]:
+    """Each controller's gains: of the gain study's readings at §7.4's gait under which it climbs at h and at h/2 in
+    MuJoCo, the one nearest 002's printed gains (:func:`_distance`); 002's printed gains where none climbs."""
+    printed = controllers_002()
+    out = {}
+    for c in CONTROLLERS:
+        climbing = [] if stored is None else [r for r in stored.climbing(c) if r.experiment == GAIN_SECTION]
+        if climbing:
+            best = min(climbing, key=_distance)
+            out[c] = Choice(best.label, (AMPLITUDE, *best.overrides), "the climbing reading nearest 002's gains")
+        else:
+            why = "no stored gain study" if stored is None else "no reading climbs in the gain study"
+            out[c] = Choice("002's printed gains", printed[c][1], f"002's printed gains ({why})")
+    return out
+
+
+def _stored(module, name: str):
+    """A section's stored results among the committed ones, None where there are none."""
+    path = results_path(locator.data_dir() / "docs", name)
+    return load(module.Results, path) if path.exists() else None
+
+
+def setup() -> tuple[float, dict[str, int], dict[str, Choice]]:
+    """(the boards' face μ, the count behind it, each controller's gains) from the stored results."""
+    face, counts = choose_face(_stored(runs_002, "runs_002"))
+    return face, counts, choose_gains(_stored(gain_scale, "gain_scale"))
+
+
+def settings(choices: dict[str, Choice]) -> Settings:
+    return {c: (PREFIXES[c], choice.overrides) for c, choice in choices.items()}
 
 
 @dataclass(frozen=True)
@@ -65,7 +152,10 @@ class Results:
     duration_s: float
     time_step_s: float
     roll_over_deg: float
-    baseline: dict[str, float]  # the scenarios' values of the factors (ground μ, box μ, solref time constant)
+    face_friction: float  # μ of the boards' vertical faces (choose_face)
+    face_counts: dict[str, int]  # 002's board rows that hold in MuJoCo per face μ
+    choices: dict[str, Choice]  # each controller's gains (choose_gains)
+    baseline: dict[str, float]  # the study's values of the factors (ground μ, face μ, solref time constant)
     axes: tuple[Axis, ...]
     factors: tuple[Axis, ...]
     controller_overrides: dict[str, tuple[str, ...]]  # the roll-over sweep's
@@ -83,21 +173,24 @@ def _counts(fast: bool) -> tuple[tuple[int, ...], tuple[int, ...], float]:
 def _studies(fast: bool) -> tuple[list[RateCase], list[RateCase]]:
     """(the roll-over sweep, the unknowns one at a time with their baseline)."""
     seeds, few, duration = _counts(fast)
-    sweep = sweep_cases(AXES, ("obstacle",), seeds, duration, top_only=("obstacle",) if fast else ())
+    face, _, choices = setup()
+    chosen = settings(choices)
+    sweep = sweep_cases(AXES, ("obstacle",), seeds, duration, chosen, face, top_only=("obstacle",) if fast else ())
     if not fast:
-        sweep += sweep_cases(AXES, ("two obstacles",), few, duration, top_only=("two obstacles",))
-    worlds = dict.fromkeys(f.world for f in FACTORS)  # each factor against the scenarios' values on its world
-    names = FAST_SENSITIVITY if fast else tuple(sensitivity_controllers())
-    factors = [rate_case(c, w, None, 0.0, few, duration) for w in worlds for c in names]
-    factors += [rate_case(c, f.world, f, v, few, duration) for f in FACTORS
-                for v in (f.levels[-1:] if fast else f.levels) for c in names]
-    return sweep, factors
+        sweep += sweep_cases(AXES, ("two obstacles",), few, duration, chosen, face, top_only=("two obstacles",))
+    unknowns = factors(face)
+    worlds = dict.fromkeys(f.world for f in unknowns)  # each factor against the study's values on its world
+    names = FAST_SENSITIVITY if fast else tuple(sensitivity_controllers(chosen))
+    cases = [rate_case(c, w, None, 0.0, few, duration, chosen, face) for w in worlds for c in names]
+    cases += [rate_case(c, f.world, f, v, few, duration, chosen, face) for f in unknowns
+              for v in (f.levels[-1:] if fast else f.levels) for c in names]
+    return sweep, cases
 
 
 def plan(fast: bool = False) -> dict[str, Cell]:
     """Every case's run and its half-step run, by cell id (the symmetric baseline planned once)."""
-    sweep, factors = _studies(fast)
-    return {c.id: c for rc in (*sweep, *factors) for case in rc.cases for c in case_cells(case)}
+    sweep, unknowns = _studies(fast)
+    return {c.id: c for rc in (*sweep, *unknowns) for case in rc.cases for c in case_cells(case)}
 
 
 def _rate(rc: RateCase, rows: dict[str, dict]) -> tuple[Rate, list[str]]:
@@ -109,27 +202,22 @@ def _rate(rc: RateCase, rows: dict[str, dict]) -> tuple[Rate, list[str]]:
 
 def assemble(fast: bool, plan: dict[str, Cell], rows: dict[str, dict]) -> Results:
     """The counts of every (controller, world, axis, level); runs without a result are listed (``failed``)."""
-    sweep, factors = _studies(fast)
-    done = [_rate(rc, rows) for rc in (*sweep, *factors)]
+    sweep, unknowns = _studies(fast)
+    done = [_rate(rc, rows) for rc in (*sweep, *unknowns)]
     rates = tuple(r for r, _ in done)
     first = sweep[0].cases[0]
     scenario = load_scenario(first.scenario, list(first.overrides))
     contact = scenario.section("contact")
     seeds, few, duration = _counts(fast)
-    return Results(fast, seeds, few, duration, scenario.time_step, ROLL_OVER_DEG,
-                   {"ground_friction": float(contact["friction"]), "box_friction": _box_friction(scenario),
+    face, counts, choices = setup()
+    chosen = settings(choices)
+    return Results(fast, seeds, few, duration, scenario.time_step, ROLL_OVER_DEG, face, counts, choices,
+                   {"ground_friction": float(contact["friction"]), "face_friction": face,
                     "contact_time_constant": float(contact["solref"][0])},
-                   AXES, FACTORS,
-                   {c: ov for c, (_, ov) in controllers().items()},
-                   {c: ov for c, (_, ov) in sensitivity_controllers().items()}, rates[:len(sweep)], rates[len(sweep):],
-                   tuple(text for _, failed in done for text in failed))
-
-
-def _box_friction(scenario: Scenario) -> float:
-    """The μ of the world's boxes (one value in the shipped obstacle worlds; the ground's where the file has none)."""
-    mus = {b.friction for b in load_world(scenario.world_file).static_boxes}
-    (mu,) = mus
-    return float(scenario.section("contact")["friction"] if mu is None else mu)
+                   AXES, factors(face),
+                   {c: ov for c, (_, ov) in chosen.items()},
+                   {c: ov for c, (_, ov) in sensitivity_controllers(chosen).items()}, rates[:len(sweep)],
+                   rates[len(sweep):], tuple(text for _, failed in done for text in failed))
 
 
 # --- render -------------------------------------------------------------------------------------------------------
@@ -228,7 +316,7 @@ def _sensitivity(results: Results) -> tuple[list[Ranked], list[str]]:
     values = ", ".join(f"{k} {v:g}" for k, v in results.baseline.items())
     for world in dict.fromkeys(w for w, _ in base):
         gap = f", gap {1e3 * TWO_OBSTACLES_GAP:g} mm" if world == "two obstacles" else ""
-        lines.append(f"| the scenarios' ({values}{gap}), {world} | "
+        lines.append(f"| the study's ({values}{gap}), {world} | "
                      + " | ".join(_sens_cell(base.get((world, c))) for c in names) + " |")
     for factor in results.factors:
         dc = dr = dv = 0.0
@@ -281,11 +369,19 @@ def render(results: Results) -> str:
     lines = [f"## {TITLE}", ""]
     if results.fast:
         lines += ["*Smoke run (`--fast`): short runs, numbers not for comparison.*", ""]
+    counts = ", ".join(f"μ = {mu}: {k}" for mu, k in results.face_counts.items())
+    gains = "; ".join(f"{c}: {ch.label} ({ch.why})" for c, ch in results.choices.items())
     lines += [
         "002 blames its robot's roll-overs on narrow links, an uneven mass distribution within each link, "
         "un-modelled external forces and the tether through a slip ring at the tail, and on the robot open loop and "
-        "local stiffness rolled over where TSC with K_τ = 6 did not. Here the four controllers of §7.4 run at 002's "
-        f"settings ({settings}) on the MuJoCo model, each asymmetry at a few levels with the others symmetric: "
+        "local stiffness rolled over where TSC with K_τ = 6 did not. A controller can roll over on a box only once "
+        "it engages it, so the four controllers of §7.4 run here on 002's boards of §7.4 and §7.4.2 (the top plate "
+        f"of μ = {PLATE_FRICTIONS[0]:g}) with the boxes' faces at μ = {results.face_friction:g}, the face μ under "
+        "which the most of 002's §7.4 and §7.4.2 outcomes hold in MuJoCo (rows that hold per face μ: "
+        f"{counts or 'no stored runs'}; ties to the higher μ), and each with the gains nearest 002's printed ones "
+        "under which it climbs the box at h and at h/2 in MuJoCo in the gain study (002's own where none does): "
+        f"{gains}. The overrides: {settings}. "
+        f"Each asymmetry at a few levels with the others symmetric, on the MuJoCo model: "
         f"{axes}. On the single obstacle every level runs with perturbation seeds {_seeds(results.seeds)} (the "
         "initial roll and joint noise of the `*-3d` scenarios), on the two obstacles only the symmetric runs and "
         f"each axis's largest level, with seeds {_seeds(results.few_seeds)}; {results.duration_s:g} s each at "
@@ -298,15 +394,15 @@ def render(results: Results) -> str:
         *_rate_tables(results), *_ordering(results), *_apart(results), *_movement(results)]
     ranking, table = _sensitivity(results)
     lines += ["### What the unknowns change", "",
-              "One at a time around the scenarios' values, the same controllers on the single obstacle (the gap on "
+              "One at a time around the study's values, the same controllers on the single obstacle (the gap on "
               "the two obstacles) with seeds "
               f"{_seeds(results.few_seeds)}, and {CLIMBER}, a run that climbs here (`"
               f"{' '.join(results.sensitivity_overrides.get(CLIMBER, ()))}`), for a climb time to compare "
-              "(`world.box_friction` sets the μ of every face of the box, the reading of 002 §6.4's top plate "
-              "available in this world; `robot.module_width` reads the module's 68 mm across the corners of its "
+              "(`world.side_friction` sets the μ of the boxes' vertical faces, the top plate keeps its own; "
+              "`robot.module_width` reads the module's 68 mm across the corners of its "
               "octagon instead of across its flats, same mass, the inertia of the narrower shape):", "",
               *table, "", "Ranked by the largest change of the fraction of runs that climb plus that of runs that "
-              "roll over, against the scenarios' values (then by the mean climb time's relative change, then by the "
+              "roll over, against the study's values (then by the mean climb time's relative change, then by the "
               "CoM speed's change, over the controllers):", ""]
     lines += [f"{k}. {label}: climbed fraction ±{dc:.2f}, rolled fraction ±{dr:.2f}"
               + (f", climb time ±{100 * dt:.0f} %" if dt is not None else ", no climb at both values to compare")

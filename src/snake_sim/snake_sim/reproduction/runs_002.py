@@ -31,7 +31,7 @@ from snake_sim.core.scenario import load_scenario
 from snake_sim.engines.dart.settings import settings_from as dart_settings
 from snake_sim.reproduction.climb_3d import failed_lines
 from snake_sim.reproduction.results import comparison_text, figure, pi_text
-from snake_sim.studies.climb_3d import Climb3dRun, ClimbCase, case_cells, climb_run
+from snake_sim.studies.climb_3d import Climb3dRun, ClimbCase, case_cells, claim_verdict, climb_run
 from snake_sim.studies.engines import DART_TIME_STEP, ENGINES
 from snake_sim.studies.sweep import Cell
 from snake_sim.studies.sweep.engine import measure_summary
@@ -70,7 +70,7 @@ def _per_step() -> str:
     return f"controller.time_unit={load_scenario(READING_SCENARIO).control_period!r}"
 
 
-def _rows() -> tuple[Row, ...]:
+def rows_002() -> tuple[Row, ...]:
     """002's runs, in the order of the document (the per-step reading last in §7.4 and §7.4.2)."""
     k6, k0, step = "controller.torque_gain=6", "controller.torque_gain=0", _per_step()
     return (
@@ -109,6 +109,11 @@ COMPARISONS_002 = (
 
 #: The boxes of a world of the robot experiments whose plate is the range's low end (the scenarios' own).
 LAB_WORLDS = {worldgen.lab_world_name(n, worldgen.PLATE_FRICTIONS[0]): n for n in (1, 2)}
+#: μ of the boxes' vertical faces tried besides the worlds' own (:data:`worldgen.FACE_FRICTION`) under the scenarios'
+#: plate: 002 put a plate on the top "only for higher friction", so its bare faces may have been slippery. Run in the
+#: engines :data:`FACE_ENGINES` with their seeds (DART, the slowest engine, is left out).
+FACE_FRICTIONS = (0.1, 0.3)
+FACE_ENGINES = ("vertical", "mujoco")
 
 
 @dataclass(frozen=True)
@@ -118,6 +123,7 @@ class Case:
     row: Row
     plate: float | None
     run: ClimbCase
+    face: float | None = None  # μ of the boxes' vertical faces; None: the world's own
 
 
 @dataclass(frozen=True)
@@ -128,6 +134,7 @@ class Run002:
     controller: str
     plate: float | None  # μ of the boxes' top plate; None: no plate
     run: Climb3dRun
+    face: float | None = None  # μ of the boxes' vertical faces; None: the world's own (face_friction)
 
 
 @dataclass(frozen=True)
@@ -147,6 +154,8 @@ class Results:
     dart_friction: float  # μ of the robot's links in DART (DART takes the smaller of two surfaces' μ)
     plate_frictions: tuple[float, ...]
     roll_over_deg: float
+    face_friction: float  # the worlds' own μ of the boxes' faces
+    face_frictions: tuple[float, ...]  # the other face μ run (FACE_FRICTIONS)
     planned: int
     failed: tuple[str, ...]
 
@@ -157,13 +166,16 @@ def _boxes(scenario: str) -> int:
     return LAB_WORLDS.get(world, 1)
 
 
-def _case(row: Row, engine: str, seed: int | None, plate: float | None, fast: bool) -> Case:
-    """``row`` in ``engine``; ``plate`` other than the scenario's replaces its world's plate."""
+def _case(row: Row, engine: str, seed: int | None, plate: float | None, fast: bool, face: float | None = None) -> Case:
+    """``row`` in ``engine``; ``plate`` other than the scenario's replaces its world's plate, ``face`` (not None) the
+    μ of its boxes' vertical faces."""
     scenario = row.scenario if engine == "vertical" else f"{row.scenario}-3d"
     world = load_scenario(scenario).world_file
     extra: list[str] = []
     if plate is not None and plate != worldgen.PLATE_FRICTIONS[0]:
         extra.append(f"world.file={worldgen.lab_world_name(LAB_WORLDS[world], plate)}")
+    if face is not None:
+        extra.append(f"world.side_friction={face!r}")
     if seed is not None:
         extra.append(f"sim.perturbation.seed={seed}")
     if engine == "dart":
@@ -171,7 +183,7 @@ def _case(row: Row, engine: str, seed: int | None, plate: float | None, fast: bo
     if fast:
         extra.append(f"sim.duration={FAST_DURATION!r}")
     run = ClimbCase(engine, row.controller, row.experiment, seed, scenario, (*row.overrides, *extra))
-    return Case(row, plate, run)
+    return Case(row, plate, run, face)
 
 
 def _plate(row: Row) -> float | None:
@@ -180,14 +192,17 @@ def _plate(row: Row) -> float | None:
 
 
 def cases(fast: bool = False) -> list[Case]:
-    """Every row in every engine (MuJoCo with every seed), then the plate range's other values in MuJoCo; ``fast``:
-    one seed, the rows :data:`FAST_ROWS` and one other plate."""
-    rows = tuple(r for r in _rows() if not fast or (r.experiment, r.controller) in FAST_ROWS)
+    """Every row in every engine (MuJoCo with every seed), then the plate range's other values in MuJoCo, then the
+    plated rows with the faces' other μ in :data:`FACE_ENGINES`; ``fast``: one seed, the rows :data:`FAST_ROWS`, one
+    other plate and one other face μ."""
+    rows = tuple(r for r in rows_002() if not fast or (r.experiment, r.controller) in FAST_ROWS)
     seeds = {"vertical": (None,), "mujoco": SEEDS[:1] if fast else SEEDS, "dart": (DART_SEED,)}
     out = [_case(r, e, s, _plate(r), fast) for e in ENGINES for r in rows for s in seeds[e]]
     others = worldgen.PLATE_FRICTIONS[1:]
     plated = [r for r in rows if _plate(r) is not None]
     out += [_case(r, "mujoco", SEEDS[0], mu, fast) for r in plated[:1 if fast else None] for mu in others]
+    faces = FACE_FRICTIONS[:1] if fast else FACE_FRICTIONS
+    out += [_case(r, e, s, _plate(r), fast, mu) for mu in faces for e in FACE_ENGINES for r in plated for s in seeds[e]]
     return out
 
 
@@ -215,7 +230,7 @@ def assemble(fast: bool, plan: dict[str, Cell], rows: dict[str, dict]) -> Result
         if isinstance(run, str):
             failed.append(f"{_label(case)}: {run}")
             continue
-        done.append(Run002(case.row.experiment, case.row.controller, case.plate, run))
+        done.append(Run002(case.row.experiment, case.row.controller, case.plate, run, case.face))
         durations[f"{case.run.model} {_boxes(case.row.scenario)}"] = run.duration_s
     durations = {k: durations[k] for k in sorted(durations, key=lambda k: (ENGINES.index(k.split()[0]), k))}
     seven_four = gains_from_params(load_scenario("exp74-tsc-obstacle").section("controller"))
@@ -232,8 +247,8 @@ def assemble(fast: bool, plan: dict[str, Cell], rows: dict[str, dict]) -> Result
                    reading.time_unit, float(gait["frequency"]), float(gait["phase_shift"]),
                    (seven_four.inertia, seven_four.damping, seven_four.stiffness),
                    (table_7_1.inertia, table_7_1.damping, table_7_1.stiffness), float(robot.sea.stiffness[0]), local,
-                   dart_friction, worldgen.PLATE_FRICTIONS, ROLL_OVER_DEG, len(every),
-                   tuple(failed))
+                   dart_friction, worldgen.PLATE_FRICTIONS, ROLL_OVER_DEG, worldgen.FACE_FRICTION,
+                   FACE_FRICTIONS[:1] if fast else FACE_FRICTIONS, len(every), tuple(failed))
 
 
 def _times(runs: Sequence[Run002]) -> list[tuple[float | None, float | None]]:
@@ -249,27 +264,13 @@ def _speeds(runs: Sequence[Run002]) -> list[tuple[float | None, float | None]]:
 # Rendering
 
 
-def _select(results: Results, experiment: str, controller: str, engine: str,
-            plate: float | None = None) -> list[Run002]:
+def select(results: Results, experiment: str, controller: str, engine: str,
+            plate: float | None = None, face: float | None = None) -> list[Run002]:
     """The runs of one row in one engine with the top plate of μ = ``plate`` (None: the scenario's own plate, or
-    none where its world has none)."""
+    none where its world has none) and faces of μ = ``face`` (None: the world's own)."""
     wanted = (None, results.plate_frictions[0]) if plate is None else (plate,)
     return [r for r in results.runs if r.experiment == experiment and r.controller == controller
-            and r.run.model == engine and r.plate in wanted]
-
-
-def _outcome(climbed: bool | None, rolled: bool | None) -> str:
-    if climbed:
-        return "climbs"
-    return "rolls over" if rolled else "fails"
-
-
-def matches(run: Run002, expected: str) -> bool:
-    """The run's outcome is 002's at its step and at half of it (a verdict counts only if it stands at h/2)."""
-    def agree(climbed: bool | None, rolled: bool | None) -> bool:
-        got = _outcome(climbed, rolled)
-        return got == expected or (expected == "fails" and got == "rolls over")
-    return agree(run.run.climbed, run.run.rolled_over) and agree(run.run.half_climbed, run.run.half_rolled_over)
+            and r.run.model == engine and r.plate in wanted and r.face == face]
 
 
 def _mm(speed: float) -> str:
@@ -285,6 +286,9 @@ def _cell(runs: list[Run002]) -> str:
     rolls = [r for r in runs if r.run.rolled_over]
     text = (f"climbs {len(climbs)}/{n}" + (" (" + ", ".join(f"{r.run.time_to_climb_s:.1f}" for r in climbs) + " s)"
                                            if climbs else ""))
+    short = [r for r in runs if r.run.reached is False]
+    if short:
+        text += f", **did not reach the box {len(short)}/{n}**"
     if runs[0].run.rolled_over is not None:
         text += f", rolls over {len(rolls)}/{n}, max roll {max(r.run.max_roll_deg for r in runs):.0f}°"
     low, high = (_mm(f([r.run.com_speed_mps for r in runs])) for f in (min, max))
@@ -309,11 +313,11 @@ def _002_cell(row: Row) -> str:
 
 
 def _table(results: Results, experiment: str) -> list[str]:
-    rows = [r for r in _rows() if r.experiment == experiment]
+    rows = [r for r in rows_002() if r.experiment == experiment]
     header = "| controller | 002 | " + " | ".join(ENGINE_NAMES[e] for e in ENGINES) + " |"
     lines = [header, "|---|---|" + "---|" * len(ENGINES)]
     for row in rows:
-        cells = [_cell(_select(results, experiment, row.controller, e)) for e in ENGINES]
+        cells = [_cell(select(results, experiment, row.controller, e)) for e in ENGINES]
         lines.append(f"| {row.controller} | {_002_cell(row)} | " + " | ".join(cells) + " |")
     return lines
 
@@ -340,7 +344,7 @@ def _plate_table(results: Results) -> list[str]:
              "|---|---|" + "---|" * (1 + len(others))]
     keys = list(dict.fromkeys((r.experiment, r.controller) for r in plated))
     for experiment, controller in keys:
-        cells = [_cell([r for r in _select(results, experiment, controller, "mujoco", mu) if r.run.seed in seeds])
+        cells = [_cell([r for r in select(results, experiment, controller, "mujoco", mu) if r.run.seed in seeds])
                  for mu in (low, *others)]
         lines.append(f"| {experiment} | {controller} | " + " | ".join(cells) + " |")
     return [*lines, ""]
@@ -355,7 +359,7 @@ def _comparisons(results: Results) -> list[str]:
     for experiment, faster, slower, words in COMPARISONS_002:
         parts = []
         for e in ENGINES:
-            a, b = (_select(results, experiment, c, e) for c in (faster, slower))
+            a, b = (select(results, experiment, c, e) for c in (faster, slower))
             if a and b:
                 parts.append(f"{ENGINE_NAMES[e]}: " + comparison_text(compare(_times(a), _times(b)), faster, slower))
         lines.append(f"- *{experiment}, {faster} against {slower}* (002: {words}). "
@@ -402,7 +406,7 @@ def _gain_scale(results: Results) -> list[str]:
     for experiment in ("§7.4", "§7.4.2"):
         parts = []
         for e in ENGINES:
-            per_step, si_runs = (_select(results, experiment, c, e) for c in (f"TSC K_τ = 6, {PER_STEP}",
+            per_step, si_runs = (select(results, experiment, c, e) for c in (f"TSC K_τ = 6, {PER_STEP}",
                                                                                "TSC K_τ = 6"))
             if per_step and si_runs:
                 c = compare(_speeds(per_step), _speeds(si_runs))
@@ -413,28 +417,75 @@ def _gain_scale(results: Results) -> list[str]:
     return [*lines, ""]
 
 
+def expected_outcome(row: Row, engine: str) -> str:
+    """002's outcome of ``row`` as ``engine`` can show it: the vertical plane cannot roll over, a roll-over of 002's
+    is a failure there."""
+    return "fails" if engine == "vertical" and row.outcome_002 == "rolls over" else row.outcome_002
+
+
+def verdict_text(runs: Sequence[Run002], expected: str) -> str:
+    """:func:`.climb_3d.claim_verdict` of the runs, with its count."""
+    if not runs:
+        return "not run"
+    word, k = claim_verdict([r.run for r in runs], expected)
+    return f"{word} ({k}/{len(runs)})"
+
+
+VERDICT_RULE = ("the runs whose outcome (climbs; fails: stuck or rolled over; rolls over) is 002's at h and at h/2, "
+                "of all runs. *Holds*: every run; *partly*: some; *no*: none, and every run's outcome stands at h/2; "
+                "*inconclusive*: none, and some run's outcome changes between h and h/2 (the step decides it, not the "
+                "model); *did not reach*: no run's head reached the box before the run ended (it tells nothing). The "
+                "vertical plane cannot roll over: there a roll-over of 002's is scored as a failure.")
+
+
 def _claims(results: Results) -> list[str]:
     """002's claims, each row's outcome per engine: how many runs have 002's outcome at h and at h/2."""
     lines = ["### 002's claims, verdict per engine", "",
-             "Each of 002's rows against the runs above (the scenarios' plate): the runs whose outcome (climbs; "
-             "fails: stuck or rolled over; rolls over) is 002's at h and at h/2, of all runs. *Holds*: every run; "
-             "*partly*: some; *no*: none, and every run's verdict stands at h/2; *inconclusive*: none, and some "
-             "run's verdict changes between h and h/2 (the step decides it, not the model). The vertical plane "
-             "cannot roll over: there a roll-over of 002's is scored as a failure.", "",
+             f"Each of 002's rows against the runs above (the scenarios' plate): {VERDICT_RULE}", "",
              "| section | controller | 002 | " + " | ".join(ENGINE_NAMES[e] for e in ENGINES) + " |",
              "|---|---|---|" + "---|" * len(ENGINES)]
-    for row in _rows():
-        cells = []
-        for e in ENGINES:
-            runs = _select(results, row.experiment, row.controller, e)
-            expected = "fails" if e == "vertical" and row.outcome_002 == "rolls over" else row.outcome_002
-            k = sum(matches(r, expected) for r in runs)
-            flips = any(not r.run.verdicts_unchanged for r in runs)
-            word = "not run" if not runs else ("holds" if k == len(runs) else
-                                               ("partly" if k else ("inconclusive" if flips else "no")))
-            cells.append(word if not runs else f"{word} ({k}/{len(runs)})")
+    for row in rows_002():
+        cells = [verdict_text(select(results, row.experiment, row.controller, e), expected_outcome(row, e))
+                 for e in ENGINES]
         lines.append(f"| {row.experiment} | {row.controller} | {row.outcome_002} | " + " | ".join(cells) + " |")
     return [*lines, ""]
+
+
+def _faces(results: Results) -> list[str]:
+    """The plated rows with the boxes' faces at each μ run, the verdict per engine, and which μ reproduce 002."""
+    if not results.face_frictions:
+        return []
+    faces = (*results.face_frictions, results.face_friction)
+    engines = [e for e in ENGINES if any(r.run.model == e and r.face is not None for r in results.runs)]
+    lines = ["### Friction on the boxes' faces", "",
+             f"The worlds give every face of a box μ = {results.face_friction:g} and the top the plate's μ; 002 put "
+             "its plate on the top \"only for higher friction\", so its bare faces were perhaps slippery. The plated "
+             "rows again with faces of μ = " + ", ".join(f"{mu:g}" for mu in results.face_frictions)
+             + f" (`world.side_friction`) in {' and '.join(ENGINE_NAMES[e] for e in engines)}, the same seeds; each "
+             f"cell the verdict on 002's outcome ({VERDICT_RULE.split('. ')[0]}) and the runs' climb times.", "",
+             "| section | controller | 002 | " + " | ".join(f"{ENGINE_NAMES[e]}, faces μ = {mu:g}"
+                                                          for e in engines for mu in faces) + " |",
+             "|---|---|---|" + "---|" * (len(engines) * len(faces))]
+    reproduces: dict[str, list[str]] = {}
+    for row in rows_002():
+        if not any(r.face is not None for r in select(results, row.experiment, row.controller, engines[0],
+                                                       face=results.face_frictions[0])):
+            continue
+        cells = []
+        for e in engines:
+            for mu in faces:
+                runs = select(results, row.experiment, row.controller, e,
+                               face=None if mu == results.face_friction else mu)
+                times = [f"{r.run.time_to_climb_s:.1f}" for r in runs if r.run.climbed]
+                cells.append(verdict_text(runs, expected_outcome(row, e))
+                             + (f"; {', '.join(times)} s" if times else ""))
+                if runs and claim_verdict([r.run for r in runs], expected_outcome(row, e))[0] == "holds":
+                    reproduces.setdefault(f"{row.experiment} {row.controller} ({row.outcome_002})", []).append(
+                        f"{ENGINE_NAMES[e]} μ = {mu:g}")
+        lines.append(f"| {row.experiment} | {row.controller} | {row.outcome_002} | " + " | ".join(cells) + " |")
+    lines += ["", "*Which face μ reproduces which of 002's outcomes* (every run holds): "
+              + ("; ".join(f"{k}: {', '.join(v)}" for k, v in reproduces.items()) if reproduces else "none") + ".", ""]
+    return lines
 
 
 def _intro(results: Results) -> list[str]:
@@ -496,6 +547,7 @@ def render(results: Results) -> str:
     for experiment, title in EXPERIMENT_TITLES.items():
         if any(r.experiment == experiment for r in results.runs):
             out += [f"### {title}", "", *_table(results, experiment), ""]
-    out += [*_plate_table(results), *_comparisons(results), *_gain_scale(results), *_claims(results)]
+    out += [*_plate_table(results), *_faces(results), *_comparisons(results), *_gain_scale(results),
+            *_claims(results)]
     return "\n".join(out)
 

@@ -26,7 +26,7 @@ from snake_sim.analysis.wave_analysis import cycle_waves
 from snake_sim.core.scenario import load_scenario
 from snake_sim.core.world import load_world
 from snake_sim.engines.vertical import runtime
-from snake_sim.reproduction.results import build, pi_text, plain
+from snake_sim.reproduction.results import build, pi_text, plain, robot_text
 from snake_sim.studies.grid import fields, require
 from snake_sim.studies.sweep import Cell
 
@@ -49,6 +49,9 @@ OPEN_LOOP_SPEED_002 = 0.018
 K_D_RANGE_002 = (12.0, 17.5)
 #: The scenarios whose files give the constants of the text (robot, worlds, contact, steps, gains).
 SHIPPED_TSC, SHIPPED_STIFFNESS, SHIPPED_FLAT = "tsc-obstacle", "stiffness-obstacle", "tsc-flat"
+#: 002 §7.3's simulated runs on the single obstacle (Table 7.1's parameters on Table 5.1's simulated robot); the
+#: rows with Table 7.1's parameters on flat ground run the robot these name.
+SIMULATED_OPEN, SIMULATED_TSC = "sim73-open-loop-obstacle", "sim73-tsc-obstacle"
 #: Controllers compared on every world: (label, scenario prefix, overrides).
 CONTROLLERS = (
     ("open loop (4.38)+(4.39)", "open-loop", ()),
@@ -187,6 +190,8 @@ def _relative(value: float | None, base: float | None) -> str:
 class Setting:
     """The constants the text states, read from the robot, world and scenario files the runs use."""
 
+    robot: str  # robot file of the shipped scenarios' rows (robot.name)
+    simulated_robot: str  # robot file of the rows with Table 7.1's parameters (SIMULATED_TSC's robot.name)
     spring_stiffness: float  # K [N·m/rad], robot file
     joint_limit_deg: float  # |α| limit [°], robot file
     link_mass: float  # m_l [kg]
@@ -229,6 +234,7 @@ def _setting() -> Setting:
     start_x = float(tsc.section("world").get("start_x", 0.0))
     gait, ctrl = tsc.section("gait"), tsc.section("controller")
     return Setting(
+        robot=robot.name, simulated_robot=load_scenario(SIMULATED_TSC).section("robot")["name"],
         spring_stiffness=float(robot.sea.stiffness[0]), joint_limit_deg=float(np.degrees(robot.joint_limit)),
         link_mass=robot.link_mass, link_length=robot.link_length, module_width=robot.module_width,
         local_stiffness=float(local.section("controller")["stiffness"]),
@@ -254,15 +260,17 @@ def _module_runs(setting: Setting) -> tuple[tuple[str, str, tuple[str, ...]], ..
 def _jobs(setting: Setting, fast: bool) -> list[tuple[str, str, str, tuple[str, ...]]]:
     """Every run of the section as (group, label, scenario, overrides), in document order."""
     jobs: list[tuple[str, str, str, tuple[str, ...]]] = []
-    jobs += [("flat", "open loop, Table 7.1 (A = π/6)", "pedal-wave", TABLE_7_1_OPEN),
-             ("flat", "TSC, Table 7.1, K_τ = 0", "tsc-flat", (*TABLE_7_1, "controller.torque_gain=0")),
-             ("flat", "TSC, Table 7.1, K_τ = 6", "tsc-flat", (*TABLE_7_1, "controller.torque_gain=6"))]
+    sim, shipped = f"robot.name={setting.simulated_robot}", f"robot.name={setting.robot}"  # each row on its robot
+    jobs += [("flat", "open loop, Table 7.1 (A = π/6)", "pedal-wave", (*TABLE_7_1_OPEN, sim)),
+             ("flat", "TSC, Table 7.1, K_τ = 0", "tsc-flat", (*TABLE_7_1, "controller.torque_gain=0", sim)),
+             ("flat", "TSC, Table 7.1, K_τ = 6", "tsc-flat", (*TABLE_7_1, "controller.torque_gain=6", sim))]
     for label, prefix, over in CONTROLLERS:  # pedal-wave is the open loop on flat ground (at A = π/6)
-        flat = ("pedal-wave", (*over, "gait.amplitude=pi/3")) if prefix == "open-loop" else (f"{prefix}-flat", over)
+        flat = (("pedal-wave", (*over, "gait.amplitude=pi/3", shipped)) if prefix == "open-loop" else
+                (f"{prefix}-flat", over))
         jobs.append(("flat", label, *flat))
-    jobs += [("t71", "open loop, Table 7.1 (A = π/6)", "open-loop-obstacle", TABLE_7_1_OPEN),
-             ("t71", "TSC, Table 7.1, K_τ = 0", "tsc-obstacle", (*TABLE_7_1, "controller.torque_gain=0")),
-             ("t71", "TSC, Table 7.1, K_τ = 6", "tsc-obstacle", (*TABLE_7_1, "controller.torque_gain=6"))]
+    jobs += [("t71", "open loop, Table 7.1 (A = π/6)", SIMULATED_OPEN, ()),
+             ("t71", "TSC, Table 7.1, K_τ = 0", SIMULATED_TSC, ("controller.torque_gain=0",)),
+             ("t71", "TSC, Table 7.1, K_τ = 6", SIMULATED_TSC, ("controller.torque_gain=6",))]
     jobs += [("sens", label, scenario, over) for label, scenario, over in SENSITIVITY]
     jobs += [("grid", f"D_d = {d:g}, K_d = {k:g}; A = {a_label}, K_τ = {kt:g}", "tsc-obstacle",
               (f"gait.amplitude={a}", f"controller.damping={d}", f"controller.stiffness={k}",
@@ -426,6 +434,10 @@ def _intro(groups: dict[str, list[Outcome]], setting: Setting) -> list[str]:
         "K_τ makes the joint yield, §7.2) and α_s = (K − K_d)/K_d · τ_J/K (so that the joint stiffness is K_d, "
         "§6.3). *Climbed*: the tail tip passes the far edge of the last box before the run ends; *climb speed*: "
         "the distance the tail tip had to cover over the time it took.",
+        "",
+        f"Robots: the rows with Table 7.1's parameters (002 §7.3's simulation: `{SIMULATED_OPEN}`, "
+        f"`{SIMULATED_TSC}` on the obstacle, the same settings on flat ground) run "
+        f"{robot_text(setting.simulated_robot)}; every other row {robot_text(setting.robot)}.",
         "",
         f"Friction: the ground's μ_c = {setting.ground_friction:g} (Table 5.1); each box's μ is its collision's SDF "
         f"`<surface><friction>` in the world file ({faces} on every face of the shipped worlds, as §4.6 puts the "

@@ -80,12 +80,56 @@ class Climb3dRun:
     half_rolled_over: bool | None = None
     half_com_speed_mps: float = float("nan")
     half_time_to_climb_s: float | None = None
+    reached: bool | None = None  # the head reached the first box (None: nothing to climb; analysis.climb)
+    half_reached: bool | None = None
+
+    @property
+    def outcomes(self) -> tuple[str, str]:
+        """The run's outcome at h and at h/2 (:func:`outcome`)."""
+        return (outcome(self.climbed, self.rolled_over, self.reached),
+                outcome(self.half_climbed, self.half_rolled_over, self.half_reached))
 
     @property
     def time_pair(self) -> tuple[float | None, float | None]:
         """(climb time at h, at h/2); None where it did not climb at that step (:func:`.step_check.compare`)."""
         return (self.time_to_climb_s if self.climbed else None,
                 self.half_time_to_climb_s if self.half_climbed else None)
+
+
+#: The outcomes of a run over boxes, and the verdicts on a claim about a group of runs (:func:`claim_verdict`).
+OUTCOMES = ("climbs", "rolls over", "did not reach", "fails")
+VERDICTS = ("holds", "partly", "inconclusive", "did not reach", "no")
+
+
+def outcome(climbed: bool | None, rolled_over: bool | None, reached: bool | None) -> str:
+    """A run's outcome: it climbed; else it rolled over; else it ended before its head reached the first box (it
+    tells nothing about climbing); else it failed to climb."""
+    if climbed:
+        return "climbs"
+    if rolled_over:
+        return "rolls over"
+    return "did not reach" if reached is False else "fails"
+
+
+def agrees(got: str, expected: str) -> bool:
+    """Whether an outcome is the ``expected`` one; a roll-over is one way to fail."""
+    return got == expected or (expected == "fails" and got == "rolls over")
+
+
+def claim_verdict(runs: Sequence[Climb3dRun], expected: str) -> tuple[str, int]:
+    """The verdict on "these runs end in ``expected``" and how many do at h and at h/2: *holds* (every run),
+    *partly* (some), *inconclusive* (none, and some run's outcome changes between h and h/2: the step decides it),
+    *did not reach* (no run reached the box: the runs were too short to tell), else *no*."""
+    k = sum(all(agrees(o, expected) for o in r.outcomes) for r in runs)
+    if runs and k == len(runs):
+        return "holds", k
+    if k:
+        return "partly", k
+    if any(h != half for h, half in (r.outcomes for r in runs)):
+        return "inconclusive", k
+    if runs and all(r.outcomes[0] == "did not reach" for r in runs):
+        return "did not reach", k
+    return "no", k
 
 
 @dataclass(frozen=True)
@@ -116,7 +160,8 @@ def climb_run(case: ClimbCase, rows: dict[str, dict[str, Any]]) -> Climb3dRun | 
                       summary["time_to_climb_s"], summary.get("rolled_over"), summary.get("time_of_roll_over_s"),
                       summary.get("max_roll_deg"), summary["average_speed_mps"], check["verdicts_unchanged"],
                       check["converged"], check["max_rate_change"], case.model, h, summary["duration_s"],
-                      half["climbed"], half.get("rolled_over"), half["average_speed_mps"], half["time_to_climb_s"])
+                      half["climbed"], half.get("rolled_over"), half["average_speed_mps"], half["time_to_climb_s"],
+                      summary.get("reached"), half.get("reached"))
 
 
 def run_cases(cases: Sequence[ClimbCase], client: Client | None = None,

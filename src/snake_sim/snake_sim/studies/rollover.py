@@ -3,13 +3,14 @@
 002 attributes its robot's roll-overs (§6.4, §7.4) to narrow links, an uneven mass distribution within each link,
 un-modelled external forces and the tether through a slip ring at the tail (§3.4, §5.4); on the robot, open loop
 and local stiffness rolled over where TSC with K_τ = 6 did not. Here each asymmetry is an axis with a few levels
-(the others at their symmetric value), every level is run for the four controllers of 002 §7.4 at 002's settings
-(:data:`CONTROLLERS`) on the single obstacle and the two obstacles with several perturbation seeds, and each run is
-repeated at half its step (:func:`snake_sim.studies.climb_3d.case_cells`): a roll-over counts when it stands at the
-half step too. The rate per (controller, world, asymmetry level) comes with its 95 % Wilson interval
+(the others at their symmetric value), every level is run for the four controllers of 002 §7.4 (:data:`CONTROLLERS`,
+with gains the caller chooses: :func:`controllers_002` are 002's printed ones) on 002's boards of §7.4 and §7.4.2
+(the top plate, the faces' μ the caller chooses: :func:`board_overrides`) with several perturbation seeds, and
+each run is repeated at half its step (:func:`snake_sim.studies.climb_3d.case_cells`): a roll-over counts when it
+stands at the half step too. The rate per (controller, world, asymmetry level) comes with its 95 % Wilson interval
 (:func:`snake_sim.analysis.rollover.wilson_interval`).
 
-The sensitivity study varies, one at a time, the values 002 does not print (:data:`FACTORS`) around the scenarios'
+The sensitivity study varies, one at a time, the values 002 does not print (:func:`factors`) around the study's
 ones, with the same controllers and :data:`CLIMBER` (a run that climbs) on each factor's world (the single
 obstacle; the gap on the two obstacles), and ranks them by how much they move the verdicts (the fraction of runs
 that climb, and that roll over), the climb time and the CoM speed.
@@ -22,26 +23,40 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from snake_core.robot import load_robot
-from snake_sim.core.worldgen import TWO_OBSTACLES_GAPS
+from snake_sim.core.worldgen import FACE_FRICTION, PLATE_FRICTIONS, TWO_OBSTACLES_GAPS, lab_world_name
 
 from ..analysis.rollover import wilson_interval
 from .climb_3d import Climb3dRun, ClimbCase
 
-#: 002's controllers of §7.4 at 002's settings: (scenario prefix, overrides). A = π/6 (Table 7.1); TSC M_d = 1,
-#: D_d = 10, K_d = 17.5 (§7.4's experiments); local stiffness (K − K_d)/K_d = 6, i.e. K_d = K/7 (§7.4).
+#: The four controllers of 002 §7.4, by key.
+CONTROLLERS = ("open loop", "local stiffness", "TSC K_τ = 0", "TSC K_τ = 6")
+#: A = π/6 (Table 7.1, §7.4); TSC M_d = 1, D_d = 10, K_d = 17.5 (§7.4's experiments); local stiffness
+#: (K − K_d)/K_d = 6, i.e. K_d = K/7 (§7.4).
 AMPLITUDE = "gait.amplitude=pi/6"
 TSC_002 = ("controller.inertia=1.0", "controller.damping=10.0", "controller.stiffness=17.5")
+#: Controller key → (scenario prefix, overrides): what a study runs for each controller.
+Settings = dict[str, tuple[str, tuple[str, ...]]]
 
 
-def controllers(robot: str = "koopaee6") -> dict[str, tuple[str, tuple[str, ...]]]:
-    """Controller label → (scenario prefix, overrides) at 002 §7.4's settings for ``robot`` (its K for K_d)."""
+def controllers_002(robot: str = "koopaee6") -> Settings:
+    """Each controller at 002 §7.4's printed settings for ``robot`` (its K for K_d)."""
     k = float(load_robot(robot).sea.stiffness[0])
     return {
         "open loop": ("open-loop", (AMPLITUDE,)),
-        "local stiffness K_d = K/7": ("stiffness", (AMPLITUDE, f"controller.stiffness={k / 7.0!r}")),
-        "TSC K_tau = 0": ("tsc", (AMPLITUDE, *TSC_002, "controller.torque_gain=0")),
-        "TSC K_tau = 6": ("tsc", (AMPLITUDE, *TSC_002, "controller.torque_gain=6")),
+        "local stiffness": ("stiffness", (AMPLITUDE, f"controller.stiffness={k / 7.0!r}")),
+        "TSC K_τ = 0": ("tsc", (AMPLITUDE, *TSC_002, "controller.torque_gain=0")),
+        "TSC K_τ = 6": ("tsc", (AMPLITUDE, *TSC_002, "controller.torque_gain=6")),
     }
+
+
+#: The boxes of 002's board per world: §7.4's single obstacle and §7.4.2's two.
+BOARDS = {"obstacle": 1, "two obstacles": 2}
+
+
+def board_overrides(world: str, face_friction: float) -> tuple[str, ...]:
+    """002's board of ``world`` (the scenarios' top plate) with faces of μ = ``face_friction``."""
+    return (f"world.file={lab_world_name(BOARDS[world], PLATE_FRICTIONS[0])}",
+            f"world.side_friction={face_friction!r}")
 
 
 #: A run of 002's that climbs in the 3-D engines, for the unknowns' effect on a climb time (at 002 §7.4's A = π/6
@@ -49,15 +64,15 @@ def controllers(robot: str = "koopaee6") -> dict[str, tuple[str, tuple[str, ...]
 CLIMBER = "open loop A = π/4 (§6.4)"
 
 
-def sensitivity_controllers(robot: str = "koopaee6") -> dict[str, tuple[str, tuple[str, ...]]]:
-    """The controllers of the unknowns' study: :func:`controllers` and :data:`CLIMBER`."""
-    return {**controllers(robot), CLIMBER: ("open-loop", ("gait.amplitude=pi/4",))}
+def sensitivity_controllers(settings: Settings) -> Settings:
+    """The controllers of the unknowns' study: ``settings`` and :data:`CLIMBER`."""
+    return {**settings, CLIMBER: ("open-loop", ("gait.amplitude=pi/4",))}
 
 
 #: The controllers of 002's ordering: on the robot these rolled over (§6.4, §7.4, Fig. 7.9) …
-ROLLED_002 = ("open loop", "local stiffness K_d = K/7")
+ROLLED_002 = ("open loop", "local stiffness")
 #: … and this one did not.
-KEPT_UPRIGHT_002 = "TSC K_tau = 6"
+KEPT_UPRIGHT_002 = "TSC K_τ = 6"
 
 #: World label → scenario infix.
 WORLDS = {"obstacle": "obstacle", "two obstacles": "two-obstacles"}
@@ -94,23 +109,30 @@ AXES = (
          (2.0, 5.0, 10.0)),
 )
 
-#: Values 002 does not print, one at a time around the scenarios' (run once, as the baseline of each world): label,
-#: unit, the override ({} the value), the other values tried (a range's ends, or another reading) and the world.
-FACTORS = (
-    Axis("ground_friction", "ground μ (002 §5.5: 0.40 to 0.82)", "", ("contact.friction={!r}",), (0.40, 0.82)),
-    Axis("box_friction", "μ of the obstacle's faces (a top plate of another material)", "",
-         ("world.box_friction={!r}",), (0.4, 1.0)),
-    Axis("contact_time_constant", "contact softness: MuJoCo solref time constant", "s",
-         ("contact.solref=[{!r},1.0]",), (0.01, 0.04)),
-    # 002's module "68 mm" (§3.4) read across the octagon's corners: 68 cos(π/8) mm across flats (the robot file
-    # reads 68 mm across flats)
-    Axis("module_width", "the module's 68 mm read across corners: across flats", "m", ("robot.module_width={!r}",),
-         (round(0.068 * math.cos(math.pi / 8), 6),)),
-    # worldgen.TWO_OBSTACLES_GAPS, the shipped worlds two_obstacles_gap<mm> (the scenarios' 100 mm: two_obstacles)
-    Axis("obstacle_gap", "gap between the two obstacles (the scenarios' 100 mm read, 002 prints none)", "mm",
-         ("world.file=two_obstacles_gap{:03.0f}",), tuple(float(round(1e3 * g)) for g in TWO_OBSTACLES_GAPS),
-         "two obstacles"),
-)
+#: μ of the boxes' vertical faces a study may read: 002's plate is on the top "only for higher friction", its bare
+#: faces may have been slippery (the worlds' own :data:`worldgen.FACE_FRICTION` the highest).
+FACE_FRICTIONS = (0.1, 0.3, FACE_FRICTION)
+
+
+def factors(face_friction: float) -> tuple[Axis, ...]:
+    """Values 002 does not print, one at a time around the study's (run once, as the baseline of each world): label,
+    unit, the override ({} the value), the other values tried (a range's ends, or another reading) and the world;
+    the faces' μ at the others of :data:`FACE_FRICTIONS` than ``face_friction``."""
+    return (
+        Axis("ground_friction", "ground μ (002 §5.5: 0.40 to 0.82)", "", ("contact.friction={!r}",), (0.40, 0.82)),
+        Axis("face_friction", "μ of the boxes' vertical faces (under the plate)", "", ("world.side_friction={!r}",),
+             tuple(mu for mu in FACE_FRICTIONS if mu != face_friction)),
+        Axis("contact_time_constant", "contact softness: MuJoCo solref time constant", "s",
+             ("contact.solref=[{!r},1.0]",), (0.01, 0.04)),
+        # 002's module "68 mm" (§3.4) read across the octagon's corners: 68 cos(π/8) mm across flats (the robot file
+        # reads 68 mm across flats)
+        Axis("module_width", "the module's 68 mm read across corners: across flats", "m",
+             ("robot.module_width={!r}",), (round(0.068 * math.cos(math.pi / 8), 6),)),
+        # worldgen.TWO_OBSTACLES_GAPS, the shipped boards lab_two_obstacles_gap<mm>_plate082 (the study's 100 mm)
+        Axis("obstacle_gap", "gap between the two obstacles (the scenarios' 100 mm read, 002 prints none)", "mm",
+             (f"world.file=lab_two_obstacles_gap{{:03.0f}}_plate{round(100 * PLATE_FRICTIONS[0]):03d}",),
+             tuple(float(round(1e3 * g)) for g in TWO_OBSTACLES_GAPS), "two obstacles"),
+    )
 
 
 @dataclass(frozen=True)
@@ -125,27 +147,30 @@ class RateCase:
 
 
 def rate_case(controller: str, world: str, axis: Axis | None, level: float, seeds: Sequence[int],
-              duration: float) -> RateCase:
-    """The seeds' cases of ``controller`` on ``world`` with ``axis`` at ``level`` (None: no asymmetry)."""
-    prefix, extra = sensitivity_controllers()[controller]
+              duration: float, settings: Settings, face_friction: float) -> RateCase:
+    """The seeds' cases of ``controller`` (its ``settings``, or :data:`CLIMBER`) on 002's board of ``world`` with
+    faces of μ = ``face_friction`` and ``axis`` at ``level`` (None: no asymmetry)."""
+    prefix, extra = sensitivity_controllers(settings)[controller]
     asym = axis.at(level) if axis is not None else ()
     cases = tuple(ClimbCase("mujoco", controller, world, s, f"{prefix}-{WORLDS[world]}-3d",
-                            (*extra, *asym, f"sim.perturbation.seed={s}", f"sim.duration={duration!r}"))
+                            (*extra, *board_overrides(world, face_friction), *asym, f"sim.perturbation.seed={s}",
+                             f"sim.duration={duration!r}"))
                   for s in seeds)
     return RateCase(controller, world, "none" if axis is None else axis.name, level, cases)
 
 
 def sweep_cases(axes: Sequence[Axis], worlds: Sequence[str], seeds: Sequence[int], duration: float,
-                top_only: Sequence[str] = ()) -> list[RateCase]:
-    """Every controller × world × (no asymmetry, every axis level) with ``seeds``; on the worlds of ``top_only``
-    only each axis's largest level."""
+                settings: Settings, face_friction: float, top_only: Sequence[str] = ()) -> list[RateCase]:
+    """Every controller of ``settings`` × world × (no asymmetry, every axis level) with ``seeds``; on the worlds of
+    ``top_only`` only each axis's largest level."""
     out = []
     for world in worlds:
-        for controller in controllers():
-            out.append(rate_case(controller, world, None, 0.0, seeds, duration))
+        for controller in settings:
+            out.append(rate_case(controller, world, None, 0.0, seeds, duration, settings, face_friction))
             for axis in axes:
                 levels = axis.levels[-1:] if world in top_only else axis.levels
-                out.extend(rate_case(controller, world, axis, v, seeds, duration) for v in levels)
+                out.extend(rate_case(controller, world, axis, v, seeds, duration, settings, face_friction)
+                           for v in levels)
     return out
 
 

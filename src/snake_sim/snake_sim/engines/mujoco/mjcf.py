@@ -29,7 +29,9 @@ MuJoCo's and Pinocchio's mass matrices agree (test_mujoco_model):
   V = K_p ctrl − K_p β − (K_D − c) β̇ with ctrl = β_d + (K_D/K_p) β̇_d, clamped to ±τ_s (``forcerange``), and
   U = V − c β̇, i.e. U = −K_p(β − β_d) − K_D(β̇ − β̇_d) inside the line and ±τ_s − c β̇ on it. The
   ``implicitfast`` integrator takes the −(K_D − c) β̇ and the damping implicitly, K_p β and the spring's K
-  explicitly (see :mod:`.settings`).
+  explicitly (see :mod:`.settings`). A robot file without the line (``actuator.torque_speed_line: false``) gets
+  (4.39) unclamped and no hinge damping (c = 0); one without the limit on α (``joints.limit_alpha: false``), no
+  tendons.
 - A free base (``link_1``'s free joint). Self-collision is on: robot geoms collide with the world's and with
   each other's, except neighbouring links (which meet at their joint by construction).
 - World: the ground plane at the SDF's height with the ground's μ_c, every static box at its SDF pose with its
@@ -122,7 +124,7 @@ def _robot(body: ET.Element, robot: RobotParams, layout: Layout, settings: Setti
         # torque–speed line's −(τ_s/ω_0) β̇ as the hinge's damping (see mjcf's docstring)
         _sub(rotor, "joint", name=f"motor_{i}", type="hinge", axis=axes[i - 1],
              range=_fmt(-robot.joint_limit, robot.joint_limit), armature=repr(motor_armature(robot)),
-             damping=repr(motor_pd(robot).slope))
+             damping=repr(line_slope(robot)))
         _sub(rotor, "inertial", pos="0 0 0", mass=repr(act.rotor_mass),
              diaginertia=_fmt(*(act.rotor_term,) * 3))
         parent = rotor
@@ -157,20 +159,27 @@ def mjcf(robot: RobotParams, world: World, settings: Settings, layout: Layout) -
     contact = _sub(root, "contact")
     for j in range(1, robot.n_joints + 1):  # neighbouring modules touch at the joint by construction
         _sub(contact, "exclude", body1=f"link_{j}", body2=f"link_{j + 1}")
-    tendons = _sub(root, "tendon")
-    for j in range(1, robot.n_joints + 1):  # α_j = β_j + (α_j − β_j) within ±60° (002 Table 3.2)
-        fixed = _sub(tendons, "fixed", name=f"alpha_{j}", range=_fmt(-robot.joint_limit, robot.joint_limit),
-                     solreflimit=_fmt(*LIMIT_SOLREF), solimplimit=_fmt(*LIMIT_SOLIMP))
-        _sub(fixed, "joint", joint=f"motor_{j}", coef="1")
-        _sub(fixed, "joint", joint=f"spring_{j}", coef="1")
+    if robot.limit_alpha:
+        tendons = _sub(root, "tendon")
+        for j in range(1, robot.n_joints + 1):  # α_j = β_j + (α_j − β_j) within ±60° (002 Table 3.2)
+            fixed = _sub(tendons, "fixed", name=f"alpha_{j}", range=_fmt(-robot.joint_limit, robot.joint_limit),
+                         solreflimit=_fmt(*LIMIT_SOLREF), solimplimit=_fmt(*LIMIT_SOLIMP))
+            _sub(fixed, "joint", joint=f"motor_{j}", coef="1")
+            _sub(fixed, "joint", joint=f"spring_{j}", coef="1")
     actuators = _sub(root, "actuator")
     act = robot.actuator
-    kp, slope = act.kp, motor_pd(robot).slope
+    kp, slope = act.kp, line_slope(robot)
+    line = {"forcerange": _fmt(-act.stall_torque, act.stall_torque)} if act.torque_speed_line else {}
     for j in range(1, robot.n_joints + 1):  # 002 (4.39) less the hinge's damping; ctrl = β_d + (K_D/K_p) β̇_d
         _sub(actuators, "general", name=f"motor_{j}", joint=f"motor_{j}", gaintype="fixed", gainprm=repr(kp),
-             biastype="affine", biasprm=_fmt(0, -kp, -(act.kd - slope)),
-             forcerange=_fmt(-act.stall_torque, act.stall_torque))
+             biastype="affine", biasprm=_fmt(0, -kp, -(act.kd - slope)), **line)
     return ET.tostring(root, encoding="unicode")
+
+
+def line_slope(robot: RobotParams) -> float:
+    """The motor hinge's damping τ_s/ω_0, the torque–speed line's slope; 0 for a robot file without the line
+    (``actuator.torque_speed_line: false``), whose actuator is (4.39) unclamped."""
+    return motor_pd(robot).slope if robot.actuator.torque_speed_line else 0.0
 
 
 def motor_armature(robot: RobotParams) -> float:

@@ -130,7 +130,7 @@ def build(scenario: Scenario) -> VerticalSetup:
     side = None if side is None else number(side, "world.side_friction", src, low=0.0, high=5.0)
     terrain = terrain_from_world(world, contact.friction, side)
     model = build_model(robot)
-    plant = VerticalPlant(model, terrain, contact, motor_pd(robot, saturate=True))  # the servo's torque–speed line
+    plant = VerticalPlant(model, terrain, contact, motor_pd(robot, saturate=True))  # the robot file's torque–speed line
     gait, controllers = sea_control(scenario, robot)
     h = scenario.time_step
     substeps, log_every = control_steps(scenario, h)

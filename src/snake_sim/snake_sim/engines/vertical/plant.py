@@ -236,7 +236,7 @@ class VerticalPlant:
         self._args = (m.T, m.Phi, m.g_r, m.link_inertia, m.rotor_mass, m.gravity, m.total_mass, m.stiffness, m.G_c,
                       t.ground is not None, 0.0 if t.ground is None else float(t.ground), t.boxes,
                       t.faces_friction(p.friction), p.threshold, p.friction, p.stiffness, p.damping, p.slip_velocity,
-                      m.robot.joint_limit, pd_args(self.pd))
+                      m.robot.alpha_limit, pd_args(self.pd))
         # one step from rest: loads the compiled kernels (numba's cache, or compiles them) now, not at a
         # simulator node's first step, which would be late by that time (about a second)
         q0, beta = initial_configuration(m), np.zeros(m.n_joints)
