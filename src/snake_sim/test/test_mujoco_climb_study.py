@@ -15,7 +15,7 @@ pytestmark = pytest.mark.xdist_group("dask_cluster")
 
 def test_a_case_is_its_scenario_with_the_seed_and_the_controllers_overrides_step_checked():
     study = climb_3d_study(("TSC K_tau = 6",), ("obstacle",), (2,), duration=1.0)
-    assert study.time_step_s == 0.002 and len(study.runs) == 1
+    assert study.time_step_s == 0.001 and len(study.runs) == 1
     run = study.runs[0]
     assert (run.controller, run.world, run.seed, run.status) == ("TSC K_tau = 6", "obstacle", 2, "ok")
     assert run.climbed is False and run.time_to_climb_s is None and run.rolled_over is False

@@ -118,7 +118,7 @@ def test_a_3d_case_is_the_step_check_of_its_two_runs_and_a_failed_one_is_its_rea
     assert (run.status, run.climbed, run.seed) == ("ok", False, 2)
     assert run.com_speed_mps == pytest.approx(full["average_speed_mps"], rel=1e-9)
     assert run.half_com_speed_mps == pytest.approx(half["average_speed_mps"], rel=1e-9)
-    assert run.time_step_s == 0.002 and run.verdicts_unchanged is True
+    assert run.time_step_s == 0.001 and run.verdicts_unchanged is True
     assert isinstance(reason, str) and "gait.frequency=-3: error (ConfigError" in reason
     assert climb_run(broken, {c.id: engine.run_cell(c) for c in case_cells(broken)}) == reason  # as run here
 

@@ -26,14 +26,30 @@ def test_merge_patch_merges_mappings_removes_nulls_and_replaces_the_rest():
 
 
 def test_a_3d_twin_is_its_2d_base_with_the_mujoco_contact_and_step():
-    twin, base = load_scenario("tsc-obstacle-3d"), load_scenario("tsc-obstacle")
-    assert twin.name == "tsc-obstacle-3d" and twin.model == "mujoco" and base.model == "vertical"
+    twin, base = load_scenario("tsc-flat-3d"), load_scenario("tsc-flat")
+    assert twin.name == "tsc-flat-3d" and twin.model == "mujoco" and base.model == "vertical"
     for section in ("robot", "world", "gait", "controller", "outputs"):
         assert twin.data[section] == base.data[section], section
     assert twin.section("contact")["friction"] == base.section("contact")["friction"]
     assert "stiffness" not in twin.section("contact") and "solref" in twin.section("contact")
-    assert twin.time_step == 0.002 and base.time_step == 0.001
+    assert twin.time_step == 0.002 and base.time_step == 0.005
     assert twin.data["sim"]["perturbation"]["roll_deg"] == 2.0
+
+
+def test_the_3d_scenarios_on_boxes_run_at_1_ms_and_002s_runs_last_long_enough_to_reach_the_box():
+    """The rule of the studies of 002's climbs: a 3-D scenario whose world has boxes runs at Gazebo's 1 ms (2 ms
+    only on flat ground), and every scenario of 002's runs lasts at least 002's longest climb plus 50 s."""
+    from snake_core import locator
+    from snake_sim.core.world import load_world
+    from snake_sim.studies.engines import DART_TIME_STEP, MIN_DURATION
+
+    names = sorted(p.stem for p in (locator.data_dir() / "config" / "scenarios").glob("*-3d.yaml"))
+    on_boxes = [n for n in names if load_world(load_scenario(n).world_file).static_boxes]
+    assert len(on_boxes) == 18 and all(load_scenario(n).time_step == DART_TIME_STEP for n in on_boxes)
+    assert all(load_scenario(n).time_step == 0.002 for n in names if n not in on_boxes)
+    runs_002 = [n for n in names if n.startswith(("exp64", "exp74", "sim73"))]
+    for name in (*runs_002, *(n.removesuffix("-3d") for n in runs_002)):
+        assert load_scenario(name).duration >= MIN_DURATION, name
 
 
 @pytest.fixture
