@@ -2,9 +2,9 @@
 joint_state_broadcaster, forward_command_controller, joint_state_topic_hardware_interface, Jazzy's launch and
 launch_ros, all built from their sources (``make ros-stack``) or from a sourced Jazzy.
 
-- every robot file on mock hardware (one per distinct controllers file): robot.launch.py under Jazzy's launch; every controller its controllers
-  file defines reaches ``active`` through the real spawner, and /joint_states comes from the real
-  joint_state_broadcaster with the URDF's ros2_control joints;
+- every robot file on mock hardware (one per distinct controllers file): robot.launch.py under Jazzy's launch;
+  every controller its controllers file defines reaches ``active`` through the real spawner, and /joint_states
+  comes from the real joint_state_broadcaster with the URDF's ros2_control joints;
 - koopaee6 on the CAN hardware in the loop: robot.launch.py (ros2_control_node with JointStateTopicSystem, the
   CAN bridge, gait_generator, the SEA controller) against ``snake-can emulate`` modules on a CAN bus shared
   between processes through python-can-remote on 127.0.0.1: the modules' joint angles follow the pedal wave as
