@@ -195,7 +195,7 @@ def embedded_progress(mode: str) -> float:
     """Head-tip progress along x over WINDOW of `snake-sim run pedal-wave` with the gains of sea_modes/<mode>.yaml."""
     gains = node_parameters("/**/sea_joint_controller", mode)["controller"]
     log = run_scenario(load_scenario("pedal-wave", [f"controller.{k}={v}" for k, v in gains.items()]
-                                     + [f"sim.duration={WINDOW[1]}"]))
+                                     + [f"robot.name={ROBOT}", f"sim.duration={WINDOW[1]}"]))  # the graph's robot
     tip = log.head_position[:, 0]
     return float(np.interp(WINDOW[1], log.t, tip) - np.interp(WINDOW[0], log.t, tip))
 

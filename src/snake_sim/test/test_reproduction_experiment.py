@@ -61,7 +61,8 @@ def test_render_runs_nothing(name, monkeypatch):
 def _pedal_fixture(**changes) -> pw.PedalWaveResults:
     """A small hand-made result: every speed 0.5 × 002's simulated column."""
     table = tuple(tuple(0.5 * s / 100 for s in row) for row in pw.TABLE_S)
-    setting = pw.Setting(kp=60.0, kd=25.0, friction=0.6, contact_stiffness=1e4, contact_damping=50.0,
+    setting = pw.Setting(robot="probe_sim", robot_3d="koopaee6", kp=60.0, kd=25.0, friction=0.6,
+                         contact_stiffness=1e4, contact_damping=50.0,
                          contact_threshold=0.005, frequency=3.0, amplitude=0.5, spring_stiffness=1.74,
                          link_mass=0.15, half_length=0.06, reflected_inertia=0.01)
     base = pw.PedalWaveResults(False, 10.0, 0.001, setting, table, table, table, 0.003, -0.003, 0.003,
@@ -73,6 +74,7 @@ def test_pedal_wave_renders_from_a_fixture_with_its_numbers_and_settings():
     text = pw.render(_pedal_fixture())
     assert "ω = 3 rad/s" in text and "K_p = 60" in text and "10 s per run" in text
     assert "(ratios 0.50 to 0.50)" in text
+    assert "scenario `pedal-wave` on `probe_sim` (002 Table 5.1" in text  # the robot the stored runs name
     at_pi = replace(_pedal_fixture().setting, frequency=3.141592653589793)
     assert "ω = π rad/s" in pw.render(_pedal_fixture(setting=at_pi))
 
@@ -99,6 +101,8 @@ def test_table_5_2_in_3d_sits_beside_002s_columns_with_its_half_step_check():
                                                                                    for row in e))
     text = pw.render(_pedal_fixture(grids_3d={"mujoco": mujoco, "dart": dart}))
     assert "### Table 5.2 in 3-D" in text and "MuJoCo at h = 2 ms, DART at h = 1 ms" in text
+    assert "`open-loop-flat-3d` (the robot as built, `koopaee6`, μ_c = 0.6" in text
+    assert "the vertical column is the table above (`probe_sim`)" in text
     assert "- MuJoCo: 1.00–1.00 × 002's measured speeds (E); speed rises strictly with A for every φ: **yes**; " \
            "largest change at h/2 1.0 % (converged)." in text
     assert "- DART: 0.50–0.50 × 002's measured speeds (E)" in text and "20.0 % (**not converged**" in text

@@ -1,6 +1,6 @@
 """002's two robots: its simulation ran Table 5.1's parameters (config/robots/koopaee6_sim.yaml), its experiments the
 robot as built (koopaee6.yaml). Every scenario and reproduction run of a result of 002's simulation runs the first,
-every one of a result of its robot the second (docs/readings.md, "Two robot files of 002")."""
+every one of a result of its robot the second (docs/readings.md "002 Table 5.1")."""
 
 import xml.etree.ElementTree as ET
 

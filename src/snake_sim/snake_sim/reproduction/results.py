@@ -92,7 +92,7 @@ def load(kind: type[T], path: Path) -> T:
     return from_json(kind, path.read_text(encoding="utf-8"))
 
 
-#: What the text calls each robot file of 002 (docs/readings.md, "Two robot files of 002"): 002's simulation ran
+#: What the text calls each robot file of 002 (docs/readings.md "002 Table 5.1"): 002's simulation ran
 #: Table 5.1's parameters, its experiments the robot as built.
 ROBOT_LABELS = {"koopaee6_sim": "Table 5.1's simulated robot", "koopaee6": "the robot as built"}
 
