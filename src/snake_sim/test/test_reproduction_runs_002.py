@@ -55,7 +55,8 @@ def _results(change=None, faces: tuple[float, ...] = ()) -> m.Results:
                      {"mujoco": m.SEEDS, "dart": (m.DART_SEED,)}, (0,), 0.01, math.pi, -2 * math.pi / 5,
                      (1.0, 10.0, 17.5),
                      (1.0, 4.0, 12.0), K, {"§6.4": K / 6, "§7.4": K / 7}, 0.6, worldgen.PLATE_FRICTIONS, 60.0,
-                     worldgen.FACE_FRICTION, faces, len(runs), ())
+                     worldgen.FACE_FRICTION, faces, {"§6.4": "koopaee6", "§7.3": "koopaee6_sim", "§7.4": "koopaee6",
+                                                     "§7.4.2": "koopaee6"}, len(runs), ())
 
 
 def test_the_section_is_placed_after_the_3d_section():
@@ -235,6 +236,8 @@ def test_results_round_trip_and_render_every_part():
         assert f"### {heading}" in text
     assert f"All {results.planned} planned step-checked runs finished" in text
     assert "In DART the plate changes nothing" in text
+    assert "§7.3, 002's simulation (Table 7.1): open loop and TSC on the 36 × 107 mm obstacle (A = π/6)\n\nOn Table " \
+           "5.1's simulated robot, `koopaee6_sim`." in text
     assert re.search(r"\| TSC K_τ = 6 \| climbs: climbed in 5 of 5 trials \| climbs 1/1 \(30\.0 s\)", text)
 
 

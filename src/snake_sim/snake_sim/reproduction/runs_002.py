@@ -30,7 +30,7 @@ from snake_sim.core import worldgen
 from snake_sim.core.scenario import load_scenario
 from snake_sim.engines.dart.settings import settings_from as dart_settings
 from snake_sim.reproduction.climb_3d import failed_lines
-from snake_sim.reproduction.results import comparison_text, figure, pi_text
+from snake_sim.reproduction.results import comparison_text, figure, pi_text, robot_text
 from snake_sim.studies.climb_3d import Climb3dRun, ClimbCase, case_cells, claim_verdict, climb_run
 from snake_sim.studies.engines import DART_TIME_STEP, ENGINES
 from snake_sim.studies.sweep import Cell
@@ -156,6 +156,7 @@ class Results:
     roll_over_deg: float
     face_friction: float  # the worlds' own μ of the boxes' faces
     face_frictions: tuple[float, ...]  # the other face μ run (FACE_FRICTIONS)
+    robots: dict[str, str]  # the robot file of each section's runs (its scenarios' robot.name)
     planned: int
     failed: tuple[str, ...]
 
@@ -248,7 +249,9 @@ def assemble(fast: bool, plan: dict[str, Cell], rows: dict[str, dict]) -> Result
                    (seven_four.inertia, seven_four.damping, seven_four.stiffness),
                    (table_7_1.inertia, table_7_1.damping, table_7_1.stiffness), float(robot.sea.stiffness[0]), local,
                    dart_friction, worldgen.PLATE_FRICTIONS, ROLL_OVER_DEG, worldgen.FACE_FRICTION,
-                   FACE_FRICTIONS[:1] if fast else FACE_FRICTIONS, len(every), tuple(failed))
+                   FACE_FRICTIONS[:1] if fast else FACE_FRICTIONS,
+                   {r.experiment: load_scenario(r.scenario).robot_name for r in rows_002()}, len(every),
+                   tuple(failed))
 
 
 def _times(runs: Sequence[Run002]) -> list[tuple[float | None, float | None]]:
@@ -546,7 +549,9 @@ def render(results: Results) -> str:
     out += [*_intro(results), *failed_lines(results)]
     for experiment, title in EXPERIMENT_TITLES.items():
         if any(r.experiment == experiment for r in results.runs):
-            out += [f"### {title}", "", *_table(results, experiment), ""]
+            robot = results.robots.get(experiment)
+            out += [f"### {title}", "", *([f"On {robot_text(robot)}.", ""] if robot else []),
+                    *_table(results, experiment), ""]
     out += [*_plate_table(results), *_faces(results), *_comparisons(results), *_gain_scale(results),
             *_claims(results)]
     return "\n".join(out)
