@@ -43,13 +43,14 @@ def _results(change=None, faces: tuple[float, ...] = ()) -> m.Results:
     runs = []
     for e in ENGINES:
         for row in m.rows_002():
-            plate = m._plate(row)
+            plate = m.row_plate(row)
             for seed in {"vertical": (None,), "mujoco": m.SEEDS, "dart": (m.DART_SEED,)}[e]:
                 times = change(row, e, seed) if change else None
                 runs.append(_run(row, e, seed, plate, *(times or ())))
-    runs += [_run(row, "mujoco", 0, mu) for row in m.rows_002() if m._plate(row) for mu in worldgen.PLATE_FRICTIONS[1:]]
-    runs += [_run(row, e, seed, m._plate(row), *(change(row, e, seed, mu) or ()), face=mu)
-             for mu in faces for e in m.FACE_ENGINES for row in m.rows_002() if m._plate(row)
+    runs += [_run(row, "mujoco", 0, mu) for row in m.rows_002() if m.row_plate(row)
+             for mu in worldgen.PLATE_FRICTIONS[1:]]
+    runs += [_run(row, e, seed, m.row_plate(row), *(change(row, e, seed, mu) or ()), face=mu)
+             for mu in faces for e in m.FACE_ENGINES for row in m.rows_002() if m.row_plate(row)
              for seed in {"vertical": (None,), "mujoco": m.SEEDS}[e]]
     return m.Results(False, tuple(runs), {"vertical 1": 60.0, "mujoco 1": 60.0, "dart 1": 20.0},
                      {"mujoco": m.SEEDS, "dart": (m.DART_SEED,)}, (0,), 0.01, math.pi, -2 * math.pi / 5,

@@ -10,8 +10,8 @@ its gains and readings, on 002's robot settings (the ``exp64-*`` and ``exp74-*``
   §6.4's A = π/4 and §7.4's A = π/6;
 * TSC with K_τ = 0 and 6 over D_d × K_d (:data:`TSC_DAMPING`, :data:`TSC_STIFFNESS`, M_d = 1, around Table 7.1's
   (4, 12) and §7.4's (10, 17.5)), and at §7.4's gains the per-control-step reading of (7.2)'s time
-  (``controller.time_unit``, :func:`.runs_002._per_step`) and the reading that filters the neighbour's servo angle
-  β_{j−1} (``controller.neighbour_angle: beta``).
+  (``controller.time_unit``, :func:`.runs_002.per_step_override`) and the reading that filters the neighbour's
+  servo angle β_{j−1} (``controller.neighbour_angle: beta``).
 
 Every reading runs in the vertical plane (deterministic) and MuJoCo (perturbation seed 0), each run also at half its
 step (:func:`.climb_3d.case_cells`), on the sweep engine. The renderer reports every reading, applies 002's two
@@ -39,12 +39,12 @@ from snake_sim.reproduction.runs_002 import (
     Case,
     Row,
     Run002,
-    _case,
-    _cell,
-    _label,
-    _per_step,
-    _plate,
-    _times,
+    case_label,
+    cell_text,
+    climb_times,
+    per_step_override,
+    row_case,
+    row_plate,
 )
 from snake_sim.studies.climb_3d import case_cells, climb_run
 from snake_sim.studies.sweep import Cell
@@ -127,7 +127,7 @@ def _tsc_readings() -> list[Reading]:
     d74, k74 = GAINS_7_4
     at_7_4 = f"D_d = {d74:g}, K_d = {k74:g}"
     settings = [(f"D_d = {d:g}, K_d = {k:g}", d, k, ()) for d in TSC_DAMPING for k in TSC_STIFFNESS]
-    settings += [(f"{at_7_4}, {PER_STEP_LABEL}", d74, k74, (_per_step(),)),
+    settings += [(f"{at_7_4}, {PER_STEP_LABEL}", d74, k74, (per_step_override(),)),
                  (f"{at_7_4}, {BETA_LABEL}", d74, k74, ("controller.neighbour_angle=beta",))]
     out = []
     for k_tau in TORQUE_GAINS:
@@ -166,7 +166,7 @@ def cases(fast: bool = False) -> list[Case]:
     for engine in ENGINES:
         for reading in readings(fast):
             row = _row(reading)
-            out.append(_case(row, engine, None if engine == "vertical" else SEED, _plate(row), fast))
+            out.append(row_case(row, engine, None if engine == "vertical" else SEED, row_plate(row), fast))
     return out
 
 
@@ -221,7 +221,7 @@ class Results:
 def assemble(fast: bool, plan: dict[str, Cell], rows: dict[str, dict]) -> Results:
     """The runs; a case whose run raised or whose worker died is left out and listed (``failed``)."""
     every = [(case, climb_run(case.run, rows)) for case in cases(fast)]
-    failed = tuple(f"{_label(case)}: {run}" for case, run in every if isinstance(run, str))
+    failed = tuple(f"{case_label(case)}: {run}" for case, run in every if isinstance(run, str))
     done = [(case, run) for case, run in every if not isinstance(run, str)]
     durations = {case.run.model: run.duration_s for case, run in done}
     steps = {case.run.model: run.time_step_s for case, run in done}
@@ -307,7 +307,7 @@ def _response(results: Results, reading: Reading) -> complex:
 
 
 def _engine_cells(results: Results, reading: Reading) -> list[str]:
-    return [_cell(results.runs_of(reading, e)) for e in ENGINES]
+    return [cell_text(results.runs_of(reading, e)) for e in ENGINES]
 
 
 def _stiffness_table(results: Results, experiment: str) -> list[str]:
@@ -396,7 +396,8 @@ def _claim_7_4(results: Results) -> list[str]:
         if len(by_controller) == 2:
             slow, fast_ = (by_controller[c] for c in ("TSC K_τ = 6", "TSC K_τ = 0"))
             parts = [f"{ENGINE_NAMES[e]}: " + comparison_text(
-                compare(_times(results.runs_of(slow, e)), _times(results.runs_of(fast_, e))), "K_τ = 6", "K_τ = 0")
+                compare(climb_times(results.runs_of(slow, e)), climb_times(results.runs_of(fast_, e))), "K_τ = 6",
+                "K_τ = 0")
                 for e in ENGINES]
             comparisons.append(f"- *{label}.* " + "; ".join(parts) + ".")
     lines += ["", "Reproduced (*yes*, and *inconclusive* where the step decides): "

@@ -66,13 +66,13 @@ READING_SCENARIO = "exp74-tsc-obstacle-3d"
 PER_STEP = "(7.2) per control step"
 
 
-def _per_step() -> str:
+def per_step_override() -> str:
     return f"controller.time_unit={load_scenario(READING_SCENARIO).control_period!r}"
 
 
 def rows_002() -> tuple[Row, ...]:
     """002's runs, in the order of the document (the per-step reading last in §7.4 and §7.4.2)."""
-    k6, k0, step = "controller.torque_gain=6", "controller.torque_gain=0", _per_step()
+    k6, k0, step = "controller.torque_gain=6", "controller.torque_gain=0", per_step_override()
     return (
         Row("§6.4", "K_d = K (position control)", "exp64-position-obstacle", (), "fails",
             "stuck or rolled over in every trial"),
@@ -167,7 +167,8 @@ def _boxes(scenario: str) -> int:
     return LAB_WORLDS.get(world, 1)
 
 
-def _case(row: Row, engine: str, seed: int | None, plate: float | None, fast: bool, face: float | None = None) -> Case:
+def row_case(row: Row, engine: str, seed: int | None, plate: float | None, fast: bool,
+             face: float | None = None) -> Case:
     """``row`` in ``engine``; ``plate`` other than the scenario's replaces its world's plate, ``face`` (not None) the
     μ of its boxes' vertical faces."""
     scenario = row.scenario if engine == "vertical" else f"{row.scenario}-3d"
@@ -187,7 +188,7 @@ def _case(row: Row, engine: str, seed: int | None, plate: float | None, fast: bo
     return Case(row, plate, run, face)
 
 
-def _plate(row: Row) -> float | None:
+def row_plate(row: Row) -> float | None:
     """The scenario's own plate μ, None where its world has none."""
     return worldgen.PLATE_FRICTIONS[0] if load_scenario(row.scenario).world_file in LAB_WORLDS else None
 
@@ -198,12 +199,13 @@ def cases(fast: bool = False) -> list[Case]:
     other plate and one other face μ."""
     rows = tuple(r for r in rows_002() if not fast or (r.experiment, r.controller) in FAST_ROWS)
     seeds = {"vertical": (None,), "mujoco": SEEDS[:1] if fast else SEEDS, "dart": (DART_SEED,)}
-    out = [_case(r, e, s, _plate(r), fast) for e in ENGINES for r in rows for s in seeds[e]]
+    out = [row_case(r, e, s, row_plate(r), fast) for e in ENGINES for r in rows for s in seeds[e]]
     others = worldgen.PLATE_FRICTIONS[1:]
-    plated = [r for r in rows if _plate(r) is not None]
-    out += [_case(r, "mujoco", SEEDS[0], mu, fast) for r in plated[:1 if fast else None] for mu in others]
+    plated = [r for r in rows if row_plate(r) is not None]
+    out += [row_case(r, "mujoco", SEEDS[0], mu, fast) for r in plated[:1 if fast else None] for mu in others]
     faces = FACE_FRICTIONS[:1] if fast else FACE_FRICTIONS
-    out += [_case(r, e, s, _plate(r), fast, mu) for mu in faces for e in FACE_ENGINES for r in plated for s in seeds[e]]
+    out += [row_case(r, e, s, row_plate(r), fast, mu)
+            for mu in faces for e in FACE_ENGINES for r in plated for s in seeds[e]]
     return out
 
 
@@ -216,7 +218,7 @@ def plan(fast: bool = False) -> dict[str, Cell]:
 measure = measure_summary
 
 
-def _label(case: Case) -> str:
+def case_label(case: Case) -> str:
     seed = "" if case.run.seed is None else f", seed {case.run.seed}"
     plate = "" if case.plate is None else f", plate μ {case.plate:g}"
     return f"{ENGINE_NAMES[case.run.model]}, {case.row.experiment} {case.row.controller}{plate}{seed}"
@@ -229,7 +231,7 @@ def assemble(fast: bool, plan: dict[str, Cell], rows: dict[str, dict]) -> Result
     for case in every:
         run = climb_run(case.run, rows)
         if isinstance(run, str):
-            failed.append(f"{_label(case)}: {run}")
+            failed.append(f"{case_label(case)}: {run}")
             continue
         done.append(Run002(case.row.experiment, case.row.controller, case.plate, run, case.face))
         durations[f"{case.run.model} {_boxes(case.row.scenario)}"] = run.duration_s
@@ -241,7 +243,7 @@ def assemble(fast: bool, plan: dict[str, Cell], rows: dict[str, dict]) -> Result
              for s, n in (("§6.4", "exp64-stiffness-obstacle"), ("§7.4", "exp74-stiffness-obstacle"))}
     dart = load_scenario(READING_SCENARIO, ["model=dart"])
     dart_friction = dart_settings(DART_TIME_STEP, dart.section("contact"), dart.source).friction
-    reading = gains_from_params(load_scenario(READING_SCENARIO, [_per_step()]).section("controller"))
+    reading = gains_from_params(load_scenario(READING_SCENARIO, [per_step_override()]).section("controller"))
     gait = load_scenario(READING_SCENARIO).section("gait")
     mujoco_seeds = SEEDS[:1] if fast else SEEDS
     return Results(fast, tuple(done), durations, {"mujoco": mujoco_seeds, "dart": (DART_SEED,)}, mujoco_seeds[:1],
@@ -254,7 +256,7 @@ def assemble(fast: bool, plan: dict[str, Cell], rows: dict[str, dict]) -> Result
                    tuple(failed))
 
 
-def _times(runs: Sequence[Run002]) -> list[tuple[float | None, float | None]]:
+def climb_times(runs: Sequence[Run002]) -> list[tuple[float | None, float | None]]:
     """(climb time at h, at h/2) of each run; None where it did not climb at that step."""
     return [r.run.time_pair for r in runs]
 
@@ -280,7 +282,7 @@ def _mm(speed: float) -> str:
     return figure(1e3 * speed)
 
 
-def _cell(runs: list[Run002]) -> str:
+def cell_text(runs: list[Run002]) -> str:
     """Climbed (times), rolled over, CoM speed and the half-step check of one row in one engine."""
     if not runs:
         return "not run"
@@ -297,7 +299,7 @@ def _cell(runs: list[Run002]) -> str:
     low, high = (_mm(f([r.run.com_speed_mps for r in runs])) for f in (min, max))
     text += f"; {low}" + ("" if low == high else f"–{high}") + " mm/s"
     flips = [r for r in runs if not r.run.verdicts_unchanged]
-    spread = half_step_spread(_times(climbs))
+    spread = half_step_spread(climb_times(climbs))
     check = (f"**{len(flips)} verdict flip{'s' if len(flips) > 1 else ''}**" if flips else "same verdicts")
     if spread is not None:
         check += f", climb times ±{spread:.1f} s"
@@ -320,7 +322,7 @@ def _table(results: Results, experiment: str) -> list[str]:
     header = "| controller | 002 | " + " | ".join(ENGINE_NAMES[e] for e in ENGINES) + " |"
     lines = [header, "|---|---|" + "---|" * len(ENGINES)]
     for row in rows:
-        cells = [_cell(select(results, experiment, row.controller, e)) for e in ENGINES]
+        cells = [cell_text(select(results, experiment, row.controller, e)) for e in ENGINES]
         lines.append(f"| {row.controller} | {_002_cell(row)} | " + " | ".join(cells) + " |")
     return lines
 
@@ -347,7 +349,7 @@ def _plate_table(results: Results) -> list[str]:
              "|---|---|" + "---|" * (1 + len(others))]
     keys = list(dict.fromkeys((r.experiment, r.controller) for r in plated))
     for experiment, controller in keys:
-        cells = [_cell([r for r in select(results, experiment, controller, "mujoco", mu) if r.run.seed in seeds])
+        cells = [cell_text([r for r in select(results, experiment, controller, "mujoco", mu) if r.run.seed in seeds])
                  for mu in (low, *others)]
         lines.append(f"| {experiment} | {controller} | " + " | ".join(cells) + " |")
     return [*lines, ""]
@@ -364,7 +366,8 @@ def _comparisons(results: Results) -> list[str]:
         for e in ENGINES:
             a, b = (select(results, experiment, c, e) for c in (faster, slower))
             if a and b:
-                parts.append(f"{ENGINE_NAMES[e]}: " + comparison_text(compare(_times(a), _times(b)), faster, slower))
+                parts.append(f"{ENGINE_NAMES[e]}: "
+                             + comparison_text(compare(climb_times(a), climb_times(b)), faster, slower))
         lines.append(f"- *{experiment}, {faster} against {slower}* (002: {words}). "
                      + ("; ".join(parts) if parts else "Not run") + ".")
     return [*lines, ""]
