@@ -60,3 +60,15 @@ def test_nothing_to_climb_on_flat_ground_or_behind_or_in_the_horizontal_plane():
 
 def test_moving_backwards_never_climbs():
     assert climb_result(straight_run(-0.05), world((0.5, 0.6))).climbed is False
+
+
+def test_the_head_reaches_the_box_within_1_cm_of_its_near_face_and_a_shorter_run_did_not_reach():
+    """Head tip at x = 6 L + 0.05 t (the straight body): the near face at 0.5 m is reached when the tip is at
+    0.49 m, t = (0.49 − 6 L)/0.05; a run that ends before says it did not reach, not that it failed to climb."""
+    head0 = ROBOT.n_links * L
+    t_reach = (0.5 - 0.01 - head0) / 0.05
+    res = climb_result(straight_run(0.05, duration=25.0), world((0.5, 0.6), (0.8, 0.9)))
+    assert res.reached is True and res.time_to_reach_s == pytest.approx(t_reach, abs=0.011)
+    short = climb_result(straight_run(0.05, duration=0.9 * t_reach), world((0.5, 0.6), (0.8, 0.9)))
+    assert short.reached is False and short.time_to_reach_s is None and short.climbed is False
+    assert climb_result(straight_run(0.05), world()).reached is None
