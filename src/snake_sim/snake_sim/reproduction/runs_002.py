@@ -536,6 +536,19 @@ def _intro(results: Results) -> list[str]:
             f"converged (verdicts the same, times and speeds within {100 * TOLERANCE:g} %).", ""]
 
 
+def _reach(results: Results) -> list[str]:
+    """Whether the windows let the robot get there: the runs per engine whose head reached the first box at h and
+    at h/2."""
+    parts = []
+    for e in ENGINES:
+        runs = [r.run for r in results.runs if r.run.model == e]
+        if runs:
+            k = sum(bool(r.reached and r.half_reached) for r in runs)
+            parts.append(f"{ENGINE_NAMES[e]} {k} of {len(runs)}")
+    return ["*Long enough to get there*: the runs whose head reached the first box at h and at h/2: "
+            + "; ".join(parts) + " (a run that did not is scored *did not reach*, never *no*).", ""] if parts else []
+
+
 EXPERIMENT_TITLES = {
     "§6.4": "§6.4, on the robot: local stiffness over the 36 × 107 mm obstacle (A = π/4)",
     "§7.3": "§7.3, 002's simulation (Table 7.1): open loop and TSC on the 36 × 107 mm obstacle (A = π/6)",
@@ -549,7 +562,7 @@ def render(results: Results) -> str:
     out = [f"## {TITLE}", ""]
     if results.fast:
         out += [f"*Fast smoke run ({FAST_DURATION:g} s per run, one seed): the numbers below are not results.*", ""]
-    out += [*_intro(results), *failed_lines(results)]
+    out += [*_intro(results), *failed_lines(results), *_reach(results)]
     for experiment, title in EXPERIMENT_TITLES.items():
         if any(r.experiment == experiment for r in results.runs):
             robot = results.robots.get(experiment)
