@@ -22,6 +22,9 @@ DOCS = Path(__file__).resolve().parents[3] / "docs"
 @pytest.mark.parametrize("name", SECTIONS)
 def test_every_section_has_the_shape_and_a_plan_of_runs(name):
     module = section(name)
+    if name == "claims":  # it runs nothing: it reads the other sections' stored results
+        assert module.plan(fast=True) == {} and callable(module.assemble) and callable(module.render)
+        return
     assert all(callable(getattr(module, f)) for f in ("plan", "measure", "assemble", "render"))
     if name != "climb_3d":  # its plan loads every 3-D case's scenario: the MuJoCo tests cover it
         runs = module.plan(fast=True)
@@ -51,7 +54,8 @@ def test_render_runs_nothing(name, monkeypatch):
         raise AssertionError("the render ran something")
 
     for attr in ("plan", "measure", "assemble"):
-        monkeypatch.setattr(module, attr, forbidden)
+        if hasattr(module, attr):  # the claims section measures nothing
+            monkeypatch.setattr(module, attr, forbidden)
     monkeypatch.setattr("snake_sim.studies.sweep.engine.measure_summary", forbidden)
     monkeypatch.setattr("snake_sim.studies.grid.run_cells", forbidden)
     results = load(module.Results, results_path(DOCS, name))
