@@ -94,19 +94,20 @@ class Axis:
         return tuple(o.format(level) for o in self.overrides)
 
 
-#: The asymmetries of the roll-over sweep, each from 0 (the symmetric robot and world, shared by all axes).
+#: The asymmetries of the roll-over sweep, each from 0 (the symmetric robot and world, shared by all axes) to the ends
+#: of its range.
 AXES = (
     Axis("tether", "tether pull towards +y at the tail tip", "N",
-         ("world.tether.force={!r}", "world.tether.yaw_deg=90"), (0.1, 0.2, 0.3)),
-    Axis("box_yaw", "box yaw", "deg", ("world.box_yaw_deg={!r}",), (5.0, 10.0, 20.0)),
+         ("world.tether.force={!r}", "world.tether.yaw_deg=90"), (0.1, 0.3)),
+    Axis("box_yaw", "box yaw", "deg", ("world.box_yaw_deg={!r}",), (5.0, 20.0)),
     Axis("lateral_offset", "lateral start offset", "m", ("sim.perturbation.lateral_offset={!r}",), (0.1, 0.25)),
     # 002's "uneven mass distribution within each link": every link's centre of mass moved sideways (the module is
     # 68 mm wide, the battery and boards off its axis by a few mm)
     Axis("com_offset", "centre of mass of every link moved sideways (+y)", "m",
-         ("robot.com_offset=[0.0,{!r},0.0]",), (0.003, 0.006, 0.012)),
+         ("robot.com_offset=[0.0,{!r},0.0]",), (0.003, 0.012)),
     # a module screwed on off its 0° by a few degrees: every joint axis turned about the link axis
     Axis("joint_twist", "joint axes turned about the link axis", "deg", ("robot.joint_twist_deg={!r}",),
-         (2.0, 5.0, 10.0)),
+         (2.0, 10.0)),
 )
 
 #: μ of the boxes' vertical faces a study may read: 002's plate is on the top "only for higher friction", its bare
