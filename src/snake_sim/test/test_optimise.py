@@ -47,7 +47,8 @@ def problem(**kw):
     (["--space", "gait.amplitude=0.3:1.2"], "gait.amplitude = 1.2 is invalid"),  # beyond the joint limit
     (["--space", "gait.frequency=0:1:log"], "a log range needs LO > 0"),
     (["--space", "gait.amplitude=0.3:0.5", "--objective", "speed"], "--objective = 'speed' is invalid: not a field"),
-    (["--space", "gait.amplitude=0.3:0.5", "--objective", "robot"], "is text ('koopaee6'), not a number"),
+    (["--space", "gait.amplitude=0.3:0.5", "--objective", "robot"],
+     f"is text ({load_scenario('pedal-wave').robot_name!r}), not a number"),
     (["--space", "gait.amplitude=0.3:0.5", "--constraint", "climbed>1"], "must be FIELD>=V or FIELD<=V"),
     (["--space", "gait.amplitude=0.3:0.5", "--constraint", "climbed>=1", "--sampler", "cmaes"], "needs --sampler tpe"),
     (["--space", "gait.amplitude=0.3:0.5", "--sampler", "grid"], "--sampler = 'grid' is invalid"),
