@@ -24,10 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from snake_core import locator
 from snake_sim.analysis.step_check import TOLERANCE, compare, relative_change
 from snake_sim.reproduction import gain_scale, pedal_wave, rollover, runs_002
-from snake_sim.reproduction.results import load, results_path
+from snake_sim.reproduction.results import stored
 from snake_sim.studies.climb_3d import claim_verdict
 from snake_sim.studies.engines import ENGINES
 from snake_sim.studies.rollover import ordering_holds
@@ -190,10 +189,7 @@ def _speed_findings(pw: pedal_wave.PedalWaveResults) -> tuple[dict[str, Finding]
 
 def _ordering_finding(ro: rollover.Results) -> dict[str, Finding]:
     """002's roll-over ordering in the roll-over study (MuJoCo): at the symmetric runs, else under an asymmetry."""
-    groups: dict[tuple[str, str, float], dict[str, Any]] = {}
-    for r in ro.rates:
-        groups.setdefault((r.world, r.axis, r.level), {})[r.controller] = r
-    holds = [key for key, by in groups.items() if ordering_holds(by)[0]]
+    holds = [key for key, by in rollover.groups(ro.rates).items() if ordering_holds(by)[0]]
     symmetric = [w for w, axis, _ in holds if axis == "none"]
     where = [f"{w}, {axis} {level:g}" for w, axis, level in holds]
     out = {e: Finding(NOT_RUN, "") for e in ENGINES}
@@ -207,11 +203,11 @@ def _ordering_finding(ro: rollover.Results) -> dict[str, Finding]:
 
 
 def _stored(module: ModuleType, name: str, sources: list[str]) -> Any:
-    path = results_path(locator.data_dir() / "docs", name)
-    if not path.exists():
-        return None
-    sources.append(f"reproduction/{name}.json")
-    return load(module.Results, path)
+    """:func:`.results.stored`, its file added to ``sources`` where there is one."""
+    results = stored(module.Results, name)
+    if results is not None:
+        sources.append(f"reproduction/{name}.json")
+    return results
 
 
 def _claim(section: str, claim: str, said: str, findings: dict[str, Finding]) -> Claim:

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from snake_core import locator
 from snake_sim.analysis.step_check import Comparison
 
 T = TypeVar("T")
@@ -90,6 +91,13 @@ def dump(results: Any, path: Path) -> None:
 def load(kind: type[T], path: Path) -> T:
     """Read the results of type ``kind`` stored at ``path``."""
     return from_json(kind, path.read_text(encoding="utf-8"))
+
+
+def stored(kind: type[T], name: str) -> T | None:
+    """Section ``name``'s committed results (``docs/reproduction/<name>.json`` of the suite's data folder) as
+    ``kind``, None where there are none: what a section reads of the sections before it."""
+    path = results_path(locator.data_dir() / "docs", name)
+    return load(kind, path) if path.exists() else None
 
 
 #: What the text calls each robot file of 002 (docs/readings.md "002 Table 5.1"): 002's simulation ran

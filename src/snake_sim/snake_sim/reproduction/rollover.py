@@ -17,12 +17,11 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from snake_core import locator
 from snake_sim.analysis.rollover import ROLL_OVER_DEG, wilson_interval
 from snake_sim.core.scenario import load_scenario
 from snake_sim.core.worldgen import FACE_FRICTION, PLATE_FRICTIONS, TWO_OBSTACLES_GAP
 from snake_sim.reproduction import gain_scale, runs_002
-from snake_sim.reproduction.results import load, results_path
+from snake_sim.reproduction.results import stored
 from snake_sim.studies.climb_3d import case_cells, claim_verdict, climb_run
 from snake_sim.studies.engines import MIN_DURATION
 from snake_sim.studies.rollover import (
@@ -128,16 +127,10 @@ def choose_gains(stored: gain_scale.Results | None) -> dict[str, Choice]:
     return out
 
 
-def _stored(module, name: str):
-    """A section's stored results among the committed ones, None where there are none."""
-    path = results_path(locator.data_dir() / "docs", name)
-    return load(module.Results, path) if path.exists() else None
-
-
 def setup() -> tuple[float, dict[str, int], dict[str, Choice]]:
     """(the boards' face μ, the count behind it, each controller's gains) from the stored results."""
-    face, counts = choose_face(_stored(runs_002, "runs_002"))
-    return face, counts, choose_gains(_stored(gain_scale, "gain_scale"))
+    face, counts = choose_face(stored(runs_002.Results, "runs_002"))
+    return face, counts, choose_gains(stored(gain_scale.Results, "gain_scale"))
 
 
 def settings(choices: dict[str, Choice]) -> Settings:
@@ -241,7 +234,7 @@ def _axis(results: Results, name: str) -> Axis | None:
     return next((a for a in (*results.axes, *results.factors) if a.name == name), None)
 
 
-def _groups(rates: tuple[Rate, ...]) -> dict[tuple[str, str, float], dict[str, Rate]]:
+def groups(rates: tuple[Rate, ...]) -> dict[tuple[str, str, float], dict[str, Rate]]:
     out: dict[tuple[str, str, float], dict[str, Rate]] = {}
     for r in rates:
         out.setdefault((r.world, r.axis, r.level), {})[r.controller] = r
@@ -251,11 +244,11 @@ def _groups(rates: tuple[Rate, ...]) -> dict[tuple[str, str, float], dict[str, R
 def _rate_tables(results: Results) -> list[str]:
     names = list(results.controller_overrides)
     lines = []
-    groups = _groups(results.rates)
+    by_level = groups(results.rates)
     for world in dict.fromkeys(r.world for r in results.rates):
         lines += [f"**{world}** — rolled over at h and at h/2 out of the seeds run [95 % Wilson interval]:", "",
                   "| asymmetry | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
-        for (w, axis, level), by in groups.items():
+        for (w, axis, level), by in by_level.items():
             if w == world:
                 lines.append(f"| {_level(_axis(results, axis), level)} | "
                              + " | ".join(_cell(by[c]) if c in by else "not run" for c in names) + " |")
@@ -265,7 +258,7 @@ def _rate_tables(results: Results) -> list[str]:
 
 def _ordering(results: Results) -> list[str]:
     point, strict = [], []
-    for (world, axis, level), by in _groups(results.rates).items():
+    for (world, axis, level), by in groups(results.rates).items():
         p, s = ordering_holds(by)
         where = f"{world}, {_level(_axis(results, axis), level)}"
         if p:
@@ -287,7 +280,7 @@ def _ordering(results: Results) -> list[str]:
 def _apart(results: Results) -> list[str]:
     """Where one controller rolls over more often than others beyond the 95 % intervals."""
     found = []
-    for (world, axis, level), by in _groups(results.rates).items():
+    for (world, axis, level), by in groups(results.rates).items():
         for c, below in rates_apart(by).items():
             found.append(f"at {world}, {_level(_axis(results, axis), level)}: {c} ({by[c].rolled}/{by[c].runs}) "
                          "above " + ", ".join(f"{d} ({by[d].rolled}/{by[d].runs})" for d in below))
