@@ -123,7 +123,7 @@ def choose_gains(stored: gain_scale.Results | None) -> dict[str, Choice]:
             out[c] = Choice(best.label, (AMPLITUDE, *best.overrides), "the climbing reading nearest 002's gains")
         else:
             why = "no stored gain study" if stored is None else "no reading climbs in the gain study"
-            out[c] = Choice("002's printed gains", printed[c][1], f"002's printed gains ({why})")
+            out[c] = Choice("002's printed gains", printed[c][1], why)
     return out
 
 
