@@ -119,7 +119,7 @@ class FindPackageShare(Substitution):
 
     def perform(self, context: Context) -> str:
         package = perform(context, self.package)
-        return str(ROOT) if package == "snake_bringup" else f"{OTHER_SHARE}/{package}"
+        return str(ROOT) if package in ("snake_bringup", "snake_description") else f"{OTHER_SHARE}/{package}"
 
 
 class FindExecutable(Substitution):

@@ -43,7 +43,7 @@ def _layout(name: str) -> Layout:
 
 
 def _urdf(tmp_path: Path, name: str) -> Path:
-    doc = xacro.process_file(str(locator.data_dir() / "urdf" / "snake.urdf.xacro"),
+    doc = xacro.process_file(str(locator.description_dir() / "urdf" / "snake.urdf.xacro"),
                              mappings={"robot": "koopaee6", **_layout(name).xacro_args()})
     path = tmp_path / f"snake_{name}.urdf"
     path.write_text(doc.toprettyxml(indent="  "), encoding="utf-8")
@@ -184,7 +184,7 @@ def test_static_sag_of_each_joint_equals_the_vertical_models():
     assert beta == pytest.approx(beta_v, abs=1e-9)
 
 
-@pytest.mark.parametrize("name", sorted(p.stem for p in (locator.data_dir() / "worlds").glob("*.sdf")
+@pytest.mark.parametrize("name", sorted(p.stem for p in (locator.description_dir() / "worlds").glob("*.sdf")
                                         if p.stem != "pushing"))
 def test_every_shipped_worlds_boxes_are_at_the_sdfs_poses(name):
     """Item 6: each static box of worlds/<name>.sdf is a MuJoCo box geom at its pose, size and μ; the ground
@@ -252,13 +252,13 @@ def test_link_inertia_is_the_modules_mesh_filled_uniformly_as_mujoco_computes_it
     m_l, by signed tetrahedra here and by MuJoCo's own inertia of a mesh geom; several times 002's planar J_l."""
     robot = load_robot("koopaee6")
     scale = np.array([robot.link_length, robot.module_width, robot.module_width])
-    com, inertia = _solid_inertia(_stl_triangles(locator.data_dir() / "urdf" / "meshes" / "octagonal_module.stl")
+    com, inertia = _solid_inertia(_stl_triangles(locator.description_dir() / "urdf" / "meshes" / "octagonal_module.stl")
                                   * scale, robot.link_mass)
     assert com == pytest.approx([robot.half_length, 0.0, 0.0], abs=1e-12)
     assert inertia == pytest.approx(np.diag(inertia.diagonal()), abs=1e-15)
     assert robot.inertia_tensor == pytest.approx(inertia.diagonal(), rel=2e-5)
     m = mujoco.MjModel.from_xml_string(
-        f'<mujoco><compiler meshdir="{locator.data_dir() / "urdf" / "meshes"}"/><asset><mesh name="m" '
+        f'<mujoco><compiler meshdir="{locator.description_dir() / "urdf" / "meshes"}"/><asset><mesh name="m" '
         f'file="octagonal_module.stl" scale="{scale[0]} {scale[1]} {scale[2]}"/></asset><worldbody><body>'
         f'<freejoint/><geom type="mesh" mesh="m" mass="{robot.link_mass}"/></body></worldbody></mujoco>')
     assert m.body_ipos[1] == pytest.approx(com, abs=1e-9)
@@ -277,7 +277,7 @@ def test_another_module_width_reading_scales_the_mesh_and_its_inertia_as_mujoco_
     m = setup.model.mj
     scale = np.array([robot.link_length, width, width])
     own = mujoco.MjModel.from_xml_string(
-        f'<mujoco><compiler meshdir="{locator.data_dir() / "urdf" / "meshes"}"/><asset><mesh name="m" '
+        f'<mujoco><compiler meshdir="{locator.description_dir() / "urdf" / "meshes"}"/><asset><mesh name="m" '
         f'file="octagonal_module.stl" scale="{scale[0]} {scale[1]} {scale[2]}"/></asset><worldbody><body>'
         f'<freejoint/><geom type="mesh" mesh="m" mass="{robot.link_mass}"/></body></worldbody></mujoco>')
     body = setup.model.link_body[0]

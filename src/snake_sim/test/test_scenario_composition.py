@@ -86,9 +86,9 @@ def test_the_3d_scenarios_on_boxes_run_at_1_ms_and_002s_runs_last_long_enough_to
 @pytest.fixture
 def scenarios(tmp_path, monkeypatch):
     """A data folder of its own (the robots of the shipped one) whose scenarios the test writes."""
-    from snake_core.locator import data_dir
+    from snake_core.locator import description_dir
 
-    shipped = data_dir()
+    shipped = description_dir()
     (tmp_path / "config" / "robots").mkdir(parents=True)
     for robot in (shipped / "config" / "robots").glob("*.yaml"):
         (tmp_path / "config" / "robots" / robot.name).write_text(robot.read_text())
