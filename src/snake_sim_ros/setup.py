@@ -10,7 +10,7 @@ setup(
         ("share/ament_index/resource_index/packages", ["resource/" + package_name]),
         ("share/" + package_name, ["package.xml"]),
     ],
-    install_requires=["setuptools", "snake_core", "snake_sim", "snake_control", "numpy"],
+    install_requires=["setuptools", "snake_core", "snake_sim", "snake_control", "snake_hardware", "numpy"],
     zip_safe=True,
     maintainer="Snake SEA suite maintainers",
     maintainer_email="maintainers@snake-sea.dev",
@@ -20,6 +20,9 @@ setup(
     entry_points={
         "console_scripts": [
             "simulator = snake_sim_ros.simulator:main",
+        ],
+        "snake_hardware.bodies": [  # snake-can emulate --body WORLD (snake_hardware.emulator.BODY_GROUP)
+            "vertical = snake_sim_ros.body_plant:BodyPlant",
         ],
     },
 )

@@ -20,7 +20,8 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TextIO
+from importlib import metadata
+from typing import TYPE_CHECKING, TextIO
 
 import can
 
@@ -32,6 +33,9 @@ from snake_core.validation import ConfigError, number
 from . import protocol as p
 from .driver import CanDriver, DriverConfig, can_message, open_bus, release_confirmed, release_frames
 from .faults import FaultSwitches, FaultyBus
+
+if TYPE_CHECKING:
+    from .emulator import Body
 
 BENCH_JOINTS = (5, 10)
 BENCH_RATES = (100.0, 250.0, 500.0, 1000.0)
@@ -230,6 +234,18 @@ def _collect(bus: can.BusABC, timeout: float, take: Callable[[p.Frame], None], d
             continue
 
 
+def simulated_body(robot: str, world: str) -> Body:
+    """The simulated body of ``robot`` on ``world`` registered in the entry point group BODY_GROUP (the simulator's
+    side, snake_sim_ros: loaded only in this mode); ConfigError naming --body when none is installed."""
+    from .emulator import BODY_GROUP  # compiled (numba): only the commands that emulate load it
+
+    bodies = metadata.entry_points(group=BODY_GROUP)
+    if not bodies:
+        raise ConfigError("--body", world, "needs a simulated body: install the simulator's side (snake_sim_ros), "
+                          f"which registers one in the entry point group {BODY_GROUP}")
+    return sorted(bodies, key=lambda e: e.name)[0].load()(robot, world)
+
+
 def emulate(robot: RobotParams, bus_factory: Callable[[], can.BusABC], duration: float, drop: float,
             out: TextIO, clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep,
             world: str | None = None, modules: Sequence[int] | None = None) -> int:
@@ -240,9 +256,7 @@ def emulate(robot: RobotParams, bus_factory: Callable[[], can.BusABC], duration:
     switches = FaultSwitches(drop_rate=drop)
     body = None
     if world:
-        from .body_plant import BodyPlant  # the embedded simulator: only this mode pays its start-up
-
-        body = BodyPlant(robot.name, world)
+        body = simulated_body(robot.name, world)
     emu = EmulatedRobot(robot, lambda: FaultyBus(bus_factory(), switches) if drop > 0 else bus_factory(), body=body,
                         nodes=modules)
     print(f"emulating {robot.name}: modules {', '.join(str(m.model.node) for m in emu.modules)}"
