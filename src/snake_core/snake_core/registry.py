@@ -1,9 +1,11 @@
 """Parameters that describe themselves, and registries of plug-in modules (gaits, head trackers).
 
-A gait or a head tracker publishes its parameters beside its code as :class:`Param` entries (name, default,
-range, unit, description); the nodes declare their ROS parameters from them and the runtimes dispatch by name
-through a :class:`Registry`. A registry finds its entries by importing every module of a package that
-defines the registry's attribute (e.g. ``GAIT``), so adding one is adding one module.
+A gait, a head tracker or an SEA controller mode publishes its parameters beside its code as :class:`Param`
+entries (name, type, default, range, unit, description, the source's equation or table). From them, and only from
+them, the scenarios' and ``--set`` values are validated (:func:`checked`), the nodes declare their ROS parameters
+(snake_control.ros_interface.declare_param) and the docs print their tables (:func:`param_table`). A registry finds
+its entries by importing every module of a package that defines the registry's attribute (e.g. ``GAIT``), so
+adding one is adding one module.
 """
 
 from __future__ import annotations
@@ -11,20 +13,23 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Generic, Protocol, TypeVar
 
-from .validation import choice
+from .validation import ConfigError, choice, flag, get, integer, number, per_joint, range_text, reject_unknown
 
 
 @dataclass(frozen=True)
 class Param:
-    """One parameter of a gait or tracker.
+    """One parameter of a gait, a tracker or a controller mode.
 
-    ``default``: the paper's value (what a node starts with; None: no default, the user must give it, or the
-    owner computes it, as the description says). ``low``/``high``: the accepted range (None: unbounded).
-    ``vector``: a number or a list of numbers (a diagonal gain); ``scalar`` False: not a number at all (e.g.
-    a mapping of control points), given in scenarios only.
+    ``default``: the paper's value (what a node starts with; None: no default, the user must give it
+    (``required``), or the owner computes it, as the description says). ``low``/``high``: the accepted range
+    (None: unbounded; ``low_open``/``high_open``: the bound itself excluded). ``vector``: a number or a list of
+    numbers (a diagonal gain, one value per joint); ``scalar`` False: not a number at all (e.g. a mapping of
+    control points), given in scenarios only. ``kind``: the type of a value (float, int, bool or str; a str takes
+    one of ``choices``, the first its default). ``source``: where the value and its range come from, as the errors
+    and the docs cite it (e.g. "002 Table 7.1").
     """
 
     name: str
@@ -35,11 +40,77 @@ class Param:
     high: float | None = None
     vector: bool = False
     scalar: bool = True
+    low_open: bool = False
+    high_open: bool = False
+    kind: type = float
+    choices: tuple[str, ...] = ()
+    source: str = ""
+    required: bool = False
 
     @property
     def text(self) -> str:
-        """The description with its unit, as a node's parameter description."""
-        return f"{self.description} [{self.unit}]" if self.unit else self.description
+        """The description with its unit and source, as a node's parameter description."""
+        unit = f" [{self.unit}]" if self.unit else ""
+        cited = f" ({self.source})" if self.source else ""
+        return f"{self.description}{unit}{cited}"
+
+    @property
+    def range(self) -> str:
+        """The accepted values as the errors and the docs print them ("> 0", "in (0, 10]", "alpha, beta")."""
+        if self.choices:
+            return ", ".join(self.choices)
+        return range_text(self.low, self.high, self.low_open, self.high_open).strip()
+
+    def check(self, value: Any, field: str, source: str | None = None, n_joints: int | None = None) -> Any:
+        """``value`` of type :attr:`kind` within the range (one per joint if :attr:`vector` and ``n_joints``); a
+        one-line ConfigError naming ``field``, the range and :attr:`source` otherwise."""
+        try:
+            if self.choices:
+                return choice(value, field, self.choices, source)
+            if self.kind is bool:
+                return flag(value, field, source)
+            if self.kind is int:
+                return integer(value, field, source, low=self.low, high=self.high)
+            if self.vector and n_joints is not None:
+                return per_joint(value, n_joints, field, source, low=self.low, low_open=self.low_open,
+                                 high=self.high)
+            return number(value, field, source, low=self.low, high=self.high, low_open=self.low_open,
+                          high_open=self.high_open)
+        except ConfigError as exc:
+            if not self.source:
+                raise
+            raise ConfigError(exc.field, exc.value, f"{exc.allowed} ({self.source})", exc.source) from None
+
+
+def checked(mapping: Mapping[str, Any], params: Sequence[Param], path: str, source: str | None = None, *,
+            n_joints: int | None = None, also: Sequence[str] = ()) -> dict[str, Any]:
+    """name → value of each of ``params`` in ``mapping`` (a scenario's ``path:`` mapping, ``--set path.*``
+    included), checked by :meth:`Param.check`, the default where it is unset (None: the owner computes it; a
+    ``required`` one missing is an error). A key that is neither a parameter nor in ``also`` is refused."""
+    reject_unknown(mapping, (*also, *param_names(params)), path, source)
+    out = {}
+    for p in params:
+        value = get(mapping, p.name, path, source) if p.required else get(mapping, p.name, path, source, p.default)
+        out[p.name] = None if value is None else p.check(value, f"{path}.{p.name}", source, n_joints)
+    return out
+
+
+def defaults(params: Sequence[Param]) -> dict[str, Any]:
+    """name → default of ``params`` (None where the owner computes it or the user must give it)."""
+    return {p.name: p.default for p in params}
+
+
+def param_table(params: Sequence[Param], prefix: str) -> str:
+    """The Markdown table of ``params`` as the docs print it (one row each: ``<prefix>.<name>``, type, default,
+    range, unit, description, source)."""
+    rows = ["| parameter | type | default | range | unit | meaning | source |", "|---|---|---|---|---|---|---|"]
+    for p in params:
+        kind = "string" if p.choices else ("number or list (per joint)" if p.vector else p.kind.__name__)
+        default = ("required" if p.required else "computed") if p.default is None else f"{p.default:g}" if isinstance(
+            p.default, float) else str(p.default)
+        rows.append(f"| `{prefix}.{p.name}` | {kind} | {default} | {p.range or 'any'} | {p.unit or '-'} | "
+                    f"{p.description} | {p.source or '-'} |")
+    return "\n".join(rows)
 
 
 class Entry(Protocol):
@@ -91,12 +162,10 @@ def merged(params_by_owner: Mapping[str, Sequence[Param]], first: str) -> dict[s
                 continue
             if p.name not in out:
                 default = p.default if owner == first else None
-                out[p.name] = (Param(p.name, default, p.unit, p.description, p.low, p.high, p.vector),
-                               f"{p.text} ({owner})")
+                out[p.name] = (replace(p, default=default), f"{p.text} ({owner})")
                 continue
             q, text = out[p.name]
             low = None if q.low is None or p.low is None else min(q.low, p.low)
             high = None if q.high is None or p.high is None else max(q.high, p.high)
-            out[p.name] = (Param(q.name, q.default, q.unit, q.description, low, high, q.vector or p.vector),
-                           f"{text}; {p.text} ({owner})")
+            out[p.name] = (replace(q, low=low, high=high, vector=q.vector or p.vector), f"{text}; {p.text} ({owner})")
     return out
