@@ -100,12 +100,16 @@ def defaults(params: Sequence[Param]) -> dict[str, Any]:
     return {p.name: p.default for p in params}
 
 
+#: How the docs name a parameter's type.
+KIND_NAMES = {float: "number", int: "integer", bool: "true or false", str: "string"}
+
+
 def param_table(params: Sequence[Param], prefix: str) -> str:
     """The Markdown table of ``params`` as the docs print it (one row each: ``<prefix>.<name>``, type, default,
     range, unit, description, source)."""
     rows = ["| parameter | type | default | range | unit | meaning | source |", "|---|---|---|---|---|---|---|"]
     for p in params:
-        kind = "string" if p.choices else ("number or list (per joint)" if p.vector else p.kind.__name__)
+        kind = "string" if p.choices else "number or list (per joint)" if p.vector else KIND_NAMES[p.kind]
         default = ("required" if p.required else "computed") if p.default is None else f"{p.default:g}" if isinstance(
             p.default, float) else str(p.default)
         rows.append(f"| `{prefix}.{p.name}` | {kind} | {default} | {p.range or 'any'} | {p.unit or '-'} | "

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..registry import Param
+from ..registry import Param, param_table
 from ..robot import RobotParams
 from ..validation import get
 from . import position, stiffness, torque, tsc
@@ -35,10 +35,20 @@ def make_joint_controllers(mode: str, robot: RobotParams, params: Mapping[str, A
     return [build(robot, j, params, source) for j in range(1, robot.n_joints + 1)]
 
 
+def mode_tables() -> str:
+    """The docs' tables of the modes' ``controller.*`` parameters (docs/simulator.md, "SEA controller modes"), made
+    from their declarations only."""
+    blocks = [f"{param_table([MODE_PARAM], 'controller')}"]
+    for mode in CONTROLLER_MODES.values():
+        table = param_table(mode.params, "controller") if mode.params else "No parameters."
+        blocks.append(f"**{mode.name}** ({mode.source}): {mode.description}.\n\n{table}")
+    return "\n\n".join(blocks)
+
+
 def controller_mode(params: Mapping[str, Any], source: str | None = None) -> str:
     """``controller.mode`` of a controller mapping (default "position")."""
     return get(params, "mode", "controller", source, default=MODE_PARAM.default)
 
 
 __all__ = ["CONTROLLER_MODES", "MODE_PARAM", "ControllerMode", "JointController", "JointMeasurement",
-           "JointReference", "MotorCommand", "controller_mode", "make_joint_controllers"]
+           "JointReference", "MotorCommand", "controller_mode", "make_joint_controllers", "mode_tables"]
