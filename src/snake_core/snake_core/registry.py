@@ -3,16 +3,14 @@
 A gait, a head tracker or an SEA controller mode publishes its parameters beside its code as :class:`Param`
 entries (name, type, default, range, unit, description, the source's equation or table). From them, and only from
 them, the scenarios' and ``--set`` values are validated (:func:`checked`), the nodes declare their ROS parameters
-(snake_control.ros_interface.declare_param) and the docs print their tables (:func:`param_table`). A registry finds
-its entries by importing every module of a package that defines the registry's attribute (e.g. ``GAIT``), so
-adding one is adding one module.
+(snake_control.ros_interface.declare_param) and the docs print their tables (:func:`param_table`). A
+:class:`Registry` maps each name to a function that imports its module (``GAITS``, ``TRACKERS``): adding one is
+adding its module and its loader.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -133,26 +131,34 @@ def param_names(params: Sequence[Param]) -> tuple[str, ...]:
 
 
 class Registry(Generic[E]):
-    """name → entry, found in the modules of ``package`` that define ``attribute`` (imported on first use)."""
+    """name → entry, each loaded by a function of its package that imports its module (a plain import, which static
+    tools and the import-graph test see) the first time it is asked for: a run of one gait loads no other.
+    ``field`` names the choice in errors (e.g. ``gait.type``)."""
 
-    def __init__(self, package: str, attribute: str, field: str):
-        self.package, self.attribute, self.field = package, attribute, field
-        self._entries: dict[str, E] | None = None
+    def __init__(self, loaders: Mapping[str, Callable[[], E]], field: str):
+        self.loaders, self.field = dict(loaders), field
+        self._loaded: dict[str, E] = {}
 
     @property
     def entries(self) -> dict[str, E]:
-        if self._entries is None:
-            found = {}
-            for info in pkgutil.iter_modules(importlib.import_module(self.package).__path__):
-                entry = getattr(importlib.import_module(f"{self.package}.{info.name}"), self.attribute, None)
-                if entry is not None:
-                    found[entry.name] = entry
-            self._entries = found
-        return self._entries
+        """Every entry, loaded."""
+        for name in self.loaders:
+            self._load(name)
+        return self._loaded
 
     def get(self, name: Any, source: str | None = None) -> E:
         """The entry ``name``; a ConfigError naming ``field`` and the known names otherwise."""
-        return self.entries[choice(name, self.field, tuple(self.entries), source)]
+        if name in self._loaded:
+            return self._loaded[name]
+        return self._load(choice(name, self.field, tuple(self.loaders), source))
+
+    def _load(self, name: str) -> E:
+        if name not in self._loaded:
+            entry = self.loaders[name]()
+            if entry.name != name:
+                raise ValueError(f"registry entry {name!r} loads {entry.name!r}")
+            self._loaded[name] = entry
+        return self._loaded[name]
 
 
 def merged(params_by_owner: Mapping[str, Sequence[Param]], first: str) -> dict[str, tuple[Param, str]]:
