@@ -98,13 +98,14 @@ def declare_integers(node: Node, name: str, description: str) -> list[int]:
 
 def declare_param(node: Node, prefix: str, param: Param, description: str | None = None, *,
                   read_only: bool = False, unset: bool = False) -> Any:
-    """Declare ``<prefix>.<name>`` from a snake_core :class:`~snake_core.registry.Param` (``description``: its text
+    """Declare ``<prefix>.<name>`` (``<name>`` without a prefix) from a snake_core :class:`~snake_core.registry.Param`
+    (``description``: its text
     by default) and return its value: typed, with its default and range (or choices); or, if ``unset``, without a
     default or for a number or list (a diagonal gain, a per-joint value), unset until given (None), the default and
     range in the description (rclpy checks a range only on a double, Jazzy node.py ``_apply_descriptor``: the owner
     checks a list, and its own messages name the source). The value is the owner's to check against ``param``
     (:meth:`Param.check`)."""
-    name, text = f"{prefix}.{param.name}", description or param.text
+    name, text = f"{prefix}.{param.name}" if prefix else param.name, description or param.text
     if param.choices and not unset:
         return declare(node, name, param.default, text, choices=param.choices, read_only=read_only)
     if unset or param.default is None or param.vector:
@@ -119,6 +120,13 @@ def declare_param(node: Node, prefix: str, param: Param, description: str | None
         return declare_numbers(node, name, f"{text}; {kind} ({bounds}); unset: {default}", read_only=read_only,
                                integers=param.kind is int)
     return declare(node, name, param.default, text, low=param.low, high=param.high, read_only=read_only)
+
+
+def declare_params(node: Node, params: Sequence[Param]) -> dict[str, Any]:
+    """Declare a node's own parameters from its spec, read-only (set at start-up by launch or -p), and return name →
+    value checked against it (the one-line error names the parameter and its range)."""
+    source = f"{node.get_name()} parameters"
+    return {p.name: p.check(declare_param(node, "", p, read_only=True), p.name, source) for p in params}
 
 
 def numbers(value: Any, name: str, source: str, *, integers: bool = False

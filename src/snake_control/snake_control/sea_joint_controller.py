@@ -64,6 +64,7 @@ from snake_core.interface import (
     motor_name,
     motor_names,
 )
+from snake_core.registry import Param
 from snake_core.robot import load_robot
 from snake_core.validation import integer
 
@@ -78,8 +79,8 @@ from .ros_interface import (
     InputFreshness,
     Lockstep,
     all_finite,
-    declare,
     declare_param,
+    declare_params,
     fix_parameters,
     float_array,
     joint_state,
@@ -92,6 +93,17 @@ from .ros_interface import (
     watch_clock,
 )
 
+#: The node's own parameters (all read-only: they shape the graph and its timing); the controller's are the mode's.
+PARAMS = (
+    Param("robot", "koopaee6", "", "robot file config/robots/<robot>.yaml", kind=str),
+    Param("joint_index", 0, "", "SEA joint of this node, 1 = tail; 0: all joints (publishes the forward command "
+          "controller's array); at most the robot's joints", 0, 64, kind=int),
+    Param("rate", 100.0, "Hz", "control rate", 1.0, 1000.0),
+    Param("stale_timeout", 0.1, "s", "inputs older than this put the joints in hold", 0.001, 10.0),
+    Param("lockstep", False, "", "answer each tick with the inputs stamped at its time (a lock-stepped simulator)",
+          kind=bool),
+)
+
 #: Each ``controller.*`` parameter of a mode with the mode it belongs to (the first that declares it).
 MODE_PARAMETERS = {p.name: (p, mode.name) for mode in reversed(CONTROLLER_MODES.values()) for p in mode.params}
 
@@ -101,18 +113,12 @@ class SEAJointControllerNode(Node):
         """``wall_clock``: what the clock watchdog measures a stop of /clock on (the steady clock; a test's own)."""
         super().__init__("sea_joint_controller", **kwargs)
         fix_parameters(self)
-        robot = load_robot(declare(self, "robot", "koopaee6", "robot file config/robots/<robot>.yaml",
-                                   read_only=True))
+        own = declare_params(self, PARAMS)
+        robot = load_robot(own["robot"])
         source = f"{self.get_name()} parameters"
-        index = integer(declare(self, "joint_index", 0, "SEA joint of this node, 1 = tail; 0: all joints "
-                                "(publishes the forward command controller's array)", low=0, high=64,
-                                read_only=True), "joint_index", source, low=0, high=robot.n_joints)
-        rate = declare(self, "rate", 100.0, "control rate [Hz]", low=1.0, high=1000.0, read_only=True)
+        index = integer(own["joint_index"], "joint_index", source, low=0, high=robot.n_joints)
+        rate, timeout, self.lockstep = own["rate"], own["stale_timeout"], own["lockstep"]
         self.dt = 1.0 / rate
-        timeout = declare(self, "stale_timeout", 0.1, "inputs older than this [s] put the joints in hold",
-                          low=0.001, high=10.0, read_only=True)
-        self.lockstep = declare(self, "lockstep", False, "answer each tick with the inputs stamped at its time "
-                                "(a lock-stepped simulator)", read_only=True)
         self.mode = declare_param(self, "controller", MODE_PARAM, read_only=True)
         own = {p.name for p in CONTROLLER_MODES[self.mode].params}
         params = {"mode": self.mode}

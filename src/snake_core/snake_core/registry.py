@@ -65,6 +65,10 @@ class Param:
         try:
             if self.choices:
                 return choice(value, field, self.choices, source)
+            if self.kind is str:
+                if not isinstance(value, str) or not value:
+                    raise ConfigError(field, value, "must be a non-empty string", source)
+                return value
             if self.kind is bool:
                 return flag(value, field, source)
             if self.kind is int:
@@ -103,15 +107,16 @@ KIND_NAMES = {float: "number", int: "integer", bool: "true or false", str: "stri
 
 
 def param_table(params: Sequence[Param], prefix: str) -> str:
-    """The Markdown table of ``params`` as the docs print it (one row each: ``<prefix>.<name>``, type, default,
-    range, unit, description, source)."""
+    """The Markdown table of ``params`` as the docs print it (one row each: ``<prefix>.<name>`` (``<name>`` without a
+    prefix), type, default, range, unit, description, source)."""
     rows = ["| parameter | type | default | range | unit | meaning | source |", "|---|---|---|---|---|---|---|"]
     for p in params:
         kind = "string" if p.choices else "number or list (per joint)" if p.vector else KIND_NAMES[p.kind]
         default = ("required" if p.required else "computed") if p.default is None else f"{p.default:g}" if isinstance(
-            p.default, float) else str(p.default)
-        rows.append(f"| `{prefix}.{p.name}` | {kind} | {default} | {p.range or 'any'} | {p.unit or '-'} | "
-                    f"{p.description} | {p.source or '-'} |")
+            p.default, float) else str(p.default).lower() if isinstance(p.default, bool) else str(p.default)
+        name = f"{prefix}.{p.name}" if prefix else p.name
+        rows.append(f"| `{name}` | {kind} | {default} | {p.range or 'any'} | {p.unit or '-'} | {p.description} | "
+                    f"{p.source or '-'} |")
     return "\n".join(rows)
 
 
