@@ -45,10 +45,18 @@ def mode_tables() -> str:
     return "\n\n".join(blocks)
 
 
+def controller_values(params: Mapping[str, Any], n_joints: int, source: str | None = None) -> dict[str, Any]:
+    """A ``controller`` mapping as its mode reads it: ``mode`` and every parameter of the mode, checked, the unset
+    ones at their defaults (None: computed by the mode)."""
+    mode = CONTROLLER_MODES[MODE_PARAM.check(controller_mode(params, source), "controller.mode", source)]
+    return {"mode": mode.name, **mode.checked(params, n_joints, source)}
+
+
 def controller_mode(params: Mapping[str, Any], source: str | None = None) -> str:
     """``controller.mode`` of a controller mapping (default "position")."""
     return get(params, "mode", "controller", source, default=MODE_PARAM.default)
 
 
 __all__ = ["CONTROLLER_MODES", "MODE_PARAM", "ControllerMode", "JointController", "JointMeasurement",
-           "JointReference", "MotorCommand", "controller_mode", "make_joint_controllers", "mode_tables"]
+           "JointReference", "MotorCommand", "controller_mode", "controller_values", "make_joint_controllers",
+           "mode_tables"]
