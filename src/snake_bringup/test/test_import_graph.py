@@ -24,7 +24,7 @@ SRC = Path(__file__).resolve().parents[2]
 
 #: Third-party packages a function may import: heavy, and needed only where the function runs.
 LAZY_THIRD_PARTY = {"mujoco", "dartpy", "matplotlib", "PIL", "dask", "distributed", "optuna", "pinocchio", "xacro",
-                    "sros2", "rclpy", "rosgraph_msgs", "builtin_interfaces", "sensor_msgs", "std_srvs",
+                    "scipy", "sros2", "rclpy", "rosgraph_msgs", "builtin_interfaces", "sensor_msgs", "std_srvs",
                     "controller_manager_msgs"}
 #: Our modules a function may import: a command-line module defers the module that does a sub-command's heavy work
 #: (snake-sim's parser imports every command module: Dask, Optuna, matplotlib, MuJoCo and its renderer, numba's

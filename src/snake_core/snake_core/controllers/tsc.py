@@ -34,7 +34,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.linalg import expm
 
 from ..registry import Param, defaults
 from ..robot import RobotParams
@@ -100,6 +99,8 @@ class TSCGains:
 
     def transition(self, dt: float) -> tuple[np.ndarray, np.ndarray]:
         """Exact zero-order-hold discretisation (Φ, Γ) of (7.2) over ``dt`` [s]."""
+        from scipy.linalg import expm  # heavy: loaded by the first TSC step, not by listing the modes (launch files)
+
         m = self.inertia_si
         aug = np.zeros((3, 3))
         aug[0, 1] = 1.0
