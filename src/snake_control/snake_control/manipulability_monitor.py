@@ -68,7 +68,7 @@ from .ros_interface import (
 #: Label of the /manipulability array (one dimension).
 LAYOUT = "D, R, sigma_1..k (ellipsoid semi-axes), lambda_1..k (singular values of H12)"
 
-#: The node's own parameters, all read-only (``free_joints``, a list, is declared beside them).
+#: The node's own parameters, read-only but ``marker_scale`` (``free_joints``, a list, is declared beside them).
 PARAMS = (
     Param("robot", "ariizumi10", "", "robot file config/robots/<robot>.yaml", kind=str),
     Param("rate", 20.0, "Hz", "evaluation rate", 0.1, 1000.0),
@@ -86,9 +86,9 @@ class ManipulabilityMonitorNode(Node):
         """``wall_clock``: what the clock watchdog measures a stop of /clock on (the steady clock; a test's own)."""
         super().__init__("manipulability_monitor", **kwargs)
         fix_parameters(self)
-        own = declare_params(self, PARAMS)
+        own = declare_params(self, PARAMS, tunable=("marker_scale",))
         robot, rate, lockstep, timeout = load_robot(own["robot"]), own["rate"], own["lockstep"], own["stale_timeout"]
-        threshold, self.marker_scale = own["threshold"], own["marker_scale"]
+        threshold = own["threshold"]
         free = declare_integers(self, "free_joints", "joints without torque (1-based, tail → head), an integer "
                                 "or a list of integers; 004 §3.2")
         self.n_joints = robot.n_joints
@@ -122,8 +122,8 @@ class ManipulabilityMonitorNode(Node):
         marker.pose.position = Point(x=0.0, y=0.0, z=0.0)
         marker.pose.orientation = quaternion_about_z(angle)
         major, minor = floats(semi_axes)
-        marker.scale = Vector3(x=2.0 * self.marker_scale * major, y=2.0 * self.marker_scale * minor,
-                               z=ELLIPSE_MARKER_THICKNESS)
+        scale = self.get_parameter("marker_scale").value  # tunable at run time
+        marker.scale = Vector3(x=2.0 * scale * major, y=2.0 * scale * minor, z=ELLIPSE_MARKER_THICKNESS)
         marker.color = ColorRGBA(**dict(zip("rgba", ELLIPSE_MARKER_COLOR, strict=True)))
         return MarkerArray(markers=[marker])
 

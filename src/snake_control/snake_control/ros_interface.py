@@ -122,11 +122,13 @@ def declare_param(node: Node, prefix: str, param: Param, description: str | None
     return declare(node, name, param.default, text, low=param.low, high=param.high, read_only=read_only)
 
 
-def declare_params(node: Node, params: Sequence[Param]) -> dict[str, Any]:
-    """Declare a node's own parameters from its spec, read-only (set at start-up by launch or -p), and return name →
-    value checked against it (the one-line error names the parameter and its range)."""
+def declare_params(node: Node, params: Sequence[Param], tunable: Sequence[str] = ()) -> dict[str, Any]:
+    """Declare a node's own parameters from its spec, read-only (set at start-up by launch or -p) but for those named
+    in ``tunable`` (rclpy checks their range on a change), and return name → value checked against the spec (the
+    one-line error names the parameter and its range)."""
     source = f"{node.get_name()} parameters"
-    return {p.name: p.check(declare_param(node, "", p, read_only=True), p.name, source) for p in params}
+    return {p.name: p.check(declare_param(node, "", p, read_only=p.name not in tunable), p.name, source)
+            for p in params}
 
 
 def numbers(value: Any, name: str, source: str, *, integers: bool = False
