@@ -14,7 +14,6 @@ from snake_sim.core.models import runtime_for
 from snake_sim.core.runlog import RunLog
 from snake_sim.core.scenario import load_scenario
 from snake_sim.core.sea_loop import (
-    CommandRamp,
     Reading,
     Samples,
     Tick,
@@ -79,7 +78,7 @@ def replayed_commands(scenario_name: str, overrides: tuple[str, ...], log: RunLo
     substeps, _ = control_steps(scenario, scenario.time_step)
     n_ticks = len(log.t) - 1
     tick = Tick(controllers, gait_references(gait, log.robot.n_joints), Samples.allocate(log.robot.n_links,
-                n_ticks + 1), 1, CommandRamp(scenario.control_period))
+                n_ticks + 1), 1, scenario.control_period)
     assert run(Recorded(log, scenario.time_step, substeps), [0], tick, n_ticks) == "ok"
     return tick.samples.joints["beta_ref"]
 

@@ -3,13 +3,15 @@
 stiffness, tsc, torque), stepped once per control period (``sim.control_rate``) with what each module measures
 (α, α̇, β, τ = K(α − β) and the tail-side neighbour's α and β), returning the motor commands β_d, β̇_d.
 
-The tick, once per control period: measure → references → motor commands → record → β̈_d estimate → step the
-period → finiteness check. :func:`run` owns it; an engine (:class:`SeaEngine`) gives only plain functions over its
-mutable data: read what the modules measure, step a control period with a motor command, give the link poses, say
-what is non-finite. :class:`CommandRamp` is the β̈_d estimate and :func:`extrapolated_command` the command within the
-period, shared with the models stepped from outside (the ROS simulator's stepper), so both integrate a period the
-same way: the engines stepped h at a time from Python (MuJoCo, DART) through :func:`step_period`, the vertical model
-in one compiled call per period (:meth:`snake_sim.engines.vertical.plant.VerticalPlant.advance`).
+The tick, once per control period: measure → references → motor commands → record → β̈_d estimate → step the period →
+finiteness check. :func:`run_batch` owns it, for B runs of one shape stepped together (the vertical model's batches,
+:class:`Runs`); a single run is a batch of one (:func:`run`, :class:`OneRun`), so there is one loop. An engine
+(:class:`SeaEngine`) gives only plain functions over its mutable data: read what the modules measure, step a control
+period with a motor command, give the link poses, say what is non-finite. :class:`CommandRamp` is the β̈_d estimate and
+:func:`extrapolated_command` the command within the period, shared with the models stepped from outside (the ROS
+simulator's stepper), so both integrate a period the same way: the engines stepped h at a time from Python (MuJoCo,
+DART) through :func:`step_period`, the vertical model in one compiled call per period
+(:meth:`snake_sim.engines.vertical.plant.VerticalPlant.advance`).
 """
 
 from __future__ import annotations
@@ -227,21 +229,21 @@ def gait_references(gait: Gait, n_joints: int) -> References:
 
 @dataclass(eq=False)
 class Tick:
-    """One run's control: its controllers and β̈_d estimate; :meth:`commands` is measure → references → motor
+    """One run's control: its controllers, references and samples; :meth:`commands` is measure → references → motor
     commands → record of one control instant."""
 
     controllers: list[JointController]
     references: References  # (t, data) → {alpha_d, alpha_d_dot, tau_d}
     samples: SampleLog
     log_every: int
-    ramp: CommandRamp
+    period: float  # T_c [s]
 
     def commands(self, engine: SeaEngine, data: Any, k: int, t: float, record: bool = False
                  ) -> tuple[np.ndarray, np.ndarray]:
         """(β_d, β̇_d) at control instant k (time t), recording the sample if k is a logged instant or ``record``."""
         reading = engine.read(data)
         refs = self.references(t, data)
-        beta_d, beta_d_dot = motor_commands(self.controllers, t, self.ramp.period, reading.alpha, reading.alpha_dot,
+        beta_d, beta_d_dot = motor_commands(self.controllers, t, self.period, reading.alpha, reading.alpha_dot,
                                             reading.beta, reading.tau, refs["alpha_d"], refs["alpha_d_dot"],
                                             refs["tau_d"])
         if record or k % self.log_every == 0:
@@ -257,34 +259,87 @@ class Tick:
 
 def n_samples(n_ticks: int, log_every: int) -> int:
     """Room for the samples of a run of ``n_ticks`` control periods logged every ``log_every``-th instant: those, and
-    the instant a stop ends it at (:func:`run`)."""
+    the instant a stop ends it at (:func:`run_batch`)."""
     return n_ticks // log_every + 2
+
+
+class Runs(Protocol):
+    """B runs of one shape (joints, control period) stepped together by :func:`run_batch`: each run's model and data
+    for its own tick, one :meth:`advance` of a period for all of them."""
+
+    def member(self, b: int) -> tuple[SeaEngine, Any]:
+        """Run b's model and data (what its :class:`Tick` reads, records and checks)."""
+
+    def advance(self, beta_d: np.ndarray, beta_d_dot: np.ndarray, beta_d_acc: np.ndarray) -> None:
+        """One control period of every run still going, under the stacked commands (B, N − 1) (row b: run b's)."""
+
+    def drop(self, b: int) -> None:
+        """Run b stopped (non-finite): no longer stepped."""
+
+
+@dataclass(eq=False)
+class OneRun:
+    """A single run as a batch of one (:class:`Runs`): its model and data."""
+
+    engine: SeaEngine
+    data: Any
+
+    def member(self, b: int) -> tuple[SeaEngine, Any]:
+        return self.engine, self.data
+
+    def advance(self, beta_d: np.ndarray, beta_d_dot: np.ndarray, beta_d_acc: np.ndarray) -> None:
+        self.engine.advance(self.data, beta_d[0], beta_d_dot[0], beta_d_acc[0])
+
+    def drop(self, b: int) -> None:
+        """Nothing to stop: the loop ends with its only run."""
+
+
+def run_batch(runs: Runs, ticks: list[Tick], n_ticks: int, stop: StopRequest | None = None,
+              after_period: Callable[[float], None] | None = None, t0: float = 0.0) -> list[str]:
+    """The loop: ``n_ticks`` control periods of B runs from t = ``t0`` (the gait and controllers at t0 + k T_c; the
+    last instant only measured and recorded), run b controlled by ``ticks[b]``; returns each run's status ("ok",
+    interrupted by ``stop``, or its non-finite state's). Per control instant each run's tick (its controllers, as
+    alone), then one period of all runs (:meth:`Runs.advance`, the β̈_d estimate of :class:`CommandRamp` over the
+    stacked commands), then each run's finiteness check: a run that goes non-finite stops alone, the others go on.
+    A run that ``stop`` ends records the instant it reached, logged or not (:func:`n_samples` leaves room for it)."""
+    for tick in ticks:
+        for c in tick.controllers:
+            c.reset()
+    Tc = ticks[0].period
+    ramp = CommandRamp(Tc)
+    n_joints = len(ticks[0].controllers)
+    beta_d, beta_d_dot = np.zeros((len(ticks), n_joints)), np.zeros((len(ticks), n_joints))
+    status = ["ok"] * len(ticks)
+    going = list(range(len(ticks)))
+    for k in range(n_ticks + 1):
+        t = t0 + k * Tc
+        interrupted = k < n_ticks and stopped(stop)
+        for b in going:
+            beta_d[b], beta_d_dot[b] = ticks[b].commands(*runs.member(b), k, t, record=interrupted)
+        if k == n_ticks:
+            break
+        if interrupted:
+            for b in going:
+                status[b] = INTERRUPTED
+            break
+        runs.advance(beta_d, beta_d_dot, ramp.acceleration(beta_d_dot))
+        for b in tuple(going):
+            diverged = ticks[b].status_if_diverged(*runs.member(b), t + Tc)
+            if diverged is not None:  # stops alone, with the status text of a run alone
+                status[b] = diverged
+                going.remove(b)
+                runs.drop(b)
+        if not going:
+            break
+        if after_period is not None:
+            after_period(t + Tc)
+    return status
 
 
 def run(engine: SeaEngine, data: Any, tick: Tick, n_ticks: int, stop: StopRequest | None = None,
         after_period: Callable[[float], None] | None = None, t0: float = 0.0) -> str:
-    """The loop: ``n_ticks`` control periods of ``data`` from t = ``t0`` (the gait and controllers at t0 + k T_c; the
-    last instant only measured and recorded); returns the run's status ("ok", interrupted by ``stop``, or the
-    non-finite state's). A run that ``stop`` ends records the instant it reached, logged or not (:func:`n_samples`
-    leaves room for it)."""
-    for c in tick.controllers:
-        c.reset()
-    Tc = tick.ramp.period
-    for k in range(n_ticks + 1):
-        t = t0 + k * Tc
-        interrupted = k < n_ticks and stopped(stop)
-        beta_d, beta_d_dot = tick.commands(engine, data, k, t, record=interrupted)
-        if k == n_ticks:
-            break
-        if interrupted:
-            return INTERRUPTED
-        tick.ramp.advance(engine, data, beta_d, beta_d_dot)
-        status = tick.status_if_diverged(engine, data, t + Tc)
-        if status is not None:
-            return status
-        if after_period is not None:
-            after_period(t + Tc)
-    return "ok"
+    """The loop of a single run (:func:`run_batch` of one): ``n_ticks`` control periods of ``data``; its status."""
+    return run_batch(OneRun(engine, data), [tick], n_ticks, stop, after_period, t0)[0]
 
 
 def finite_state(q: np.ndarray, v: np.ndarray) -> bool:

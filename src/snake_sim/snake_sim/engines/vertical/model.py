@@ -186,3 +186,17 @@ def progress_bar(duration: float, progress: bool) -> tqdm:
     """The bar of simulated seconds (shown if ``progress``)."""
     return tqdm(total=round(duration, 6), unit="s", disable=not progress, leave=False,
                 bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} s sim [{elapsed}<{remaining}]")
+
+
+def period_shown(bar: tqdm, period: float, n_ticks: int, t0: float = 0.0) -> Callable[[float], None] | None:
+    """The SEA loop's ``after_period`` that moves ``bar`` on to t − t0 [s] every hundredth of ``n_ticks`` periods
+    (None if the bar is not shown)."""
+    if bar.disable:
+        return None
+    every = max(1, n_ticks // 100)
+
+    def show(t: float) -> None:  # t: the end of period k = (t − t0) / T_c − 1
+        if (round((t - t0) / period) - 1) % every == 0:
+            bar.n = round(t - t0, 6)
+            bar.refresh()
+    return show
