@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 import numpy as np
@@ -49,17 +49,29 @@ def control_steps(scenario: Scenario, time_step: float) -> tuple[int, int]:
     return steps, max(1, round(scenario.log_period / (time_step * steps)))
 
 
-def motor_commands(controllers: list[JointController], t: float, period: float, alpha: np.ndarray,
-                   alpha_dot: np.ndarray, beta: np.ndarray, tau: np.ndarray, alpha_d: np.ndarray,
-                   alpha_d_dot: np.ndarray, tau_d: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(β_d, β̇_d) (N−1,) [rad, rad/s] of every joint's SEA controller at ``t`` [s] from what the modules measure
-    (α, α̇ [rad, rad/s], β [rad], τ [N·m]) and the references α_d, α̇_d (and τ_d [N·m], default 0)."""
+JointStep = Callable[..., tuple[np.ndarray, np.ndarray]]
+
+
+def joint_step(controllers: list[JointController]) -> JointStep:
+    """How a tick steps ``controllers``: all joints at once where their mode can (``step_joints``,
+    :class:`snake_core.controllers.JointController`), else joint by joint (:func:`each_joint`); called as
+    :func:`motor_commands` is, with the controllers first."""
+    step_joints = getattr(type(controllers[0]), "step_joints", None)
+    if step_joints is not None and all(type(c) is type(controllers[0]) for c in controllers):
+        return step_joints
+    return each_joint
+
+
+def each_joint(controllers: list[JointController], t: float, period: float, alpha: np.ndarray, alpha_dot: np.ndarray,
+               beta: np.ndarray, tau: np.ndarray, alpha_d: np.ndarray, alpha_d_dot: np.ndarray, tau_d: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`motor_commands` one joint at a time (each controller's ``step``)."""
     beta_d = np.empty(len(controllers))
     beta_d_dot = np.empty(len(controllers))
     a_l, ad_l, b_l, t_l = alpha.tolist(), alpha_dot.tolist(), beta.tolist(), tau.tolist()
     r_l = np.asarray(alpha_d, dtype=float).tolist()
     rd_l = np.asarray(alpha_d_dot, dtype=float).tolist()
-    rt_l = [0.0] * len(controllers) if tau_d is None else np.asarray(tau_d, dtype=float).tolist()
+    rt_l = np.asarray(tau_d, dtype=float).tolist()
     for j, ctrl in enumerate(controllers):
         prev = j - 1 if j > 0 else None  # the tail-side neighbour's α, β (TSC's (7.2))
         meas = JointMeasurement(a_l[j], ad_l[j], b_l[j], t_l[j], None if prev is None else a_l[prev],
@@ -67,6 +79,15 @@ def motor_commands(controllers: list[JointController], t: float, period: float, 
         cmd = ctrl.step(t, period, meas, JointReference(r_l[j], rd_l[j], rt_l[j]))
         beta_d[j], beta_d_dot[j] = cmd.beta_d, cmd.beta_d_dot
     return beta_d, beta_d_dot
+
+
+def motor_commands(controllers: list[JointController], t: float, period: float, alpha: np.ndarray,
+                   alpha_dot: np.ndarray, beta: np.ndarray, tau: np.ndarray, alpha_d: np.ndarray,
+                   alpha_d_dot: np.ndarray, tau_d: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(β_d, β̇_d) (N−1,) [rad, rad/s] of every joint's SEA controller at ``t`` [s] from what the modules measure
+    (α, α̇ [rad, rad/s], β [rad], τ [N·m]) and the references α_d, α̇_d (and τ_d [N·m], default 0)."""
+    return joint_step(controllers)(controllers, t, period, alpha, alpha_dot, beta, tau, alpha_d, alpha_d_dot,
+                                   np.zeros(len(controllers)) if tau_d is None else tau_d)
 
 
 @dataclass(slots=True)
@@ -237,15 +258,18 @@ class Tick:
     samples: SampleLog
     log_every: int
     period: float  # T_c [s]
+    step: JointStep = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.step = joint_step(self.controllers)
 
     def commands(self, engine: SeaEngine, data: Any, k: int, t: float, record: bool = False
                  ) -> tuple[np.ndarray, np.ndarray]:
         """(β_d, β̇_d) at control instant k (time t), recording the sample if k is a logged instant or ``record``."""
         reading = engine.read(data)
         refs = self.references(t, data)
-        beta_d, beta_d_dot = motor_commands(self.controllers, t, self.period, reading.alpha, reading.alpha_dot,
-                                            reading.beta, reading.tau, refs["alpha_d"], refs["alpha_d_dot"],
-                                            refs["tau_d"])
+        beta_d, beta_d_dot = self.step(self.controllers, t, self.period, reading.alpha, reading.alpha_dot,
+                                       reading.beta, reading.tau, refs["alpha_d"], refs["alpha_d_dot"], refs["tau_d"])
         if record or k % self.log_every == 0:
             self.samples.record(t, engine.poses(data), reading, beta_d, refs)
         return beta_d, beta_d_dot
