@@ -56,8 +56,8 @@ class JointController(Protocol):
 
     A mode may also step the controllers of all joints of a run at once, the same arithmetic over arrays (tail →
     head), which saves the per-joint records where a loop ticks every joint each period (the simulators' SEA loop):
-    a static method ``step_joints(controllers, t, dt, alpha, alpha_dot, beta, tau, alpha_d, alpha_d_dot, tau_d)``
-    returning the arrays (β_d, β̇_d)."""
+    a static method ``joints_step(controllers)`` that returns ``step(t, dt, alpha, alpha_dot, beta, tau, alpha_d,
+    alpha_d_dot, tau_d) -> (β_d, β̇_d)`` over the arrays of those joints."""
 
     joint_index: int  # 1-based, tail → head
 

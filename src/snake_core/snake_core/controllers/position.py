@@ -7,7 +7,7 @@ kept within the joint limit (±60°, 002 §3.3); the measured SEA torque is not 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,12 +45,14 @@ class PositionController:
         return MotorCommand(beta_d=float(beta_d), beta_d_dot=float(beta_d_dot))
 
     @staticmethod
-    def step_joints(controllers: list[PositionController], t: float, dt: float, alpha: np.ndarray,
-                    alpha_dot: np.ndarray, beta: np.ndarray, tau: np.ndarray, alpha_d: np.ndarray,
-                    alpha_d_dot: np.ndarray, tau_d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def joints_step(controllers: list[PositionController]) -> Callable[..., tuple[np.ndarray, np.ndarray]]:
         """:meth:`step` of every joint at once (tail → head; :class:`~.base.JointController`)."""
         limits = np.array([c.reference_limit for c in controllers])
-        return position_command(np.asarray(alpha_d, dtype=float), np.asarray(alpha_d_dot, dtype=float), limits)
+
+        def step(t: float, dt: float, alpha: np.ndarray, alpha_dot: np.ndarray, beta: np.ndarray, tau: np.ndarray,
+                 alpha_d: np.ndarray, alpha_d_dot: np.ndarray, tau_d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            return position_command(np.asarray(alpha_d, dtype=float), np.asarray(alpha_d_dot, dtype=float), limits)
+        return step
 
 
 def from_params(robot: RobotParams, joint_index: int, params: Mapping[str, Any],

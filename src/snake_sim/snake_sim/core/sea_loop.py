@@ -53,32 +53,30 @@ JointStep = Callable[..., tuple[np.ndarray, np.ndarray]]
 
 
 def joint_step(controllers: list[JointController]) -> JointStep:
-    """How a tick steps ``controllers``: all joints at once where their mode can (``step_joints``,
-    :class:`snake_core.controllers.JointController`), else joint by joint (:func:`each_joint`); called as
-    :func:`motor_commands` is, with the controllers first."""
-    step_joints = getattr(type(controllers[0]), "step_joints", None)
-    if step_joints is not None and all(type(c) is type(controllers[0]) for c in controllers):
-        return step_joints
+    """How a tick steps ``controllers``: ``step(t, period, alpha, alpha_dot, beta, tau, alpha_d, alpha_d_dot, tau_d)
+    -> (β_d, β̇_d)``, all joints at once where their mode can (``joints_step``,
+    :class:`snake_core.controllers.JointController`), else joint by joint (each controller's ``step``)."""
+    joints_step = getattr(type(controllers[0]), "joints_step", None)
+    if joints_step is not None and all(type(c) is type(controllers[0]) for c in controllers):
+        return joints_step(controllers)
+
+    def each_joint(t: float, period: float, alpha: np.ndarray, alpha_dot: np.ndarray, beta: np.ndarray,
+                   tau: np.ndarray, alpha_d: np.ndarray, alpha_d_dot: np.ndarray, tau_d: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray]:
+        beta_d = np.empty(len(controllers))
+        beta_d_dot = np.empty(len(controllers))
+        a_l, ad_l, b_l, t_l = alpha.tolist(), alpha_dot.tolist(), beta.tolist(), tau.tolist()
+        r_l = np.asarray(alpha_d, dtype=float).tolist()
+        rd_l = np.asarray(alpha_d_dot, dtype=float).tolist()
+        rt_l = np.asarray(tau_d, dtype=float).tolist()
+        for j, ctrl in enumerate(controllers):
+            prev = j - 1 if j > 0 else None  # the tail-side neighbour's α, β (TSC's (7.2))
+            meas = JointMeasurement(a_l[j], ad_l[j], b_l[j], t_l[j], None if prev is None else a_l[prev],
+                                    None if prev is None else b_l[prev])
+            cmd = ctrl.step(t, period, meas, JointReference(r_l[j], rd_l[j], rt_l[j]))
+            beta_d[j], beta_d_dot[j] = cmd.beta_d, cmd.beta_d_dot
+        return beta_d, beta_d_dot
     return each_joint
-
-
-def each_joint(controllers: list[JointController], t: float, period: float, alpha: np.ndarray, alpha_dot: np.ndarray,
-               beta: np.ndarray, tau: np.ndarray, alpha_d: np.ndarray, alpha_d_dot: np.ndarray, tau_d: np.ndarray
-               ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`motor_commands` one joint at a time (each controller's ``step``)."""
-    beta_d = np.empty(len(controllers))
-    beta_d_dot = np.empty(len(controllers))
-    a_l, ad_l, b_l, t_l = alpha.tolist(), alpha_dot.tolist(), beta.tolist(), tau.tolist()
-    r_l = np.asarray(alpha_d, dtype=float).tolist()
-    rd_l = np.asarray(alpha_d_dot, dtype=float).tolist()
-    rt_l = np.asarray(tau_d, dtype=float).tolist()
-    for j, ctrl in enumerate(controllers):
-        prev = j - 1 if j > 0 else None  # the tail-side neighbour's α, β (TSC's (7.2))
-        meas = JointMeasurement(a_l[j], ad_l[j], b_l[j], t_l[j], None if prev is None else a_l[prev],
-                                None if prev is None else b_l[prev])
-        cmd = ctrl.step(t, period, meas, JointReference(r_l[j], rd_l[j], rt_l[j]))
-        beta_d[j], beta_d_dot[j] = cmd.beta_d, cmd.beta_d_dot
-    return beta_d, beta_d_dot
 
 
 def motor_commands(controllers: list[JointController], t: float, period: float, alpha: np.ndarray,
@@ -86,7 +84,7 @@ def motor_commands(controllers: list[JointController], t: float, period: float, 
                    alpha_d_dot: np.ndarray, tau_d: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(β_d, β̇_d) (N−1,) [rad, rad/s] of every joint's SEA controller at ``t`` [s] from what the modules measure
     (α, α̇ [rad, rad/s], β [rad], τ [N·m]) and the references α_d, α̇_d (and τ_d [N·m], default 0)."""
-    return joint_step(controllers)(controllers, t, period, alpha, alpha_dot, beta, tau, alpha_d, alpha_d_dot,
+    return joint_step(controllers)(t, period, alpha, alpha_dot, beta, tau, alpha_d, alpha_d_dot,
                                    np.zeros(len(controllers)) if tau_d is None else tau_d)
 
 
@@ -268,8 +266,8 @@ class Tick:
         """(β_d, β̇_d) at control instant k (time t), recording the sample if k is a logged instant or ``record``."""
         reading = engine.read(data)
         refs = self.references(t, data)
-        beta_d, beta_d_dot = self.step(self.controllers, t, self.period, reading.alpha, reading.alpha_dot,
-                                       reading.beta, reading.tau, refs["alpha_d"], refs["alpha_d_dot"], refs["tau_d"])
+        beta_d, beta_d_dot = self.step(t, self.period, reading.alpha, reading.alpha_dot, reading.beta, reading.tau,
+                                       refs["alpha_d"], refs["alpha_d_dot"], refs["tau_d"])
         if record or k % self.log_every == 0:
             self.samples.record(t, engine.poses(data), reading, beta_d, refs)
         return beta_d, beta_d_dot
@@ -292,7 +290,7 @@ class Runs(Protocol):
     for its own tick, one :meth:`advance` of a period for all of them."""
 
     def member(self, b: int) -> tuple[SeaEngine, Any]:
-        """Run b's model and data (what its :class:`Tick` reads, records and checks)."""
+        """Run b's model and data (what its :class:`Tick` reads, records and checks; the same objects all run long)."""
 
     def advance(self, beta_d: np.ndarray, beta_d_dot: np.ndarray, beta_d_acc: np.ndarray) -> None:
         """One control period of every run still going, under the stacked commands (B, N − 1) (row b: run b's)."""
@@ -334,27 +332,29 @@ def run_batch(runs: Runs, ticks: list[Tick], n_ticks: int, stop: StopRequest | N
     n_joints = len(ticks[0].controllers)
     beta_d, beta_d_dot = np.zeros((len(ticks), n_joints)), np.zeros((len(ticks), n_joints))
     status = ["ok"] * len(ticks)
-    going = list(range(len(ticks)))
+    going = [(b, ticks[b], *runs.member(b)) for b in range(len(ticks))]
     for k in range(n_ticks + 1):
         t = t0 + k * Tc
         interrupted = k < n_ticks and stopped(stop)
-        for b in going:
-            beta_d[b], beta_d_dot[b] = ticks[b].commands(*runs.member(b), k, t, record=interrupted)
+        for b, tick, engine, data in going:
+            beta_d[b], beta_d_dot[b] = tick.commands(engine, data, k, t, interrupted)
         if k == n_ticks:
             break
         if interrupted:
-            for b in going:
+            for b, *_ in going:
                 status[b] = INTERRUPTED
             break
         runs.advance(beta_d, beta_d_dot, ramp.acceleration(beta_d_dot))
-        for b in tuple(going):
-            diverged = ticks[b].status_if_diverged(*runs.member(b), t + Tc)
+        ended = False
+        for b, tick, engine, data in going:
+            diverged = tick.status_if_diverged(engine, data, t + Tc)
             if diverged is not None:  # stops alone, with the status text of a run alone
-                status[b] = diverged
-                going.remove(b)
+                status[b], ended = diverged, True
                 runs.drop(b)
-        if not going:
-            break
+        if ended:
+            going = [member for member in going if status[member[0]] == "ok"]
+            if not going:
+                break
         if after_period is not None:
             after_period(t + Tc)
     return status

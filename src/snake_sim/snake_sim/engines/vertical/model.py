@@ -23,7 +23,7 @@ from snake_core.validation import ConfigError, choice, number, positive, reject_
 from snake_core.vertical import ContactParams, Terrain, VerticalModel, build_model, initial_configuration
 from snake_core.vertical.contact import CONTACT_THRESHOLD, SLIP_VELOCITY
 from snake_core.vertical.dynamics import sea_torque
-from snake_core.vertical.kinematics import link_angles, link_positions
+from snake_core.vertical.kinematics import link_poses
 
 from ...core.scenario import Scenario
 from ...core.sea_loop import Reading, References, control_steps, finite_state, gait_references, sea_control
@@ -65,8 +65,8 @@ class VerticalSetup:
 
     def read(self, data: VerticalData) -> Reading:
         q, v, model = data.q, data.v, self.model
-        return Reading(q[model.i_alpha], v[model.i_alpha], q[model.i_beta], sea_torque(model, q), data.u,
-                       data.contacts)
+        alpha = model.i_alpha
+        return Reading(q[alpha], v[alpha], q[model.i_beta], sea_torque(model, q), data.u, data.contacts)
 
     def advance(self, data: VerticalData, beta_d: np.ndarray, beta_d_dot: np.ndarray, beta_d_acc: np.ndarray
                 ) -> None:
@@ -77,7 +77,7 @@ class VerticalSetup:
 
     def poses(self, data: VerticalData) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray]:
         """((x, z) of the links' centres of mass (002 (4.2)–(4.5)), θ (§4.3.1))."""
-        return link_positions(self.model, data.q), link_angles(self.model, data.q)
+        return link_poses(self.model, data.q)
 
     def finite(self, data: VerticalData) -> bool:
         return finite_state(data.q, data.v)
