@@ -10,6 +10,11 @@ Three integrations of the same model, measured in one run:
    (2) and not (3) is the reference.
 
 Accuracy: |x_CoM(ours) − x_CoM(1e-4 s)| at the end, relative to the distance travelled (target ≤ 2 %).
+
+Speed on a shared machine: beside the real-time factors (wall clock and CPU time, which other processes' load moves),
+the run's CPU time over that of its compiled physics alone, timed in the same run: the SEA loop's per-period cost in
+units of the model's, which the load moves far less (1 would be a loop that costs nothing). Compare it between
+versions of the code rather than the real-time factors.
 """
 
 from __future__ import annotations
