@@ -22,7 +22,7 @@ from snake_core.robot import RobotParams, load_robot
 from snake_core.validation import ConfigError, choice, number, positive, reject_unknown
 from snake_core.vertical import ContactParams, Terrain, VerticalModel, build_model, initial_configuration
 from snake_core.vertical.contact import CONTACT_THRESHOLD, SLIP_VELOCITY
-from snake_core.vertical.dynamics import sea_torque
+from snake_core.vertical.dynamics import sea_angles
 from snake_core.vertical.kinematics import link_poses
 
 from ...core.scenario import Scenario
@@ -64,9 +64,9 @@ class VerticalSetup:
     # The model as the SEA loop steps it (snake_sim.core.sea_loop.SeaEngine), over a VerticalData.
 
     def read(self, data: VerticalData) -> Reading:
-        q, v, model = data.q, data.v, self.model
-        alpha = model.i_alpha
-        return Reading(q[alpha], v[alpha], q[model.i_beta], sea_torque(model, q), data.u, data.contacts)
+        model = self.model
+        alpha, beta, tau = sea_angles(model.stiffness, data.q)
+        return Reading(alpha, data.v[model.i_alpha], beta, tau, data.u, data.contacts)
 
     def advance(self, data: VerticalData, beta_d: np.ndarray, beta_d_dot: np.ndarray, beta_d_acc: np.ndarray
                 ) -> None:
