@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import matplotlib.pyplot as plt
 import numpy as np
 import yaml
+from matplotlib.figure import Figure
 
 from snake_sim.outputs.output_folder import write_text
 from snake_sim.studies.calibration_fit import CONFIDENCE, FitResult, Fitted
@@ -77,7 +78,14 @@ def result(calibration: Calibration, outcome: CalibrationOutcome,
             "interval_method": METHOD, "threshold_quantile": res.quantile}
 
 
-def plot_fit(path: Path, loss: WindowLoss, logs: list) -> Path:
+def save(fig: Figure, path: Path) -> Path:
+    """``fig`` written to ``path`` and closed."""
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def fit_figure(loss: WindowLoss, logs: list) -> Figure:
     """fit.png: per joint, the recorded α and β and the fitted windows' runs."""
     rec = loss.recording
     n = rec.n_joints
@@ -93,12 +101,10 @@ def plot_fit(path: Path, loss: WindowLoss, logs: list) -> Path:
     axes[0, 0].legend(loc="upper right", ncol=4, fontsize=7)
     axes[-1, 0].set_xlabel("t [s] (each window restarted from the recording)")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return fig
 
 
-def plot_loss(path: Path, res: FitResult, trials: list[tuple[dict[str, float], float]]) -> Path:
+def loss_figure(res: FitResult, trials: list[tuple[dict[str, float], float]]) -> Figure:
     """loss.png: per field, the loss of every trial of the search (points), the profile (line), the fitted value and
     the 95 % interval (band)."""
     n = len(res.fitted)
@@ -116,12 +122,10 @@ def plot_loss(path: Path, res: FitResult, trials: list[tuple[dict[str, float], f
         ax.set_ylabel("loss")
     axes[0, 0].legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return fig
 
 
-def plot_pairs(path: Path, res: FitResult, trials: list[tuple[dict[str, float], float]]) -> Path:
+def pairs_figure(res: FitResult, trials: list[tuple[dict[str, float], float]]) -> Figure:
     """pairs.png: the near-best trials' values, every pair of fields, Pearson's r in each panel's title."""
     keys = [f.key for f in res.fitted]
     best = near_best(trials)
@@ -142,9 +146,7 @@ def plot_pairs(path: Path, res: FitResult, trials: list[tuple[dict[str, float], 
             ax.set_ylabel(b, fontsize=8)
     fig.colorbar(sc, ax=axes, label="loss", shrink=0.8)
     fig.suptitle(f"the {len(best)} best trials of {len(trials)}", fontsize=9)
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return fig
 
 
 def report(calibration: Calibration, outcome: CalibrationOutcome, data: dict, figures: list[str]) -> str:
@@ -206,8 +208,8 @@ def write_outputs(out: Path, calibration: Calibration, problem: Problem, outcome
                                   f"snake-sim calibrate to {calibration.bag}: loss {outcome.loss:.4g}; "
                                   + ", ".join(f"{k} = {v!r}" for k, v in params.items())))
     _, logs = loss.evaluate_at(problem, params)
-    figures = [plot_fit(out / "fit.png", loss, logs), plot_loss(out / "loss.png", outcome.fit, trials)]
+    figures = [save(fit_figure(loss, logs), out / "fit.png"), save(loss_figure(outcome.fit, trials), out / "loss.png")]
     if len(outcome.fitted) > 1:
-        figures.append(plot_pairs(out / "pairs.png", outcome.fit, trials))
+        figures.append(save(pairs_figure(outcome.fit, trials), out / "pairs.png"))
     written.append(write_text(out / "report.md", report(calibration, outcome, data, [p.name for p in figures])))
     return [*written, *figures]
