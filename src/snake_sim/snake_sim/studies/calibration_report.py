@@ -131,7 +131,7 @@ def pairs_figure(res: FitResult, trials: list[tuple[dict[str, float], float]]) -
     best = near_best(trials)
     r = correlations(trials, keys)
     n = len(keys) - 1
-    fig, axes = plt.subplots(n, n, figsize=(3.0 * n + 0.6, 3.0 * n + 0.4), squeeze=False)
+    fig, axes = plt.subplots(n, n, figsize=(3.0 * n + 1.2, 3.0 * n + 0.6), squeeze=False, layout="constrained")
     for row in range(n):
         for col in range(n):
             ax = axes[row, col]
