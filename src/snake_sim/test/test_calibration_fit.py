@@ -107,3 +107,21 @@ def test_profile_intervals_cover_where_gauss_newton_does_not_on_windows_of_corre
     # 95 % of 20: 19; a binomial(20, 0.95) is ≥ 17 with probability 0.98
     assert cover["profile"] >= 17, cover
     assert cover["gauss_newton"] <= 14, cover
+
+
+def twin_minima(params):
+    """r over WINDOWS blocks of two entries: 2 (x − ¼)(x − ¾) plus a fixed scatter: two minima of the same loss."""
+    e = 0.05 * np.array([1.0, -0.6, 0.3, 0.8, -1.0, 0.4, -0.2, 0.7])
+    return np.full(2 * WINDOWS, 2.0 * (params["x"] - 0.25) * (params["x"] - 0.75)) + e
+
+
+def test_two_minima_of_the_same_loss_are_both_in_the_interval_and_the_restarts_agree():
+    trials = [({"x": 0.26}, 0.1), ({"x": 0.74}, 0.2)]
+    result = fit(UNIT, twin_minima, WINDOWS, trials, restarts=2)
+    first, second = result.restarts
+    assert first.end["x"] == pytest.approx(0.25, abs=0.03) and second.end["x"] == pytest.approx(0.75, abs=0.03)
+    hump = twin_minima({"x": 0.5})
+    assert float(hump @ hump) - result.loss > result.fitted[0].profile.threshold - result.loss  # two separate minima
+    lo, hi = result.fitted[0].interval
+    assert lo <= min(first.end["x"], second.end["x"]) and hi >= max(first.end["x"], second.end["x"])
+    assert first.agrees and second.agrees

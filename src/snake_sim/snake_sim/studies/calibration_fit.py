@@ -23,10 +23,12 @@ windows as independent blocks, V = K/(K − 1) · H⁻¹ (Σ_w J_wᵀ r_w r_wᵀ
 and σ_i² = V_ii / (H⁻¹)_ii, the scale on which a quadratic profile gives the interval θ̂_i ± q √V_ii (the profile of
 the independence likelihood adjusted for clustered data, Chandler & Bate 2007). m σ² / σ_i² (σ² = S_min / (m − p),
 the uncorrected Gauss–Newton scale of m entries and p fields) is the effective number of independent residuals.
-Where the profile does not rise by q² σ_i² before an edge of the box, the interval ends at that edge; a field whose
-profile rises less than that over its whole box is "not identifiable from this recording" and frozen at its fitted
-value. The Gauss–Newton interval θ̂_i ± 1.96 √(σ² (H⁻¹)_ii) is kept beside it, for comparison: it treats every
-residual as independent and is too narrow on noisy recordings. Log fields' intervals are in log-space.
+The confidence set is where S_p is under the threshold, and the contact model's loss has jumps and separate
+minima: the interval is widened to hold every restart's optimum whose loss is under it too (those restarts
+agree). Where the profile does not rise by q² σ_i² before an edge of the box, the interval ends at that edge; a
+field whose profile rises less than that over its whole box is "not identifiable from this recording" and frozen
+at its fitted value. The Gauss–Newton interval θ̂_i ± 1.96 √(σ² (H⁻¹)_ii) is kept beside it, for comparison: it
+treats every residual as independent and is too narrow on noisy recordings. Log fields' intervals are in log-space.
 """
 
 from __future__ import annotations
@@ -288,6 +290,10 @@ def fit(ranges: Sequence[Range], residuals: Callable[[dict[str, float]], np.ndar
             rg = ranges[i]
             scale = float(robust[col, col] / h_inv[col, col]) if h_inv[col, col] > 0 else math.inf
             points, interval = profile(res, u, free, i, loss_min, q2 * scale, math.sqrt(q2 * robust[col, col]))
+            if interval is not None:  # the hull of the confidence set: a restart's end under the threshold is in it
+                ends = [float(end[i]) for _, _, end, r_end, _ in polished
+                        if float(r_end @ r_end) - loss_min <= q2 * scale]
+                interval = (min(interval[0], *ends), max(interval[1], *ends))
             values = [from_unit(rg, x) for x, _ in points]
             shown = None if interval is None else (from_unit(rg, interval[0]), from_unit(rg, interval[1]))
             fitted[i] = Fitted(rg.key, from_unit(rg, u[i]), from_unit(rg, u0[i]), shown, interval is not None,
