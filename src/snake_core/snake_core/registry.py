@@ -153,7 +153,7 @@ class Registry(Generic[E]):
 
     def get(self, name: Any, source: str | None = None) -> E:
         """The entry ``name``; a ConfigError naming ``field`` and the known names otherwise."""
-        if name in self._loaded:
+        if isinstance(name, str) and name in self._loaded:  # a list or a mapping from YAML: the ConfigError below
             return self._loaded[name]
         return self._load(choice(name, self.field, tuple(self.loaders), source))
 

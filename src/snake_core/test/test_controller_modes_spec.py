@@ -81,3 +81,18 @@ def test_checked_fills_defaults_and_leaves_computed_ones_to_the_owner():
         checked({"n": 2.5}, params, "x")
     with pytest.raises(ConfigError, match=r"x.a = 0 is invalid: must be > 0 \(001 \(1\)\)$"):
         checked({"a": 0}, params, "x")
+
+
+def test_a_registry_names_its_field_and_choices_for_any_value_and_loads_only_what_is_asked():
+    from snake_core.gaits import GAITS
+    from snake_core.registry import Registry
+
+    for bad in (["pedal_wave"], {"type": 1}, "moonwalk"):
+        with pytest.raises(ConfigError, match=r"gait.type = .* is invalid: must be one of pedal_wave, rectilinear, "):
+            GAITS.get(bad)
+    loaded = []
+    spec = GAITS.get("pedal_wave")
+    registry = Registry({"a": lambda: loaded.append("a") or spec, "b": lambda: loaded.append("b") or spec}, "x")
+    with pytest.raises(ValueError, match="registry entry 'a' loads 'pedal_wave'"):
+        registry.get("a")
+    assert loaded == ["a"]
