@@ -20,7 +20,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from importlib import metadata
+from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, TextIO
 
 import can
@@ -234,12 +234,16 @@ def _collect(bus: can.BusABC, timeout: float, take: Callable[[p.Frame], None], d
             continue
 
 
+#: Entry point group of the simulated bodies the modules may run on (``snake-can emulate --body WORLD``): a callable
+#: (robot name, world name) -> :class:`snake_hardware.emulator.Body`. The simulator's side registers one
+#: (snake_sim_ros: its vertical-plane model); this package never imports the simulator.
+BODY_GROUP = "snake_hardware.bodies"
+
+
 def simulated_body(robot: str, world: str) -> Body:
     """The simulated body of ``robot`` on ``world`` registered in the entry point group BODY_GROUP (the simulator's
     side, snake_sim_ros: loaded only in this mode); ConfigError naming --body when none is installed."""
-    from .emulator import BODY_GROUP  # compiled (numba): only the commands that emulate load it
-
-    bodies = metadata.entry_points(group=BODY_GROUP)
+    bodies = entry_points(group=BODY_GROUP)
     if not bodies:
         raise ConfigError("--body", world, "needs a simulated body: install the simulator's side (snake_sim_ros), "
                           f"which registers one in the entry point group {BODY_GROUP}")

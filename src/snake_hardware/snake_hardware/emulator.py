@@ -45,22 +45,6 @@ HEARTBEAT_PERIOD = 1.0 / p.HEARTBEAT_RATE
 MASTER_TIMEOUT = 0.5  # s without a master heartbeat → the enabled module holds
 VELOCITY_FILTER = 2 * math.pi * 50.0  # rad/s, first-order low-pass on the differentiated α (firmware)
 _COUNT = p.ENCODER_COUNT
-#: Entry point group of the simulated bodies the modules may run on (``snake-can emulate --body WORLD``): a callable
-#: (robot name, world name) -> :class:`Body`. The simulator's side registers one (snake_sim_ros: its vertical-plane
-#: model); this package never imports the simulator.
-BODY_GROUP = "snake_hardware.bodies"
-
-
-class Body(Protocol):
-    """The whole snake behind the modules (all of them), stepped once per firmware tick (:data:`TICK`)."""
-
-    n_joints: int
-
-    def step(self, beta_d: np.ndarray, beta_rate_d: np.ndarray) -> None:
-        """Advance one tick with the motors' references β_d, β̇_d (N−1,) [rad, rad/s]."""
-
-    def joint(self, j: int) -> np.ndarray:
-        """(α_j, α̇_j, β_j, β̇_j) of joint j (0-based, tail → head)."""
 FILTER_GAIN = VELOCITY_FILTER * TICK / (1 + VELOCITY_FILTER * TICK)  # its discrete (backward Euler) gain per tick
 LINK_DAMPING = 2e-3  # N·m·s/rad, joint friction of the stand-in link (not given in 002)
 MOTOR_DAMPING = 1e-2  # N·m·s/rad, servo gear friction reflected to the link side (not given in 002)
@@ -488,6 +472,19 @@ class EmulatedModule:
     def advance(self, until: float) -> None:
         while self.time + 0.5 * TICK <= until:
             self.tick()
+
+
+class Body(Protocol):
+    """The whole snake behind the modules (all of them), stepped once per firmware tick (:data:`TICK`); the
+    simulator's side provides one through the entry point group snake_hardware.cli.BODY_GROUP."""
+
+    n_joints: int
+
+    def step(self, beta_d: np.ndarray, beta_rate_d: np.ndarray) -> None:
+        """Advance one tick with the motors' references β_d, β̇_d (N−1,) [rad, rad/s]."""
+
+    def joint(self, j: int) -> np.ndarray:
+        """(α_j, α̇_j, β_j, β̇_j) of joint j (0-based, tail → head)."""
 
 
 class EmulatedRobot:

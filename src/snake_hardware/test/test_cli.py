@@ -207,13 +207,11 @@ def test_the_simulated_body_is_the_simulators_entry_point_and_its_absence_one_li
     snake_sim_ros.body_plant.BodyPlant) and imports no simulator itself; without one, --body is one error line."""
     from importlib import metadata
 
-    from snake_hardware.emulator import BODY_GROUP
-
-    (entry,) = metadata.entry_points(group=BODY_GROUP)
+    (entry,) = metadata.entry_points(group=cli.BODY_GROUP)
     assert entry.value == "snake_sim_ros.body_plant:BodyPlant"
     body = cli.simulated_body("koopaee6", "stairs")
     assert type(body).__module__ == "snake_sim_ros.body_plant" and body.n_joints == load_robot("koopaee6").n_joints
-    monkeypatch.setattr(cli.metadata, "entry_points", lambda group: ())
+    monkeypatch.setattr(cli, "entry_points", lambda group: ())
     assert cli.main(["emulate", "--body", "flat", "--interface", "virtual", "--channel", "snake_cli_y"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--body = 'flat' is invalid: needs a simulated body" in err[0], err
