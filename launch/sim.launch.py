@@ -180,7 +180,7 @@ def generate_launch_description():
     return LaunchDescription([
         DeclareLaunchArgument("simulator", default_value="gazebo", choices=list(graph.SIMULATORS),
                               description="gazebo (gz sim + ros2_control), mujoco (MuJoCo + ros2_control) or embedded "
-                                          "(snake_control simulator node)"),
+                                          "(the simulator node of snake_sim_ros)"),
         DeclareLaunchArgument("scenario", default_value="pedal-wave",
                               description="simulator:=embedded: scenario in config/scenarios/ (its model and "
                                           "settings; robot and world from this launch); simulator:=mujoco: its "
