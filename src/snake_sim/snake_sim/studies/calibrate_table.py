@@ -19,13 +19,14 @@ over the fitted rows (χ² for the continuous rows: about one per observation at
 The fit (:func:`calibrate_table`): the global search of ``snake-sim calibrate`` (Optuna's CMA-ES on the Dask sweep
 engine, :func:`snake_sim.studies.optimise.optimise`; resumable from DIR/study.log, every trial in DIR/trials.csv), each
 trial one task that runs every fitted row. A categorical residual is not smooth in the fields, so no least-squares
-polish follows: the fit is the search's best trial.
+polish follows.
 
-Uncertainty (approximate Bayesian computation): the trials whose loss lies within :data:`ACCEPT` of the best, with the
-box's two ends of each field at the best's other values (run after the search), form an approximate posterior sample;
-each field's spread is the range of its accepted values. It is an approximate posterior, drawn where the search went,
-not a confidence interval. A field whose accepted values span at least :data:`WHOLE_BOX` of its box (log-space for
-``--log`` fields) is not identifiable from this table: any value in its box fits as well.
+Uncertainty (approximate Bayesian computation): after the search, each field is run at its box's two ends with the
+others at the search's best; of the trials and those ends, the best is the fit, and those whose loss lies within
+:data:`ACCEPT` of it form an approximate posterior sample; each field's spread is the range of its accepted values.
+It is an approximate posterior, drawn where the search went, not a confidence interval. A field whose accepted values
+span at least :data:`WHOLE_BOX` of its box (log-space for ``--log`` fields) is not identifiable from this table: any
+value in its box fits as well.
 
 Every row, held-out ones included, is run again at the fitted values at the scenario's step h and at h/2: a row's
 verdict (:func:`verdict`: each observation within :data:`AGREE` σ, the same outcome) counts only where it is the same
@@ -331,14 +332,15 @@ def _check_rows(calibration: TableCalibration, rows: Sequence[TableRow]) -> None
                 raise ConfigError(f"--table row {i} ({row.name})", row.scenario, str(exc)) from None
 
 
-def accepted_points(out: Path, probes: list[tuple[dict[str, float], float]]) -> tuple[list[dict[str, float]], float]:
-    """The complete trials of the study in ``out`` and the ``probes`` (params, loss) within ACCEPT of the best; the
-    best loss."""
+def accepted_points(out: Path, probes: list[tuple[dict[str, float], float]]
+                    ) -> tuple[list[dict[str, float]], dict[str, float], float]:
+    """The complete trials of the study in ``out`` and the ``probes`` (params, loss) within ACCEPT of the best of
+    them all; the best point (a box end may beat the search's best) and its loss."""
     study = optuna.load_study(study_name=STUDY, storage=JournalStorage(JournalFileBackend(str(out / "study.log"))))
     points = [(t.params, float(t.value)) for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))]
     points += [(p, v) for p, v in probes if math.isfinite(v)]
-    best = min(v for _, v in points)
-    return [p for p, v in points if v <= best + ACCEPT], best
+    best, loss = min(points, key=lambda pv: pv[1])
+    return [p for p, v in points if v <= loss + ACCEPT], {k: float(v) for k, v in best.items()}, loss
 
 
 def spreads(fit: Sequence[Range], accepted: list[dict[str, float]], best: dict[str, float]) -> list[FittedField]:
@@ -350,6 +352,11 @@ def spreads(fit: Sequence[Range], accepted: list[dict[str, float]], best: dict[s
         lo, hi = min(values), max(values)
         out.append(FittedField(r.key, best[r.key], (lo, hi), to_unit(r, hi) - to_unit(r, lo) < WHOLE_BOX))
     return out
+
+
+def _step(cell: Cell) -> float:
+    """The cell's step h [s]."""
+    return load_scenario(cell.scenario, cell.overrides).time_step
 
 
 def calibrate_table(calibration: TableCalibration, out: Path, trials: int, workers: int | None = None,
@@ -367,25 +374,23 @@ def calibrate_table(calibration: TableCalibration, out: Path, trials: int, worke
     (out / "calibration.yaml").write_text(yaml.safe_dump(calibration.as_dict(), sort_keys=False), encoding="utf-8")
     if search.interrupted or search.best is None:
         return TableOutcome([], math.nan, 0, [], search.trials, search.written, search.interrupted)
-    best = {k: float(v) for k, v in search.best.params.items()}
-    ends = [{**best, r.key: end} for r in calibration.fit for end in (r.low, r.high)]
-    fitted_overrides = problem.cell(best).overrides
-    halves = [f"sim.time_step={0.5 * load_scenario(r.scenario, list(r.cell(fitted_overrides).overrides)).time_step!r}"
-              for r in rows]
-    row_cells = [r.cell(fitted_overrides) for r in rows]
-    half_cells = [r.cell((*fitted_overrides, h)) for r, h in zip(rows, halves, strict=True)]
+    searched = {k: float(v) for k, v in search.best.params.items()}
+    ends = [{**searched, r.key: end} for r in calibration.fit for end in (r.low, r.high)]
     with connect(workers, scheduler) as client:
         probe_cells = [problem.cell(p) for p in ends]
         probe_rows = run_cells(probe_cells, client, loss, progress)
+        probes = [(p, float(probe_rows[c.id]["loss"]) if probe_rows[c.id]["status"] == "ok" else math.inf)
+                  for p, c in zip(ends, probe_cells, strict=True)]
+        accepted, best, best_loss = accepted_points(out, probes)
+        fitted_overrides = problem.cell(best).overrides
+        row_cells = [r.cell(fitted_overrides) for r in rows]
+        half_cells = [r.cell((*fitted_overrides, f"sim.time_step={0.5 * _step(c)!r}")) for r, c in
+                      zip(rows, row_cells, strict=True)]
         done = run_cells([*row_cells, *half_cells], client, measure_summary, progress)
     require([*row_cells, *half_cells], done)
-    probes = [(p, float(probe_rows[c.id]["loss"]) if probe_rows[c.id]["status"] == "ok" else math.inf)
-              for p, c in zip(ends, probe_cells, strict=True)]
-    accepted, _ = accepted_points(out, probes)
     fits = [RowFit(r, Simulated.of(fields(done[c.id])), Simulated.of(fields(done[h.id])))
             for r, c, h in zip(rows, row_cells, half_cells, strict=True)]
-    outcome_ = TableOutcome(spreads(calibration.fit, accepted, best), float(search.best.value), len(accepted), fits,
-                            search.trials)
+    outcome_ = TableOutcome(spreads(calibration.fit, accepted, best), best_loss, len(accepted), fits, search.trials)
     written = write_outputs(out, calibration, outcome_)
     return replace(outcome_, written=[*written, *search.written])
 
