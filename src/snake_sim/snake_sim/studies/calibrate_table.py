@@ -115,25 +115,27 @@ class TableRow:
         return {**out, "weight": self.weight, "held_out": self.held_out}
 
 
+def _number(value: Any, name: str) -> float:
+    """A finite number of a row (a CSV cell is text)."""
+    try:
+        out = float(value) if not isinstance(value, bool) else math.nan
+    except (TypeError, ValueError):
+        out = math.nan
+    if not math.isfinite(out):
+        raise ConfigError(name, value, "must be a number")
+    return out
+
+
 def _observed(row: dict[str, Any], key: str, sigma_key: str, where: str) -> Observed | None:
     if row.get(key) is None:
         if row.get(sigma_key) is not None:
             raise ConfigError(f"{where}.{sigma_key}", row[sigma_key], f"is the uncertainty of {key}, which the row "
                               "does not give")
         return None
-    try:
-        value = float(row[key])
-    except (TypeError, ValueError):
-        raise ConfigError(f"{where}.{key}", row[key], "must be a number") from None
-    if not math.isfinite(value):
-        raise ConfigError(f"{where}.{key}", row[key], "must be a finite number")
+    value = _number(row[key], f"{where}.{key}")
     if row.get(sigma_key) is None:
         raise ConfigError(f"{where}.{key}", value, f"needs its uncertainty {sigma_key} (> 0, same unit)")
-    try:
-        sigma = float(row[sigma_key])
-    except (TypeError, ValueError):
-        raise ConfigError(f"{where}.{sigma_key}", row[sigma_key], "must be a number > 0") from None
-    return Observed(value, positive(sigma, f"{where}.{sigma_key}"))
+    return Observed(value, positive(_number(row[sigma_key], f"{where}.{sigma_key}"), f"{where}.{sigma_key}"))
 
 
 def parse_row(raw: Any, index: int, scenario: str) -> TableRow:
@@ -152,9 +154,7 @@ def parse_row(raw: Any, index: int, scenario: str) -> TableRow:
     result = raw.get("outcome")
     if result is not None and result not in OUTCOMES:
         raise ConfigError(f"{where}.outcome", result, "must be one of " + ", ".join(OUTCOMES))
-    weight = raw.get("weight", 1.0)
-    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0.0 < weight < math.inf:
-        raise ConfigError(f"{where}.weight", weight, "must be a number > 0")
+    weight = positive(_number(raw.get("weight", 1.0), f"{where}.weight"), f"{where}.weight")
     held = raw.get("held_out", False)
     held = {"true": True, "false": False}.get(held.lower(), held) if isinstance(held, str) else held
     row = TableRow(str(raw.get("name", f"row {index}")), str(raw.get("scenario", scenario)), tuple(sets),
