@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from snake_sim.commands.sweep import add_cluster_arguments
 
@@ -46,14 +47,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from snake_sim.studies.calibrate import Calibration, calibrate, parse_fits
-    from snake_sim.studies.calibration_report import NOT_IDENTIFIABLE
+    from snake_sim.studies.calibrate_table import TableCalibration, calibrate_table
 
+    fits, sets = parse_fits(args.fit, args.log), tuple(args.overrides)
     if args.table is not None:
-        return run_table(args)
-    calibration = Calibration(args.scenario, args.bag, parse_fits(args.fit, args.log), tuple(args.overrides),
-                              args.window)
-    outcome = calibrate(calibration, args.out, args.trials, args.workers, args.scheduler, args.resume,
-                        progress=not args.quiet, seed=args.seed)
+        calibration: Any = TableCalibration(args.scenario, args.table, fits, sets)
+        search, summary = calibrate_table, _table_summary
+    else:
+        calibration = Calibration(args.scenario, args.bag, fits, sets, args.window)
+        search, summary = calibrate, _bag_summary
+    outcome = search(calibration, args.out, args.trials, args.workers, args.scheduler, args.resume,
+                     progress=not args.quiet, seed=args.seed)
     print(f"{outcome.trials} trials in the search")
     if outcome.interrupted:
         print("interrupted: run the same command with --resume to continue")
@@ -61,37 +65,30 @@ def run(args: argparse.Namespace) -> int:
     if not outcome.fitted:
         print("no trial has a value")
         return 1
+    summary(outcome)
+    print("wrote " + ", ".join(str(p) for p in outcome.written))
+    return 0
+
+
+def _bag_summary(outcome: Any) -> None:
+    """The fit to a recording: losses, values and intervals."""
+    from snake_sim.studies.calibration_report import NOT_IDENTIFIABLE
+
     print(f"loss {outcome.loss_start:.4g} after the search, {outcome.loss:.4g} after the polish "
           f"({outcome.evaluations} runs)")
     for f in outcome.fitted:
         interval = (f"95 % interval {f.interval[0]:.4g} … {f.interval[1]:.4g}" if f.interval
                     else f"{NOT_IDENTIFIABLE} (frozen)")
         print(f"{f.key} = {f.value:.6g}  {interval}")
-    print("wrote " + ", ".join(str(p) for p in outcome.written))
-    return 0
 
 
-def run_table(args: argparse.Namespace) -> int:
-    """``--table``: the fit to a table of outcomes."""
-    from snake_sim.studies.calibrate import parse_fits
-    from snake_sim.studies.calibrate_table import NOT_IDENTIFIABLE, TableCalibration, calibrate_table
+def _table_summary(outcome: Any) -> None:
+    """The fit to a table: loss, values and accepted ranges, the rows whose verdict stands at h/2."""
+    from snake_sim.studies.calibrate_table import NOT_IDENTIFIABLE
 
-    calibration = TableCalibration(args.scenario, args.table, parse_fits(args.fit, args.log), tuple(args.overrides))
-    outcome = calibrate_table(calibration, args.out, args.trials, args.workers, args.scheduler, args.resume,
-                              progress=not args.quiet, seed=args.seed)
-    print(f"{outcome.trials} trials in the search")
-    if outcome.interrupted:
-        print("interrupted: run the same command with --resume to continue")
-        return 130
-    if not outcome.fitted:
-        print("no trial has a value")
-        return 1
     print(f"loss {outcome.loss:.4g}; {outcome.accepted} points in the approximate posterior (loss within the "
           "acceptance threshold of the best)")
     for f in outcome.fitted:
         spread = f"accepted {f.spread[0]:.4g} … {f.spread[1]:.4g}"
         print(f"{f.key} = {f.value:.6g}  {spread}" + ("" if f.identifiable else f"  ({NOT_IDENTIFIABLE})"))
-    stands = sum(f.stands for f in outcome.rows)
-    print(f"rows whose verdict stands at h/2: {stands} of {len(outcome.rows)}")
-    print("wrote " + ", ".join(str(p) for p in outcome.written))
-    return 0
+    print(f"rows whose verdict stands at h/2: {sum(f.stands for f in outcome.rows)} of {len(outcome.rows)}")

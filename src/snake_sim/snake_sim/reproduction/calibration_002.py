@@ -49,7 +49,7 @@ from snake_sim.studies.calibrate_table import (
     calibrate_table,
     fitted_patch,
     held_out_errors,
-    simulated_text,
+    row_table,
     write_table,
 )
 from snake_sim.studies.sweep.cells import Range
@@ -203,27 +203,6 @@ def _field_rows(fit: Fit, defaults: dict[str, float]) -> list[str]:
     return lines
 
 
-def _observed(row: TableRow) -> str:
-    parts = []
-    if row.speed:
-        parts.append(f"{100 * row.speed.value:.1f} cm/s")
-    if row.time_to_climb:
-        parts.append(f"climbs in {row.time_to_climb.value:.1f} s")
-    elif row.outcome:
-        parts.append(row.outcome)
-    return ", ".join(parts)
-
-
-def _row_lines(fit: Fit) -> list[str]:
-    lines = ["| row | | 002 measured | fitted at h | at h/2 | verdict |", "|---|---|---|---|---|---|"]
-    for f in fit.rows:
-        h, half = f.verdicts
-        lines.append(f"| {f.row.name} | {'held out' if f.row.held_out else 'fitted'} | {_observed(f.row)} | "
-                     f"{simulated_text(f.row, f.at_h)} | {simulated_text(f.row, f.at_half)} | "
-                     + (h if f.stands else f"*inconclusive* (h: {h}, h/2: {half})") + " |")
-    return lines
-
-
 def _value(fit: Fit, key: str) -> FittedField:
     (f,) = [f for f in fit.fitted if f.key == key]
     return f
@@ -256,7 +235,7 @@ def render(r: Results) -> str:
              f"`{SCENARIO_3D}` (MuJoCo) for {r.flat_duration_s:g} s per cell, the cells fitted chosen before any run "
              f"(the table's corners and centre). {flat.trials} trials, {flat.wall_time_s / 60:.0f} min on the shared "
              f"2-core machine; loss {flat.loss:.3g}, {flat.accepted} points accepted. `{flat.command}`", "",
-             *_field_rows(flat, r.defaults), "", *_row_lines(flat), "",
+             *_field_rows(flat, r.defaults), "", *row_table(flat.rows), "",
              f"- Held-out error (the four cells not fitted, predicted at the fitted values): mean |sim − 002| "
              f"**{mean_cm:.2f} cm/s ({mean_rel:.0f} %)**; on the fitted cells "
              f"{100 * float(np.mean(fitted_err)):.2f} cm/s.",
@@ -269,7 +248,7 @@ def render(r: Results) -> str:
              "h = 1 ms), the ground μ, softness and gain scale fixed at fit 1's values; the face μ alone fitted. "
              f"{climb.trials} trials, {climb.wall_time_s / 60:.0f} min; loss {climb.loss:.3g}, {climb.accepted} "
              f"points accepted. `{climb.command}`", "",
-             *_field_rows(climb, r.defaults), "", *_row_lines(climb), "",
+             *_field_rows(climb, r.defaults), "", *row_table(climb.rows), "",
              f"- {len(agree)} of {len(climb.rows)} of 002's outcomes agree at the fitted face μ = {face.value:.2g} at "
              f"h and h/2; {stands} of {len(flat.rows) + len(climb.rows)} verdicts of both fits stand at h/2.",
              "", "### Where the fit differs from 002, and why", "", *_differences(r)]

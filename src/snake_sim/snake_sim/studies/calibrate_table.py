@@ -423,7 +423,8 @@ def result(calibration: TableCalibration, outcome_: TableOutcome) -> dict[str, A
                                   f"{100 * WHOLE_BOX:g} % of its box is {NOT_IDENTIFIABLE}"}
 
 
-def _observed_text(row: TableRow) -> str:
+def observed_text(row: TableRow) -> str:
+    """What the row observes, in words."""
     parts = []
     if row.speed:
         parts.append(f"{100 * row.speed.value:.2f} ± {100 * row.speed.sigma:.2f} cm/s")
@@ -446,6 +447,18 @@ def simulated_text(row: TableRow, sim: Simulated) -> str:
     return ", ".join(parts)
 
 
+def row_table(fits: Sequence[RowFit]) -> list[str]:
+    """The Markdown table of the rows: observed, fitted at h and at h/2, the verdict (inconclusive where they
+    differ)."""
+    lines = ["| row | fitted or held out | observed | at h | at h/2 | verdict |", "|---|---|---|---|---|---|"]
+    for f in fits:
+        h, half = f.verdicts
+        lines.append(f"| {f.row.name} | {'held out' if f.row.held_out else 'fitted'} | {observed_text(f.row)} | "
+                     f"{simulated_text(f.row, f.at_h)} | {simulated_text(f.row, f.at_half)} | "
+                     + (h if f.stands else f"*inconclusive* (h: {h}, h/2: {half})") + " |")
+    return lines
+
+
 def report(calibration: TableCalibration, outcome_: TableOutcome) -> str:
     """report.md's text."""
     lines = [f"# Calibration of {calibration.scenario} to {calibration.table}", "", f"`{calibration.command()}`", "",
@@ -459,12 +472,7 @@ def report(calibration: TableCalibration, outcome_: TableOutcome) -> str:
                      f"{'' if f.identifiable else NOT_IDENTIFIABLE} |")
     lines += ["", "Every row at the fitted values, at the scenario's step h and at h/2 (a verdict counts only where "
               f"it stands at both; *agrees*: each number within {AGREE:g} σ and the same outcome):", "",
-              "| row | fitted or held out | observed | at h | at h/2 | verdict |", "|---|---|---|---|---|---|"]
-    for f in outcome_.rows:
-        h, half = f.verdicts
-        lines.append(f"| {f.row.name} | {'held out' if f.row.held_out else 'fitted'} | {_observed_text(f.row)} | "
-                     f"{simulated_text(f.row, f.at_h)} | {simulated_text(f.row, f.at_half)} | "
-                     + (h if f.stands else f"inconclusive (h: {h}, h/2: {half})") + " |")
+              *row_table(outcome_.rows)]
     errors = held_out_errors(outcome_.rows)
     if errors:
         mean = float(np.mean([abs(e) for _, e, _ in errors]))
