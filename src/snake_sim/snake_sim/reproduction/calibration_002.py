@@ -218,6 +218,7 @@ def render(r: Results) -> str:
     face_flat, face = _value(flat, "world.side_friction"), _value(climb, "world.side_friction")
     stands = sum(f.stands for f in (*flat.rows, *climb.rows))
     agree = [f for f in climb.rows if f.stands and f.verdicts[0] == "agrees"]
+    short = sum(f.at_h.outcome == "did not reach" for f in climb.rows)
     lines = [f"## {TITLE}", "",
              "`snake-sim calibrate --table` (docs/studies.md) fits 002's unknowns in MuJoCo to 002's measured "
              f"outcomes: the ground μ, the boxes' face μ, the contact softness (solref's time constant) and the scale "
@@ -251,6 +252,11 @@ def render(r: Results) -> str:
              *_field_rows(climb, r.defaults), "", *row_table(climb.rows), "",
              f"- {len(agree)} of {len(climb.rows)} of 002's outcomes agree at the fitted face μ = {face.value:.2g} at "
              f"h and h/2; {stands} of {len(flat.rows) + len(climb.rows)} verdicts of both fits stand at h/2.",
+             "- Face μ from these outcomes: " + ("identifiable" if face.identifiable else f"**{NOT_IDENTIFIABLE}**")
+             + f" (accepted {face.spread[0]:.2g} … {face.spread[1]:.2g}); at the fitted values {short} of "
+             f"{len(climb.rows)} runs end before the head reaches the box (*did not reach*), where no face μ acts"
+             + ("." if face.identifiable else "; the calibrated scenario keeps the search's best face μ, which these "
+                "outcomes do not pin."),
              "", "### Where the fit differs from 002, and why", "", *_differences(r)]
     return "\n".join(lines) + "\n"
 
@@ -264,10 +270,11 @@ def _differences(r: Results) -> list[str]:
     def where(f: FittedField, shipped: float, what: str) -> str:
         inside = f.spread[0] <= shipped <= f.spread[1]
         return (f"- {what}: fitted {f.value:.3g} (accepted {f.spread[0]:.3g} … {f.spread[1]:.3g}) against "
-                f"{shipped:g} shipped: " + ("the shipped value is inside the accepted range, the table does not "
+                f"{shipped:g} shipped: " + (f"{NOT_IDENTIFIABLE}: any value in the box fits as well."
+                                            if not f.identifiable else
+                                            "the shipped value is inside the accepted range, the table does not "
                                             "tell them apart." if inside else
-                                            "the shipped value is outside the accepted range." if f.identifiable else
-                                            f"{NOT_IDENTIFIABLE}: any value in the box fits as well."))
+                                            "the shipped value is outside the accepted range."))
 
     return [where(mu, d["contact.friction"], "Ground μ (002 Table 5.1: μ_c = 0.6)"),
             where(tc, d["contact.solref.0"], "Contact softness, solref time constant [s] (MuJoCo's default; 002's "
