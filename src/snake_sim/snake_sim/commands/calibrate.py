@@ -1,12 +1,14 @@
 """``snake-sim calibrate SCENARIO (--bag PATH | --table FILE) --fit FIELD=LO:HI [--fit ...] [--log FIELD]...
-[--window S] [--trials N] [--seed N] [--set KEY=VALUE]... [--workers N | --scheduler ADDRESS] [--resume] --out DIR``.
+[--window S] [--trials N] [--seed N] [--restarts K] [--set KEY=VALUE]... [--workers N | --scheduler ADDRESS] [--resume]
+--out DIR``.
 
 Fits scenario fields to a recording (:mod:`snake_sim.studies.calibrate`): a CMA-ES search on Dask (the study in
-DIR/study.log, ``--resume`` continues it), a least-squares polish, intervals and identifiability. Writes
-DIR/result.yaml, DIR/fitted.yaml (``snake-sim run`` takes it), DIR/report.md, DIR/fit.png and the search's
-trials.csv, best.yaml, history.png and importance.png. With ``--table`` (a table of outcomes instead of a recording,
-:mod:`snake_sim.studies.calibrate_table`): the same search, an approximate posterior of the near-best trials instead of
-the polish and intervals, every row re-run at h and h/2; DIR/result.yaml, DIR/fitted.yaml, DIR/report.md.
+DIR/study.log, ``--resume`` continues it), least-squares polishes from its best distinct trials, profile
+intervals and identifiability. Writes DIR/result.yaml, DIR/fitted.yaml (``snake-sim run`` takes it), DIR/report.md,
+DIR/fit.png, DIR/loss.png, DIR/pairs.png and the search's trials.csv, best.yaml, history.png and importance.png. With
+``--table`` (a table of outcomes instead of a recording, :mod:`snake_sim.studies.calibrate_table`): the same search,
+an approximate posterior of the near-best trials instead of the polishes and intervals, every row re-run at h and
+h/2; DIR/result.yaml, DIR/fitted.yaml, DIR/report.md.
 """
 
 from __future__ import annotations
@@ -38,6 +40,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--trials", type=int, default=40, metavar="N", help="trials of the CMA-ES search (default 40)")
     p.add_argument("--seed", type=int, default=None, metavar="N",
                    help="seed of the search's random draws (default: new ones each run)")
+    p.add_argument("--restarts", type=int, default=3, metavar="K",
+                   help="with --bag: polish from the search's K best distinct trials, keep the best and say whether "
+                        "they agree (default 3)")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help="fix a scenario field in every run (repeatable)")
     add_cluster_arguments(p)
@@ -54,12 +59,12 @@ def run(args: argparse.Namespace) -> int:
     fits, sets = parse_fits(args.fit, args.log), tuple(args.overrides)
     if args.table is not None:
         calibration: Any = TableCalibration(args.scenario, args.table, fits, sets)
-        search, summary = calibrate_table, _table_summary
+        search, summary, extra = calibrate_table, _table_summary, {}
     else:
         calibration = Calibration(args.scenario, args.bag, fits, sets, args.window)
-        search, summary = calibrate, _bag_summary
+        search, summary, extra = calibrate, _bag_summary, {"restarts": args.restarts}
     outcome = search(calibration, args.out, args.trials, args.workers, args.scheduler, args.resume,
-                     progress=not args.quiet, seed=args.seed)
+                     progress=not args.quiet, seed=args.seed, **extra)
     print(f"{outcome.trials} trials in the search")
     if outcome.interrupted:
         print("interrupted: run the same command with --resume to continue")
@@ -77,11 +82,17 @@ def _bag_summary(outcome: Any) -> None:
     from snake_sim.studies.calibration_report import NOT_IDENTIFIABLE
 
     print(f"loss {outcome.loss_start:.4g} after the search, {outcome.loss:.4g} after the polish "
-          f"({outcome.evaluations} runs)")
+          f"({outcome.evaluations} runs after the search)")
     for f in outcome.fitted:
         interval = (f"95 % interval {f.interval[0]:.4g} … {f.interval[1]:.4g}" if f.interval
                     else f"{NOT_IDENTIFIABLE} (frozen)")
         print(f"{f.key} = {f.value:.6g}  {interval}")
+    restarts = outcome.fit.restarts
+    if len(restarts) > 1:
+        print(f"{len(restarts)} polishes from distinct trials: " + (
+            "they agree" if all(r.agrees for r in restarts) else
+            f"{sum(not r.agrees for r in restarts)} ended elsewhere (losses "
+            + ", ".join(f"{r.loss:.4g}" for r in restarts) + "); the least kept"))
 
 
 def _table_summary(outcome: Any) -> None:

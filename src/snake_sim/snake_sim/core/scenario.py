@@ -23,7 +23,7 @@ Numbers may be written as simple expressions of ``pi`` (``-2*pi/5``), in files a
 This module validates the common sections (model, robot.name, world, sim, outputs); each runner
 validates its own sections (gait, controller, contact, ...) before it simulates anything.
 To add a section, add its name to :data:`SECTIONS`; to add a model, register its runtime in
-:data:`snake_sim.core.models.MODELS` (a module satisfying :class:`snake_sim.core.models.ModelRuntime`).
+:func:`snake_sim.core.models.models` (a module satisfying :class:`snake_sim.core.models.ModelRuntime`).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ import yaml
 from snake_core import locator, yaml_files
 from snake_core.validation import ConfigError, choice, flag, get, number, positive, reject_unknown
 
-from .models import MODELS
+from .models import models
 
 #: The scenario ``make demo`` runs (config/scenarios/demo.yaml: tsc-stairs-3d with K_τ = 6 for 35 s).
 DEMO_SCENARIO = "demo"
@@ -214,7 +214,7 @@ def scenario_from_dict(data: Any, source: str, overrides: list[str] | tuple[str,
     _check_magnitudes(data, "", source)
     name = str(data.get("name") or Path(source).stem)
     data["name"] = name
-    data["model"] = choice(data.get("model", "vertical"), "model", tuple(MODELS), source)
+    data["model"] = choice(data.get("model", "vertical"), "model", tuple(models()), source)
 
     robot = get(data, "robot", "", source)
     if not isinstance(robot, dict):

@@ -53,7 +53,8 @@ from optuna.trial import TrialState
 from snake_core.validation import ConfigError, flag, integer, positive
 from snake_sim.core.scenario import list_scenarios, load_scenario
 from snake_sim.outputs.output_folder import write_text
-from snake_sim.studies.calibrate import check_out, to_unit
+from snake_sim.studies.calibrate import check_out
+from snake_sim.studies.calibration_fit import to_unit
 from snake_sim.studies.climb_3d import OUTCOMES, agrees, outcome
 from snake_sim.studies.grid import fields, require, run_cells
 from snake_sim.studies.optimise import STUDY, Problem, optimise
