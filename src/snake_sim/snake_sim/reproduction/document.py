@@ -9,6 +9,7 @@ from distributed import Client
 
 from snake_sim.reproduction import (
     SECTIONS,
+    calibration_002,
     claims,
     climb_3d,
     gain_scale,
@@ -40,7 +41,7 @@ ROS 2 Jazzy's `mujoco_vendor` builds, with its `implicitfast` integrator, in eve
 
 #: Each section's module (plain imports: the import graph sees them), by name; SECTIONS gives the order.
 MODULES: dict[str, ModuleType] = {m.__name__.rpartition(".")[2]: m for m in (
-    pedal_wave, rectilinear, pushing, stiffness, tsc_search, climb_3d, runs_002, gain_scale, rollover,
+    pedal_wave, rectilinear, pushing, stiffness, tsc_search, climb_3d, runs_002, gain_scale, rollover, calibration_002,
     manipulability_head_tracking, claims)}
 
 
