@@ -118,7 +118,7 @@ def test_a_sqlite3_recording_reads_as_its_mcap_twin(bag, tmp_path):
         for c, t, raw in reader.messages():
             writer.write(conns[c.id], t, raw)
     mcap, sqlite = read_recording(bag), read_recording(tmp_path / "sq")
-    for name in ("t", "alpha", "alpha_dot", "beta", "tail"):
+    for name in ("t", "alpha", "alpha_dot", "beta", "base"):
         np.testing.assert_array_equal(getattr(mcap, name), getattr(sqlite, name))
 
 
@@ -172,7 +172,7 @@ def test_a_calibration_resumes_only_with_resume(calibrated, tmp_path):
     (["--fit", "recording.alpha_offset.6=-0.1:0.1"], "the robot has joints 1 to 5"),
     (["--fit", "contact.friction=0.2:1", "--trials", "0"], "--trials = 0 is invalid"),
     (["--fit", "contact.friction=0.2:1", "--bag", "nowhere"], "not a rosbag2 folder"),
-    (["--fit", "contact.friction=0.2:1", "--scenario", "open-loop-flat-3d"], "fits the vertical model"),
+    (["--fit", "contact.friction=0.2:1", "--scenario", "pushing"], "restarts the engines vertical, mujoco"),
     (["--fit", "contact.friction=0.2:1", "--scheduler", "tcp://127.0.0.1:9"], "no Dask scheduler answered"),
 ])
 def test_bad_input_is_one_error_before_any_run(bag, tmp_path, capsys, monkeypatch, argv, message):

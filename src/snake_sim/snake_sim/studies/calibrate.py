@@ -36,24 +36,30 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import mujoco
 import numpy as np
 import yaml
 from rosbags.highlevel import AnyReader
 from rosbags.rosbag2 import ReaderError
 from rosbags.typesys import Stores, get_typestore
 from scipy.optimize import least_squares
-from scipy.spatial.transform import Rotation
+from scipy.spatial.transform import Rotation, Slerp
 from tqdm import tqdm
 
 from snake_core.interface import JOINT_STATES, TF, WORLD_FRAME, JointStateLayout, link_name
 from snake_core.validation import ConfigError, integer, positive
 from snake_core.vertical.kinematics import contact_points, initial_configuration
+from snake_sim.analysis.rollover import start_pose
 from snake_sim.core.runlog import RunLog
 from snake_sim.core.scenario import Scenario, load_scenario
+from snake_sim.engines.mujoco import model as mm
+from snake_sim.engines.mujoco import runtime as mujoco_runtime
+from snake_sim.engines.mujoco.runtime import MujocoSetup
 from snake_sim.engines.vertical.model import VerticalData, VerticalSetup, build
 from snake_sim.engines.vertical.runtime import simulate
 from snake_sim.studies.calibration_report import write_outputs
@@ -97,7 +103,9 @@ class Recording:
     alpha: np.ndarray  # (T, J) [rad]
     alpha_dot: np.ndarray  # (T, J) [rad/s] (NaN: unknown)
     beta: np.ndarray  # (T, J) [rad]
-    tail: np.ndarray | None  # (T, 3) tail tip x, z [m] and θ_1 [rad] from /tf (interpolated); None: no /tf
+    #: (T, 7) world → link_1 from /tf (interpolated): the tail tip's position [m] and link 1's orientation (quaternion
+    #: x, y, z, w); None: no /tf
+    base: np.ndarray | None
 
     @property
     def n_joints(self) -> int:
@@ -113,13 +121,12 @@ class Recording:
         return dataclasses.replace(self, alpha=alpha, beta=beta)
 
 
-def _tail_pose(msg: Any) -> tuple[int, tuple[float, float, float]] | None:
-    """(stamp [ns], (x, z, θ_1)) of world → link_1 in a TFMessage (θ about −y, the "xz" plane), or None."""
+def _base_pose(msg: Any) -> tuple[int, tuple[float, ...]] | None:
+    """(stamp [ns], (x, y, z, q_x, q_y, q_z, q_w)) of world → link_1 in a TFMessage, or None."""
     for tr in msg.transforms:
         if tr.header.frame_id == WORLD_FRAME and tr.child_frame_id == link_name(1):
             r, p, stamp = tr.transform.rotation, tr.transform.translation, tr.header.stamp
-            theta = -Rotation.from_quat([r.x, r.y, r.z, r.w]).as_rotvec()[1]
-            return stamp.sec * 1_000_000_000 + stamp.nanosec, (p.x, p.z, float(theta))
+            return stamp.sec * 1_000_000_000 + stamp.nanosec, (p.x, p.y, p.z, r.x, r.y, r.z, r.w)
     return None
 
 
@@ -129,16 +136,16 @@ def read_recording(path: Path) -> Recording:
     path = Path(path)
     if not (path / "metadata.yaml").is_file():
         raise ConfigError("--bag", str(path), "not a rosbag2 folder (no metadata.yaml)")
-    stamps, rows, tails = [], [], {}
+    stamps, rows, bases = [], [], {}
     try:
         with AnyReader([path], default_typestore=get_typestore(Stores.ROS2_JAZZY)) as reader:
             wanted = [c for c in reader.connections if c.topic in (JOINT_STATES, TF)]
             for conn, _, raw in reader.messages(connections=wanted):
                 msg = reader.deserialize(raw, conn.msgtype)
                 if conn.topic == TF:
-                    pose = _tail_pose(msg)
+                    pose = _base_pose(msg)
                     if pose is not None:
-                        tails[pose[0]] = pose[1]
+                        bases[pose[0]] = pose[1]
                     continue
                 stamps.append(msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec)
                 rows.append((list(msg.name), msg.position, msg.velocity, msg.effort))
@@ -157,31 +164,78 @@ def read_recording(path: Path) -> Recording:
     keep = np.concatenate([[True], np.diff(t_ns) > 0])  # one sample per stamp
     order, t_ns = order[keep], t_ns[keep]
     stack = {k: np.array([getattr(readings[i], k) for i in order]) for k in ("alpha", "alpha_dot", "beta")}
-    tail = None
-    if len(tails) >= 2:  # the tail pose at the joint states' stamps (its own where they share them)
-        stamped = np.array(sorted(tails))
-        poses = np.array([tails[s] for s in stamped])
-        poses[:, 2] = np.unwrap(poses[:, 2])
-        tail = np.stack([np.interp(t_ns, stamped, poses[:, k]) for k in range(3)], axis=1)
-    return Recording((t_ns - t_ns[0]) * 1e-9, stack["alpha"], stack["alpha_dot"], stack["beta"], tail)
+    base = None
+    if len(bases) >= 2:  # the base pose at the joint states' stamps (its own where they share them): position
+        stamped = np.array(sorted(bases))  # linear, orientation spherical-linear (scipy's Slerp) between /tf's stamps
+        poses = np.array([bases[s] for s in stamped])
+        at = np.clip(t_ns, stamped[0], stamped[-1])
+        base = np.concatenate([np.stack([np.interp(at, stamped, poses[:, k]) for k in range(3)], axis=1),
+                               Slerp(stamped, Rotation.from_quat(poses[:, 3:]))(at).as_quat()], axis=1)
+    return Recording((t_ns - t_ns[0]) * 1e-9, stack["alpha"], stack["alpha_dot"], stack["beta"], base)
 
 
 def recorded_states(setup: VerticalSetup, rec: Recording) -> tuple[np.ndarray, np.ndarray]:
-    """(q, q̇) (T, 2N + 1) of the vertical model at every recorded sample: α, β and the tail tip's pose (the set-up's
-    start pose, body straight, where the recording has none); α̇ recorded where known, every other rate by central
-    differences."""
+    """(q, q̇) (T, 2N + 1) of the vertical model at every recorded sample: α, β and the tail tip's pose in the x–z
+    plane, x, z and θ_1 about −y (the set-up's start pose, body straight, where the recording has none); α̇ recorded
+    where known, every other rate by central differences."""
     model = setup.model
-    if rec.tail is None:
+    if rec.base is None:
         x, z = contact_points(model, setup.q0)
         tail = np.tile([x[model.n_links], z[model.n_links], 0.0], (len(rec.t), 1))  # the tail tip: candidate N
     else:
-        tail = rec.tail
+        theta = np.unwrap(-Rotation.from_quat(rec.base[:, 3:]).as_rotvec()[:, 1])
+        tail = np.stack([rec.base[:, 0], rec.base[:, 2], theta], axis=1)
     q = np.array([initial_configuration(model, tx, tz, a, th1 - a.sum(), b)  # θ_N = θ_1 − Σα_j (α_j = θ_j − θ_j+1)
                   for (tx, tz, th1), a, b in zip(tail, rec.alpha, rec.beta, strict=True)])
     v = np.gradient(q, rec.t, axis=0)
     known = np.isfinite(rec.alpha_dot)
     v[:, model.i_alpha] = np.where(known, rec.alpha_dot, v[:, model.i_alpha])
     return q, v
+
+
+def recorded_states_3d(setup: MujocoSetup, rec: Recording) -> tuple[np.ndarray, np.ndarray]:
+    """(qpos, qvel) of the MuJoCo model at every recorded sample: α, β and link 1's 6-DoF pose (the scenario's start
+    pose, body straight, where the recording has none); α̇ recorded where known, every other rate by central
+    differences of the poses (MuJoCo's ``mj_differentiatePos``: the base's angular rate from its quaternions)."""
+    model = setup.model
+    if rec.base is None:
+        tip, roll, _ = start_pose(setup.robot, model.world.ground_height, setup.start_x, setup.perturbation)
+        origins = np.tile(tip, (len(rec.t), 1))
+        rotations = np.tile(Rotation.from_rotvec([roll, 0.0, 0.0]).as_matrix(), (len(rec.t), 1, 1))
+    else:
+        origins, rotations = rec.base[:, :3], Rotation.from_quat(rec.base[:, 3:]).as_matrix()
+    q = np.array([mm.qpos_from_poses(model, o, r, a, b)
+                  for o, r, a, b in zip(origins, rotations, rec.alpha, rec.beta, strict=True)])
+    v = np.zeros((len(q), model.mj.nv))
+    for i in range(len(q)):  # central differences inside, one-sided at the ends (as np.gradient)
+        lo, hi = max(i - 1, 0), min(i + 1, len(q) - 1)
+        mujoco.mj_differentiatePos(model.mj, v[i], float(rec.t[hi] - rec.t[lo]), q[lo], q[hi])
+    known = np.isfinite(rec.alpha_dot)  # α̇ = β̇ + (α̇ − β̇): the spring's rate takes the recorded α̇
+    v[:, model.spring_dof] = np.where(known, rec.alpha_dot - v[:, model.motor_dof], v[:, model.spring_dof])
+    return q, v
+
+
+def _vertical_window(setup: VerticalSetup, duration: float, q: np.ndarray, v: np.ndarray, t0: float) -> RunLog:
+    return simulate(setup, duration, start=VerticalData(q.copy(), v.copy(), np.zeros(setup.model.n_joints)), t0=t0)
+
+
+def _mujoco_window(setup: MujocoSetup, duration: float, q: np.ndarray, v: np.ndarray, t0: float) -> RunLog:
+    return mujoco_runtime.simulate(setup, duration, start=mm.state_data(setup.model, q, v), t0=t0)
+
+
+@dataclass(frozen=True)
+class Restarts:
+    """How the windows of an engine restart from a recording: its set-up from a scenario, its state (q, q̇) at every
+    recorded sample, and a window's run (set-up, duration [s], q, q̇, the gait's time at its start [s])."""
+
+    build: Callable[[Scenario], Any]
+    states: Callable[[Any, Recording], tuple[np.ndarray, np.ndarray]]
+    window: Callable[[Any, float, np.ndarray, np.ndarray, float], RunLog]
+
+
+#: The engines calibrate restarts, by a scenario's ``model``.
+ENGINES = {"vertical": Restarts(build, recorded_states, _vertical_window),
+           "mujoco": Restarts(mujoco_runtime.build, recorded_states_3d, _mujoco_window)}
 
 
 @dataclass(frozen=True)
@@ -206,11 +260,10 @@ class WindowLoss:
     def simulate(self, scenario: Scenario, rec: Recording, delay: float = 0.0) -> list[RunLog]:
         """Every window's run from the state of ``rec`` (the recording, corrected) at its start, the recording
         ``delay`` behind the gait's clock."""
-        setup = build(scenario)
-        q, v = recorded_states(setup, rec)
-        return [simulate(setup, self.window, start=VerticalData(q[i].copy(), v[i].copy(),
-                                                                 np.zeros(setup.model.n_joints)),
-                         t0=float(rec.t[i]) - delay) for i in self.starts()]
+        engine = ENGINES[scenario.model]
+        setup = engine.build(scenario)
+        q, v = engine.states(setup, rec)
+        return [engine.window(setup, self.window, q[i], v[i], float(rec.t[i]) - delay) for i in self.starts()]
 
     def residuals(self, logs: list[RunLog], log_period: float, rec: Recording, delay: float = 0.0) -> np.ndarray:
         """r of the windows' runs against ``rec`` (module docstring; scaled by the recording's own RMS); the samples a
@@ -385,13 +438,14 @@ def calibrate(calibration: Calibration, out: Path, trials: int, workers: int | N
     positive(calibration.window, "--window")
     check_out(calibration, out, resume)
     base = load_scenario(calibration.scenario, calibration.sets)
-    if base.model != "vertical":
-        raise ConfigError("scenario", base.name, f"calibrate fits the vertical model (002); this one is {base.model}")
+    if base.model not in ENGINES:
+        raise ConfigError("scenario", base.name, f"calibrate restarts the engines {', '.join(ENGINES)}; this one is "
+                          f"{base.model}")
     rec = read_recording(calibration.bag)
     loss = WindowLoss(rec, calibration.window)
     if not loss.starts():
         raise ConfigError("--window", calibration.window, f"longer than the recording ({rec.t[-1]:.3g} s)")
-    n_joints = build(base).model.n_joints
+    n_joints = ENGINES[base.model].build(base).robot.n_joints
     if n_joints != rec.n_joints:
         raise ConfigError("--bag", str(calibration.bag), f"records {rec.n_joints} joints; {base.name}'s robot has "
                           f"{n_joints}")

@@ -14,11 +14,11 @@ runs each, and returns the B logs, equal to the one-by-one logs bit for bit (a r
 What may differ between the runs of a batch: any value that keeps the shapes, e.g. gait parameters, controller
 gains, ``contact.*``, ``robot.sea_stiffness`` and ``robot.rotor_inertia_model``, ``world.start_x`` and
 ``world.side_friction``. What may not (:func:`check_batch` refuses with a ConfigError naming the field): the
-robot's shape and actuator, the world's box count, ``sim.time_step``, ``sim.control_rate``, ``sim.log_rate``,
-``sim.duration``, ``controller.mode``; nor is there a ``tick_hook`` (run such runs with ``simulate``). Callers
-with mixed runs split them first: runs of equal :func:`batch_key` (a function of the scenario, stricter than
-:func:`check_batch`: same robot and world file) always share a batch; the sweep engine groups by it
-(``snake-sim sweep --batch N``).
+robot's shape and actuator (``robot.motor_kp`` too), the world's box count, ``sim.time_step``, ``sim.control_rate``,
+``sim.log_rate``, ``sim.duration``, ``controller.mode``; nor is there a ``tick_hook`` (run such runs with
+``simulate``). Callers with mixed runs split them first: runs of equal :func:`batch_key` (a function of the
+scenario, stricter than :func:`check_batch`: same robot and world file) always share a batch; the sweep engine
+groups by it (``snake-sim sweep --batch N``).
 
 Gain: the Python work of a control period's physics (argument passing) is paid once for the batch, the compiled
 physics and each run's control (its tick: controllers, gait, sample) once per run. Since a run alone also steps a
@@ -46,11 +46,13 @@ from .plant import BatchedPlant
 
 
 def batch_key(scenario: Scenario) -> Hashable:
-    """Scenarios with equal keys can share a batch: same model, robot and world file, time step, control and
-    log rates, duration and controller mode (the values of everything else may differ)."""
+    """Scenarios with equal keys can share a batch: same model, robot and world file, motor K_p
+    (``robot.motor_kp``), time step, control and log rates, duration and controller mode (the values of everything
+    else may differ)."""
     sim = scenario.data["sim"]
-    return (scenario.model, scenario.robot_name, scenario.world_file, sim["time_step"], sim["control_rate"],
-            sim["log_rate"], sim["duration"], scenario.section("controller").get("mode", "position"))
+    return (scenario.model, scenario.robot_name, scenario.section("robot").get("motor_kp"), scenario.world_file,
+            sim["time_step"], sim["control_rate"], sim["log_rate"], sim["duration"],
+            scenario.section("controller").get("mode", "position"))
 
 
 def _shape(setup: VerticalSetup) -> dict[str, object]:

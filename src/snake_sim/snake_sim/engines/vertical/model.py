@@ -31,7 +31,7 @@ from ...core.world import World, load_world
 from .plant import VerticalPlant
 from .terrain import terrain_from_world
 
-ROBOT_FIELDS = ("name", "rotor_inertia_model", "sea_stiffness")
+ROBOT_FIELDS = ("name", "rotor_inertia_model", "sea_stiffness", "motor_kp")
 
 WORLD_FIELDS = ("file", "start_x", "side_friction")
 
@@ -115,6 +115,8 @@ def _robot(section: dict, source: str) -> RobotParams:
     if "sea_stiffness" in section:  # e.g. near-rigid joints for comparisons
         k = positive(section["sea_stiffness"], "robot.sea_stiffness", source)
         robot = dataclasses.replace(robot, sea=dataclasses.replace(robot.sea, stiffness=(k,) * robot.n_joints))
+    if "motor_kp" in section:  # the motor PD's K_p of (4.39), e.g. a calibrated one
+        robot = robot.with_motor_kp(section["motor_kp"], source)
     return robot
 
 
