@@ -3,6 +3,8 @@ model stepped once per firmware tick. In a module of its own so that only that m
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from snake_sim.core.scenario import load_scenario
@@ -15,10 +17,12 @@ class BodyPlant:
     """The whole snake behind the modules: the embedded simulator's vertical-plane model (002 (4.35),
     contacts with the world, gravity), stepped once per firmware tick. Its motor-side PD is 002 (4.39)
     with the robot file's gains (the firmware's CONFIG gains, integral term and stall limit are not
-    used in this mode); a disabled module is free (β_d = β, β̇_d = β̇: U = 0)."""
+    used in this mode); a disabled module is free (β_d = β, β̇_d = β̇: U = 0). ``overrides`` (``KEY=VALUE``, as
+    ``snake-sim run --set``) change the body's scenario fields, validated as a scenario's (e.g. ``contact.friction``,
+    ``robot.motor_kp``, ``robot.sea_stiffness``: a body that is not the robot file's, for calibration tests)."""
 
-    def __init__(self, robot_name: str, world: str = "flat"):
-        setup = build(load_scenario("pedal-wave", [f"robot.name={robot_name}", f"world.file={world}"]))
+    def __init__(self, robot_name: str, world: str = "flat", overrides: Sequence[str] = ()):
+        setup = build(load_scenario("pedal-wave", [f"robot.name={robot_name}", f"world.file={world}", *overrides]))
         self.plant, self.model = setup.plant, setup.model
         self.q, self.v = setup.q0.copy(), np.zeros_like(setup.q0)
 

@@ -48,12 +48,14 @@ from rosbags.highlevel import AnyReader
 from rosbags.rosbag2 import ReaderError
 from rosbags.typesys import Stores, get_typestore
 from scipy.optimize import least_squares
+from scipy.spatial import ConvexHull, QhullError
 from scipy.spatial.transform import Rotation, Slerp
 from tqdm import tqdm
 
 from snake_core.interface import JOINT_STATES, TF, WORLD_FRAME, JointStateLayout, link_name
 from snake_core.validation import ConfigError, integer, positive
-from snake_core.vertical.kinematics import contact_points, initial_configuration
+from snake_core.vertical import VerticalModel
+from snake_core.vertical.kinematics import contact_points, initial_configuration, link_positions
 from snake_sim.analysis.rollover import start_pose
 from snake_sim.core.runlog import RunLog
 from snake_sim.core.scenario import Scenario, load_scenario
@@ -174,14 +176,39 @@ def read_recording(path: Path) -> Recording:
     return Recording((t_ns - t_ns[0]) * 1e-9, stack["alpha"], stack["alpha_dot"], stack["beta"], base)
 
 
+def resting_tilt(model: VerticalModel, alpha: np.ndarray, beta: np.ndarray) -> tuple[float, float]:
+    """(θ_1 [rad], height of the tail tip above the lowest contact candidate [m]) of the body of joint angles α, β
+    resting on flat ground: turned about the tail tip so that the edge of its contact candidates' convex hull below
+    its centre of mass (the links' mean) lies flat and carries it."""
+    q = initial_configuration(model, 0.0, 0.0, alpha, -float(np.sum(alpha)), beta)  # θ_1 = 0
+    points = np.stack(contact_points(model, q), axis=1)
+    com = np.stack(link_positions(model, q), axis=1).mean(axis=0)
+    try:
+        hull = ConvexHull(points).vertices  # counter-clockwise in (x, z)
+    except QhullError:  # all on a line: the body straight
+        return 0.0, float(-points[:, 1].min())
+    best = None
+    for a, b in zip(hull, np.roll(hull, -1), strict=True):
+        d = points[b] - points[a]
+        if 0.0 <= float((com - points[a]) @ d) / float(d @ d) <= 1.0:  # the centre of mass over this edge
+            psi = math.remainder(-0.5 * math.pi - math.atan2(-d[0], d[1]), 2.0 * math.pi)  # outward normal → −z
+            if best is None or abs(psi) < abs(best):
+                best = psi
+    psi = 0.0 if best is None else best
+    c, s = math.cos(psi), math.sin(psi)
+    return psi, float(-(points[:, 0] * s + points[:, 1] * c).min())
+
+
 def recorded_states(setup: VerticalSetup, rec: Recording) -> tuple[np.ndarray, np.ndarray]:
     """(q, q̇) (T, 2N + 1) of the vertical model at every recorded sample: α, β and the tail tip's pose in the x–z
-    plane, x, z and θ_1 about −y (the set-up's start pose, body straight, where the recording has none); α̇ recorded
-    where known, every other rate by central differences."""
+    plane, x, z and θ_1 about −y (where the recording has none: at the set-up's start x, the body resting on flat
+    ground at its start height, :func:`resting_tilt`); α̇ recorded where known, every other rate by central
+    differences."""
     model = setup.model
     if rec.base is None:
         x, z = contact_points(model, setup.q0)
-        tail = np.tile([x[model.n_links], z[model.n_links], 0.0], (len(rec.t), 1))  # the tail tip: candidate N
+        rest = np.array([resting_tilt(model, a, b) for a, b in zip(rec.alpha, rec.beta, strict=True)])
+        tail = np.stack([np.full(len(rec.t), x[model.n_links]), z.min() + rest[:, 1], rest[:, 0]], axis=1)
     else:
         theta = np.unwrap(-Rotation.from_quat(rec.base[:, 3:]).as_rotvec()[:, 1])
         tail = np.stack([rec.base[:, 0], rec.base[:, 2], theta], axis=1)
