@@ -232,9 +232,10 @@ def _collect(bus: can.BusABC, timeout: float, take: Callable[[p.Frame], None], d
 
 def emulate(robot: RobotParams, bus_factory: Callable[[], can.BusABC], duration: float, drop: float,
             out: TextIO, clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep,
-            world: str | None = None, modules: Sequence[int] | None = None) -> int:
+            world: str | None = None, modules: Sequence[int] | None = None, body_sets: Sequence[str] = ()) -> int:
     """Run one emulated module per joint (or per id of ``modules``) in real time until ``duration`` (0: until
-    interrupted); with ``world``, all on the embedded simulator's whole-body model on that world."""
+    interrupted); with ``world``, all on the embedded simulator's whole-body model on that world, its scenario
+    fields changed by ``body_sets`` (KEY=VALUE)."""
     from .emulator import TICK, EmulatedRobot  # compiled (numba): only the commands that emulate load it
 
     switches = FaultSwitches(drop_rate=drop)
@@ -242,7 +243,9 @@ def emulate(robot: RobotParams, bus_factory: Callable[[], can.BusABC], duration:
     if world:
         from .body_plant import BodyPlant  # the embedded simulator: only this mode pays its start-up
 
-        body = BodyPlant(robot.name, world)
+        body = BodyPlant(robot.name, world, body_sets)
+    elif body_sets:
+        raise ConfigError("--body-set", list(body_sets), "needs --body WORLD (a simulated body)")
     emu = EmulatedRobot(robot, lambda: FaultyBus(bus_factory(), switches) if drop > 0 else bus_factory(), body=body,
                         nodes=modules)
     print(f"emulating {robot.name}: modules {', '.join(str(m.model.node) for m in emu.modules)}"
@@ -400,6 +403,9 @@ def build_parser() -> argparse.ArgumentParser:
     emu.add_argument("--body", metavar="WORLD", default=None,
                      help="back the modules with the embedded simulator's whole-body model on worlds/WORLD.sdf "
                           "(e.g. flat, stairs) instead of one 1-DoF link per module")
+    emu.add_argument("--body-set", dest="body_sets", action="append", default=[], metavar="KEY=VALUE",
+                     help="a scenario field of the simulated body, as snake-sim run --set (e.g. contact.friction=0.9, "
+                          "robot.motor_kp=40; repeatable)")
     sub.add_parser("bench", help="bus load of every profile at 100..1000 Hz for 5 and 10 joints")
     return parser
 
@@ -415,7 +421,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
         fd = p.PROFILES[robot.can_profile].fd
         if args.command == "emulate":
             return emulate(robot, lambda: open_bus(args.interface, args.channel, fd=fd), args.duration, args.drop,
-                           out, world=args.body, modules=args.modules)
+                           out, world=args.body, modules=args.modules, body_sets=args.body_sets)
         bus = open_bus(args.interface, args.channel, fd=fd)
     except (ConfigError, OSError, can.CanError) as exc:
         print(f"snake-can {args.command}: error: {exc}", file=sys.stderr)
