@@ -1,14 +1,15 @@
 """A recording made through the CAN bridge calibrates the vertical model: the emulated modules on the simulated body
 (at values away from the robot file's), driven by the suite's gait and SEA controllers through the bridge's command
-(as ros2_control's topic hardware writes it), the joint states the bridge publishes written to a rosbag2 with the
-suite's writer, read back by ``snake-sim calibrate``'s reader, and the values recovered."""
+(as ros2_control's topic hardware writes it), the joint states the bridge publishes on its topic written to a rosbag2
+with the suite's writer, read back by ``snake-sim calibrate``'s reader, and the values recovered; /joint_states as
+ros2_control's joint_state_broadcaster republishes them (the URDF's joints) reads the same."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from snake_core.interface import JointStateLayout
+from snake_core.interface import CAN_BRIDGE_JOINT_STATES, JOINT_STATES, JointStateLayout, motor_names, spring_names
 from snake_core.validation import ConfigError
 from snake_hardware.body_plant import BodyPlant
 from snake_hardware.bridge import CanBridge
@@ -46,7 +47,8 @@ SEED = 1
 def record_through_the_bridge(rig, path, truth: dict[str, float]):
     """Drive the emulated modules on a body at ``truth`` with pedal-wave's gait and SEA controllers through the
     bridge: every cycle the bridge's joint states in, the controllers' β_d, β̇_d out by ``motor_j`` name; the
-    joint states from LEAD_S on written to ``path``. Returns the bag and the bridge's joint states."""
+    joint states from LEAD_S on written to ``path`` on the bridge's topic. Returns the bag and the bridge's joint
+    states."""
     r = rig(rate=RATE, body=BodyPlant("koopaee6", overrides=[f"{k}={v}" for k, v in truth.items()]))
     bridge = CanBridge(r.driver)
     r.start()
@@ -68,7 +70,7 @@ def record_through_the_bridge(rig, path, truth: dict[str, float]):
     assert not r.driver.faults
     t = np.array([t for t, _ in rows])
     fields = (np.array([getattr(js, f) for _, js in rows]) for f in ("position", "velocity", "effort"))
-    return write_joint_states(path, t, rows[0][1].name, *fields), rows
+    return write_joint_states(path, t, rows[0][1].name, *fields, topic=CAN_BRIDGE_JOINT_STATES), rows
 
 
 @pytest.fixture
@@ -90,6 +92,24 @@ def test_a_bag_of_the_bridges_joint_states_reads_as_the_bridge_published_them(re
     np.testing.assert_array_equal(rec.alpha_dot, [np.asarray(js.velocity)[[names.index(f"joint_{j}")
                                                                           for j in range(1, 6)]] for _, js in rows])
     assert rec.base is None  # no /tf: the body's pose is estimated from its joint angles
+
+
+@pytest.mark.parametrize("profile", ["classic"])
+def test_joint_states_of_the_urdfs_joints_alone_read_as_the_bridges(recorded, tmp_path):
+    """On the robot, /joint_states is joint_state_broadcaster's: motor_j (β, β̇) and spring_j (α − β, α̇ − β̇) only,
+    the joints of the URDF's ros2_control block; α = β + (α − β) reads as the bridge's own α."""
+    bag, rows = recorded
+    names = rows[0][1].name
+    urdf = motor_names(5) + spring_names(5)
+    columns = [names.index(n) for n in urdf]
+    fields = (np.array([np.asarray(getattr(js, f))[columns] for _, js in rows]) for f in ("position", "velocity",
+                                                                                         "effort"))
+    broadcast = write_joint_states(tmp_path / "broadcast", np.array([t for t, _ in rows]), urdf, *fields,
+                                   topic=JOINT_STATES)
+    bridge, robot = read_recording(bag), read_recording(broadcast)
+    np.testing.assert_array_equal(robot.beta, bridge.beta)
+    np.testing.assert_allclose(robot.alpha, bridge.alpha, atol=1e-12)
+    np.testing.assert_allclose(robot.alpha_dot, bridge.alpha_dot, atol=1e-12)
 
 
 @pytest.mark.parametrize("profile", ["classic"])

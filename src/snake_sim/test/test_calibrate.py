@@ -225,7 +225,7 @@ def test_a_recording_without_motor_angles_is_refused(tmp_path):
             msg = t["sensor_msgs/msg/JointState"](header=header, name=["joint_1"], position=np.array([0.1]),
                                                   velocity=np.array([0.0]), effort=np.array([0.0]))
             writer.write(conn, k * 1_000_000_000, bytes(store.serialize_cdr(msg, "sensor_msgs/msg/JointState")))
-    with pytest.raises(ConfigError, match=r"needs joint_j \(α\) and motor_j \(β\)"):
+    with pytest.raises(ConfigError, match=r"needs α and β of every joint: joint_j and motor_j"):
         read_recording(tmp_path / "rigid")
 
 

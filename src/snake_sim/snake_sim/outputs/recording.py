@@ -55,6 +55,7 @@ from tqdm import tqdm
 
 from snake_core import interface
 from snake_core.interface import (
+    CAN_BRIDGE_JOINT_STATES,
     CLOCK,
     DIAGNOSTICS,
     ELLIPSE_MARKER_COLOR,
@@ -110,6 +111,7 @@ LATCHED = rosbags_qos(interface.LATCHED_QOS)
 TOPIC_TYPES = {
     CLOCK: "rosgraph_msgs/msg/Clock",
     JOINT_STATES: "sensor_msgs/msg/JointState",
+    CAN_BRIDGE_JOINT_STATES: "sensor_msgs/msg/JointState",
     TF: "tf2_msgs/msg/TFMessage",
     TF_STATIC: "tf2_msgs/msg/TFMessage",
     GAIT_REFERENCE: "sensor_msgs/msg/JointState",
@@ -434,15 +436,16 @@ def write_rosbag(log: RunLog, path: str | Path, progress: bool = False) -> Path:
 
 
 def write_joint_states(path: str | Path, t: np.ndarray, names: list[str], position: np.ndarray, velocity: np.ndarray,
-                       effort: np.ndarray) -> Path:
-    """Write /joint_states alone as a rosbag2/MCAP folder at ``path``, one message per row of ``position``,
-    ``velocity``, ``effort`` (T, len(names)) at the times ``t`` (T,) [s] (bag time and header stamp), e.g. what a
-    robot's CAN bridge published; replaces a previous recording there as :func:`write_rosbag`."""
+                       effort: np.ndarray, topic: str = JOINT_STATES) -> Path:
+    """Write JointState messages alone on ``topic`` (/joint_states, or the CAN bridge's) as a rosbag2/MCAP folder at
+    ``path``, one per row of ``position``, ``velocity``, ``effort`` (T, len(names)) at the times ``t`` (T,) [s] (bag
+    time and header stamp), e.g. what a robot's CAN bridge published; replaces a previous recording there as
+    :func:`write_rosbag`."""
     path = Path(path)
     _check_folder(path)
     t_ns = _sample_times_ns(t)
     with whole(path) as target, Writer(target, version=BAG_VERSION, storage_plugin=StoragePlugin.MCAP) as writer:
         bag = _Bag(writer)
         for k, tk in enumerate(t_ns.tolist()):
-            bag.write(JOINT_STATES, tk, bag.joint_state(tk, names, position[k], velocity[k], effort[k]))
+            bag.write(topic, tk, bag.joint_state(tk, names, position[k], velocity[k], effort[k]))
     return path

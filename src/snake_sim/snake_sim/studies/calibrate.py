@@ -52,7 +52,7 @@ from scipy.spatial import ConvexHull, QhullError
 from scipy.spatial.transform import Rotation, Slerp
 from tqdm import tqdm
 
-from snake_core.interface import JOINT_STATES, TF, WORLD_FRAME, JointStateLayout, link_name
+from snake_core.interface import CAN_BRIDGE_JOINT_STATES, JOINT_STATES, TF, WORLD_FRAME, JointStateLayout, link_name
 from snake_core.validation import ConfigError, integer, positive
 from snake_core.vertical import VerticalModel
 from snake_core.vertical.kinematics import contact_points, initial_configuration, link_positions
@@ -133,15 +133,20 @@ def _base_pose(msg: Any) -> tuple[int, tuple[float, ...]] | None:
 
 
 def read_recording(path: Path) -> Recording:
-    """/joint_states (and /tf's tail pose) of the rosbag2 folder ``path``; ConfigError if it is not one or lacks α and
-    β of every joint."""
+    """The joint states (and /tf's base pose) of the rosbag2 folder ``path``; ConfigError if it is not one or lacks α
+    and β of every joint. The joint states are the CAN bridge's own topic where the bag has it (the suite's layout),
+    else /joint_states: the suite's layout (``joint_j`` α, α̇; ``motor_j`` β) as the simulators write it, or the
+    URDF's joints alone (``motor_j`` β, β̇; ``spring_j`` α − β, α̇ − β̇) as ros2_control's joint_state_broadcaster
+    publishes them on the robot."""
     path = Path(path)
     if not (path / "metadata.yaml").is_file():
         raise ConfigError("--bag", str(path), "not a rosbag2 folder (no metadata.yaml)")
-    stamps, rows, bases = [], [], {}
+    rows: dict[str, list[tuple[int, tuple[list[str], Any, Any, Any]]]] = {CAN_BRIDGE_JOINT_STATES: [],
+                                                                          JOINT_STATES: []}
+    bases = {}
     try:
         with AnyReader([path], default_typestore=get_typestore(Stores.ROS2_JAZZY)) as reader:
-            wanted = [c for c in reader.connections if c.topic in (JOINT_STATES, TF)]
+            wanted = [c for c in reader.connections if c.topic in (*rows, TF)]
             for conn, _, raw in reader.messages(connections=wanted):
                 msg = reader.deserialize(raw, conn.msgtype)
                 if conn.topic == TF:
@@ -149,18 +154,23 @@ def read_recording(path: Path) -> Recording:
                     if pose is not None:
                         bases[pose[0]] = pose[1]
                     continue
-                stamps.append(msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec)
-                rows.append((list(msg.name), msg.position, msg.velocity, msg.effort))
+                rows[conn.topic].append((msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec,
+                                         (list(msg.name), msg.position, msg.velocity, msg.effort)))
     except (ReaderError, OSError, KeyError, ValueError) as exc:
         raise ConfigError("--bag", str(path), f"cannot read the recording ({exc})") from None
-    if len(rows) < 2:
-        raise ConfigError("--bag", str(path), f"needs {JOINT_STATES} messages (it has {len(rows)})")
-    n = sum(name.startswith("joint_") for name in rows[0][0])
+    topic = CAN_BRIDGE_JOINT_STATES if len(rows[CAN_BRIDGE_JOINT_STATES]) >= 2 else JOINT_STATES
+    if len(rows[topic]) < 2:
+        raise ConfigError("--bag", str(path), f"needs {JOINT_STATES} or {CAN_BRIDGE_JOINT_STATES} messages (it has "
+                          f"{len(rows[topic])})")
+    stamps = [stamp for stamp, _ in rows[topic]]
+    n = sum(name.startswith("motor_") for name in rows[topic][0][1][0])
     layout = JointStateLayout(n, sea=True)
-    readings = [layout.read(*row) for row in rows]
+    # α, α̇ from spring_j where joint_j is missing: α = β + (α − β); τ is not read (any stiffness)
+    readings = [layout.read(*row, stiffness=np.ones(n)) for _, row in rows[topic]]
     if n == 0 or not all(r.found.all() and r.motor.all() for r in readings):
-        raise ConfigError("--bag", str(path), f"every {JOINT_STATES} message needs joint_j (α) and motor_j (β) of "
-                          "every joint, as the suite's simulators and bring-up write them")
+        raise ConfigError("--bag", str(path), f"every {topic} message needs α and β of every joint: joint_j and "
+                          "motor_j, as the suite's simulators and the CAN bridge write them, or motor_j and spring_j, "
+                          "as ros2_control's joint_state_broadcaster publishes them")
     order = np.argsort(stamps, kind="stable")
     t_ns = np.asarray(stamps, dtype=np.int64)[order]
     keep = np.concatenate([[True], np.diff(t_ns) > 0])  # one sample per stamp
