@@ -1,15 +1,16 @@
-"""Calibration of a scenario's unknowns to a recording (``snake-sim calibrate``): the vertical model (002) fitted to a
-rosbag2 of /joint_states.
+"""Calibration of a scenario's unknowns to a recording (``snake-sim calibrate``): the vertical model (002) or the 3-D
+model on MuJoCo fitted to a rosbag2 of the joint states.
 
-The recording (:func:`read_recording`): a rosbag2 folder (MCAP or sqlite3, read with ``rosbags``) with
-/joint_states as the suite's simulators and robot bring-up write it (snake_core.interface.JointStateLayout:
-``joint_j`` α_j, α̇_j; ``motor_j`` β_j) and, where the bag has it, /tf's world → link_1 (the tail tip's pose,
-interpolated to the joint states' stamps).
+The recording (:func:`read_recording`): a rosbag2 folder (MCAP or sqlite3, read with ``rosbags``) with the joint
+states (the CAN bridge's topic, or /joint_states: snake_core.interface.JointStateLayout, ``joint_j`` α_j, α̇_j;
+``motor_j`` β_j, or the URDF's ``motor_j`` and ``spring_j`` alone) and, where the bag has it, /tf's world → link_1
+(the tail tip's 6-DoF pose, interpolated to the joint states' stamps).
 
 The loss (:class:`WindowLoss`): the recording is cut into K windows of ``window`` seconds; each is simulated from the
 recording's state at its start — α, β from the bag, α̇ from the bag, β̇ and the body's rates by central differences,
-the tail tip's pose from /tf (else the scenario's start pose) — with the scenario's controller and gait running at
-the window's time (:func:`snake_sim.engines.vertical.runtime.simulate` from ``t0``). Two kinds of fitted field are the
+the tail tip's pose from /tf (else: the vertical model's body resting on flat ground, :func:`resting_tilt`; MuJoCo's
+at the scenario's start pose) — with the scenario's controller and gait running at the window's time (the engine's
+``simulate`` from a start state and ``t0``, :data:`ENGINES`). Two kinds of fitted field are the
 recording's, not the scenario's: its delay :data:`DELAY` (the gait's time is the recorded time − d) and the encoders'
 offsets :data:`OFFSET` (taken off the recorded α or β of a joint before anything else). The residual vector r
 holds, for every logged sample after a window's start, joint and signal (α, β), (simulated − recorded) / the
