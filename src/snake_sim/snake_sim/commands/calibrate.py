@@ -17,8 +17,10 @@ from snake_sim.commands.sweep import add_cluster_arguments
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("calibrate", help="fit scenario fields to a rosbag2 recording (result.yaml, fitted.yaml)")
-    p.add_argument("scenario", help="scenario name (snake-sim list) or path to a scenario YAML (vertical model)")
-    p.add_argument("--bag", type=Path, required=True, help="rosbag2 folder (MCAP or sqlite3) with /joint_states")
+    p.add_argument("scenario", help="scenario name (snake-sim list) or path to a scenario YAML (vertical model or "
+                                    "MuJoCo)")
+    p.add_argument("--bag", type=Path, required=True, help="rosbag2 folder (MCAP or sqlite3) with /joint_states or "
+                                                          "the CAN bridge's joint states (and /tf where it has it)")
     p.add_argument("--fit", action="append", default=[], metavar="FIELD=LO:HI",
                    help="a fitted field and its range, e.g. contact.friction=0.2:1.5, or the recording's: its delay "
                         "behind the gait, recording.delay=-0.1:0.1 [s], an encoder's offset, "
