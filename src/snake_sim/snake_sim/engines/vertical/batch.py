@@ -56,9 +56,12 @@ def batch_key(scenario: Scenario) -> Hashable:
 
 
 def _shape(setup: VerticalSetup) -> dict[str, object]:
-    """What the runs of a batch share, by the scenario field that sets it (robot: links and actuator PD; world: boxes
-    in the plane; sim.duration: control periods; controller.mode: the joint controllers' types)."""
-    return {"robot.name": (setup.model.n_links, setup.plant.pd), "world.file": len(setup.terrain.boxes),
+    """What the runs of a batch share, by the scenario field that sets it (robot: links and actuator PD, its K_p
+    apart; world: boxes in the plane; sim.duration: control periods; controller.mode: the joint controllers'
+    types)."""
+    pd = setup.plant.pd
+    return {"robot.name": (setup.model.n_links, pd.kd, pd.stall_torque, pd.max_speed, pd.saturate),
+            "robot.motor_kp": pd.kp, "world.file": len(setup.terrain.boxes),
             "sim.time_step": setup.time_step, "sim.control_rate": setup.substeps, "sim.log_rate": setup.log_every,
             "sim.duration": round(setup.scenario.duration / setup.control_period),
             "controller.mode": tuple(type(c).__name__ for c in setup.controllers)}
