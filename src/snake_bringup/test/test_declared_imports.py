@@ -44,7 +44,8 @@ NO_ROSDEP_KEY = {
     "cloudpickle": "the sweep engine sends a non-default evaluate by value",
     "optuna": "snake-sim optimise and the searches of the reproduction sections",
     "dartpy": "model: dart (Gazebo's physics engine)",
-    "statsmodels": "the roll-over section's Wilson interval is checked against proportion_confint (a test)",
+    "statsmodels": "the roll-over section's Wilson interval (proportion_confint) and calibration's cluster-robust "
+                   "covariance (OLS, cov_type cluster) are checked against it (tests)",
 }
 
 

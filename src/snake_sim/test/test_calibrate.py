@@ -6,6 +6,7 @@ resumes."""
 
 import dataclasses
 import math
+import shutil
 
 import numpy as np
 import pytest
@@ -23,6 +24,7 @@ from snake_sim.engines.mujoco import model as mm
 from snake_sim.engines.mujoco import runtime as mujoco_runtime
 from snake_sim.engines.vertical.model import build
 from snake_sim.outputs.recording import write_rosbag
+from snake_sim.studies import calibrate as cal
 from snake_sim.studies.calibrate import (
     Calibration,
     WindowLoss,
@@ -32,6 +34,7 @@ from snake_sim.studies.calibrate import (
     recorded_states,
     recorded_states_3d,
 )
+from snake_sim.studies.calibration_report import fit_figure, loss_figure, pairs_figure
 from snake_sim.studies.sweep import engine
 
 #: One Dask LocalCluster at a time: the cluster tests run one after the other on one pytest-xdist worker.
@@ -175,13 +178,14 @@ def test_a_field_without_effect_is_not_identifiable_and_frozen(calibrated):
 
 
 def test_a_calibration_resumes_only_with_resume(calibrated, tmp_path):
-    spec, out, first = calibrated
+    spec, done, first = calibrated
+    out = shutil.copytree(done, tmp_path / "o")  # the other tests read the calibrated folder as it was
     with pytest.raises(ConfigError, match="holds a calibration: add --resume"):
         calibrate(spec, out, 20, workers=1, progress=False)
     other = Calibration(spec.scenario, spec.bag, spec.fit[:2], spec.sets)
     with pytest.raises(ConfigError, match="another scenario, recording or box"):
         calibrate(other, out, 20, workers=1, progress=False, resume=True)
-    again = calibrate(spec, out, first.trials + 2, workers=1, progress=False, resume=True)
+    again = calibrate(spec, out, first.trials + 2, workers=1, progress=False, resume=True, restarts=1)
     assert again.trials == first.trials + 2
     assert len((out / "trials.csv").read_text().splitlines()) == first.trials + 3
 
@@ -193,7 +197,7 @@ def test_a_calibration_resumes_only_with_resume(calibrated, tmp_path):
     (["--fit", "contact.friction=0.2:9"], "contact.friction = 9.0 is invalid"),
     (["--fit", "contact.friction=0.2:1", "--log", "contact.damping"], "is not a --fit field"),
     (["--fit", "contact.damping=0:20", "--log", "contact.damping"], "a log range needs LO > 0"),
-    (["--fit", "contact.friction=0.2:1", "--window", "10"], "longer than the recording"),
+    (["--fit", "contact.friction=0.2:1", "--window", "2"], "longer than half the recording"),
     (["--fit", "recording.gain=0:1"], "the recording's fields are recording.delay and"),
     (["--fit", "recording.alpha_offset.6=-0.1:0.1"], "the robot has joints 1 to 5"),
     (["--fit", "contact.friction=0.2:1", "--trials", "0"], "--trials = 0 is invalid"),
@@ -227,6 +231,48 @@ def test_a_recording_without_motor_angles_is_refused(tmp_path):
             writer.write(conn, k * 1_000_000_000, bytes(store.serialize_cdr(msg, "sensor_msgs/msg/JointState")))
     with pytest.raises(ConfigError, match=r"needs α and β of every joint: joint_j and motor_j"):
         read_recording(tmp_path / "rigid")
+
+
+def test_the_report_states_the_method_the_restarts_and_links_its_figures(calibrated):
+    spec, out, outcome = calibrated
+    result = yaml.safe_load((out / "result.yaml").read_text())
+    friction = result["fields"]["contact.friction"]
+    lo, hi = friction["interval_95"]
+    assert lo < friction["value"] < hi and friction["interval_95_gauss_newton"] is not None
+    assert "cluster-robust" in result["interval_method"]
+    assert len(result["restarts"]) == len(outcome.fit.restarts) >= 2
+    assert result["restarts_agree"] == all(r["agrees"] for r in result["restarts"])
+    assert min(r["loss"] for r in result["restarts"]) == result["loss"]["polished"]
+    keys = [r.key for r in spec.fit]
+    assert set(result["near_best_correlation"]) == {f"{a} ~ {b}" for i, a in enumerate(keys) for b in keys[i + 1:]}
+    text = (out / "report.md").read_text()
+    for name in ("fit.png", "loss.png", "pairs.png"):
+        assert f"]({name})" in text and (out / name).stat().st_size > 0, name
+    for words in ("**The question**", "**The method**", "**Intervals**", "**Restarts**", "snake-sim run fitted.yaml",
+                  "not identifiable from this recording"):
+        assert words in text, words
+
+
+def test_the_figures_show_each_joint_each_field_and_each_pair(calibrated):
+    spec, out, outcome = calibrated
+    trials = cal.search_trials(out, spec.fit)
+    loss = WindowLoss(read_recording(spec.bag), spec.window)
+    problem = cal.CalibrationProblem(spec.scenario, spec.fit, "loss", sets=spec.sets)
+    fig = fit_figure(loss, loss.evaluate_at(problem, {f.key: f.value for f in outcome.fitted})[1])
+    assert len(fig.axes) == loss.recording.n_joints  # one panel per joint, α and β recorded and fitted in each
+    for ax in fig.axes:
+        labels = [line.get_label() for line in ax.get_lines()]
+        assert {"recorded α", "recorded β"} <= set(labels)
+        assert len(labels) == 2 + 2 * len(loss.starts())
+    fig = loss_figure(outcome.fit, trials)
+    assert [ax.get_xlabel().split(" ")[0] for ax in fig.axes] == [r.key for r in spec.fit]
+    for ax, f in zip(fig.axes, outcome.fitted, strict=True):
+        assert len(ax.collections[0].get_offsets()) == len(trials)  # every trial a point
+        profile = [line for line in ax.get_lines() if line.get_label() == "profile"]
+        assert bool(profile) == f.identifiable
+    fig = pairs_figure(outcome.fit, trials)
+    titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
+    assert len(titles) == 3 and all(t.startswith("r = ") for t in titles)  # three fields: three pairs
 
 
 def test_a_mujoco_recording_restarts_the_model_in_its_recorded_state(tmp_path):

@@ -97,6 +97,32 @@ def test_sea_joints_realise_the_tracker_torque_through_the_spring():
     assert np.max(np.abs(log.head_position - rigid.head_position)) < 5e-3
 
 
+def test_sea_joints_get_the_vertical_models_torque_mode_commands():
+    """Through SEAs the tracker's torque goes through the SEA loop's torque mode (PI on the measured torque, clipped,
+    once per control period): the vertical model's controllers in torque mode, given the planar run's measurements
+    and torque references instant by instant, command the planar run's β_d."""
+    from snake_sim.core.sea_loop import motor_commands
+    from snake_sim.engines.vertical import runtime as vertical
+
+    scenario = load_scenario("head-tracking-lyapunov", [
+        "robot.name=koopaee6", "robot.initial_joint_angle=0.3", "controller.K_phi=[10, 20, 20, 20, 20]",
+        "sim.duration=0.5", "controller.evaluation_window=[0, 0.5]", "gait.periods=1.0", "sim.log_rate=100"])
+    log = simulate(build(scenario))
+    assert log.status == "ok" and len(log.t) == 51  # every control instant logged
+    controllers = vertical.build(load_scenario("pedal-wave", ["robot.name=koopaee6", "controller.mode=torque"])
+                                 ).controllers
+    tau_d, zero = log.series["tau_d"], np.zeros(log.alpha.shape[1])
+    for k, t in enumerate(log.t):
+        beta_d, beta_d_dot = motor_commands(controllers, t, scenario.control_period, log.alpha[k], log.alpha_dot[k],
+                                            log.beta[k], log.tau[k], zero, zero, tau_d[k])
+        np.testing.assert_array_equal(beta_d, log.beta_ref[k])
+        np.testing.assert_array_equal(beta_d_dot, log.alpha_dot[k])  # torque mode's β̇_d = α̇
+    # the torque loop acted: β_d is not the open-loop α − τ_d/K, by the PI's share
+    open_loop = log.alpha - tau_d / np.asarray(log.robot.sea.stiffness)
+    assert np.max(np.abs(log.beta_ref - open_loop)) > 1e-6
+    assert any(c.integral != 0.0 for c in controllers)
+
+
 @pytest.mark.parametrize(("override", "field"), [
     ("robot.free_joints=[10]", "robot.free_joints"),
     ("robot.free_joints=[1, 2, 3, 4, 5, 6, 7]", "robot.links.count"),

@@ -102,4 +102,4 @@ def test_the_table_traces_every_cell_and_round_trips():
 def test_the_claims_are_the_last_section_and_run_nothing():
     from snake_sim.reproduction import SECTIONS
 
-    assert SECTIONS[-1] == "claims" and m.plan() == {} and m.plan(fast=True) == {}
+    assert SECTIONS[-1] == "claims" and m.plan(False, {}) == {} and m.plan(True, {}) == {}

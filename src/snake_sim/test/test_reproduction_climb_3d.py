@@ -5,9 +5,13 @@ runs, and the runs without a result are said."""
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
+import pytest
+
+from snake_core.validation import ConfigError
 from snake_sim.reproduction import climb_3d as m
-from snake_sim.reproduction.results import from_json, to_json
+from snake_sim.reproduction.results import dump, earlier, from_json, results_path, to_json
 from snake_sim.studies.climb_3d import CONTROLLERS, WORLDS, Climb3dRun, Climb3dStudy, ReferenceCheck
 
 
@@ -121,8 +125,11 @@ def test_runs_without_a_result_are_listed_with_why():
     assert "**Runs without a result:** 67 of 68" in text and failed[0] in text and "not run |" in text
 
 
+DOCS = Path(__file__).resolve().parents[3] / "docs"
+
+
 def test_vertical_rows_are_the_stiffness_sections_stored_step_checked_runs():
-    runs = m._stored_vertical()
+    runs = m._stored_vertical(earlier(m.READS, DOCS)["stiffness"])
     assert {(r.controller, r.world) for r in runs} == {(c, w) for c in CONTROLLERS for w in WORLDS if w != "flat"}
     assert all(r.model == "vertical" and r.rolled_over is None and r.seed is None for r in runs)
     assert all(r.time_step_s == 0.001 and r.duration_s in (90.0, 120.0, 150.0) for r in runs)
@@ -167,3 +174,12 @@ def test_a_climb_or_roll_that_the_half_step_does_not_repeat_is_shown_inconclusiv
     rolls = _with(_results(), "mujoco", "TSC K_tau = 0", "stairs", rolled_over=False, half_rolled_over=True,
                   verdicts_unchanged=False)
     assert "*inconclusive* (h: no, h/2: yes)" in m.render(rolls)
+
+
+def test_the_section_reads_the_stiffness_results_of_its_own_run_and_refuses_before_any_run_without_them(tmp_path):
+    with pytest.raises(ConfigError, match="needs the stiffness section's results in the same folder"):
+        m.plan(True, earlier(m.READS, tmp_path))
+    committed = earlier(m.READS, DOCS)["stiffness"]
+    dump(replace(committed, fast=True), results_path(tmp_path, "stiffness"))
+    assert earlier(m.READS, tmp_path)["stiffness"].fast  # the folder's own, not the committed results
+    assert earlier(m.READS, None) == {"stiffness": None}

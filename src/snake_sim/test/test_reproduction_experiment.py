@@ -14,7 +14,7 @@ from snake_sim.reproduction import SECTIONS
 from snake_sim.reproduction import pedal_wave as pw
 from snake_sim.reproduction.document import section
 from snake_sim.reproduction.experiment import Task, measure_plan, reproduce
-from snake_sim.reproduction.results import load, pi_text, results_path
+from snake_sim.reproduction.results import earlier, load, pi_text, results_path
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
 
@@ -22,12 +22,15 @@ DOCS = Path(__file__).resolve().parents[3] / "docs"
 @pytest.mark.parametrize("name", SECTIONS)
 def test_every_section_has_the_shape_and_a_plan_of_runs(name):
     module = section(name)
+    reads = getattr(module, "READS", {})
+    assert all(SECTIONS.index(read) < SECTIONS.index(name) for read in reads)  # it reads sections run before it
+    extra = (earlier(reads, DOCS),) if reads else ()
     if name == "claims":  # it runs nothing: it reads the other sections' stored results
-        assert module.plan(fast=True) == {} and callable(module.assemble) and callable(module.render)
+        assert module.plan(True, *extra) == {} and callable(module.assemble) and callable(module.render)
         return
     assert all(callable(getattr(module, f)) for f in ("plan", "measure", "assemble", "render"))
     if name != "climb_3d":  # its plan loads every 3-D case's scenario: the MuJoCo tests cover it
-        runs = module.plan(fast=True)
+        runs = module.plan(True, *extra)
         assert runs and all(isinstance(k, str) for k in runs)
 
 
@@ -43,6 +46,15 @@ def test_the_driver_measures_tasks_here_and_assembles_the_rows_by_key():
     assert reproduce(fake, fast=True) == (True, {"a": 2, "b": 10})
     assert [run.args for run, _ in calls] == [(1,), (5,)] and all(client is None for _, client in calls)
     assert measure_plan(fake, {}) == {}
+
+
+def test_a_section_that_reads_others_gets_their_results_from_the_runs_folder_only(tmp_path):
+    seen = []
+    fake = SimpleNamespace(READS={"stiffness": section("stiffness").Results}, measure=None,
+                           plan=lambda fast, earlier: seen.append(earlier) or {},
+                           assemble=lambda fast, plan, rows, earlier: earlier["stiffness"])
+    assert reproduce(fake, fast=True, out=tmp_path) is None and seen == [{"stiffness": None}]  # not the committed
+    assert reproduce(fake, fast=True, out=DOCS) == load(section("stiffness").Results, results_path(DOCS, "stiffness"))
 
 
 @pytest.mark.parametrize("name", SECTIONS)

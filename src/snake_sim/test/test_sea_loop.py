@@ -14,7 +14,6 @@ from snake_sim.core.models import runtime_for
 from snake_sim.core.runlog import RunLog
 from snake_sim.core.scenario import load_scenario
 from snake_sim.core.sea_loop import (
-    CommandRamp,
     Reading,
     Samples,
     Tick,
@@ -79,7 +78,7 @@ def replayed_commands(scenario_name: str, overrides: tuple[str, ...], log: RunLo
     substeps, _ = control_steps(scenario, scenario.time_step)
     n_ticks = len(log.t) - 1
     tick = Tick(controllers, gait_references(gait, log.robot.n_joints), Samples.allocate(log.robot.n_links,
-                n_ticks + 1), 1, CommandRamp(scenario.control_period))
+                n_ticks + 1), 1, scenario.control_period)
     assert run(Recorded(log, scenario.time_step, substeps), [0], tick, n_ticks) == "ok"
     return tick.samples.joints["beta_ref"]
 
@@ -181,3 +180,23 @@ def test_each_joint_gets_its_tail_side_neighbours_link_and_servo_angles(reading)
     for j in range(1, n):
         expected = phi[0, 0] * alpha[j] + gamma[0] * gains.stiffness * neighbour[j - 1]
         assert beta_d[j] == pytest.approx(expected, abs=1e-12)
+
+
+def test_position_mode_stepped_at_once_gives_each_joints_own_step():
+    """The loop steps position mode's joints at once (``joints_step``): the same β_d, β̇_d as each controller's
+    ``step``, within the joint limit, in it, beyond it on either side and for a NaN reference (passed on)."""
+    from snake_core.controllers import JointMeasurement, JointReference
+
+    robot = load_robot("koopaee6")
+    _, controllers = sea_control(load_scenario("pedal-wave", ["robot.name=koopaee6"]), robot)
+    limit = controllers[0].reference_limit
+    alpha_d = np.array([0.3, -limit, 1.5 * limit, -2.0 * limit, np.nan])
+    alpha_d_dot = np.array([0.5, -0.7, 0.9, -1.1, 1.3])
+    zero = np.zeros(robot.n_joints)
+    beta_d, beta_d_dot = motor_commands(controllers, 0.0, 0.01, zero, zero, zero, zero, alpha_d, alpha_d_dot)
+    singly = [c.step(0.0, 0.01, JointMeasurement(0.0, 0.0, 0.0, 0.0), JointReference(a, r))
+              for c, a, r in zip(controllers, alpha_d, alpha_d_dot, strict=True)]
+    np.testing.assert_array_equal(beta_d, [cmd.beta_d for cmd in singly])
+    np.testing.assert_array_equal(beta_d_dot, [cmd.beta_d_dot for cmd in singly])
+    np.testing.assert_array_equal(beta_d[:4], [0.3, -limit, limit, -limit])
+    np.testing.assert_array_equal(beta_d_dot, [0.5, -0.7, 0.0, 0.0, 0.0])  # the rate is dropped where clipped

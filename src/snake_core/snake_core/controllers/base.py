@@ -52,7 +52,12 @@ class MotorCommand:
 
 
 class JointController(Protocol):
-    """One joint's controller; ``step`` advances its internal state by ``dt`` and returns β_d."""
+    """One joint's controller; ``step`` advances its internal state by ``dt`` and returns β_d.
+
+    A mode may also step the controllers of all joints of a run at once, the same arithmetic over arrays (tail →
+    head), which saves the per-joint records where a loop ticks every joint each period (the simulators' SEA loop):
+    a static method ``joints_step(controllers)`` that returns ``step(t, dt, alpha, alpha_dot, beta, tau, alpha_d,
+    alpha_d_dot, tau_d) -> (β_d, β̇_d)`` over the arrays of those joints."""
 
     joint_index: int  # 1-based, tail → head
 

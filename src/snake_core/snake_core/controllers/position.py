@@ -7,10 +7,12 @@ kept within the joint limit (±60°, 002 §3.3); the measured SEA torque is not 
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
 
 from ..gaits.base import MAX_REFERENCE
 from ..robot import RobotParams
@@ -18,6 +20,14 @@ from ..validation import integer, reject_unknown
 from .base import JointMeasurement, JointReference, MotorCommand
 
 PARAMS = ("mode",)
+
+
+def position_command(alpha_d: ArrayLike, alpha_d_dot: ArrayLike, reference_limit: ArrayLike
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """(β_d, β̇_d) of one joint or, elementwise, of arrays of joints: α_d clipped to ±``reference_limit`` (a NaN
+    reference passes through so that the run stops and reports it), α̇_d passed on unless clipped."""
+    beta_d = np.minimum(np.maximum(alpha_d, -reference_limit), reference_limit)  # as np.clip, which costs more
+    return beta_d, np.where(beta_d == alpha_d, alpha_d_dot, 0.0)
 
 
 @dataclass
@@ -31,10 +41,18 @@ class PositionController:
         """Stateless."""
 
     def step(self, t: float, dt: float, meas: JointMeasurement, ref: JointReference) -> MotorCommand:
-        a = float(ref.alpha_d)
-        # clip to the joint limit; a NaN reference passes through so that the run stops and reports it
-        beta_d = a if math.isnan(a) else max(-self.reference_limit, min(self.reference_limit, a))
-        return MotorCommand(beta_d=beta_d, beta_d_dot=ref.alpha_d_dot if beta_d == ref.alpha_d else 0.0)
+        beta_d, beta_d_dot = position_command(float(ref.alpha_d), ref.alpha_d_dot, self.reference_limit)
+        return MotorCommand(beta_d=float(beta_d), beta_d_dot=float(beta_d_dot))
+
+    @staticmethod
+    def joints_step(controllers: list[PositionController]) -> Callable[..., tuple[np.ndarray, np.ndarray]]:
+        """:meth:`step` of every joint at once (tail → head; :class:`~.base.JointController`)."""
+        limits = np.array([c.reference_limit for c in controllers])
+
+        def step(t: float, dt: float, alpha: np.ndarray, alpha_dot: np.ndarray, beta: np.ndarray, tau: np.ndarray,
+                 alpha_d: np.ndarray, alpha_d_dot: np.ndarray, tau_d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            return position_command(np.asarray(alpha_d, dtype=float), np.asarray(alpha_d_dot, dtype=float), limits)
+        return step
 
 
 def from_params(robot: RobotParams, joint_index: int, params: Mapping[str, Any],

@@ -34,13 +34,13 @@ class PedalWave:
     amplitude: float  # A [rad]
     frequency: float  # ω [rad/s]
     phase_shift: float  # φ [rad]
-    _index: np.ndarray = field(init=False, repr=False, compare=False)
+    _phase: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_index", np.arange(self.n_joints, dtype=float))  # j − 1
+        object.__setattr__(self, "_phase", self.phase_shift * np.arange(self.n_joints, dtype=float))  # φ (j − 1)
 
     def reference(self, t: float) -> tuple[np.ndarray, np.ndarray]:
-        arg = self.frequency * t + self.phase_shift * self._index  # 002 (4.38)
+        arg = self.frequency * t + self._phase  # 002 (4.38)
         return self.amplitude * np.sin(arg), self.amplitude * self.frequency * np.cos(arg)
 
 

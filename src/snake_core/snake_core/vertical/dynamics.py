@@ -28,9 +28,19 @@ from .kinematics import link_angles, link_positions, rotor_positions
 from .model import VerticalData, VerticalModel
 
 
+@njit(cache=True)
+def sea_angles(stiffness: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(α, β, τ = K(α − β)) (N−1,) of q (copies), τ the torque the SEA measures, 002 (4.36); compiled: what a joint
+    module reads costs one call (q = [α; θ_N; p_x; p_z; β], see :mod:`.model`)."""
+    n = stiffness.shape[0]
+    alpha = q[:n].copy()
+    beta = q[n + 3:2 * n + 3].copy()
+    return alpha, beta, stiffness * (alpha - beta)
+
+
 def sea_torque(model: VerticalModel, q: np.ndarray) -> np.ndarray:
     """τ_j = K_j (α_j − β_j), 002 (4.36): the torque the SEA measures, shape (N−1,)."""
-    return model.stiffness * (q[model.i_alpha] - q[model.i_beta])
+    return sea_angles(model.stiffness, q)[2]
 
 
 @njit(cache=True)

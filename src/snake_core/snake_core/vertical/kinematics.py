@@ -13,12 +13,19 @@ from .model import VerticalModel
 
 def link_angles(model: VerticalModel, q: np.ndarray) -> np.ndarray:
     """Absolute link angles θ_i = Σ_{k=i}^{N−1} α_k + θ_N (§4.3.1), tail → head, shape (N,)."""
-    return model.T @ q[: model.n_links]
+    return model.T.dot(q[: model.n_links])  # ndarray.dot: T @ q's products at less call overhead
 
 
-def _points(model: VerticalModel, q: np.ndarray, G: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _points(model: VerticalModel, q: np.ndarray, G: np.ndarray, th: np.ndarray | None = None
+            ) -> tuple[np.ndarray, np.ndarray]:
+    th = link_angles(model, q) if th is None else th
+    return q[model.i_px] + G.dot(np.cos(th)), q[model.i_pz] + G.dot(np.sin(th))
+
+
+def link_poses(model: VerticalModel, q: np.ndarray) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray]:
+    """(centres of mass (x_i^l, z_i^l), (4.2)–(4.5); link angles θ, §4.3.1), the angles computed once."""
     th = link_angles(model, q)
-    return q[model.i_px] + G @ np.cos(th), q[model.i_pz] + G @ np.sin(th)
+    return _points(model, q, model.G_l, th), th
 
 
 def link_positions(model: VerticalModel, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

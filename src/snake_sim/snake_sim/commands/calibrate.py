@@ -1,10 +1,10 @@
 """``snake-sim calibrate SCENARIO --bag PATH --fit FIELD=LO:HI [--fit ...] [--log FIELD]... [--window S] [--trials N]
-[--set KEY=VALUE]... [--workers N | --scheduler ADDRESS] [--resume] --out DIR``.
+[--restarts K] [--set KEY=VALUE]... [--workers N | --scheduler ADDRESS] [--resume] --out DIR``.
 
 Fits scenario fields to a recording (:mod:`snake_sim.studies.calibrate`): a CMA-ES search on Dask (the study in
-DIR/study.log, ``--resume`` continues it), a least-squares polish, intervals and identifiability. Writes
-DIR/result.yaml, DIR/fitted.yaml (``snake-sim run`` takes it), DIR/report.md, DIR/fit.png and the search's
-trials.csv, best.yaml, history.png and importance.png.
+DIR/study.log, ``--resume`` continues it), least-squares polishes from its best distinct trials, profile
+intervals and identifiability. Writes DIR/result.yaml, DIR/fitted.yaml (``snake-sim run`` takes it), DIR/report.md,
+DIR/fit.png, DIR/loss.png, DIR/pairs.png and the search's trials.csv, best.yaml, history.png and importance.png.
 """
 
 from __future__ import annotations
@@ -30,6 +30,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--window", type=float, default=1.0, metavar="S",
                    help="length of the windows restarted from the recording [s] (default 1)")
     p.add_argument("--trials", type=int, default=40, metavar="N", help="trials of the CMA-ES search (default 40)")
+    p.add_argument("--restarts", type=int, default=3, metavar="K",
+                   help="polish from the search's K best distinct trials, keep the best and say whether they agree "
+                        "(default 3)")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help="fix a scenario field in every run (repeatable)")
     add_cluster_arguments(p)
@@ -46,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     calibration = Calibration(args.scenario, args.bag, parse_fits(args.fit, args.log), tuple(args.overrides),
                               args.window)
     outcome = calibrate(calibration, args.out, args.trials, args.workers, args.scheduler, args.resume,
-                        progress=not args.quiet)
+                        progress=not args.quiet, restarts=args.restarts)
     print(f"{outcome.trials} trials in the search")
     if outcome.interrupted:
         print("interrupted: run the same command with --resume to continue")
@@ -55,10 +58,16 @@ def run(args: argparse.Namespace) -> int:
         print("no trial has a value")
         return 1
     print(f"loss {outcome.loss_start:.4g} after the search, {outcome.loss:.4g} after the polish "
-          f"({outcome.evaluations} runs)")
+          f"({outcome.evaluations} runs after the search)")
     for f in outcome.fitted:
         interval = (f"95 % interval {f.interval[0]:.4g} … {f.interval[1]:.4g}" if f.interval
                     else f"{NOT_IDENTIFIABLE} (frozen)")
         print(f"{f.key} = {f.value:.6g}  {interval}")
+    restarts = outcome.fit.restarts
+    if len(restarts) > 1:
+        print(f"{len(restarts)} polishes from distinct trials: " + (
+            "they agree" if all(r.agrees for r in restarts) else
+            f"{sum(not r.agrees for r in restarts)} ended elsewhere (losses "
+            + ", ".join(f"{r.loss:.4g}" for r in restarts) + "); the least kept"))
     print("wrote " + ", ".join(str(p) for p in outcome.written))
     return 0

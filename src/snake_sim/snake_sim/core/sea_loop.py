@@ -3,20 +3,22 @@
 stiffness, tsc, torque), stepped once per control period (``sim.control_rate``) with what each module measures
 (α, α̇, β, τ = K(α − β) and the tail-side neighbour's α and β), returning the motor commands β_d, β̇_d.
 
-The tick, once per control period: measure → references → motor commands → record → β̈_d estimate → step the
-period → finiteness check. :func:`run` owns it; an engine (:class:`SeaEngine`) gives only plain functions over its
-mutable data: read what the modules measure, step a control period with a motor command, give the link poses, say
-what is non-finite. :class:`CommandRamp` is the β̈_d estimate and :func:`extrapolated_command` the command within the
-period, shared with the models stepped from outside (the ROS simulator's stepper), so both integrate a period the
-same way: the engines stepped h at a time from Python (MuJoCo, DART) through :func:`step_period`, the vertical model
-in one compiled call per period (:meth:`snake_sim.engines.vertical.plant.VerticalPlant.advance`).
+The tick, once per control period: measure → references → motor commands → record → β̈_d estimate → step the period →
+finiteness check. :func:`run_batch` owns it, for B runs of one shape stepped together (the vertical model's batches,
+:class:`Runs`); a single run is a batch of one (:func:`run`, :class:`OneRun`), so there is one loop. An engine
+(:class:`SeaEngine`) gives only plain functions over its mutable data: read what the modules measure, step a control
+period with a motor command, give the link poses, say what is non-finite. :class:`CommandRamp` is the β̈_d estimate and
+:func:`extrapolated_command` the command within the period, shared with the models stepped from outside (the ROS
+simulator's stepper), so both integrate a period the same way: the engines stepped h at a time from Python (MuJoCo,
+DART) through :func:`step_period`, the vertical model in one compiled call per period
+(:meth:`snake_sim.engines.vertical.plant.VerticalPlant.advance`).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 import numpy as np
@@ -47,24 +49,43 @@ def control_steps(scenario: Scenario, time_step: float) -> tuple[int, int]:
     return steps, max(1, round(scenario.log_period / (time_step * steps)))
 
 
+JointStep = Callable[..., tuple[np.ndarray, np.ndarray]]
+
+
+def joint_step(controllers: list[JointController]) -> JointStep:
+    """How a tick steps ``controllers``: ``step(t, period, alpha, alpha_dot, beta, tau, alpha_d, alpha_d_dot, tau_d)
+    -> (β_d, β̇_d)``, all joints at once where their mode can (``joints_step``,
+    :class:`snake_core.controllers.JointController`), else joint by joint (each controller's ``step``)."""
+    joints_step = getattr(type(controllers[0]), "joints_step", None)
+    if joints_step is not None and all(type(c) is type(controllers[0]) for c in controllers):
+        return joints_step(controllers)
+
+    def each_joint(t: float, period: float, alpha: np.ndarray, alpha_dot: np.ndarray, beta: np.ndarray,
+                   tau: np.ndarray, alpha_d: np.ndarray, alpha_d_dot: np.ndarray, tau_d: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray]:
+        beta_d = np.empty(len(controllers))
+        beta_d_dot = np.empty(len(controllers))
+        a_l, ad_l, b_l, t_l = alpha.tolist(), alpha_dot.tolist(), beta.tolist(), tau.tolist()
+        r_l = np.asarray(alpha_d, dtype=float).tolist()
+        rd_l = np.asarray(alpha_d_dot, dtype=float).tolist()
+        rt_l = np.asarray(tau_d, dtype=float).tolist()
+        for j, ctrl in enumerate(controllers):
+            prev = j - 1 if j > 0 else None  # the tail-side neighbour's α, β (TSC's (7.2))
+            meas = JointMeasurement(a_l[j], ad_l[j], b_l[j], t_l[j], None if prev is None else a_l[prev],
+                                    None if prev is None else b_l[prev])
+            cmd = ctrl.step(t, period, meas, JointReference(r_l[j], rd_l[j], rt_l[j]))
+            beta_d[j], beta_d_dot[j] = cmd.beta_d, cmd.beta_d_dot
+        return beta_d, beta_d_dot
+    return each_joint
+
+
 def motor_commands(controllers: list[JointController], t: float, period: float, alpha: np.ndarray,
                    alpha_dot: np.ndarray, beta: np.ndarray, tau: np.ndarray, alpha_d: np.ndarray,
                    alpha_d_dot: np.ndarray, tau_d: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(β_d, β̇_d) (N−1,) [rad, rad/s] of every joint's SEA controller at ``t`` [s] from what the modules measure
     (α, α̇ [rad, rad/s], β [rad], τ [N·m]) and the references α_d, α̇_d (and τ_d [N·m], default 0)."""
-    beta_d = np.empty(len(controllers))
-    beta_d_dot = np.empty(len(controllers))
-    a_l, ad_l, b_l, t_l = alpha.tolist(), alpha_dot.tolist(), beta.tolist(), tau.tolist()
-    r_l = np.asarray(alpha_d, dtype=float).tolist()
-    rd_l = np.asarray(alpha_d_dot, dtype=float).tolist()
-    rt_l = [0.0] * len(controllers) if tau_d is None else np.asarray(tau_d, dtype=float).tolist()
-    for j, ctrl in enumerate(controllers):
-        prev = j - 1 if j > 0 else None  # the tail-side neighbour's α, β (TSC's (7.2))
-        meas = JointMeasurement(a_l[j], ad_l[j], b_l[j], t_l[j], None if prev is None else a_l[prev],
-                                None if prev is None else b_l[prev])
-        cmd = ctrl.step(t, period, meas, JointReference(r_l[j], rd_l[j], rt_l[j]))
-        beta_d[j], beta_d_dot[j] = cmd.beta_d, cmd.beta_d_dot
-    return beta_d, beta_d_dot
+    return joint_step(controllers)(t, period, alpha, alpha_dot, beta, tau, alpha_d, alpha_d_dot,
+                                   np.zeros(len(controllers)) if tau_d is None else tau_d)
 
 
 @dataclass(slots=True)
@@ -227,23 +248,26 @@ def gait_references(gait: Gait, n_joints: int) -> References:
 
 @dataclass(eq=False)
 class Tick:
-    """One run's control: its controllers and β̈_d estimate; :meth:`commands` is measure → references → motor
+    """One run's control: its controllers, references and samples; :meth:`commands` is measure → references → motor
     commands → record of one control instant."""
 
     controllers: list[JointController]
     references: References  # (t, data) → {alpha_d, alpha_d_dot, tau_d}
     samples: SampleLog
     log_every: int
-    ramp: CommandRamp
+    period: float  # T_c [s]
+    step: JointStep = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.step = joint_step(self.controllers)
 
     def commands(self, engine: SeaEngine, data: Any, k: int, t: float, record: bool = False
                  ) -> tuple[np.ndarray, np.ndarray]:
         """(β_d, β̇_d) at control instant k (time t), recording the sample if k is a logged instant or ``record``."""
         reading = engine.read(data)
         refs = self.references(t, data)
-        beta_d, beta_d_dot = motor_commands(self.controllers, t, self.ramp.period, reading.alpha, reading.alpha_dot,
-                                            reading.beta, reading.tau, refs["alpha_d"], refs["alpha_d_dot"],
-                                            refs["tau_d"])
+        beta_d, beta_d_dot = self.step(t, self.period, reading.alpha, reading.alpha_dot, reading.beta, reading.tau,
+                                       refs["alpha_d"], refs["alpha_d_dot"], refs["tau_d"])
         if record or k % self.log_every == 0:
             self.samples.record(t, engine.poses(data), reading, beta_d, refs)
         return beta_d, beta_d_dot
@@ -257,36 +281,91 @@ class Tick:
 
 def n_samples(n_ticks: int, log_every: int) -> int:
     """Room for the samples of a run of ``n_ticks`` control periods logged every ``log_every``-th instant: those, and
-    the instant a stop ends it at (:func:`run`)."""
+    the instant a stop ends it at (:func:`run_batch`)."""
     return n_ticks // log_every + 2
+
+
+class Runs(Protocol):
+    """B runs of one shape (joints, control period) stepped together by :func:`run_batch`: each run's model and data
+    for its own tick, one :meth:`advance` of a period for all of them."""
+
+    def member(self, b: int) -> tuple[SeaEngine, Any]:
+        """Run b's model and data (what its :class:`Tick` reads, records and checks; the same objects all run long)."""
+
+    def advance(self, beta_d: np.ndarray, beta_d_dot: np.ndarray, beta_d_acc: np.ndarray) -> None:
+        """One control period of every run still going, under the stacked commands (B, N − 1) (row b: run b's)."""
+
+    def drop(self, b: int) -> None:
+        """Run b stopped (non-finite): no longer stepped."""
+
+
+@dataclass(eq=False)
+class OneRun:
+    """A single run as a batch of one (:class:`Runs`): its model and data."""
+
+    engine: SeaEngine
+    data: Any
+
+    def member(self, b: int) -> tuple[SeaEngine, Any]:
+        return self.engine, self.data
+
+    def advance(self, beta_d: np.ndarray, beta_d_dot: np.ndarray, beta_d_acc: np.ndarray) -> None:
+        self.engine.advance(self.data, beta_d[0], beta_d_dot[0], beta_d_acc[0])
+
+    def drop(self, b: int) -> None:
+        """Nothing to stop: the loop ends with its only run."""
+
+
+def run_batch(runs: Runs, ticks: list[Tick], n_ticks: int, stop: StopRequest | None = None,
+              after_period: Callable[[float], None] | None = None, t0: float = 0.0) -> list[str]:
+    """The loop: ``n_ticks`` control periods of B runs from t = ``t0`` (the gait and controllers at t0 + k T_c; the
+    last instant only measured and recorded), run b controlled by ``ticks[b]``; returns each run's status ("ok",
+    interrupted by ``stop``, or its non-finite state's). Per control instant each run's tick (its controllers, as
+    alone), then one period of all runs (:meth:`Runs.advance`, the β̈_d estimate of :class:`CommandRamp` over the
+    stacked commands), then each run's finiteness check: a run that goes non-finite stops alone, the others go on.
+    A run that ``stop`` ends records the instant it reached, logged or not (:func:`n_samples` leaves room for it)."""
+    for tick in ticks:
+        for c in tick.controllers:
+            c.reset()
+    Tc = ticks[0].period
+    ramp = CommandRamp(Tc)
+    n_joints = len(ticks[0].controllers)
+    beta_d, beta_d_dot = np.zeros((len(ticks), n_joints)), np.zeros((len(ticks), n_joints))
+    status = ["ok"] * len(ticks)
+    going = [(b, ticks[b], *runs.member(b)) for b in range(len(ticks))]
+    for k in range(n_ticks + 1):
+        t = t0 + k * Tc
+        interrupted = k < n_ticks and stopped(stop)
+        for b, tick, engine, data in going:
+            beta_d[b], beta_d_dot[b] = tick.commands(engine, data, k, t, interrupted)
+        if k == n_ticks:
+            break
+        if interrupted:
+            for b, *_ in going:
+                status[b] = INTERRUPTED
+            break
+        runs.advance(beta_d, beta_d_dot, ramp.acceleration(beta_d_dot))
+        ended = False
+        for b, tick, engine, data in going:
+            diverged = tick.status_if_diverged(engine, data, t + Tc)
+            if diverged is not None:  # stops alone, with the status text of a run alone
+                status[b], ended = diverged, True
+                runs.drop(b)
+        if ended:
+            going = [member for member in going if status[member[0]] == "ok"]
+            if not going:
+                break
+        if after_period is not None:
+            after_period(t + Tc)
+    return status
 
 
 def run(engine: SeaEngine, data: Any, tick: Tick, n_ticks: int, stop: StopRequest | None = None,
         after_period: Callable[[float], None] | None = None, t0: float = 0.0) -> str:
-    """The loop: ``n_ticks`` control periods of ``data`` from t = ``t0`` (the gait and controllers at t0 + k T_c; the
-    last instant only measured and recorded); returns the run's status ("ok", interrupted by ``stop``, or the
-    non-finite state's). A run that ``stop`` ends records the instant it reached, logged or not (:func:`n_samples`
-    leaves room for it)."""
-    for c in tick.controllers:
-        c.reset()
-    Tc = tick.ramp.period
-    for k in range(n_ticks + 1):
-        t = t0 + k * Tc
-        interrupted = k < n_ticks and stopped(stop)
-        beta_d, beta_d_dot = tick.commands(engine, data, k, t, record=interrupted)
-        if k == n_ticks:
-            break
-        if interrupted:
-            return INTERRUPTED
-        tick.ramp.advance(engine, data, beta_d, beta_d_dot)
-        status = tick.status_if_diverged(engine, data, t + Tc)
-        if status is not None:
-            return status
-        if after_period is not None:
-            after_period(t + Tc)
-    return "ok"
+    """The loop of a single run (:func:`run_batch` of one): ``n_ticks`` control periods of ``data``; its status."""
+    return run_batch(OneRun(engine, data), [tick], n_ticks, stop, after_period, t0)[0]
 
 
 def finite_state(q: np.ndarray, v: np.ndarray) -> bool:
     """Whether the state's squared norm is finite (no NaN, inf, or overflow)."""
-    return math.isfinite(q @ q + v @ v)
+    return math.isfinite(q.dot(q) + v.dot(v))  # ndarray.dot: the same sums as q @ q at less call overhead

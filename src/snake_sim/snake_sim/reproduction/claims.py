@@ -19,14 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from snake_sim.analysis.step_check import TOLERANCE, compare, relative_change
 from snake_sim.reproduction import gain_scale, pedal_wave, rollover, runs_002
-from snake_sim.reproduction.results import stored
 from snake_sim.studies.climb_3d import claim_verdict
 from snake_sim.studies.engines import ENGINES
 from snake_sim.studies.rollover import ordering_holds
@@ -76,7 +74,7 @@ class Results:
     sources: tuple[str, ...]  # the stored results read
 
 
-def plan(fast: bool = False) -> dict[str, Any]:
+def plan(fast: bool, earlier: dict[str, Any]) -> dict[str, Any]:
     """Nothing to run: the claims are read from the other sections' stored results."""
     return {}
 
@@ -202,26 +200,20 @@ def _ordering_finding(ro: rollover.Results) -> dict[str, Finding]:
     return out
 
 
-def _stored(module: ModuleType, name: str, sources: list[str]) -> Any:
-    """:func:`.results.stored`, its file added to ``sources`` where there is one."""
-    results = stored(module.Results, name)
-    if results is not None:
-        sources.append(f"reproduction/{name}.json")
-    return results
+#: The sections whose results the claims are read from (:mod:`.experiment`).
+READS = {"pedal_wave": pedal_wave.Results, "runs_002": runs_002.Results, "gain_scale": gain_scale.Results,
+         "rollover": rollover.Results}
 
 
 def _claim(section: str, claim: str, said: str, findings: dict[str, Finding]) -> Claim:
     return Claim(section, claim, said, findings, overall(list(findings.values())))
 
 
-def assemble(fast: bool, plan: dict[str, Any], rows: dict[str, dict]) -> Results:
-    """Every claim from the stored results of the sections before (a section without stored results: its claims
-    are left out)."""
-    sources: list[str] = []
-    pw = _stored(pedal_wave, "pedal_wave", sources)
-    r002 = _stored(runs_002, "runs_002", sources)
-    gains = _stored(gain_scale, "gain_scale", sources)
-    ro = _stored(rollover, "rollover", sources)
+def assemble(fast: bool, plan: dict[str, Any], rows: dict[str, dict], earlier: dict[str, Any]) -> Results:
+    """Every claim from the results the run stored of the sections before (:data:`READS`; a section without stored
+    results: its claims are left out)."""
+    sources = [f"reproduction/{name}.json" for name, results in earlier.items() if results is not None]
+    pw, r002, gains, ro = (earlier[name] for name in READS)
     claims = []
     if pw is not None:
         speeds, rises = _speed_findings(pw)

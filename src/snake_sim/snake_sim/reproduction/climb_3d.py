@@ -14,13 +14,14 @@ sweep engine (summary.json each), keyed by their cell ids.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from snake_core import locator
+from snake_core.validation import ConfigError
 from snake_sim.analysis.rollover import ROLL_OVER_DEG
 from snake_sim.analysis.step_check import TOLERANCE, Comparison, compare, relative_change
 from snake_sim.core.scenario import load_scenario
 from snake_sim.reproduction import pedal_wave, stiffness
-from snake_sim.reproduction.results import comparison_text, load, pi_text, results_path
+from snake_sim.reproduction.results import comparison_text, pi_text
 from snake_sim.studies.climb_3d import (
     CONTROLLERS,
     SEEDS,
@@ -78,9 +79,21 @@ def _vertical_from_stiffness(outcome: stiffness.Outcome, world: str) -> Climb3dR
                       half.climb.climbed, None, half.speed_mps)
 
 
-def _stored_vertical() -> list[Climb3dRun]:
-    """The vertical model's obstacle rows from the stiffness section's stored results (docs/reproduction/)."""
-    stored = load(stiffness.StiffnessResults, results_path(locator.data_dir() / "docs", "stiffness"))
+#: The sections whose results this one reads (:mod:`.experiment`): the vertical model's rows are the stiffness
+#: section's.
+READS = {"stiffness": stiffness.StiffnessResults}
+
+
+def _stiffness(earlier: dict[str, Any]) -> stiffness.StiffnessResults:
+    """The stiffness section's results stored by this run; ConfigError (before any run) where there are none."""
+    if earlier["stiffness"] is None:
+        raise ConfigError("--only", "climb_3d", "needs the stiffness section's results in the same folder: run "
+                          "`snake-sim reproduce --only stiffness --only climb_3d`")
+    return earlier["stiffness"]
+
+
+def _stored_vertical(stored: stiffness.StiffnessResults) -> list[Climb3dRun]:
+    """The vertical model's obstacle rows from the stiffness section's results stored by this run."""
     return [_vertical_from_stiffness(o, VERTICAL_WORLDS[group]) for group in VERTICAL_WORLDS
             for o in stored.groups[group] if o.label in VERTICAL_CONTROLLERS]
 
@@ -104,14 +117,15 @@ def _cases(fast: bool) -> tuple[list[ClimbCase], list[ClimbCase]]:
                     *(engine_case("vertical", c, "flat", duration) for c in CONTROLLERS)]
 
 
-def plan(fast: bool = False) -> dict[str, Cell]:
+def plan(fast: bool, earlier: dict[str, Any]) -> dict[str, Cell]:
     """Every case's run and its run at half the step, and the reference check's runs, by cell id."""
+    _stiffness(earlier)
     _, cases = _cases(fast)
     cells = [*(c for case in cases for c in case_cells(case)), *reference_cells(FAST_DURATION if fast else None)]
     return {c.id: c for c in cells}
 
 
-def assemble(fast: bool, plan: dict[str, Cell], rows: dict[str, dict]) -> Results:
+def assemble(fast: bool, plan: dict[str, Cell], rows: dict[str, dict], earlier: dict[str, Any]) -> Results:
     """The study and the engines table; a case whose run raised or whose worker died is left out of the tables and
     listed (``failed``); RunsFailed if a run of the reference check has no result."""
     duration = FAST_DURATION if fast else None
@@ -119,7 +133,7 @@ def assemble(fast: bool, plan: dict[str, Cell], rows: dict[str, dict]) -> Result
     runs = [climb_run(case, rows) for case in cases]
     done = [r for r in runs if not isinstance(r, str)]
     study = Climb3dStudy(load_scenario(mujoco[0].scenario).time_step, tuple(r for r in done if r.model == "mujoco"))
-    engines = (*(r for r in done if r.model != "mujoco"), *_stored_vertical())
+    engines = (*(r for r in done if r.model != "mujoco"), *_stored_vertical(_stiffness(earlier)))
     return Results(fast, reference_check(rows, duration), study, engines,
                    {f"{r.model} {r.world}": r.duration_s for r in (*study.runs, *engines)}, ROLL_OVER_DEG, len(cases),
                    tuple(f"{_label(c)}: {r}" for c, r in zip(cases, runs, strict=True) if isinstance(r, str)))

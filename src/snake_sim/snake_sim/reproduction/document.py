@@ -37,7 +37,7 @@ def run_section(name: str, out: Path, fast: bool = False, client: Client | None 
     ``figures(results, folder)``); returns the results file written."""
     path = results_path(out, name)
     module = section(name)
-    results = reproduce(module, fast, client)
+    results = reproduce(module, fast, client, out)
     dump(results, path)
     if hasattr(module, "figures"):
         module.figures(results, path.parent)

@@ -13,18 +13,24 @@ A section (a module of :mod:`snake_sim.reproduction`) exposes
   :func:`snake_sim.studies.grid.fields`) and the settings read from the scenario files, as the stored results;
 * ``render(results) -> str``: its Markdown from the stored results alone;
 
-and ``TITLE`` and ``Results`` (a frozen dataclass, stored by :mod:`.results`). :func:`reproduce` is the driver.
+and ``TITLE`` and ``Results`` (a frozen dataclass, stored by :mod:`.results`). A section that reads the results of
+sections before it names them in ``READS`` (section name → its Results class); its ``plan`` and ``assemble`` then take
+them as a last argument ``earlier`` (name → Results, None where the current run's folder has none,
+:func:`.results.earlier`): a section reads only the results stored by the run it is part of, never the committed
+ones. :func:`reproduce` is the driver.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from distributed import Client
 
+from snake_sim.reproduction.results import earlier
 from snake_sim.studies.grid import run_cells
 from snake_sim.studies.sweep import Cell
 
@@ -50,7 +56,10 @@ def measure_plan(section: ModuleType, plan: Mapping[str, Run], client: Client | 
     return {key: done[run.id] if isinstance(run, Cell) else section.measure(run, client) for key, run in plan.items()}
 
 
-def reproduce(section: ModuleType, fast: bool = False, client: Client | None = None) -> Any:
-    """The section's results: its plan measured and assembled."""
-    plan = section.plan(fast)
-    return section.assemble(fast, plan, measure_plan(section, plan, client))
+def reproduce(section: ModuleType, fast: bool = False, client: Client | None = None, out: Path | None = None) -> Any:
+    """The section's results: its plan measured and assembled; ``out``: the run's results folder, where the sections
+    it reads (``READS``) stored theirs."""
+    reads = getattr(section, "READS", {})
+    extra = (earlier(reads, out),) if reads else ()
+    plan = section.plan(fast, *extra)
+    return section.assemble(fast, plan, measure_plan(section, plan, client), *extra)

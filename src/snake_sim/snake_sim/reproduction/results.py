@@ -14,12 +14,12 @@ import json
 import math
 import types
 import typing
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
 
-from snake_core import locator
 from snake_sim.analysis.step_check import Comparison
 
 T = TypeVar("T")
@@ -93,11 +93,12 @@ def load(kind: type[T], path: Path) -> T:
     return from_json(kind, path.read_text(encoding="utf-8"))
 
 
-def stored(kind: type[T], name: str) -> T | None:
-    """Section ``name``'s committed results (``docs/reproduction/<name>.json`` of the suite's data folder) as
-    ``kind``, None where there are none: what a section reads of the sections before it."""
-    path = results_path(locator.data_dir() / "docs", name)
-    return load(kind, path) if path.exists() else None
+def earlier(reads: Mapping[str, type], out: Path | None) -> dict[str, Any]:
+    """The results stored under ``out`` (the current run's folder) of the sections a section reads (its ``READS``:
+    name → Results class), by name; None for a section with no results there (or no folder)."""
+    paths = {name: results_path(out, name) for name in reads} if out is not None else {}
+    return {name: load(kind, paths[name]) if name in paths and paths[name].exists() else None
+            for name, kind in reads.items()}
 
 
 #: What the text calls each robot file of 002 (docs/readings.md "002 Table 5.1"): 002's simulation ran

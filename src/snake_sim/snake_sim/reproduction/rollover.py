@@ -16,12 +16,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from snake_sim.analysis.rollover import ROLL_OVER_DEG, wilson_interval
 from snake_sim.core.scenario import load_scenario
 from snake_sim.core.worldgen import FACE_FRICTION, PLATE_FRICTIONS, TWO_OBSTACLES_GAP
 from snake_sim.reproduction import gain_scale, runs_002
-from snake_sim.reproduction.results import stored
 from snake_sim.studies.climb_3d import case_cells, claim_verdict, climb_run
 from snake_sim.studies.engines import MIN_DURATION
 from snake_sim.studies.rollover import (
@@ -123,14 +123,19 @@ def choose_gains(stored: gain_scale.Results | None) -> dict[str, Choice]:
             out[c] = Choice(best.label, (AMPLITUDE, *best.overrides), "the climbing reading nearest 002's gains")
         else:
             why = "no stored gain study" if stored is None else "no reading climbs in the gain study"
-            out[c] = Choice("002's printed gains", printed[c][1], f"002's printed gains ({why})")
+            out[c] = Choice("002's printed gains", printed[c][1], why)
     return out
 
 
-def setup() -> tuple[float, dict[str, int], dict[str, Choice]]:
-    """(the boards' face μ, the count behind it, each controller's gains) from the stored results."""
-    face, counts = choose_face(stored(runs_002.Results, "runs_002"))
-    return face, counts, choose_gains(stored(gain_scale.Results, "gain_scale"))
+#: The sections whose results this one reads (:mod:`.experiment`): the face μ and the gains are chosen from them.
+READS = {"runs_002": runs_002.Results, "gain_scale": gain_scale.Results}
+
+
+def setup(earlier: dict[str, Any]) -> tuple[float, dict[str, int], dict[str, Choice]]:
+    """(the boards' face μ, the count behind it, each controller's gains) from the results of the sections this one
+    reads (:data:`READS`)."""
+    face, counts = choose_face(earlier["runs_002"])
+    return face, counts, choose_gains(earlier["gain_scale"])
 
 
 def settings(choices: dict[str, Choice]) -> Settings:
@@ -163,10 +168,10 @@ def _counts(fast: bool) -> tuple[tuple[int, ...], tuple[int, ...], float]:
     return (FAST_SEEDS, FAST_SEEDS, FAST_DURATION) if fast else (SEEDS, FEW_SEEDS, DURATION)
 
 
-def _studies(fast: bool) -> tuple[list[RateCase], list[RateCase]]:
+def _studies(fast: bool, earlier: dict[str, Any]) -> tuple[list[RateCase], list[RateCase]]:
     """(the roll-over sweep, the unknowns one at a time with their baseline)."""
     seeds, few, duration = _counts(fast)
-    face, _, choices = setup()
+    face, _, choices = setup(earlier)
     chosen = settings(choices)
     sweep = sweep_cases(AXES, ("obstacle",), seeds, duration, chosen, face, top_only=("obstacle",) if fast else ())
     if not fast:
@@ -180,9 +185,9 @@ def _studies(fast: bool) -> tuple[list[RateCase], list[RateCase]]:
     return sweep, cases
 
 
-def plan(fast: bool = False) -> dict[str, Cell]:
+def plan(fast: bool, earlier: dict[str, Any]) -> dict[str, Cell]:
     """Every case's run and its half-step run, by cell id (the symmetric baseline planned once)."""
-    sweep, unknowns = _studies(fast)
+    sweep, unknowns = _studies(fast, earlier)
     return {c.id: c for rc in (*sweep, *unknowns) for case in rc.cases for c in case_cells(case)}
 
 
@@ -193,16 +198,16 @@ def _rate(rc: RateCase, rows: dict[str, dict]) -> tuple[Rate, list[str]]:
     return rate(rc, runs), failed
 
 
-def assemble(fast: bool, plan: dict[str, Cell], rows: dict[str, dict]) -> Results:
+def assemble(fast: bool, plan: dict[str, Cell], rows: dict[str, dict], earlier: dict[str, Any]) -> Results:
     """The counts of every (controller, world, axis, level); runs without a result are listed (``failed``)."""
-    sweep, unknowns = _studies(fast)
+    sweep, unknowns = _studies(fast, earlier)
     done = [_rate(rc, rows) for rc in (*sweep, *unknowns)]
     rates = tuple(r for r, _ in done)
     first = sweep[0].cases[0]
     scenario = load_scenario(first.scenario, list(first.overrides))
     contact = scenario.section("contact")
     seeds, few, duration = _counts(fast)
-    face, counts, choices = setup()
+    face, counts, choices = setup(earlier)
     chosen = settings(choices)
     return Results(fast, seeds, few, duration, scenario.time_step, ROLL_OVER_DEG, face, counts, choices,
                    {"ground_friction": float(contact["friction"]), "face_friction": face,

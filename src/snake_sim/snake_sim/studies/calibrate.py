@@ -20,16 +20,10 @@ non-finite state counts :data:`DIVERGED_RESIDUAL` for every sample it lacks.
 
 The fit (:func:`calibrate`): a global search with Optuna's CMA-ES sampler over the box of ``--fit`` (log-space for
 ``--log`` fields), its trials evaluated on the Dask sweep engine (:func:`snake_sim.studies.optimise.optimise`: the
-study in DIR/study.log, resumable, every trial in DIR/trials.csv); then, from its best trial, a local polish with
-``scipy.optimize.least_squares`` (trust-region reflective, bounded) on r over the fields normalised to u ∈ [0, 1] of
-their box (log-space for ``--log``), its Jacobian by forward differences of :data:`DIFF_STEP` in u.
-
-Identifiability and intervals (:func:`intervals`): a field whose column of the Jacobian J at the search's best is
-flat (norm ≤ :data:`FLAT` × the largest column's) does not change the fit across its box: it is reported "not
-identifiable from this recording" and frozen at the search's value. For the others, at the polished optimum, the
-Gauss–Newton covariance σ² (JᵀJ)⁻¹ with σ² = Σ r² / (m − p) (m entries, p fitted fields), and a 95 % interval
-value ± 1.96 σ (log fields: in log-space). The residuals of a window are correlated in time, so the interval is a
-lower bound on the uncertainty; the spread of the near-best trials is not an interval.
+study in DIR/study.log, resumable, every trial in DIR/trials.csv); then :func:`snake_sim.studies.calibration_fit.fit`
+on r, the windows its independent blocks: ``scipy.optimize.least_squares`` polishes from the search's best distinct
+trials (``--restarts``), identifiability and 95 % profile intervals whose scale is corrected for the residuals'
+correlation in time (that module's docstring states the method).
 """
 
 from __future__ import annotations
@@ -48,7 +42,6 @@ import yaml
 from rosbags.highlevel import AnyReader
 from rosbags.rosbag2 import ReaderError
 from rosbags.typesys import Stores, get_typestore
-from scipy.optimize import least_squares
 from scipy.spatial import ConvexHull, QhullError
 from scipy.spatial.transform import Rotation, Slerp
 from tqdm import tqdm
@@ -65,28 +58,16 @@ from snake_sim.engines.mujoco import runtime as mujoco_runtime
 from snake_sim.engines.mujoco.runtime import MujocoSetup
 from snake_sim.engines.vertical.model import VerticalData, VerticalSetup, build
 from snake_sim.engines.vertical.runtime import simulate
+from snake_sim.studies.calibration_fit import RESTARTS, FitResult, Fitted, fit
 from snake_sim.studies.calibration_report import write_outputs
 from snake_sim.studies.optimise import Problem, optimise
 from snake_sim.studies.sweep.cells import Cell, Range, parse_range
+from snake_sim.studies.sweep.table import ResultsTable
 
 #: Smallest recorded RMS a residual is divided by [rad] (a joint that hardly moves).
 RMS_FLOOR = 1e-3
 #: Normalised residual of every sample a diverged window lacks.
 DIVERGED_RESIDUAL = 10.0
-#: Forward-difference step of the polish's Jacobian, in the field's box normalised to [0, 1]: the residuals of the
-#: contact model jump by small steps on finer scales (the friction law's re-solves, contacts made and broken); a step
-#: of 1e-3 measured those jumps (slopes that grew as 1/step) and stopped the polish short of the optimum.
-DIFF_STEP = 1e-2
-#: Tolerances of the polish (scipy's ftol and xtol: relative change of the loss and of u). Its gradient test is off
-#: (gtol=None; scipy 1.17.1 scipy/optimize/_lsq/least_squares.py:378): scipy's is absolute, and a good fit's loss
-#: (1e-5) has a gradient below any fixed bound.
-POLISH_TOL = 1e-4
-#: Most steps of the polish (each a run of the windows and a Jacobian of one run per free field).
-POLISH_STEPS = 20
-#: A Jacobian column this small against the largest is flat: the field is not identifiable.
-FLAT = 1e-3
-#: Two-sided 95 % quantile of the normal distribution.
-Z95 = 1.959963984540054
 #: Default window length [s].
 WINDOW_S = 1.0
 #: Fitted fields that are the recording's, not the scenario's, start with this.
@@ -387,71 +368,34 @@ def parse_fits(fits: list[str], logs: list[str]) -> tuple[Range, ...]:
     return tuple(out)
 
 
-def to_unit(r: Range, value: float) -> float:
-    """``value`` in the box of ``r`` normalised to [0, 1] (log-space for a log range)."""
-    if r.log:
-        return math.log(value / r.low) / math.log(r.high / r.low)
-    return (value - r.low) / (r.high - r.low)
-
-
-def from_unit(r: Range, u: float) -> float:
-    """Inverse of :func:`to_unit`."""
-    u = min(max(float(u), 0.0), 1.0)
-    return r.low * (r.high / r.low) ** u if r.log else r.low + u * (r.high - r.low)
-
-
-@dataclass(frozen=True)
-class Fitted:
-    """One fitted field: its value, 95 % interval (None if frozen), and whether the recording identifies it."""
-
-    key: str
-    value: float
-    start: float  # the global search's best
-    interval: tuple[float, float] | None
-    identifiable: bool
-
-
-def intervals(fit: tuple[Range, ...], u: np.ndarray, r: np.ndarray, jac: np.ndarray,
-              free: list[int]) -> list[tuple[float, float]]:
-    """95 % intervals of the free fields at u from the Gauss–Newton covariance (module docstring)."""
-    j = jac[:, free]
-    dof = max(len(r) - len(free), 1)
-    sigma2 = float(r @ r) / dof
-    cov = sigma2 * np.linalg.pinv(j.T @ j)
-    out = []
-    for col, i in enumerate(free):
-        rg, su = fit[i], math.sqrt(max(cov[col, col], 0.0))
-        value = from_unit(rg, u[i])
-        if rg.log:
-            s = su * math.log(rg.high / rg.low)
-            out.append((float(value * math.exp(-Z95 * s)), float(value * math.exp(Z95 * s))))
-        else:
-            s = su * (rg.high - rg.low)
-            out.append((float(value - Z95 * s), float(value + Z95 * s)))
-    return out
-
-
 @dataclass(frozen=True)
 class CalibrationOutcome:
-    fitted: list[Fitted]
     loss_start: float  # the global search's best loss
-    loss: float  # after the polish
-    evaluations: int  # runs of the polish
     written: list[Path]
     trials: int
     interrupted: bool
+    fit: FitResult | None = None  # None: the search has no trial with a value
+
+    @property
+    def fitted(self) -> list[Fitted]:
+        return [] if self.fit is None else self.fit.fitted
+
+    @property
+    def loss(self) -> float:
+        """After the polish."""
+        return math.nan if self.fit is None else self.fit.loss
+
+    @property
+    def evaluations(self) -> int:
+        """Runs after the search (polishes and profiles)."""
+        return 0 if self.fit is None else self.fit.evaluations
 
 
-def _jacobian(residuals: Any, u: np.ndarray, r0: np.ndarray, columns: list[int]) -> np.ndarray:
-    """(m, len(u)) forward differences of ``residuals`` at u in the ``columns`` (DIFF_STEP in u, backwards at 1);
-    the other columns zero."""
-    jac = np.zeros((len(r0), len(u)))
-    for i in columns:
-        step = DIFF_STEP if u[i] + DIFF_STEP <= 1.0 else -DIFF_STEP
-        du = u.copy()
-        du[i] += step
-        jac[:, i] = (residuals(du) - r0) / step
-    return jac
+def search_trials(out: Path, fit: tuple[Range, ...]) -> list[tuple[dict[str, float], float]]:
+    """(values, loss) of every trial in ``out``/trials.csv that has a loss."""
+    rows = ResultsTable(out / "trials.csv").rows
+    return [({r.key: float(row[r.key]) for r in fit}, float(row["loss"])) for row in rows
+            if row.get("status") == "ok" and isinstance(row.get("loss"), (int, float)) and math.isfinite(row["loss"])]
 
 
 def check_out(calibration: Calibration, out: Path, resume: bool) -> None:
@@ -469,10 +413,11 @@ def check_out(calibration: Calibration, out: Path, resume: bool) -> None:
 
 def calibrate(calibration: Calibration, out: Path, trials: int, workers: int | None = None,
               scheduler: str | None = None, resume: bool = False, progress: bool = True,
-              seed: int | None = None) -> CalibrationOutcome:
-    """The global search, the polish, the intervals and the outputs (module docstring); ``seed`` fixes the search's
-    random draws (None: new ones each run)."""
+              seed: int | None = None, restarts: int = RESTARTS) -> CalibrationOutcome:
+    """The global search, the polishes from its ``restarts`` best distinct trials, the intervals and the outputs
+    (module docstring); ``seed`` fixes the search's random draws (None: new ones each run)."""
     integer(trials, "--trials", low=1)
+    integer(restarts, "--restarts", low=1)
     positive(calibration.window, "--window")
     check_out(calibration, out, resume)
     base = load_scenario(calibration.scenario, calibration.sets)
@@ -481,8 +426,9 @@ def calibrate(calibration: Calibration, out: Path, trials: int, workers: int | N
                           f"{base.model}")
     rec = read_recording(calibration.bag)
     loss = WindowLoss(rec, calibration.window)
-    if not loss.starts():
-        raise ConfigError("--window", calibration.window, f"longer than the recording ({rec.t[-1]:.3g} s)")
+    if len(loss.starts()) < 2:
+        raise ConfigError("--window", calibration.window, f"longer than half the recording ({rec.t[-1]:.3g} s): the "
+                          "intervals need two windows at least")
     n_joints = ENGINES[base.model].build(base).robot.n_joints
     if n_joints != rec.n_joints:
         raise ConfigError("--bag", str(calibration.bag), f"records {rec.n_joints} joints; {base.name}'s robot has "
@@ -495,53 +441,11 @@ def calibrate(calibration: Calibration, out: Path, trials: int, workers: int | N
     search = optimise(problem, out, trials, "cmaes", None, workers, scheduler, progress, loss, seed)
     (out / "calibration.yaml").write_text(yaml.safe_dump(calibration.as_dict(), sort_keys=False), encoding="utf-8")
     if search.interrupted or search.best is None:
-        return CalibrationOutcome([], math.nan, math.nan, 0, search.written, search.trials, search.interrupted)
-    fit = calibration.fit
-    evaluations = 0
-
-    last: dict[bytes, np.ndarray] = {}  # the last point's r: least_squares asks for J where it just asked for r
-    bar = tqdm(desc="polish", unit="run", disable=not progress, dynamic_ncols=True)
-
-    def residuals(u: np.ndarray) -> np.ndarray:
-        nonlocal evaluations
-        key = np.asarray(u, dtype=float).tobytes()
-        if key not in last:
-            evaluations += 1
-            bar.update()
-            params = {rg.key: from_unit(rg, float(x)) for rg, x in zip(fit, u, strict=True)}
-            last.clear()
-            last[key] = loss.evaluate_at(problem, params)[0]
-        return last[key]
-
-    u0 = np.array([to_unit(rg, search.best.params[rg.key]) for rg in fit])
-    r0 = residuals(u0)
-    jac = _jacobian(residuals, u0, r0, list(range(len(fit))))
-    norms = np.linalg.norm(jac, axis=0)
-    free = [i for i in range(len(fit)) if norms[i] > FLAT * norms.max()]
-    u, r = u0, r0
-    if free:
-        def partial(x: np.ndarray) -> np.ndarray:
-            full = u0.copy()
-            full[free] = x
-            return full
-
-        polish = least_squares(lambda x: residuals(partial(x)), u0[free], bounds=(0.0, 1.0), method="trf",
-                               jac=lambda x: _jacobian(residuals, partial(x), residuals(partial(x)),
-                                                       free)[:, free],
-                               ftol=POLISH_TOL, xtol=POLISH_TOL, gtol=None, max_nfev=POLISH_STEPS)
-        if float(polish.fun @ polish.fun) < float(r0 @ r0):  # the polish never makes the fit worse
-            u, r = partial(polish.x), polish.fun
-            # J at the polish's last point: trf_bounds evaluates the callable after every accepted step, the last one
-            # included (scipy 1.17.1 scipy/optimize/_lsq/trf.py:376)
-            jac[:, free] = polish.jac
-        bounds = dict(zip(free, intervals(fit, u, r, jac, free), strict=True))
-    else:
-        bounds = {}
-    bar.close()
-    fitted = [Fitted(rg.key, from_unit(rg, u[i]), search.best.params[rg.key], bounds.get(i), i in free)
-              for i, rg in enumerate(fit)]
-    outcome = CalibrationOutcome(fitted, float(search.best.value), float(r @ r), evaluations, [], search.trials,
-                                 False)
-    written = write_outputs(out, calibration, problem, outcome, loss)
-    return CalibrationOutcome(fitted, outcome.loss_start, outcome.loss, evaluations, [*written, *search.written],
-                              search.trials, False)
+        return CalibrationOutcome(math.nan, search.written, search.trials, search.interrupted)
+    searched = search_trials(out, calibration.fit)
+    with tqdm(desc="polish", unit="run", disable=not progress, dynamic_ncols=True) as bar:
+        result = fit(calibration.fit, lambda params: loss.evaluate_at(problem, params)[0], len(loss.starts()),
+                     searched, restarts, bar.update)
+    outcome = CalibrationOutcome(float(search.best.value), [], search.trials, False, result)
+    written = write_outputs(out, calibration, problem, outcome, loss, searched)
+    return dataclasses.replace(outcome, written=[*written, *search.written])

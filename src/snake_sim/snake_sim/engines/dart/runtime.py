@@ -38,7 +38,7 @@ from snake_core.validation import ConfigError
 from ...analysis.rollover import perturbation_from, start_pose
 from ...core.runlog import RunLog
 from ...core.scenario import Scenario
-from ...core.sea_loop import CommandRamp, Reading, Tick, control_steps, gait_references, n_samples, run, sea_control
+from ...core.sea_loop import Reading, Tick, control_steps, gait_references, n_samples, run, sea_control
 from ...core.signals import StopRequest
 from .. import engine3d
 from ..engine3d import FIGURES, Samples3D, Setup3D, sea_robot, summary_extra, world_and_start
@@ -155,7 +155,7 @@ def simulate(setup: DartSetup, duration: float | None = None, progress: bool = F
     nj = setup.robot.n_joints
     samples = Samples3D.allocate(setup.robot, n_samples(n_ticks, setup.log_every))
     tick = Tick(setup.controllers, gait_references(setup.gait, nj), samples, setup.log_every,
-                CommandRamp(setup.control_period))
+                setup.control_period)
     data = model.create_data()
     dm.place(model, data, *start_pose(setup.robot, model.world.ground_height, setup.start_x, setup.perturbation))
     state = DartRun(data, gz.activate(setup.control, dm.beta(model, data)), np.zeros(nj), np.zeros(nj))

@@ -35,7 +35,7 @@ from snake_core.validation import ConfigError
 from ...analysis.rollover import perturbation_from, start_pose
 from ...core.runlog import RunLog
 from ...core.scenario import Scenario
-from ...core.sea_loop import CommandRamp, Reading, Tick, control_steps, gait_references, n_samples, run, sea_control
+from ...core.sea_loop import Reading, Tick, control_steps, gait_references, n_samples, run, sea_control
 from ...core.signals import StopRequest
 from .. import engine3d
 from ..engine3d import (
@@ -118,7 +118,7 @@ def simulate(setup: MujocoSetup, duration: float | None = None, progress: bool =
     n_ticks = round(duration / setup.control_period)
     samples = Samples3D.allocate(setup.robot, n_samples(n_ticks, setup.log_every))
     tick = Tick(setup.controllers, gait_references(setup.gait, setup.robot.n_joints), samples, setup.log_every,
-                CommandRamp(setup.control_period))
+                setup.control_period)
     data = start
     if data is None:
         data = model.create_data()

@@ -5,10 +5,15 @@ The controller is evaluated inside the ODE right-hand side (continuous-time cont
 simulations; ``sim.time_step`` and ``sim.control_rate`` are not used by this runner), and the
 whole system is integrated by scipy's DOP853 with ``rtol`` = :data:`RTOL` (1e-8: the §6.1.3
 conservation check of g needs ≤ 1e-8, docs/readings.md "004 §6.1.3") and ``atol`` = :data:`ATOL`.
-Robots with SEAs (``sea:``/``actuator:`` in the robot file) run through the spring: the tracker's
-torque is realised in torque mode (β_d = α − τ_d/K, docs/design.md) by the motor-side PD 002 (4.39)
-on the rotor, ``rotor_term`` β̈ = U − K(α − β). ``robot.joints: rigid`` forces torque input. SEA
-rotors and regularised Coulomb friction make the system stiff: those runs use LSODA (same tolerances).
+Robots with SEAs (``sea:``/``actuator:`` in the robot file) run through the spring, in the SEA loop of the other
+models (:func:`snake_sim.core.sea_loop.run`): once per control period (``sim.control_rate``) the tracker's torque is
+the reference τ_d of snake_core's torque mode (:class:`snake_core.controllers.torque.TorqueController`: PI on the
+measured SEA torque, clipped to the sensor's range, β_d = α − τ*/K, β̇_d = α̇), and within the period the motor-side
+PD 002 (4.39) follows the command extrapolated as in the vertical model
+(:func:`snake_sim.core.sea_loop.extrapolated_command`) on the rotor, ``rotor_term`` β̈ = U − K(α − β); the period is
+integrated by the same ODE solver and tolerances. A torque blow-up is then seen at a control instant.
+``robot.joints: rigid`` forces torque input. SEA rotors and regularised Coulomb friction make the system stiff: those
+runs use LSODA (same tolerances).
 
 Scenario sections (besides the common ones of :mod:`snake_sim.core.scenario`)::
 
@@ -37,6 +42,7 @@ from scipy.integrate import solve_ivp
 from tqdm import tqdm
 
 from snake_core.actuator import MotorPD, motor_pd
+from snake_core.controllers import JointController, make_joint_controllers
 from snake_core.gaits import make_gait
 from snake_core.gaits.serpenoid import Serpenoid
 from snake_core.planar.conserved import conserved_g
@@ -56,6 +62,7 @@ from snake_core.validation import ConfigError, choice, get, number, positive, re
 
 from ...core.runlog import Diagnostic, RunLog
 from ...core.scenario import Scenario
+from ...core.sea_loop import Reading, Tick, control_steps, extrapolated_command, n_samples, run
 from ...core.signals import INTERRUPTED, StopRequest, stopped
 from .integration import ATOL, RTOL, blowup_status, initial_state, integration_method
 from .report import head_tracking_summary
@@ -87,6 +94,8 @@ class PlanarSetup:
     sea: MotorPD | None
     blowup_torque: float
     evaluation_window: tuple[float, float]
+    #: torque mode per joint (tail → head) realising the tracker's torque through the SEAs (None: rigid joints)
+    controllers: list[JointController] | None = None
 
 
 def _friction(robot: RobotParams, section: dict, source: str) -> FrictionParams:
@@ -163,54 +172,169 @@ def build(scenario: Scenario) -> PlanarSetup:
                   high=robot.joint_limit)
     q0 = np.concatenate((reference.start, [reference.theta1], np.full(robot.n_joints, phi0)))
     sea = motor_pd(robot) if use_sea else None
-    return PlanarSetup(scenario, robot, model, free, gait, mode, tracker, reference, monitor, q0, sea, blowup, (t0, t1))
+    controllers = make_joint_controllers("torque", robot, {"mode": "torque"}, src) if use_sea else None
+    return PlanarSetup(scenario, robot, model, free, gait, mode, tracker, reference, monitor, q0, sea, blowup, (t0, t1),
+                       controllers)
 
 
 def _dynamics(setup: PlanarSetup) -> tuple[Callable, Callable]:
-    """(rhs(t, x), outputs(t, x) -> (τ_command, τ_applied_004, τ_log_suite)) of the closed loop."""
+    """(rhs(t, x), torque(t, x, data) -> τ_command) of the closed loop with rigid joints (continuous-time control)."""
     model, tracker, ref = setup.model, setup.tracker, setup.reference
-    d, nj = model.dof, model.n_joints
-    sea, robot = setup.sea, setup.robot
-    K = np.asarray(robot.sea.stiffness) if sea is not None else None
+    d = model.dof
     workspace = model.create_data()
 
-    def outputs(t, x, data):
-        q, qd = x[:d], x[d:2 * d]
-        tau_cmd = tracker.step(t, q, qd, ref(t), data)
-        if sea is None:
-            return tau_cmd, tau_cmd, reverse_joints(tau_cmd), None
-        alpha, alpha_dot = reverse_joints(q[3:]), reverse_joints(qd[3:])
-        beta, beta_dot = x[2 * d:2 * d + nj], x[2 * d + nj:]
-        tau_sea = K * (alpha - beta)  # 002 (4.36)
-        beta_d = alpha - sea_torque_reference(tau_cmd) / K  # torque mode (docs/design.md)
-        u, _ = sea.torque(beta, beta_dot, beta_d, alpha_dot)  # 002 (4.39)
-        beta_ddot = (u - tau_sea) / robot.actuator.rotor_term
-        return tau_cmd, reverse_joints(-tau_sea), tau_sea, beta_ddot
+    def torque(t, x, data):
+        return tracker.step(t, x[:d], x[d:2 * d], ref(t), data)
 
     def rhs(t, x):
         q, qd = x[:d], x[d:2 * d]
         data = compute_terms(model, workspace, q, qd)
-        _, tau, _, beta_ddot = outputs(t, x, data)
-        qdd = forward_dynamics(model, data, tau)
-        if sea is None:
-            return np.concatenate((qd, qdd))
-        return np.concatenate((qd, qdd, x[2 * d + nj:], beta_ddot))
+        return np.concatenate((qd, forward_dynamics(model, data, torque(t, x, data))))
 
-    return rhs, outputs
+    return rhs, torque
+
+
+@dataclass(eq=False)
+class SeaRun:
+    """The mutable state of a run through SEAs: x = [q, q̇, β, β̇] at ``t``, the tracker's last torque (004 order) and
+    the control instant at which it exceeded ``controller.blowup_torque`` (None: not yet)."""
+
+    x: np.ndarray
+    t: float = 0.0
+    tau_command: np.ndarray | None = None
+    blown_at: float | None = None
+    failure: str | None = None
+
+
+@dataclass(eq=False)
+class SeaPlant:
+    """The planar model with SEA joints as the SEA loop steps it (:class:`snake_sim.core.sea_loop.SeaEngine`) over a
+    :class:`SeaRun`: the joint modules' α, α̇, β, τ = K(α − β) (tail → head), one control period integrated under the
+    motor command, the state as the pose a sample keeps."""
+
+    setup: PlanarSetup
+    period: float  # T_c [s]
+
+    def __post_init__(self) -> None:
+        self._workspace = self.setup.model.create_data()
+        self._stiffness = np.asarray(self.setup.robot.sea.stiffness)
+
+    def _split(self, x: np.ndarray) -> tuple[np.ndarray, ...]:
+        d, nj = self.setup.model.dof, self.setup.model.n_joints
+        return x[:d], x[d:2 * d], x[2 * d:2 * d + nj], x[2 * d + nj:]
+
+    def read(self, data: SeaRun) -> Reading:
+        q, qd, beta, _ = self._split(data.x)
+        alpha = reverse_joints(q[3:])
+        tau = self._stiffness * (alpha - beta)  # 002 (4.36)
+        return Reading(alpha, reverse_joints(qd[3:]), beta, tau, np.full(len(beta), np.nan), 0)
+
+    def references(self, t: float, data: SeaRun) -> dict[str, np.ndarray]:
+        """The tracker's torque at t as the SEAs' torque reference τ_d (no α_d: torque mode does not use it)."""
+        setup = self.setup
+        q, qd, _, _ = self._split(data.x)
+        tau = setup.tracker.step(t, q, qd, setup.reference(t), compute_terms(setup.model, self._workspace, q, qd))
+        data.tau_command = tau
+        if data.blown_at is None and np.linalg.norm(tau) > setup.blowup_torque:
+            data.blown_at = t
+        zero = np.zeros(setup.model.n_joints)
+        return {"alpha_d": zero, "alpha_d_dot": zero, "tau_d": sea_torque_reference(tau), "tau_command": tau}
+
+    def rhs(self, t: float, x: np.ndarray, t_k: float, beta_d: np.ndarray, beta_d_dot: np.ndarray,
+            beta_d_acc: np.ndarray) -> np.ndarray:
+        """ẋ with the motor command extrapolated from the control instant t_k and the spring's torque on the links."""
+        setup, model = self.setup, self.setup.model
+        q, qd, beta, beta_dot = self._split(x)
+        tau = self._stiffness * (reverse_joints(q[3:]) - beta)  # 002 (4.36)
+        command, rate = extrapolated_command(t - t_k, beta_d, beta_d_dot, beta_d_acc)
+        u, _ = setup.sea.torque(beta, beta_dot, command, rate)  # 002 (4.39)
+        qdd = forward_dynamics(model, compute_terms(model, self._workspace, q, qd), reverse_joints(-tau))
+        return np.concatenate((qd, qdd, beta_dot, (u - tau) / setup.robot.actuator.rotor_term))
+
+    def advance(self, data: SeaRun, beta_d: np.ndarray, beta_d_dot: np.ndarray, beta_d_acc: np.ndarray) -> None:
+        t_k = data.t
+        sol = solve_ivp(self.rhs, (t_k, t_k + self.period), data.x, method=integration_method(self.setup),
+                        rtol=RTOL, atol=ATOL, args=(t_k, beta_d, beta_d_dot, beta_d_acc))
+        data.t = t_k + self.period
+        if sol.status < 0:
+            data.failure = f"integration failed at t = {sol.t[-1]:.3f} s: {sol.message}"
+            data.x = np.full_like(data.x, np.nan)
+        else:
+            data.x = sol.y[:, -1]
+
+    def poses(self, data: SeaRun) -> np.ndarray:
+        return data.x.copy()
+
+    def finite(self, data: SeaRun) -> bool:
+        return data.blown_at is None and bool(np.all(np.isfinite(data.x)))
+
+    def non_finite_status(self, data: SeaRun, t: float, kept_until: float) -> str:
+        if data.blown_at is not None:
+            return blowup_status(self.setup, data.blown_at)
+        return data.failure or f"non-finite state at t = {t:.4f} s"
+
+
+@dataclass(eq=False)
+class SeaSamples:
+    """The samples of a run through SEAs: the state, the tracker's torque and the motor commands at logged instants."""
+
+    t: np.ndarray
+    x: np.ndarray
+    tau_command: np.ndarray
+    beta_ref: np.ndarray
+    count: int = 0
+
+    @classmethod
+    def allocate(cls, n_state: int, n_joints: int, n_log: int) -> SeaSamples:
+        return cls(np.zeros(n_log), np.zeros((n_log, n_state)), np.zeros((n_log, n_joints)),
+                   np.zeros((n_log, n_joints)))
+
+    def record(self, t: float, poses: np.ndarray, reading: Reading, beta_d: np.ndarray,
+               refs: dict[str, np.ndarray]) -> None:
+        k = self.count
+        self.t[k], self.x[k], self.tau_command[k], self.beta_ref[k] = t, poses, refs["tau_command"], beta_d
+        self.count += 1
+
+
+def _simulate_sea(setup: PlanarSetup, duration: float, stop: StopRequest | None, bar: tqdm) -> RunLog:
+    """The run through SEAs: the SEA loop (module docstring), samples at ``sim.log_rate``."""
+    scenario = setup.scenario
+    period = scenario.control_period
+    n_ticks = round(duration / period)
+    _, log_every = control_steps(scenario, period)
+    plant = SeaPlant(setup, period)
+    x0 = initial_state(setup)
+    samples = SeaSamples.allocate(x0.size, setup.model.n_joints, n_samples(n_ticks, log_every))
+    tick = Tick(setup.controllers, plant.references, samples, log_every, period)
+
+    def show(t: float) -> None:
+        if t - bar.n > 0.05 * duration:
+            bar.n = round(t, 6)
+            bar.refresh()
+
+    status = run(plant, SeaRun(x0), tick, n_ticks, stop, show)
+    k = slice(0, samples.count)
+    log = _log(setup, samples.t[k], samples.x[k], samples.tau_command[k], status, samples.beta_ref[k])
+    log.series["tau_d"] = sea_torque_reference(samples.tau_command[k])  # the SEAs' torque reference, tail → head
+    return log
 
 
 def simulate(setup: PlanarSetup, duration: float | None = None, progress: bool = False,
              stop: StopRequest | None = None) -> RunLog:
-    """Integrate the closed loop and log it at ``sim.log_rate`` (stops at a torque blow-up, or at ``stop``: the
-    event below then has its root at the end of the solver's step)."""
+    """Run the closed loop and log it at ``sim.log_rate`` (stops at a torque blow-up, or at ``stop``). With rigid joints
+    the whole run is one solve with the controller in the right-hand side; a stop is then the root of the event below,
+    at the end of the solver's step. Through SEAs the run is the SEA loop (module docstring)."""
     model, d = setup.model, setup.model.dof
     duration = setup.scenario.duration if duration is None else positive(duration, "--duration")
-    rhs, outputs = _dynamics(setup)
+    bar = tqdm(total=round(duration, 6), unit="s", disable=not progress, leave=False,
+               bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} s sim [{elapsed}<{remaining}]")
+    if setup.sea is not None:
+        with bar:
+            return _simulate_sea(setup, duration, stop, bar)
+    rhs, torque = _dynamics(setup)
     workspace = model.create_data()
     x0 = initial_state(setup)
     t_eval = np.unique(np.minimum(np.arange(0.0, duration + 1e-9, setup.scenario.log_period), duration))
-    bar = tqdm(total=round(duration, 6), unit="s", disable=not progress, leave=False,
-               bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} s sim [{elapsed}<{remaining}]")
 
     stop_time: dict[str, float] = {}
 
@@ -222,7 +346,7 @@ def simulate(setup: PlanarSetup, duration: float | None = None, progress: bool =
             stopped_at = stop_time.setdefault("t", t)
             return t - stopped_at
         q, qd = x[:d], x[d:2 * d]
-        return float(np.linalg.norm(outputs(t, x, compute_terms(model, workspace, q, qd))[0])) - setup.blowup_torque
+        return float(np.linalg.norm(torque(t, x, compute_terms(model, workspace, q, qd)))) - setup.blowup_torque
 
     blowup.terminal = True
     sol = solve_ivp(rhs, (0.0, duration), x0, method=integration_method(setup),
@@ -235,17 +359,21 @@ def simulate(setup: PlanarSetup, duration: float | None = None, progress: bool =
         status = blowup_status(setup, sol.t_events[0][0])
     elif sol.status < 0:
         status = f"integration failed at t = {sol.t[-1] if sol.t.size else 0.0:.3f} s: {sol.message}"
-    return _log(setup, sol.t, sol.y.T, outputs, status)
+    x = sol.y.T
+    tau_command = np.array([torque(t, xi, compute_terms(model, workspace, xi[:d], xi[d:2 * d]))
+                            for t, xi in zip(sol.t, x, strict=True)]).reshape(len(sol.t), model.n_joints)
+    return _log(setup, sol.t, x, tau_command, status)
 
 
-def _log(setup: PlanarSetup, t: np.ndarray, x: np.ndarray, outputs: Callable, status: str) -> RunLog:
+def _log(setup: PlanarSetup, t: np.ndarray, x: np.ndarray, tau_cmd: np.ndarray, status: str,
+         beta_ref: np.ndarray | None = None) -> RunLog:
+    """The run's log from its states x and the tracker's torques (004 order) at the logged instants t (and the motor
+    commands β_d through SEAs)."""
     model, d, nj = setup.model, setup.model.dof, setup.model.n_joints
     T = t.size
     k = 3 + len(setup.free_joints)
     pos = np.zeros((T, model.n, 3))
     ang = np.zeros((T, model.n))
-    tau_log = np.zeros((T, nj))
-    tau_cmd = np.zeros((T, nj))
     manip = np.zeros((T, 2 + 2 * k))
     w_ref = np.zeros((T, 3))
     alpha_ref = np.zeros((T, nj))
@@ -259,7 +387,6 @@ def _log(setup: PlanarSetup, t: np.ndarray, x: np.ndarray, outputs: Callable, st
     for i in range(T):
         q, qd = x[i, :d], x[i, d:2 * d]
         data = compute_terms(model, workspace, q, qd)
-        tau_cmd[i], _, tau_log[i], _ = outputs(t[i], x[i], data)
         p, th = links_to_world(link_positions(model, q), data.theta)
         pos[i, :, :2], ang[i] = p, th
         r = setup.monitor.evaluate_inertia(data.H)
@@ -281,10 +408,16 @@ def _log(setup: PlanarSetup, t: np.ndarray, x: np.ndarray, outputs: Callable, st
     if isotropic:
         series["g"] = g
     series.update(extra)
-    beta = x[:, 2 * d:2 * d + nj] if setup.sea is not None else None
+    alpha = reverse_joints(x[:, 3:d])
+    if setup.sea is None:
+        beta, tau_log = None, reverse_joints(tau_cmd)
+    else:  # the SEA torque K(α − β), 002 (4.36)
+        beta = x[:, 2 * d:2 * d + nj]
+        tau_log = np.asarray(setup.robot.sea.stiffness) * (alpha - beta)
     return RunLog(robot=setup.robot, plane="xy", t=t, link_position=pos, link_angle=ang,
-                  alpha=reverse_joints(x[:, 3:d]), alpha_dot=reverse_joints(x[:, d + 3:2 * d]), tau=tau_log,
-                  beta=beta, alpha_ref=alpha_ref, alpha_ref_dot=alpha_ref_dot, head_reference=head_pose_to_world(w_ref),
+                  alpha=alpha, alpha_dot=reverse_joints(x[:, d + 3:2 * d]), tau=tau_log,
+                  beta=beta, beta_ref=beta_ref, alpha_ref=alpha_ref, alpha_ref_dot=alpha_ref_dot,
+                  head_reference=head_pose_to_world(w_ref),
                   manipulability=manip, series=series, diagnostics=diagnostics, status=status)
 
 

@@ -1,13 +1,14 @@
 """Batched runs of the vertical-plane model: B runs of one scenario with different parameter values stepped together.
 
 :func:`simulate_batch` runs B set-ups (:func:`snake_sim.engines.vertical.model.build`) as :func:`~.runtime.simulate`
-runs each, and returns the B logs, equal to the one-by-one logs bit for bit (a run's period is the same compiled call):
+runs each, and returns the B logs, equal to the one-by-one logs bit for bit: both run the SEA loop
+(:func:`snake_sim.core.sea_loop.run_batch`; a run alone is a batch of one), and a period is the same compiled call.
 
 - physics: every control period is one compiled call for all runs (:class:`~.plant.BatchedPlant`,
   :func:`~.plant.sea_period_batch`), which runs a run alone's period (:func:`~.plant.sea_period`: the command
   extrapolation, the motor PD (4.39) within the torque–speed line and the step) over each run's own arrays;
 - control: per control instant each run's tick of the SEA loop, as alone (:class:`snake_sim.core.sea_loop.Tick`), and
-  one :class:`~snake_sim.core.sea_loop.CommandRamp` over the stacked commands for the period;
+  one β̈_d estimate over the stacked commands for the period;
 - a run whose state goes non-finite stops alone: its log ends at its last finite sample with the status text of a
   run alone, the others go on.
 
@@ -32,16 +33,17 @@ of a run alone; threads (``prange``) are not used.
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from snake_core.validation import ConfigError
 
+from ...core import sea_loop
 from ...core.runlog import RunLog
 from ...core.scenario import Scenario
-from ...core.sea_loop import CommandRamp, Samples, Tick, n_samples
-from .model import VerticalData, VerticalSetup, build, progress_bar, references
+from ...core.sea_loop import Samples, Tick, n_samples
+from .model import VerticalData, VerticalSetup, build, period_shown, progress_bar, references
 from .plant import BatchedPlant
 
 
@@ -83,25 +85,36 @@ def check_batch(setups: Sequence[VerticalSetup]) -> None:
 
 @dataclass(eq=False)
 class _Stacked:
-    """The runs' state stacked, (B, ·), stepped as one by the batched plant; ``active`` runs only."""
+    """The runs' state stacked, (B, ·), stepped as one by the batched plant (the SEA loop's
+    :class:`~snake_sim.core.sea_loop.Runs`); each run's data are views of its rows, ``going`` runs only stepped."""
 
+    setups: Sequence[VerticalSetup]
     plant: BatchedPlant
-    time_step: float
-    substeps: int
     q: np.ndarray
     v: np.ndarray
     u: np.ndarray  # U of (4.39) at the end of the last step
     contacts: np.ndarray
-    active: np.ndarray
+    going: np.ndarray
+    members: list[VerticalData] = field(init=False)
 
-    def run(self, b: int) -> VerticalData:
-        """Run b's state (views of its rows)."""
-        return VerticalData(self.q[b], self.v[b], self.u[b], int(self.contacts[b]))
+    def __post_init__(self) -> None:
+        self.members = [VerticalData(self.q[b], self.v[b], self.u[b]) for b in range(len(self.setups))]
 
-    def advance(self, data: _Stacked, beta_d: np.ndarray, beta_d_dot: np.ndarray, beta_d_acc: np.ndarray) -> None:
-        """One control period of every active run (:class:`snake_sim.core.sea_loop.SeaEngine`'s, its data itself)."""
-        self.plant.advance(self.q, self.v, self.u, self.contacts, self.time_step, self.substeps, beta_d, beta_d_dot,
-                           beta_d_acc, self.active)
+    def member(self, b: int) -> tuple[VerticalSetup, VerticalData]:
+        return self.setups[b], self.members[b]
+
+    def advance(self, beta_d: np.ndarray, beta_d_dot: np.ndarray, beta_d_acc: np.ndarray) -> None:
+        """One control period of every run still going, in one compiled call."""
+        first = self.setups[0]
+        self.plant.advance(self.q, self.v, self.u, self.contacts, first.time_step, first.substeps, beta_d, beta_d_dot,
+                           beta_d_acc, self.going)
+        for b in np.flatnonzero(self.going):
+            self.members[b].contacts = int(self.contacts[b])
+
+    def drop(self, b: int) -> None:
+        """Parked: finite, no longer stepped."""
+        self.going[b] = False
+        self.q[b], self.v[b] = self.setups[b].q0, 0.0
 
 
 def simulate_batch(setups: Sequence[VerticalSetup], progress: bool = False) -> list[RunLog]:
@@ -111,36 +124,13 @@ def simulate_batch(setups: Sequence[VerticalSetup], progress: bool = False) -> l
     model, n_runs = first.model, len(setups)
     duration, Tc, log_every = first.scenario.duration, first.control_period, first.log_every
     n_ticks = round(duration / Tc)
-    ramp = CommandRamp(Tc)  # one β̈_d estimate over the stacked commands
     ticks = [Tick(s.controllers, references(s), Samples.allocate(model.n_links, n_samples(n_ticks, log_every)),
-                  log_every, ramp) for s in setups]
-    for setup in setups:
-        for c in setup.controllers:
-            c.reset()
-    runs = _Stacked(BatchedPlant([s.plant for s in setups]), first.time_step, first.substeps,
-                    np.stack([s.q0 for s in setups]), np.zeros((n_runs, model.n_q)),
-                    np.zeros((n_runs, model.n_joints)), np.zeros(n_runs, dtype=np.int64), np.ones(n_runs, dtype=bool))
-    beta_d, beta_d_dot = np.zeros((n_runs, model.n_joints)), np.zeros((n_runs, model.n_joints))
-    status = ["ok"] * n_runs
-    bar = progress_bar(duration, progress)
-    bar_every = max(1, n_ticks // 100)
-    for k in range(n_ticks + 1):
-        t = k * Tc
-        for b in np.flatnonzero(runs.active):
-            beta_d[b], beta_d_dot[b] = ticks[b].commands(setups[b], runs.run(b), k, t)
-        if k == n_ticks or not runs.active.any():
-            break
-        ramp.advance(runs, runs, beta_d, beta_d_dot)
-        for b in np.flatnonzero(runs.active):
-            diverged = ticks[b].status_if_diverged(setups[b], runs.run(b), t + Tc)
-            if diverged is not None:  # stops alone, with the status text of a run alone
-                status[b] = diverged
-                runs.active[b] = False
-                runs.q[b], runs.v[b] = setups[b].q0, 0.0  # parked: finite, no longer stepped
-        if k % bar_every == 0:
-            bar.n = round(t + Tc, 6)
-            bar.refresh()
-    bar.close()
+                  log_every, Tc) for s in setups]
+    runs = _Stacked(setups, BatchedPlant([s.plant for s in setups]), np.stack([s.q0 for s in setups]),
+                    np.zeros((n_runs, model.n_q)), np.zeros((n_runs, model.n_joints)), np.zeros(n_runs, dtype=np.int64),
+                    np.ones(n_runs, dtype=bool))
+    with progress_bar(duration, progress) as bar:
+        status = sea_loop.run_batch(runs, ticks, n_ticks, after_period=period_shown(bar, Tc, n_ticks))
     return [tick.samples.run_log(setup.robot, st) for tick, setup, st in zip(ticks, setups, status, strict=True)]
 
 

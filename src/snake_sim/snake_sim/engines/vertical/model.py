@@ -22,8 +22,8 @@ from snake_core.robot import RobotParams, load_robot
 from snake_core.validation import ConfigError, choice, number, positive, reject_unknown
 from snake_core.vertical import ContactParams, Terrain, VerticalModel, build_model, initial_configuration
 from snake_core.vertical.contact import CONTACT_THRESHOLD, SLIP_VELOCITY
-from snake_core.vertical.dynamics import sea_torque
-from snake_core.vertical.kinematics import link_angles, link_positions
+from snake_core.vertical.dynamics import sea_angles
+from snake_core.vertical.kinematics import link_poses
 
 from ...core.scenario import Scenario
 from ...core.sea_loop import Reading, References, control_steps, finite_state, gait_references, sea_control
@@ -64,9 +64,9 @@ class VerticalSetup:
     # The model as the SEA loop steps it (snake_sim.core.sea_loop.SeaEngine), over a VerticalData.
 
     def read(self, data: VerticalData) -> Reading:
-        q, v, model = data.q, data.v, self.model
-        return Reading(q[model.i_alpha], v[model.i_alpha], q[model.i_beta], sea_torque(model, q), data.u,
-                       data.contacts)
+        model = self.model
+        alpha, beta, tau = sea_angles(model.stiffness, data.q)
+        return Reading(alpha, data.v[model.i_alpha], beta, tau, data.u, data.contacts)
 
     def advance(self, data: VerticalData, beta_d: np.ndarray, beta_d_dot: np.ndarray, beta_d_acc: np.ndarray
                 ) -> None:
@@ -77,7 +77,7 @@ class VerticalSetup:
 
     def poses(self, data: VerticalData) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray]:
         """((x, z) of the links' centres of mass (002 (4.2)–(4.5)), θ (§4.3.1))."""
-        return link_positions(self.model, data.q), link_angles(self.model, data.q)
+        return link_poses(self.model, data.q)
 
     def finite(self, data: VerticalData) -> bool:
         return finite_state(data.q, data.v)
@@ -188,3 +188,17 @@ def progress_bar(duration: float, progress: bool) -> tqdm:
     """The bar of simulated seconds (shown if ``progress``)."""
     return tqdm(total=round(duration, 6), unit="s", disable=not progress, leave=False,
                 bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} s sim [{elapsed}<{remaining}]")
+
+
+def period_shown(bar: tqdm, period: float, n_ticks: int, t0: float = 0.0) -> Callable[[float], None] | None:
+    """The SEA loop's ``after_period`` that moves ``bar`` on to t − t0 [s] every hundredth of ``n_ticks`` periods
+    (None if the bar is not shown)."""
+    if bar.disable:
+        return None
+    every = max(1, n_ticks // 100)
+
+    def show(t: float) -> None:  # t: the end of period k = (t − t0) / T_c − 1
+        if (round((t - t0) / period) - 1) % every == 0:
+            bar.n = round(t - t0, 6)
+            bar.refresh()
+    return show

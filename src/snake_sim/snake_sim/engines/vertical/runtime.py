@@ -25,13 +25,13 @@ from snake_core.validation import positive
 
 from ...core.runlog import RunLog
 from ...core.scenario import Scenario
-from ...core.sea_loop import CommandRamp, Samples, Tick, n_samples, run
+from ...core.sea_loop import Samples, Tick, n_samples, run
 from ...core.signals import StopRequest
 
 # the batched runs of this model (snake_sim.core.models.BatchedRuntime)
 from .batch import batch_key as batch_key
 from .batch import simulate_batch as simulate_batch
-from .model import TickHook, VerticalData, VerticalSetup, build, progress_bar, references
+from .model import TickHook, VerticalData, VerticalSetup, build, period_shown, progress_bar, references
 from .stepper import VerticalStepper
 
 #: The figures of a run (:data:`snake_sim.outputs.figures.FIGURE_SETS`).
@@ -48,19 +48,10 @@ def simulate(setup: VerticalSetup, duration: float | None = None, progress: bool
     Tc = setup.control_period
     n_ticks = round(duration / Tc)
     tick = Tick(setup.controllers, references(setup, tick_hook),
-                Samples.allocate(setup.model.n_links, n_samples(n_ticks, setup.log_every)), setup.log_every,
-                CommandRamp(Tc))
-    bar = progress_bar(duration, progress)
-    bar_every = max(1, n_ticks // 100)
-
-    def show(t: float) -> None:  # t: the end of period k = (t − t0) / Tc − 1
-        if (round((t - t0) / Tc) - 1) % bar_every == 0:
-            bar.n = round(t - t0, 6)
-            bar.refresh()
-
+                Samples.allocate(setup.model.n_links, n_samples(n_ticks, setup.log_every)), setup.log_every, Tc)
     data = VerticalData.start(setup) if start is None else start
-    status = run(setup, data, tick, n_ticks, stop, show, t0)
-    bar.close()
+    with progress_bar(duration, progress) as bar:
+        status = run(setup, data, tick, n_ticks, stop, period_shown(bar, Tc, n_ticks, t0), t0)
     return tick.samples.run_log(setup.robot, status)
 
 
