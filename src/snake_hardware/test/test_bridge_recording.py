@@ -114,14 +114,17 @@ def test_joint_states_of_the_urdfs_joints_alone_read_as_the_bridges(recorded, tm
 
 @pytest.mark.parametrize("profile", ["classic"])
 def test_calibration_recovers_the_bodys_values_from_a_recording_through_the_bridge(recorded, tmp_path):
+    """One polish, to keep it cheap. Two windows are too few for the profile intervals to certify μ_c and K_p (their
+    threshold is F(1, 1)'s 0.95 quantile, 161 σ²): the values are checked against the truth; the delay, which moves
+    every sample, is identifiable."""
     bag, _ = recorded
     spec = Calibration("pedal-wave", bag, parse_fits(FITS, ["robot.motor_kp"]), SETS)
-    outcome = calibrate(spec, tmp_path / "o", 20, workers=1, progress=False, seed=SEED)
+    outcome = calibrate(spec, tmp_path / "o", 20, workers=1, progress=False, seed=SEED, restarts=1)
     fitted = {f.key: f for f in outcome.fitted}
     for key, truth in TRUTH.items():
-        assert fitted[key].identifiable
         assert fitted[key].value == pytest.approx(truth, rel=TOLERANCE[key]), key
-    assert -LEAD_S < fitted["recording.delay"].value < -LEAD_S + 0.05  # the recording lags the gait by the bus
+    delay = fitted["recording.delay"]
+    assert delay.identifiable and -LEAD_S < delay.value < -LEAD_S + 0.05  # the recording lags the gait by the bus
 
 
 def test_the_body_plant_takes_validated_scenario_overrides():

@@ -304,18 +304,22 @@ def test_a_recording_without_tf_restarts_mujoco_from_the_scenarios_start_pose(tm
 
 
 def test_calibration_recovers_the_recorded_values_on_mujoco(tmp_path):
-    """The suite's MuJoCo bag at μ_c 0.9 and K_p 40, quantised and noisy, calibrated from the scenario's defaults:
-    both values back within TOLERANCE_3D; the side friction of a world without boxes is not identifiable."""
+    """The suite's MuJoCo bag at μ_c 0.9 and K_p 40, quantised and noisy, calibrated from the scenario's defaults
+    (one polish, to keep it cheap): both values back within TOLERANCE_3D, K_p's profile interval holding the truth;
+    the side friction of a world without boxes is not identifiable. (Two windows are too few for the profile to
+    certify μ_c: its threshold is F(1, 1)'s 0.95 quantile, 161 σ²; measured 0.863, the profile flat under it.)"""
     bag = record(tmp_path / "bag", [f"{k}={v}" for k, v in TRUTH_3D.items()], NOISE, scenario="open-loop-flat-3d",
                  duration=DURATION_3D_S)[0]
     spec = Calibration("open-loop-flat-3d", bag, parse_fits(FITS_3D, ["robot.motor_kp"]),
                        (f"sim.duration={DURATION_3D_S}",), WINDOW_3D_S)
-    outcome = calibrate(spec, tmp_path / "o", TRIALS_3D, workers=1, progress=False, seed=SEED)
+    outcome = calibrate(spec, tmp_path / "o", TRIALS_3D, workers=1, progress=False, seed=SEED, restarts=1)
     fitted = {f.key: f for f in outcome.fitted}
     for key, truth in TRUTH_3D.items():
-        assert fitted[key].identifiable
         assert fitted[key].value == pytest.approx(truth, rel=TOLERANCE_3D), key
-    assert not fitted["world.side_friction"].identifiable
+    kp = fitted["robot.motor_kp"]
+    assert kp.identifiable and kp.interval[0] < TRUTH_3D["robot.motor_kp"] < kp.interval[1]
+    side = fitted["world.side_friction"]
+    assert not side.identifiable and side.profile is None  # its Jacobian column is flat: frozen before any profile
     assert outcome.loss <= outcome.loss_start
 
 
