@@ -55,7 +55,6 @@ from tqdm import tqdm
 
 from snake_core import interface
 from snake_core.interface import (
-    CAN_BRIDGE_JOINT_STATES,
     CLOCK,
     DIAGNOSTICS,
     ELLIPSE_MARKER_COLOR,
@@ -111,7 +110,6 @@ LATCHED = rosbags_qos(interface.LATCHED_QOS)
 TOPIC_TYPES = {
     CLOCK: "rosgraph_msgs/msg/Clock",
     JOINT_STATES: "sensor_msgs/msg/JointState",
-    CAN_BRIDGE_JOINT_STATES: "sensor_msgs/msg/JointState",
     TF: "tf2_msgs/msg/TFMessage",
     TF_STATIC: "tf2_msgs/msg/TFMessage",
     GAIT_REFERENCE: "sensor_msgs/msg/JointState",
@@ -219,11 +217,13 @@ class _Bag:
         self.types = self.ts.types
         self.connections: dict[str, object] = {}
 
-    def write(self, topic: str, t_ns: int, msg: object, qos: Qos = RELIABLE) -> None:
+    def write(self, topic: str, t_ns: int, msg: object, qos: Qos = RELIABLE, msgtype: str | None = None) -> None:
+        """``msg`` on ``topic``, of ``msgtype`` (default: the topic's in TOPIC_TYPES)."""
+        msgtype = msgtype or TOPIC_TYPES[topic]
         if topic not in self.connections:
-            self.connections[topic] = self.writer.add_connection(topic, TOPIC_TYPES[topic], typestore=self.ts,
+            self.connections[topic] = self.writer.add_connection(topic, msgtype, typestore=self.ts,
                                                                  offered_qos_profiles=[qos])
-        self.writer.write(self.connections[topic], t_ns, bytes(self.ts.serialize_cdr(msg, TOPIC_TYPES[topic])))
+        self.writer.write(self.connections[topic], t_ns, bytes(self.ts.serialize_cdr(msg, msgtype)))
 
     def stamp(self, t_ns: int) -> object:
         return self.types["builtin_interfaces/msg/Time"](sec=t_ns // 1_000_000_000, nanosec=t_ns % 1_000_000_000)
@@ -447,5 +447,6 @@ def write_joint_states(path: str | Path, t: np.ndarray, names: list[str], positi
     with whole(path) as target, Writer(target, version=BAG_VERSION, storage_plugin=StoragePlugin.MCAP) as writer:
         bag = _Bag(writer)
         for k, tk in enumerate(t_ns.tolist()):
-            bag.write(topic, tk, bag.joint_state(tk, names, position[k], velocity[k], effort[k]))
+            bag.write(topic, tk, bag.joint_state(tk, names, position[k], velocity[k], effort[k]),
+                      msgtype=TOPIC_TYPES[JOINT_STATES])
     return path
