@@ -21,5 +21,16 @@ setup(
     description="ROS-free embedded simulator of the modular SEA snake",
     license="Apache-2.0",
     extras_require={"test": ["pytest"]},
-    entry_points={"console_scripts": ["snake-sim = snake_sim.commands.cli:main"]},
+    entry_points={
+        "console_scripts": ["snake-sim = snake_sim.commands.cli:main"],
+        # scenario ``model:`` → its runtime module (snake_sim.core.models finds the engines here, as pluginlib
+        # finds ROS plugins: the simulator's core never imports an engine)
+        "snake_sim.engines": [
+            "vertical = snake_sim.engines.vertical.runtime",
+            "planar = snake_sim.engines.planar.runtime",
+            "pushing = snake_sim.engines.pushing.runtime",
+            "mujoco = snake_sim.engines.mujoco.runtime",
+            "dart = snake_sim.engines.dart.runtime",
+        ],
+    },
 )

@@ -1,9 +1,14 @@
 """The workspace's import graph (every module of src/*/<package>, read with ast: imports at module level and inside
 functions; those under ``if TYPE_CHECKING:`` load nothing and are left out) has no cycle; an import inside a
 function is one of an optional heavy third-party package (or a command module deferring its work, so that
-``snake-sim --help`` does not load Dask, Optuna, matplotlib or rosbags); no engine reaches an output module, and no
-product module reaches the test harness (snake_test_support); snake_sim's folders import only their own and earlier
-folders of :data:`SIM_LAYERS`."""
+``snake-sim --help`` does not load Dask, Optuna, matplotlib or rosbags, or a registry loading the entry asked for);
+no engine reaches an output module, and no product module reaches the test harness (snake_test_support);
+snake_sim's folders import only their own and earlier folders of :data:`SIM_LAYERS`.
+
+Every edge is one the graph sees: no product module looks a module of ours up by a string (importlib, __import__,
+pkgutil); plug-ins are plain imports or entry points of a setup.py of ours, whose edges (the module that loads the
+group → each registered module) are checked here: the registered module exists and may import the loader (never
+the reverse: the core finds the engines, which import the core)."""
 
 from __future__ import annotations
 
@@ -19,15 +24,18 @@ SRC = Path(__file__).resolve().parents[2]
 
 #: Third-party packages a function may import: heavy, and needed only where the function runs.
 LAZY_THIRD_PARTY = {"mujoco", "dartpy", "matplotlib", "PIL", "dask", "distributed", "optuna", "pinocchio", "xacro",
-                    "sros2", "rclpy", "rosgraph_msgs", "builtin_interfaces", "sensor_msgs", "std_srvs",
+                    "scipy", "sros2", "rclpy", "rosgraph_msgs", "builtin_interfaces", "sensor_msgs", "std_srvs",
                     "controller_manager_msgs"}
 #: Our modules a function may import: a command-line module defers the module that does a sub-command's heavy work
 #: (snake-sim's parser imports every command module: Dask, Optuna, matplotlib, MuJoCo and its renderer, numba's
 #: kernels, rosbags; snake-can, which tests start many times, loads the emulated modules' compiled kernels only to
 #: emulate, and the embedded simulator only to emulate on a simulated body).
+#: A registry loads the entry asked for (a run of one gait loads no other; rectilinear's loads scipy.interpolate).
 DEFERRED_WORK = {"snake_sim.commands": ("snake_sim.studies", "snake_sim.outputs", "snake_sim.engines",
-                                        "snake_sim.reproduction"),
-                 "snake_hardware.cli": ("snake_hardware.body_plant", "snake_hardware.emulator")}
+                                        "snake_sim.reproduction", "snake_sim.benchmarks"),
+                 "snake_hardware.cli": ("snake_hardware.body_plant", "snake_hardware.emulator"),
+                 "snake_core.gaits": ("snake_core.gaits.",),
+                 "snake_core.planar.trackers": ("snake_core.planar.trackers.",)}
 #: What ``snake-sim --help`` (the parser of every sub-command) must not load.
 HEAVY = ("mujoco", "dartpy", "matplotlib", "numba", "dask", "optuna", "rosbags")
 #: snake_sim's folders by role, in the order they may import each other (docs/design.md, "Layout").
@@ -210,3 +218,93 @@ def test_the_snake_sim_parser_loads_no_heavy_package():
             f"print(' '.join(m for m in {HEAVY!r} if m in sys.modules))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert loaded == []
+
+
+#: Calls that look a module up by a string: an edge no static tool sees.
+STRING_LOOKUPS = {"import_module", "__import__", "iter_modules", "walk_packages", "spec_from_file_location"}
+
+
+def string_lookups(path: Path, ours: set[str], root: Path = SRC) -> list[str]:
+    """The calls of ``path`` that import a module by a string, unless the string is a literal naming a third-party
+    module (``f"mujoco.{backend}"``: MuJoCo's GL back-ends), as ``file:line call`` (file relative to ``root``)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Call):
+            continue
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        if name not in STRING_LOOKUPS:
+            continue
+        first = node.args[0] if node.args else None
+        if isinstance(first, ast.JoinedStr) and first.values and isinstance(first.values[0], ast.Constant):
+            first = first.values[0]
+        literal = first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else None
+        if literal is None or literal.split(".")[0] in ours:
+            found.append(f"{path.relative_to(root)}:{node.lineno} {ast.unparse(node)}")
+    return found
+
+
+def entry_point_groups(src: Path) -> dict[str, list[tuple[str, str]]]:
+    """group → (name, module) of the entry points the setup.py files of ``src`` register (console scripts left out:
+    programs, not plug-ins)."""
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for setup in sorted(src.glob("*/setup.py")):
+        for node in ast.walk(ast.parse(setup.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.keyword) and node.arg == "entry_points":
+                for group, specs in ast.literal_eval(node.value).items():
+                    if group != "console_scripts":
+                        groups.setdefault(group, []).extend(
+                            tuple(part.strip() for part in spec.split("=")) for spec in specs)
+    return groups
+
+
+def entry_point_loaders(known: dict[str, Path]) -> dict[str, set[str]]:
+    """group → the modules that load it (``entry_points(group=G)``, G a literal or a module-level constant)."""
+    loaders: dict[str, set[str]] = {}
+    for name, path in known.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        constants = {t.id: n.value.value for n in tree.body if isinstance(n, ast.Assign)
+                     and isinstance(n.value, ast.Constant) for t in n.targets if isinstance(t, ast.Name)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "entry_points":
+                for kw in node.keywords:
+                    group = kw.value.value if isinstance(kw.value, ast.Constant) else constants.get(
+                        getattr(kw.value, "id", None))
+                    if kw.arg == "group" and group is not None:
+                        loaders.setdefault(group, set()).add(name)
+    return loaders
+
+
+def test_no_product_module_imports_one_of_ours_by_a_string(workspace):
+    known, _ = workspace
+    ours = {name.split(".")[0] for name in known}
+    bad = [hit for path in known.values() for hit in string_lookups(path, ours)]
+    assert not bad, "modules looked up by a string (use a plain import or an entry point): " + "; ".join(bad)
+
+
+def test_a_string_lookup_of_our_module_is_found_and_a_third_party_one_is_not(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text("import importlib\nimportlib.import_module(f'pkg.engines.{name}')\n"
+                      "importlib.import_module(f'mujoco.{backend}')\n__import__(name)\n")
+    assert [hit.split(" ", 1)[0] for hit in string_lookups(module, {"pkg"}, tmp_path)] == ["m.py:2", "m.py:4"]
+
+
+def test_every_entry_point_of_ours_is_a_module_that_may_import_its_loader(workspace):
+    """An engine registered under snake_sim.engines is a module of snake_sim.engines that exists; the module that
+    loads the group (snake_sim.core.models) sits in an earlier folder and never imports it."""
+    known, edges = workspace
+    groups, loaders = entry_point_groups(SRC), entry_point_loaders(known)
+    assert groups.get("snake_sim.engines"), "the engines are registered as entry points"
+    layer = {name: SIM_LAYERS.index(name.split(".")[1]) for name in known
+             if name.count(".") >= 2 and name.startswith("snake_sim.")}
+    bad = []
+    for group, entries in groups.items():
+        assert loaders.get(group), f"no module of ours loads the entry points {group!r}"
+        for entry, target in entries:
+            module = target.split(":")[0]
+            if module not in known:
+                bad.append(f"{group}: {entry} = {target} is no module of ours")
+                continue
+            for loader in loaders[group]:
+                if layer.get(module, 0) < layer.get(loader, 0) or module in reachable(edges, loader):
+                    bad.append(f"{group}: {loader} -> {module} (the loader must not depend on its plug-in)")
+    assert not bad, "; ".join(bad)

@@ -42,6 +42,7 @@ from snake_core.planar.convention import free_joints_from_suite, q_from_world
 from snake_core.planar.ellipse import DEFAULT_MARKER_SCALE, head_acceleration_ellipse
 from snake_core.planar.manipulability import DEFAULT_R_THRESHOLD, ManipulabilityMonitor
 from snake_core.planar.model import build_model
+from snake_core.registry import Param
 from snake_core.robot import load_robot
 
 from .ros_interface import (
@@ -53,8 +54,8 @@ from .ros_interface import (
     Diagnostics,
     InputFreshness,
     all_finite,
-    declare,
     declare_integers,
+    declare_params,
     fix_parameters,
     floats,
     quaternion_about_z,
@@ -67,26 +68,27 @@ from .ros_interface import (
 #: Label of the /manipulability array (one dimension).
 LAYOUT = "D, R, sigma_1..k (ellipsoid semi-axes), lambda_1..k (singular values of H12)"
 
+#: The node's own parameters, read-only but ``marker_scale`` (``free_joints``, a list, is declared beside them).
+PARAMS = (
+    Param("robot", "ariizumi10", "", "robot file config/robots/<robot>.yaml", kind=str),
+    Param("rate", 20.0, "Hz", "evaluation rate", 0.1, 1000.0),
+    Param("lockstep", False, "", "the graph of a lock-stepped simulator: a /clock that keeps coming without "
+          "advancing is the simulator waiting, not a stopped clock", kind=bool),
+    Param("stale_timeout", 0.1, "s", "joint states older than this are an error", 0.001, 10.0),
+    Param("threshold", DEFAULT_R_THRESHOLD, "kg·m", "R below which the posture is reported near-singular", 0.0,
+          source="004 Theorem 1"),
+    Param("marker_scale", DEFAULT_MARKER_SCALE, "m per m/s²", "ellipse marker length per head acceleration", 0.0),
+)
+
 
 class ManipulabilityMonitorNode(Node):
     def __init__(self, wall_clock: Clock | None = None, **kwargs) -> None:
         """``wall_clock``: what the clock watchdog measures a stop of /clock on (the steady clock; a test's own)."""
         super().__init__("manipulability_monitor", **kwargs)
         fix_parameters(self)
-        robot = load_robot(declare(self, "robot", "ariizumi10", "robot file config/robots/<robot>.yaml",
-                                   read_only=True))
-        rate = declare(self, "rate", 20.0, "evaluation rate [Hz]", low=0.1, high=1000.0, read_only=True)
-        lockstep = declare(self, "lockstep", False, "the graph of a lock-stepped simulator: a /clock that keeps "
-                           "coming without advancing is the simulator waiting, not a stopped clock",
-                           read_only=True)
-        timeout = declare(self, "stale_timeout", 0.1, "joint states older than this [s] are an error",
-                          low=0.001, high=10.0, read_only=True)
-        threshold = declare(self, "threshold", DEFAULT_R_THRESHOLD,
-                            "R [kg·m] below which the posture is reported near-singular (004 Theorem 1)",
-                            low=0.0, read_only=True)
-        self.marker_scale = declare(self, "marker_scale", DEFAULT_MARKER_SCALE,
-                                    "ellipse marker length per head acceleration [m per m/s²]",
-                                    low=0.0)
+        own = declare_params(self, PARAMS, tunable=("marker_scale",))
+        robot, rate, lockstep, timeout = load_robot(own["robot"]), own["rate"], own["lockstep"], own["stale_timeout"]
+        threshold = own["threshold"]
         free = declare_integers(self, "free_joints", "joints without torque (1-based, tail → head), an integer "
                                 "or a list of integers; 004 §3.2")
         self.n_joints = robot.n_joints
@@ -120,8 +122,8 @@ class ManipulabilityMonitorNode(Node):
         marker.pose.position = Point(x=0.0, y=0.0, z=0.0)
         marker.pose.orientation = quaternion_about_z(angle)
         major, minor = floats(semi_axes)
-        marker.scale = Vector3(x=2.0 * self.marker_scale * major, y=2.0 * self.marker_scale * minor,
-                               z=ELLIPSE_MARKER_THICKNESS)
+        scale = self.get_parameter("marker_scale").value  # tunable at run time
+        marker.scale = Vector3(x=2.0 * scale * major, y=2.0 * scale * minor, z=ELLIPSE_MARKER_THICKNESS)
         marker.color = ColorRGBA(**dict(zip("rgba", ELLIPSE_MARKER_COLOR, strict=True)))
         return MarkerArray(markers=[marker])
 

@@ -34,6 +34,7 @@ from snake_core.interface import (
     joint_names,
     motor_names,
 )
+from snake_core.registry import Param
 from snake_core.robot import load_robot
 
 from .ros_interface import (
@@ -43,7 +44,7 @@ from .ros_interface import (
     Diagnostics,
     InputFreshness,
     all_finite,
-    declare,
+    declare_params,
     fix_parameters,
     float_array,
     joint_state_fields,
@@ -58,18 +59,23 @@ MODES = {
     "effort": (TORQUE_REFERENCE, joint_names, 2, JOINT_EFFORT_COMMANDS, "joint_effort_controller"),
 }
 
+#: The node's own parameters, all read-only.
+PARAMS = (
+    Param("robot", "koopaee6", "", "robot file config/robots/<robot>.yaml", kind=str),
+    Param("mode", "position", "", "position: β_d of SEA motors; effort: joint torques", kind=str,
+          choices=tuple(MODES)),
+    Param("rate", 100.0, "Hz", "publishing rate", 1.0, 1000.0),
+    Param("stale_timeout", 0.1, "s", "a joint command older than this holds all joints", 0.001, 10.0),
+)
+
 
 class MotorCommandMuxNode(Node):
     def __init__(self, **kwargs) -> None:
         super().__init__("motor_command_mux", **kwargs)
         fix_parameters(self)
-        robot = load_robot(declare(self, "robot", "koopaee6", "robot file config/robots/<robot>.yaml",
-                                   read_only=True))
-        self.mode = declare(self, "mode", "position", "position: β_d of SEA motors; effort: joint torques",
-                            choices=tuple(MODES), read_only=True)
-        rate = declare(self, "rate", 100.0, "publishing rate [Hz]", low=1.0, high=1000.0, read_only=True)
-        timeout = declare(self, "stale_timeout", 0.1, "a joint command older than this [s] holds all joints",
-                          low=0.001, high=10.0, read_only=True)
+        own = declare_params(self, PARAMS)
+        robot, rate, timeout = load_robot(own["robot"]), own["rate"], own["stale_timeout"]
+        self.mode = own["mode"]
         source, names, self._field, output, controller = MODES[self.mode]
         self.names = names(robot.n_joints)
         self._commands: dict[str, float] = {}

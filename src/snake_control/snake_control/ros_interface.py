@@ -64,6 +64,8 @@ def declare(node: Node, name: str, default: Any, description: str, *, low: float
     """Declare a typed parameter with its range (or choices, checked at start-up) and return its value."""
     descriptor = ParameterDescriptor(description=description, read_only=read_only)
     if isinstance(default, float) and (low is not None or high is not None):
+        # step 0: continuous, rclpy checks the bounds only and accepts them (Jazzy rclpy/node.py
+        # _apply_floating_point_range, 7.1.x): an open bound is the owner's own check
         descriptor.floating_point_range = [FloatingPointRange(
             from_value=float(-1e308 if low is None else low), to_value=float(1e308 if high is None else high),
             step=0.0)]
@@ -96,16 +98,37 @@ def declare_integers(node: Node, name: str, description: str) -> list[int]:
 
 def declare_param(node: Node, prefix: str, param: Param, description: str | None = None, *,
                   read_only: bool = False, unset: bool = False) -> Any:
-    """Declare ``<prefix>.<name>`` from a snake_core :class:`~snake_core.registry.Param` (``description``: its text
-    by default) and return its value: typed, with its default and range; or, if ``unset``, without a default or
-    for a number or list (a diagonal gain), unset until given (None), the default and range in the description."""
-    name, text = f"{prefix}.{param.name}", description or param.text
+    """Declare ``<prefix>.<name>`` (``<name>`` without a prefix) from a snake_core :class:`~snake_core.registry.Param`
+    (``description``: its text
+    by default) and return its value: typed, with its default and range (or choices); or, if ``unset``, without a
+    default or for a number or list (a diagonal gain, a per-joint value), unset until given (None), the default and
+    range in the description (rclpy checks a range only on a double, Jazzy node.py ``_apply_descriptor``: the owner
+    checks a list, and its own messages name the source). The value is the owner's to check against ``param``
+    (:meth:`Param.check`)."""
+    name, text = f"{prefix}.{param.name}" if prefix else param.name, description or param.text
+    if param.choices and not unset:
+        return declare(node, name, param.default, text, choices=param.choices, read_only=read_only)
     if unset or param.default is None or param.vector:
+        default = ("required" if param.required else "the owner's choice") if param.default is None else \
+            f"{param.default}"
+        if param.choices:
+            return node.declare_parameter(name, None, ParameterDescriptor(
+                description=f"{text}; one of {param.range}; unset: {default}", dynamic_typing=True,
+                additional_constraints=f"one of: {param.range}", read_only=read_only)).value
         bounds = ", ".join(f"{k} {v:g}" for k, v in (("from", param.low), ("to", param.high)) if v is not None)
         kind = "a number or a list of numbers" if param.vector else "a number"
-        default = "the owner's choice" if param.default is None else f"{param.default}"
-        return declare_numbers(node, name, f"{text}; {kind} ({bounds}); unset: {default}", read_only=read_only)
+        return declare_numbers(node, name, f"{text}; {kind} ({bounds}); unset: {default}", read_only=read_only,
+                               integers=param.kind is int)
     return declare(node, name, param.default, text, low=param.low, high=param.high, read_only=read_only)
+
+
+def declare_params(node: Node, params: Sequence[Param], tunable: Sequence[str] = ()) -> dict[str, Any]:
+    """Declare a node's own parameters from its spec, read-only (set at start-up by launch or -p) but for those named
+    in ``tunable`` (rclpy checks their range on a change), and return name → value checked against the spec (the
+    one-line error names the parameter and its range)."""
+    source = f"{node.get_name()} parameters"
+    return {p.name: p.check(declare_param(node, "", p, read_only=p.name not in tunable), p.name, source)
+            for p in params}
 
 
 def numbers(value: Any, name: str, source: str, *, integers: bool = False

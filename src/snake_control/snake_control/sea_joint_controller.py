@@ -29,15 +29,14 @@ on /diagnostics; an active joint/deflection limit in a controller is reported as
 jumps back (ros_interface.watch_clock) holds likewise, with ERROR until it runs again; that hold comes between
 ticks and is stamped as the last command was (it answers no new joint states).
 
-``controller.*`` parameters are those of the mode's snake_core module (``controller.stiffness``
-is K_d in the stiffness and tsc modes, a number or one per joint; ``controller.neighbour_angle`` of tsc a string,
-alpha or beta); left unset, the mode's own
-default applies, and snake_core validates them (e.g. K_d < K, 002 §6.3).
+``controller.*`` parameters are the typed entries of the mode's declaration (snake_core.controllers
+``CONTROLLER_MODES[mode].params``: type, default, range, unit and source in each descriptor; docs/simulator.md has
+the tables), all read-only: the controllers are built once, at start-up. snake_core checks them as it checks a
+scenario's (e.g. K_d < K, 002 §6.3); a parameter of another mode, if given, is refused as the scenario's would be.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
 
 from rclpy.clock import Clock
@@ -45,7 +44,13 @@ from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
-from snake_core.controllers import CONTROLLER_MODES, JointMeasurement, JointReference, make_joint_controllers
+from snake_core.controllers import (
+    CONTROLLER_MODES,
+    MODE_PARAM,
+    JointMeasurement,
+    JointReference,
+    make_joint_controllers,
+)
 from snake_core.interface import (
     CAN_BRIDGE_JOINT_STATES,
     GAIT_REFERENCE,
@@ -59,6 +64,7 @@ from snake_core.interface import (
     motor_name,
     motor_names,
 )
+from snake_core.registry import Param
 from snake_core.robot import load_robot
 from snake_core.validation import integer
 
@@ -73,8 +79,8 @@ from .ros_interface import (
     InputFreshness,
     Lockstep,
     all_finite,
-    declare,
-    declare_numbers,
+    declare_param,
+    declare_params,
     fix_parameters,
     float_array,
     joint_state,
@@ -87,19 +93,19 @@ from .ros_interface import (
     watch_clock,
 )
 
-#: The string parameters of every mode module (``CHOICES`` of snake_core.controllers.<mode>) and their values.
-CONTROLLER_CHOICES: dict[str, tuple[str, ...]] = {
-    key: values for module in CONTROLLER_MODES.values()
-    for key, values in getattr(importlib.import_module(f"snake_core.controllers.{module}"), "CHOICES", {}).items()}
-#: The number parameters of every mode module (``PARAMS`` of snake_core.controllers.<mode>), without "mode".
-CONTROLLER_PARAMETERS = tuple(sorted({
-    key for module in CONTROLLER_MODES.values()
-    for key in importlib.import_module(f"snake_core.controllers.{module}").PARAMS} - {"mode", *CONTROLLER_CHOICES}))
+#: The node's own parameters (all read-only: they shape the graph and its timing); the controller's are the mode's.
+PARAMS = (
+    Param("robot", "koopaee6", "", "robot file config/robots/<robot>.yaml", kind=str),
+    Param("joint_index", 0, "", "SEA joint of this node, 1 = tail; 0: all joints (publishes the forward command "
+          "controller's array); at most the robot's joints", 0, 64, kind=int),
+    Param("rate", 100.0, "Hz", "control rate", 1.0, 1000.0),
+    Param("stale_timeout", 0.1, "s", "inputs older than this put the joints in hold", 0.001, 10.0),
+    Param("lockstep", False, "", "answer each tick with the inputs stamped at its time (a lock-stepped simulator)",
+          kind=bool),
+)
 
-
-def mode_parameters(mode: str) -> tuple[str, ...]:
-    """The ``controller.*`` keys the snake_core module of ``mode`` accepts."""
-    return importlib.import_module(f"snake_core.controllers.{CONTROLLER_MODES[mode]}").PARAMS
+#: Each ``controller.*`` parameter of a mode with the mode it belongs to (the first that declares it).
+MODE_PARAMETERS = {p.name: (p, mode.name) for mode in reversed(CONTROLLER_MODES.values()) for p in mode.params}
 
 
 class SEAJointControllerNode(Node):
@@ -107,31 +113,22 @@ class SEAJointControllerNode(Node):
         """``wall_clock``: what the clock watchdog measures a stop of /clock on (the steady clock; a test's own)."""
         super().__init__("sea_joint_controller", **kwargs)
         fix_parameters(self)
-        robot = load_robot(declare(self, "robot", "koopaee6", "robot file config/robots/<robot>.yaml",
-                                   read_only=True))
+        own = declare_params(self, PARAMS)
+        robot = load_robot(own["robot"])
         source = f"{self.get_name()} parameters"
-        index = integer(declare(self, "joint_index", 0, "SEA joint of this node, 1 = tail; 0: all joints "
-                                "(publishes the forward command controller's array)", low=0, high=64,
-                                read_only=True), "joint_index", source, low=0, high=robot.n_joints)
-        rate = declare(self, "rate", 100.0, "control rate [Hz]", low=1.0, high=1000.0, read_only=True)
+        index = integer(own["joint_index"], "joint_index", source, low=0, high=robot.n_joints)
+        rate, timeout, self.lockstep = own["rate"], own["stale_timeout"], own["lockstep"]
         self.dt = 1.0 / rate
-        timeout = declare(self, "stale_timeout", 0.1, "inputs older than this [s] put the joints in hold",
-                          low=0.001, high=10.0, read_only=True)
-        self.lockstep = declare(self, "lockstep", False, "answer each tick with the inputs stamped at its time "
-                                "(a lock-stepped simulator)", read_only=True)
-        self.mode = declare(self, "controller.mode", "position", "per-joint SEA controller mode",
-                            choices=tuple(CONTROLLER_MODES), read_only=True)
+        self.mode = declare_param(self, "controller", MODE_PARAM, read_only=True)
+        own = {p.name for p in CONTROLLER_MODES[self.mode].params}
         params = {"mode": self.mode}
-        for key in CONTROLLER_PARAMETERS:
-            value = declare_numbers(self, f"controller.{key}", f"controller.{key} of snake_core.controllers (unset: "
-                                    "the mode's default); a number or one per joint")
-            if value is not None and key in mode_parameters(self.mode):
-                params[key] = value
-        for key, values in CONTROLLER_CHOICES.items():
-            value = declare(self, f"controller.{key}", values[0], f"controller.{key} of snake_core.controllers",
-                            choices=values, read_only=True)
-            if key in mode_parameters(self.mode):
-                params[key] = value
+        for p in CONTROLLER_MODES[self.mode].params:
+            params[p.name] = declare_param(self, "controller", p, read_only=True)
+        for name, (p, owner) in MODE_PARAMETERS.items():  # another mode's, unset: given, it is refused below
+            if name not in own:
+                params[name] = declare_param(self, "controller", p, f"{p.text}; controller.mode {owner} only",
+                                             read_only=True, unset=True)
+        params = {k: v for k, v in params.items() if v is not None}
         # the mode's controllers, validated by snake_core; this node steps joints self.joints (1-based)
         controllers = make_joint_controllers(self.mode, robot, params, source)
         self.joints = [index] if index else list(range(1, robot.n_joints + 1))

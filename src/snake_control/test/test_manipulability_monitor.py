@@ -60,6 +60,17 @@ def test_straight_body_is_reported_singular_with_a_flat_ellipse(ros):
     assert abs(math.cos(yaw)) == pytest.approx(0.0, abs=1e-6)
 
 
+def test_a_changed_marker_scale_scales_the_next_ellipse(ros):
+    """marker_scale is tunable at run time: the next marker is drawn with the new scale."""
+    node = run_posture(ros, np.zeros(N))
+    before = ros.messages("/manipulability/markers")[-1].markers[0].scale.x
+    assert ros.set_parameters(node, marker_scale=2 * node.get_parameter("marker_scale").value)[0].successful
+    for _ in range(2):
+        ros.publish("/joint_states", states(ros, np.zeros(N)))
+        ros.advance(0.05)
+    assert ros.messages("/manipulability/markers")[-1].markers[0].scale.x == pytest.approx(2 * before, rel=1e-9)
+
+
 def test_curved_posture_publishes_snake_cores_d_and_r_in_runlog_layout(ros):
     alpha = 0.5 * np.sin(2 * np.pi * np.arange(1, N + 1) / N)
     run_posture(ros, alpha)

@@ -2,6 +2,7 @@
 measurements into snake_core's controller, and the safe hold on stale or non-finite input."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -250,6 +251,45 @@ def test_bad_parameters_fail_at_start_with_one_clear_message(ros, params, field)
 
     with pytest.raises(ConfigError, match=field.replace(".", r"\.")):
         make(ros, **params)
+
+
+def test_the_modes_parameters_are_declared_from_their_spec_with_type_range_unit_and_source(ros):
+    """Each ``controller.*`` of the running mode is declared by rclpy from snake_core's spec: its type, default,
+    continuous range (step 0), a description with unit and source, read-only; ``controller.mode`` lists its choices."""
+    from rcl_interfaces.msg import ParameterType
+
+    from snake_core.controllers import CONTROLLER_MODES
+
+    node = make(ros, joint_index=2, controller__mode="tsc", controller__torque_gain=6.0)
+    for p in CONTROLLER_MODES["tsc"].params:
+        d = node.describe_parameter(f"controller.{p.name}")
+        assert d.read_only and p.source in d.description and p.unit in d.description
+        if p.choices:
+            assert d.type == ParameterType.PARAMETER_STRING and d.additional_constraints == "one of: alpha, beta"
+            continue
+        assert d.type == ParameterType.PARAMETER_DOUBLE and not d.dynamic_typing
+        r = d.floating_point_range[0]
+        assert (r.from_value, r.to_value, r.step) == (p.low, p.high if p.high is not None else 1e308, 0.0)
+    gains = node.controllers[0].gains
+    assert (gains.inertia, gains.damping, gains.stiffness, gains.torque_gain) == (1.0, 4.0, 12.0, 6.0)  # Table 7.1
+    mode = node.describe_parameter("controller.mode")
+    assert mode.read_only and mode.additional_constraints == "one of: position, stiffness, tsc, torque"
+
+
+def test_a_value_outside_the_specs_range_or_of_another_mode_is_refused_at_start(ros):
+    """rclpy refuses a double outside the descriptor's range (Jazzy node.py ``_apply_floating_point_range``); the
+    spec refuses what rclpy lets through (an open bound, another mode's parameter) with the scenario's message."""
+    from rclpy.exceptions import InvalidParameterValueException
+
+    from snake_core.validation import ConfigError
+
+    with pytest.raises(InvalidParameterValueException, match=r"controller\.time_unit"):
+        make(ros, joint_index=2, controller__mode="tsc", controller__time_unit=11.0)
+    with pytest.raises(ConfigError, match=re.escape("controller.inertia = 0.0 is invalid: must be > 0 (002 (7.2), "
+                                                    "Table 7.1)")):
+        make(ros, joint_index=2, controller__mode="tsc", controller__inertia=0.0)
+    with pytest.raises(ConfigError, match=r"controller\.torque_gain = 6\.0 is invalid: unknown field; allowed: mode$"):
+        make(ros, joint_index=2, controller__mode="position", controller__torque_gain=6.0)
 
 
 def test_mux_gathers_per_joint_commands_tail_to_head_and_holds_on_a_stale_joint(ros):

@@ -1,30 +1,33 @@
 """Parameters that describe themselves, and registries of plug-in modules (gaits, head trackers).
 
-A gait or a head tracker publishes its parameters beside its code as :class:`Param` entries (name, default,
-range, unit, description); the nodes declare their ROS parameters from them and the runtimes dispatch by name
-through a :class:`Registry`. A registry finds its entries by importing every module of a package that
-defines the registry's attribute (e.g. ``GAIT``), so adding one is adding one module.
+A gait, a head tracker or an SEA controller mode publishes its parameters beside its code as :class:`Param`
+entries (name, type, default, range, unit, description, the source's equation or table). From them, and only from
+them, the scenarios' and ``--set`` values are validated (:func:`checked`), the nodes declare their ROS parameters
+(snake_control.ros_interface.declare_param) and the docs print their tables (:func:`param_table`). A
+:class:`Registry` maps each name to a function that imports its module (``GAITS``, ``TRACKERS``): adding one is
+adding its module and its loader.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Generic, Protocol, TypeVar
 
-from .validation import choice
+from .validation import ConfigError, choice, flag, get, integer, number, per_joint, range_text, reject_unknown
 
 
 @dataclass(frozen=True)
 class Param:
-    """One parameter of a gait or tracker.
+    """One parameter of a gait, a tracker or a controller mode.
 
-    ``default``: the paper's value (what a node starts with; None: no default, the user must give it, or the
-    owner computes it, as the description says). ``low``/``high``: the accepted range (None: unbounded).
-    ``vector``: a number or a list of numbers (a diagonal gain); ``scalar`` False: not a number at all (e.g.
-    a mapping of control points), given in scenarios only.
+    ``default``: the paper's value (what a node starts with; None: no default, the user must give it
+    (``required``), or the owner computes it, as the description says). ``low``/``high``: the accepted range
+    (None: unbounded; ``low_open``/``high_open``: the bound itself excluded). ``vector``: a number or a list of
+    numbers (a diagonal gain, one value per joint); ``scalar`` False: not a number at all (e.g. a mapping of
+    control points), given in scenarios only. ``kind``: the type of a value (float, int, bool or str; a str takes
+    one of ``choices``, the first its default). ``source``: where the value and its range come from, as the errors
+    and the docs cite it (e.g. "002 Table 7.1").
     """
 
     name: str
@@ -35,11 +38,86 @@ class Param:
     high: float | None = None
     vector: bool = False
     scalar: bool = True
+    low_open: bool = False
+    high_open: bool = False
+    kind: type = float
+    choices: tuple[str, ...] = ()
+    source: str = ""
+    required: bool = False
 
     @property
     def text(self) -> str:
-        """The description with its unit, as a node's parameter description."""
-        return f"{self.description} [{self.unit}]" if self.unit else self.description
+        """The description with its unit and source, as a node's parameter description."""
+        unit = f" [{self.unit}]" if self.unit else ""
+        cited = f" ({self.source})" if self.source else ""
+        return f"{self.description}{unit}{cited}"
+
+    @property
+    def range(self) -> str:
+        """The accepted values as the errors and the docs print them ("> 0", "in (0, 10]", "alpha, beta")."""
+        if self.choices:
+            return ", ".join(self.choices)
+        return range_text(self.low, self.high, self.low_open, self.high_open).strip()
+
+    def check(self, value: Any, field: str, source: str | None = None, n_joints: int | None = None) -> Any:
+        """``value`` of type :attr:`kind` within the range (one per joint if :attr:`vector` and ``n_joints``); a
+        one-line ConfigError naming ``field``, the range and :attr:`source` otherwise."""
+        try:
+            if self.choices:
+                return choice(value, field, self.choices, source)
+            if self.kind is str:
+                if not isinstance(value, str) or not value:
+                    raise ConfigError(field, value, "must be a non-empty string", source)
+                return value
+            if self.kind is bool:
+                return flag(value, field, source)
+            if self.kind is int:
+                return integer(value, field, source, low=self.low, high=self.high)
+            if self.vector and n_joints is not None:
+                return per_joint(value, n_joints, field, source, low=self.low, low_open=self.low_open,
+                                 high=self.high)
+            return number(value, field, source, low=self.low, high=self.high, low_open=self.low_open,
+                          high_open=self.high_open)
+        except ConfigError as exc:
+            if not self.source:
+                raise
+            raise ConfigError(exc.field, exc.value, f"{exc.allowed} ({self.source})", exc.source) from None
+
+
+def checked(mapping: Mapping[str, Any], params: Sequence[Param], path: str, source: str | None = None, *,
+            n_joints: int | None = None, also: Sequence[str] = ()) -> dict[str, Any]:
+    """name → value of each of ``params`` in ``mapping`` (a scenario's ``path:`` mapping, ``--set path.*``
+    included), checked by :meth:`Param.check`, the default where it is unset (None: the owner computes it; a
+    ``required`` one missing is an error). A key that is neither a parameter nor in ``also`` is refused."""
+    reject_unknown(mapping, (*also, *param_names(params)), path, source)
+    out = {}
+    for p in params:
+        value = get(mapping, p.name, path, source) if p.required else get(mapping, p.name, path, source, p.default)
+        out[p.name] = None if value is None else p.check(value, f"{path}.{p.name}", source, n_joints)
+    return out
+
+
+def defaults(params: Sequence[Param]) -> dict[str, Any]:
+    """name → default of ``params`` (None where the owner computes it or the user must give it)."""
+    return {p.name: p.default for p in params}
+
+
+#: How the docs name a parameter's type.
+KIND_NAMES = {float: "number", int: "integer", bool: "true or false", str: "string"}
+
+
+def param_table(params: Sequence[Param], prefix: str) -> str:
+    """The Markdown table of ``params`` as the docs print it (one row each: ``<prefix>.<name>`` (``<name>`` without a
+    prefix), type, default, range, unit, description, source)."""
+    rows = ["| parameter | type | default | range | unit | meaning | source |", "|---|---|---|---|---|---|---|"]
+    for p in params:
+        kind = "string" if p.choices else "number or list (per joint)" if p.vector else KIND_NAMES[p.kind]
+        default = ("required" if p.required else "computed") if p.default is None else f"{p.default:g}" if isinstance(
+            p.default, float) else str(p.default).lower() if isinstance(p.default, bool) else str(p.default)
+        name = f"{prefix}.{p.name}" if prefix else p.name
+        rows.append(f"| `{name}` | {kind} | {default} | {p.range or 'any'} | {p.unit or '-'} | {p.description} | "
+                    f"{p.source or '-'} |")
+    return "\n".join(rows)
 
 
 class Entry(Protocol):
@@ -58,26 +136,34 @@ def param_names(params: Sequence[Param]) -> tuple[str, ...]:
 
 
 class Registry(Generic[E]):
-    """name → entry, found in the modules of ``package`` that define ``attribute`` (imported on first use)."""
+    """name → entry, each loaded by a function of its package that imports its module (a plain import, which static
+    tools and the import-graph test see) the first time it is asked for: a run of one gait loads no other.
+    ``field`` names the choice in errors (e.g. ``gait.type``)."""
 
-    def __init__(self, package: str, attribute: str, field: str):
-        self.package, self.attribute, self.field = package, attribute, field
-        self._entries: dict[str, E] | None = None
+    def __init__(self, loaders: Mapping[str, Callable[[], E]], field: str):
+        self.loaders, self.field = dict(loaders), field
+        self._loaded: dict[str, E] = {}
 
     @property
     def entries(self) -> dict[str, E]:
-        if self._entries is None:
-            found = {}
-            for info in pkgutil.iter_modules(importlib.import_module(self.package).__path__):
-                entry = getattr(importlib.import_module(f"{self.package}.{info.name}"), self.attribute, None)
-                if entry is not None:
-                    found[entry.name] = entry
-            self._entries = found
-        return self._entries
+        """Every entry, loaded."""
+        for name in self.loaders:
+            self._load(name)
+        return self._loaded
 
     def get(self, name: Any, source: str | None = None) -> E:
         """The entry ``name``; a ConfigError naming ``field`` and the known names otherwise."""
-        return self.entries[choice(name, self.field, tuple(self.entries), source)]
+        if isinstance(name, str) and name in self._loaded:  # a list or a mapping from YAML: the ConfigError below
+            return self._loaded[name]
+        return self._load(choice(name, self.field, tuple(self.loaders), source))
+
+    def _load(self, name: str) -> E:
+        if name not in self._loaded:
+            entry = self.loaders[name]()
+            if entry.name != name:
+                raise ValueError(f"registry entry {name!r} loads {entry.name!r}")
+            self._loaded[name] = entry
+        return self._loaded[name]
 
 
 def merged(params_by_owner: Mapping[str, Sequence[Param]], first: str) -> dict[str, tuple[Param, str]]:
@@ -91,12 +177,10 @@ def merged(params_by_owner: Mapping[str, Sequence[Param]], first: str) -> dict[s
                 continue
             if p.name not in out:
                 default = p.default if owner == first else None
-                out[p.name] = (Param(p.name, default, p.unit, p.description, p.low, p.high, p.vector),
-                               f"{p.text} ({owner})")
+                out[p.name] = (replace(p, default=default), f"{p.text} ({owner})")
                 continue
             q, text = out[p.name]
             low = None if q.low is None or p.low is None else min(q.low, p.low)
             high = None if q.high is None or p.high is None else max(q.high, p.high)
-            out[p.name] = (Param(q.name, q.default, q.unit, q.description, low, high, q.vector or p.vector),
-                           f"{text}; {p.text} ({owner})")
+            out[p.name] = (replace(q, low=low, high=high, vector=q.vector or p.vector), f"{text}; {p.text} ({owner})")
     return out

@@ -55,13 +55,13 @@ def number(value: Any, field: str, source: str | None = None, *, low: float | No
            high: float | None = None, low_open: bool = False, high_open: bool = False) -> float:
     """Check that ``value`` is a finite real number within [low, high] (open ends if asked)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ConfigError(field, value, f"must be a finite number{_range_text(low, high, low_open, high_open)}",
+        raise ConfigError(field, value, f"must be a finite number{range_text(low, high, low_open, high_open)}",
                           source)
     v = float(value)
     bad_low = low is not None and (v <= low if low_open else v < low)
     bad_high = high is not None and (v >= high if high_open else v > high)
     if bad_low or bad_high:
-        raise ConfigError(field, value, "must be" + _range_text(low, high, low_open, high_open), source)
+        raise ConfigError(field, value, "must be" + range_text(low, high, low_open, high_open), source)
     return v
 
 
@@ -79,9 +79,9 @@ def integer(value: Any, field: str, source: str | None = None, *, low: int | Non
             high: int | None = None) -> int:
     """An integer within [low, high]."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(field, value, f"must be an integer{_range_text(low, high, False, False)}", source)
+        raise ConfigError(field, value, f"must be an integer{range_text(low, high, False, False)}", source)
     if (low is not None and value < low) or (high is not None and value > high):
-        raise ConfigError(field, value, "must be an integer" + _range_text(low, high, False, False), source)
+        raise ConfigError(field, value, "must be an integer" + range_text(low, high, False, False), source)
     return value
 
 
@@ -123,7 +123,8 @@ def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
-def _range_text(low: float | None, high: float | None, low_open: bool, high_open: bool) -> str:
+def range_text(low: float | None, high: float | None, low_open: bool = False, high_open: bool = False) -> str:
+    """A range as the errors print it: " in [lo, hi]", " > lo", " <= hi", or "" without bounds."""
     if low is not None and high is not None:
         return f" in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
     if low is not None:

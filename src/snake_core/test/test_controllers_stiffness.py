@@ -55,9 +55,14 @@ def test_k_d_equal_to_k_is_position_control_and_refused():
         controllers(K)
 
 
-@pytest.mark.parametrize("k_d", [2.0, 10.0, 0.0, -0.5])
-def test_k_d_outside_passivity_bound_refused(k_d):
-    with pytest.raises(ConfigError, match=r"controller.stiffness = .* 0 < K_d < K = 1.74"):
+@pytest.mark.parametrize(("k_d", "message"), [
+    (2.0, r"controller.stiffness = 2.0 is invalid: must satisfy 0 < K_d < K = 1.74"),
+    (10.0, r"controller.stiffness = 10.0 is invalid: must satisfy 0 < K_d < K = 1.74"),
+    (0.0, r"controller.stiffness = 0.0 is invalid: must be > 0 \(002 Fig. 6.2, §6.3\)"),  # the spec's range
+    (-0.5, r"controller.stiffness = -0.5 is invalid: must be > 0 \(002 Fig. 6.2, §6.3\)"),
+])
+def test_k_d_outside_passivity_bound_refused(k_d, message):
+    with pytest.raises(ConfigError, match=message):
         controllers(k_d)
 
 

@@ -11,8 +11,12 @@ dataclass costs about four times as much to make): values passed on, which no co
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Protocol
+from typing import Any, Protocol
+
+from ..registry import Param, checked
+from ..robot import RobotParams
 
 
 @dataclass(slots=True)
@@ -64,3 +68,22 @@ class JointController(Protocol):
     def reset(self) -> None: ...
 
     def step(self, t: float, dt: float, meas: JointMeasurement, ref: JointReference) -> MotorCommand: ...
+
+
+@dataclass(frozen=True)
+class ControllerMode:
+    """A ``controller.mode`` as its module declares it (``MODE = ControllerMode(...)``): the name, what it is and
+    where it comes from, its typed parameters (``controller.<name>``: what the scenarios, ``--set`` and
+    sea_joint_controller accept, and the docs' table) and ``build(robot, joint_index, params, source)``, which
+    makes joint ``joint_index``'s (1-based) controller from the ``controller`` mapping checked against them."""
+
+    name: str
+    description: str
+    source: str
+    params: tuple[Param, ...]
+    build: Callable[[RobotParams, int, Mapping[str, Any], str | None], JointController]
+
+    def checked(self, params: Mapping[str, Any], n_joints: int, source: str | None = None) -> dict[str, Any]:
+        """The ``controller`` mapping ``params`` (``mode`` included) checked against :attr:`params`: name → value,
+        defaults filled in (None: computed by :attr:`build`)."""
+        return checked(params, self.params, "controller", source, n_joints=n_joints, also=("mode",))

@@ -16,10 +16,8 @@ from numpy.typing import ArrayLike
 
 from ..gaits.base import MAX_REFERENCE
 from ..robot import RobotParams
-from ..validation import integer, reject_unknown
-from .base import JointMeasurement, JointReference, MotorCommand
-
-PARAMS = ("mode",)
+from ..validation import integer
+from .base import ControllerMode, JointMeasurement, JointReference, MotorCommand
 
 
 def position_command(alpha_d: ArrayLike, alpha_d_dot: ArrayLike, reference_limit: ArrayLike
@@ -58,6 +56,10 @@ class PositionController:
 def from_params(robot: RobotParams, joint_index: int, params: Mapping[str, Any],
                 source: str | None = None) -> PositionController:
     """Position mode has no parameters beyond ``controller.mode``."""
-    reject_unknown(params, PARAMS, "controller", source)
+    MODE.checked(params, robot.n_joints, source)
     integer(joint_index, "joint_index", source, low=1, high=robot.n_joints)
     return PositionController(joint_index, min(MAX_REFERENCE, robot.joint_limit))
+
+
+MODE = ControllerMode("position", "the motor follows the gait, β_d = α_j^d (within the joint limit)", "002 §4.8",
+                      (), from_params)

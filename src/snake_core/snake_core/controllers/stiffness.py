@@ -27,16 +27,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..registry import Param
 from ..robot import RobotParams
-from ..validation import ConfigError, get, per_joint, reject_unknown
-from .base import JointMeasurement, JointReference, MotorCommand
+from ..validation import ConfigError
+from .base import ControllerMode, JointMeasurement, JointReference, MotorCommand
 from .limits import SEALimits, sea_limits
 
 #: The torque 002 feeds back in Fig. 6.2 and (7.2) is the motor's output torque K(β − α), the
 #: opposite of the SEA torque τ = K(α − β) of docs/design.md (see the module docstring).
 MOTOR_TORQUE_SIGN = -1.0
 
-PARAMS = ("mode", "stiffness")
+PARAMS = (
+    Param("stiffness", None, "N·m/rad", "K_d, desired joint stiffness, below the SEA's K (the passivity bound); one "
+          "number for every joint or one per joint, tail → head", 0.0, vector=True, low_open=True, required=True,
+          source="002 Fig. 6.2, §6.3"),
+)
 
 
 @dataclass
@@ -79,9 +84,11 @@ def check_passivity(k_d: float, k: float, field_name: str, source: str | None = 
 def from_params(robot: RobotParams, joint_index: int, params: Mapping[str, Any],
                 source: str | None = None) -> LocalStiffnessController:
     """``controller.stiffness`` is K_d [N·m/rad]: one number or one per joint (tail → head)."""
-    reject_unknown(params, PARAMS, "controller", source)
     limits = sea_limits(robot, joint_index, source)
-    k_d = per_joint(get(params, "stiffness", "controller", source), robot.n_joints, "controller.stiffness",
-                    source)[joint_index - 1]
+    k_d = MODE.checked(params, robot.n_joints, source)["stiffness"][joint_index - 1]
     check_passivity(k_d, limits.stiffness, "controller.stiffness", source)
     return LocalStiffnessController(joint_index, k_d, limits)
+
+
+MODE = ControllerMode("stiffness", "local stiffness (admittance) control: β_d = α_j^d + (K − K_d)/K_d · τ_J/K",
+                      "002 §6.3, Fig. 6.2", PARAMS, from_params)

@@ -19,16 +19,19 @@ from typing import Any
 
 import numpy as np
 
+from ..registry import Param
 from ..robot import RobotParams
-from ..validation import get, non_negative, reject_unknown
-from .base import JointMeasurement, JointReference, MotorCommand
+from .base import ControllerMode, JointMeasurement, JointReference, MotorCommand
 from .limits import SEALimits, sea_limits
 
-#: Default proportional torque gain k_P (the feed-forward τ_d does the work; see
-#: :func:`default_integral_gain` for k_I).
-DEFAULT_FEEDBACK_GAIN = 0.0
-
-PARAMS = ("mode", "torque_feedback_gain", "torque_integral_gain")
+#: The gains of the PI loop on the measured torque. k_P defaults to 0 (the feed-forward τ_d does the work); k_I,
+#: unset, is :func:`default_integral_gain`.
+PARAMS = (
+    Param("torque_feedback_gain", 0.0, "", "k_P, proportional gain of the torque loop", 0.0,
+          source="suite, on 002 (4.36)"),
+    Param("torque_integral_gain", None, "1/s", "k_I, integral gain of the torque loop (unset: 1/(4T), critically "
+          "damped around the motor PD, T = K_D/(K_p + K))", 0.0, source="suite, on 002 (4.39)"),
+)
 
 
 @dataclass
@@ -74,10 +77,12 @@ def default_integral_gain(robot: RobotParams, joint_index: int) -> float:
 
 def from_params(robot: RobotParams, joint_index: int, params: Mapping[str, Any],
                 source: str | None = None) -> TorqueController:
-    reject_unknown(params, PARAMS, "controller", source)
-    limits = sea_limits(robot, joint_index, source)
-    k_p = get(params, "torque_feedback_gain", "controller", source, DEFAULT_FEEDBACK_GAIN)
-    k_i = get(params, "torque_integral_gain", "controller", source, default_integral_gain(robot, joint_index))
-    return TorqueController(joint_index, non_negative(k_p, "controller.torque_feedback_gain", source),
-                            non_negative(k_i, "controller.torque_integral_gain", source), limits,
-                            robot.joint_effort_limit)
+    values = MODE.checked(params, robot.n_joints, source)
+    k_i = values["torque_integral_gain"]
+    return TorqueController(joint_index, values["torque_feedback_gain"],
+                            default_integral_gain(robot, joint_index) if k_i is None else k_i,
+                            sea_limits(robot, joint_index, source), robot.joint_effort_limit)
+
+
+MODE = ControllerMode("torque", "a desired SEA torque τ_d realised through the spring, β_d = α − τ*/K, with a PI loop "
+                      "on the measured torque", "002 (4.36), (4.39)", PARAMS, from_params)

@@ -34,26 +34,38 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.linalg import expm
 
+from ..registry import Param, defaults
 from ..robot import RobotParams
-from ..validation import choice, get, non_negative, number, positive, reject_unknown
-from .base import JointMeasurement, JointReference, MotorCommand
+from .base import ControllerMode, JointMeasurement, JointReference, MotorCommand
 from .limits import SEALimits, sea_limits
 from .stiffness import MOTOR_TORQUE_SIGN
 
-#: Table 7.1 (the simulated TSC run): M_d = 1, D_d = 4, K_d = 12 (SI). K_τ is not printed there
-#: (docs/readings.md): it defaults to 0 and the scenarios state it; 002's experiments use 0 and 6.
-TABLE_7_1 = {"inertia": 1.0, "damping": 4.0, "stiffness": 12.0, "torque_gain": 0.0}
 #: The unit of time of (7.2) [s] unless a scenario reads it otherwise: seconds (002 prints SI units).
 SI_TIME_UNIT = 1.0
-
 #: The tail-side neighbour's angle (7.2) filters: its link angle α_{j−1} or its servo angle β_{j−1}.
 NEIGHBOUR_ANGLES = ("alpha", "beta")
 
-PARAMS = ("mode", "inertia", "damping", "stiffness", "torque_gain", "time_unit", "neighbour_angle")
-#: The parameters of this mode that take a string, with their values (the others are numbers; default first).
-CHOICES = {"neighbour_angle": NEIGHBOUR_ANGLES}
+#: The parameters of (7.2). Defaults: Table 7.1 (the simulated TSC run), M_d = 1, D_d = 4, K_d = 12 in SI units
+#: (T_u = 1 s). K_τ is not printed there (docs/readings.md): it defaults to 0 and the scenarios
+#: state it; 002's experiments use 0 and 6.
+PARAMS = (
+    Param("inertia", 1.0, "N·m·s²/rad", "M_d, desired inertia of the admittance", 0.0, low_open=True,
+          source="002 (7.2), Table 7.1"),
+    Param("damping", 4.0, "N·m·s/rad", "D_d, desired damping of the admittance", 0.0, low_open=True,
+          source="002 (7.2), Table 7.1"),
+    Param("stiffness", 12.0, "N·m/rad", "K_d, desired stiffness towards the tail-side neighbour's angle", 0.0,
+          low_open=True, source="002 (7.2), Table 7.1"),
+    Param("torque_gain", 0.0, "", "K_τ, gain of the measured torque τ_J (not printed in Table 7.1; 002's "
+          "experiments use 0 and 6)", 0.0, source="002 (7.2), §7.4"),
+    Param("time_unit", SI_TIME_UNIT, "s", "T_u, the unit of time of the derivatives in (7.2) (1: SI units)", 0.0, 10.0,
+          low_open=True, source="002 (7.2)"),
+    Param("neighbour_angle", NEIGHBOUR_ANGLES[0], "", "the tail-side neighbour's angle (7.2) filters: alpha "
+          "(its link angle α_{j−1}) or beta (its servo angle β_{j−1})", kind=str, choices=NEIGHBOUR_ANGLES,
+          source="002 §7.2, Table 3.2"),
+)
+#: Table 7.1's gains and the other defaults, as written once in :data:`PARAMS`.
+DEFAULTS = defaults(PARAMS)
 
 
 @dataclass(frozen=True)
@@ -87,6 +99,8 @@ class TSCGains:
 
     def transition(self, dt: float) -> tuple[np.ndarray, np.ndarray]:
         """Exact zero-order-hold discretisation (Φ, Γ) of (7.2) over ``dt`` [s]."""
+        from scipy.linalg import expm  # heavy: loaded by the first TSC step, not by listing the modes (launch files)
+
         m = self.inertia_si
         aug = np.zeros((3, 3))
         aug[0, 1] = 1.0
@@ -155,28 +169,24 @@ class TSCController:
 
 
 def gains_from_params(params: Mapping[str, Any], source: str | None = None) -> TSCGains:
-    """M_d, D_d, K_d > 0, K_τ ≥ 0 and the unit of time T_u in (0, 10] s from ``controller.*`` (defaults: Table 7.1,
-    K_τ = 0, seconds)."""
-    reject_unknown(params, PARAMS, "controller", source)
-    return TSCGains(
-        inertia=positive(get(params, "inertia", "controller", source, TABLE_7_1["inertia"]), "controller.inertia",
-                         source),
-        damping=positive(get(params, "damping", "controller", source, TABLE_7_1["damping"]), "controller.damping",
-                         source),
-        stiffness=positive(get(params, "stiffness", "controller", source, TABLE_7_1["stiffness"]),
-                           "controller.stiffness", source),
-        torque_gain=non_negative(get(params, "torque_gain", "controller", source, TABLE_7_1["torque_gain"]),
-                                 "controller.torque_gain", source),
-        time_unit=number(get(params, "time_unit", "controller", source, SI_TIME_UNIT), "controller.time_unit", source,
-                         low=0.0, high=10.0, low_open=True),
-    )
+    """M_d, D_d, K_d > 0, K_τ ≥ 0 and the unit of time T_u in (0, 10] s from ``controller.*``, checked against
+    :data:`PARAMS` (defaults: Table 7.1, K_τ = 0, seconds)."""
+    return _gains(MODE.checked(params, 1, source))
+
+
+def _gains(values: Mapping[str, Any]) -> TSCGains:
+    """The gains of checked ``controller`` values."""
+    return TSCGains(values["inertia"], values["damping"], values["stiffness"], values["torque_gain"],
+                    values["time_unit"])
 
 
 def from_params(robot: RobotParams, joint_index: int, params: Mapping[str, Any],
                 source: str | None = None) -> TSCController:
     """With M_d, D_d, K_d > 0 the admittance (7.2) is a stable second-order filter; ``neighbour_angle`` one of
     :data:`NEIGHBOUR_ANGLES` (default α_{j−1})."""
-    neighbour = choice(get(params, "neighbour_angle", "controller", source, NEIGHBOUR_ANGLES[0]),
-                       "controller.neighbour_angle", NEIGHBOUR_ANGLES, source)
-    return TSCController(joint_index, gains_from_params(params, source), sea_limits(robot, joint_index, source),
-                         neighbour)
+    values = MODE.checked(params, robot.n_joints, source)
+    return TSCController(joint_index, _gains(values), sea_limits(robot, joint_index, source), values["neighbour_angle"])
+
+
+MODE = ControllerMode("tsc", "tail-leading stiffness control: (7.1) at the tail, the admittance (7.2) elsewhere",
+                      "002 (7.1)–(7.2), Fig. 7.1", PARAMS, from_params)

@@ -1,28 +1,42 @@
 """``snake-sim``: the command line of the embedded simulator (docs/design.md, "Command line").
 
-Each sub-command lives in its own module under ``snake_sim.commands`` and exposes
-``add_parser(subparsers)``, which registers its parser and sets ``func(args) -> int``.
+Each sub-command lives in its own module under ``snake_sim.commands``, imported here and listed in
+:data:`COMMANDS`, and exposes ``add_parser(subparsers)``, which registers its parser and sets ``func(args) -> int``.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
+from types import ModuleType
 
 from snake_core.validation import ConfigError
+from snake_sim.commands import (
+    bench,
+    calibrate,
+    compare,
+    mjcf,
+    optimise,
+    pushing,
+    rectilinear,
+    reproduce,
+    run,
+    sweep,
+    world,
+)
+from snake_sim.commands import list as list_command
 from snake_sim.core.signals import interrupted_by
 
 #: Sub-command modules, in the order ``snake-sim --help`` lists them.
-COMMANDS: tuple[str, ...] = ("list", "run", "compare", "sweep", "optimise", "calibrate", "reproduce", "bench", "world",
-                             "mjcf", "rectilinear", "pushing")
+COMMANDS: tuple[ModuleType, ...] = (list_command, run, compare, sweep, optimise, calibrate, reproduce, bench, world,
+                                    mjcf, rectilinear, pushing)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="snake-sim", description="Embedded simulator of the modular SEA snake.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name in COMMANDS:
-        importlib.import_module(f"snake_sim.commands.{name}").add_parser(sub)
+    for module in COMMANDS:
+        module.add_parser(sub)
     return parser
 
 

@@ -7,13 +7,16 @@ whose ``runtime`` module satisfies :class:`ModelRuntime`; the command line (``ru
 reach a model only through :func:`runtime_for`, so they hold no per-model branches. Optional members: ``stepper``
 (:class:`SteppedRuntime`), ``batch_key``/``simulate_batch`` (:class:`BatchedRuntime`, the vertical model) and
 ``world`` (:func:`run_world`: the 3-D engines, whose scenarios may turn the boxes or change their μ).
-To add a model, give it a subpackage with such a runtime module and register it in :data:`MODELS`.
+To add a model, give it a subpackage with such a runtime module and register it as an entry point of the group
+:data:`ENGINE_GROUP` (snake_sim's setup.py lists the shipped ones): the core finds the engines there, the way
+pluginlib finds ROS plugins, and never imports one (an engine imports the core).
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Hashable, Sequence
+from functools import cache
+from importlib.metadata import EntryPoint, entry_points
 from typing import TYPE_CHECKING, Any, Protocol
 
 from snake_core.validation import ConfigError
@@ -26,14 +29,8 @@ if TYPE_CHECKING:
     from .signals import StopRequest
     from .stepping import Stepper
 
-#: ``model:`` of a scenario → the module of its runtime.
-MODELS: dict[str, str] = {
-    "vertical": "snake_sim.engines.vertical.runtime",
-    "planar": "snake_sim.engines.planar.runtime",
-    "pushing": "snake_sim.engines.pushing.runtime",
-    "mujoco": "snake_sim.engines.mujoco.runtime",
-    "dart": "snake_sim.engines.dart.runtime",
-}
+#: The entry-point group of the engines: ``model:`` of a scenario → the module of its runtime.
+ENGINE_GROUP = "snake_sim.engines"
 
 
 class ModelRuntime(Protocol):
@@ -74,11 +71,22 @@ class BatchedRuntime(ModelRuntime, Protocol):
         batch with a ConfigError; a run that goes non-finite stops alone."""
 
 
+@cache
+def models() -> dict[str, EntryPoint]:
+    """``model:`` → the entry point of its runtime module (:data:`ENGINE_GROUP`, read once)."""
+    found = {ep.name: ep for ep in entry_points(group=ENGINE_GROUP)}
+    if not found:  # the distribution's metadata is missing: an install older than the group
+        raise RuntimeError(f"no engine registered under the entry points {ENGINE_GROUP!r}: reinstall snake_sim "
+                           "(make install, or colcon build)")
+    return found
+
+
 def runtime_for(model: str, source: str | None = None) -> ModelRuntime:
-    """The runtime module of ``model`` (a key of :data:`MODELS`); ConfigError naming ``model`` otherwise."""
-    if model not in MODELS:
-        raise ConfigError("model", model, "unknown model; known: " + ", ".join(MODELS), source)
-    return importlib.import_module(MODELS[model])  # type: ignore[return-value]  # modules satisfy the protocol
+    """The runtime module of ``model`` (a name of :func:`models`); ConfigError naming ``model`` otherwise."""
+    known = models()
+    if model not in known:
+        raise ConfigError("model", model, "unknown model; known: " + ", ".join(known), source)
+    return known[model].load()
 
 
 def run_world(runtime: ModelRuntime, scenario: Scenario) -> World:

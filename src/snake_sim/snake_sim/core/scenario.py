@@ -23,7 +23,7 @@ Numbers may be written as simple expressions of ``pi`` (``-2*pi/5``), in files a
 This module validates the common sections (model, robot.name, world, sim, outputs); each runner
 validates its own sections (gait, controller, contact, ...) before it simulates anything.
 To add a section, add its name to :data:`SECTIONS`; to add a model, register its runtime in
-:data:`snake_sim.core.models.MODELS` (a module satisfying :class:`snake_sim.core.models.ModelRuntime`).
+:func:`snake_sim.core.models.models` (a module satisfying :class:`snake_sim.core.models.ModelRuntime`).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ import yaml
 from snake_core import locator, yaml_files
 from snake_core.validation import ConfigError, choice, flag, get, number, positive, reject_unknown
 
-from .models import MODELS
+from .models import models
 
 #: The scenario ``make demo`` runs (config/scenarios/demo.yaml: tsc-stairs-3d with K_τ = 6 for 35 s).
 DEMO_SCENARIO = "demo"
@@ -168,7 +168,8 @@ def _check_magnitudes(value: Any, path: str, source: str) -> None:
 
 
 def apply_override(data: dict[str, Any], assignment: str, source: str = "--set") -> None:
-    """Apply ``dotted.path=value`` (value parsed as YAML, e.g. ``0.8``, ``[1, 3]``, ``-2*pi/5``)."""
+    """Apply ``dotted.path=value`` (value parsed as YAML, e.g. ``0.8``, ``[1, 3]``, ``-2*pi/5``); a path ending in an
+    index sets one element of a list the scenario has (``contact.solref.0=0.03``)."""
     if "=" not in assignment:
         raise ConfigError("--set", assignment, "must be KEY=VALUE with a dotted key, e.g. gait.amplitude=0.6", source)
     key, text = assignment.split("=", 1)
@@ -188,6 +189,13 @@ def apply_override(data: dict[str, Any], assignment: str, source: str = "--set")
         nxt = node.get(p)
         if nxt is None:
             nxt = node[p] = {}
+        if isinstance(nxt, list) and i == len(parts) - 2:  # an element of a list: contact.solref.0=0.03
+            index = int(parts[-1]) if parts[-1].isdigit() else -1
+            if not 0 <= index < len(nxt):
+                raise ConfigError(key, text, f"{'.'.join(parts[:-1])} is a list of {len(nxt)}: its elements are "
+                                  f"{'.'.join(parts[:-1])}.0 to .{len(nxt) - 1}", source)
+            nxt[index] = _numbers(value)
+            return
         if not isinstance(nxt, dict):
             raise ConfigError(".".join(parts[: i + 1]), nxt, "is not a section; cannot set a field inside it", source)
         node = nxt
@@ -206,7 +214,7 @@ def scenario_from_dict(data: Any, source: str, overrides: list[str] | tuple[str,
     _check_magnitudes(data, "", source)
     name = str(data.get("name") or Path(source).stem)
     data["name"] = name
-    data["model"] = choice(data.get("model", "vertical"), "model", tuple(MODELS), source)
+    data["model"] = choice(data.get("model", "vertical"), "model", tuple(models()), source)
 
     robot = get(data, "robot", "", source)
     if not isinstance(robot, dict):

@@ -21,7 +21,7 @@ import numpy as np
 
 from snake_core.validation import ConfigError
 
-from .models import MODELS, runtime_for
+from .models import models, runtime_for
 from .scenario import Scenario
 
 
@@ -83,7 +83,7 @@ def stepper(scenario: Scenario) -> Stepper:
     """The externally stepped model of ``scenario`` (``model:``)."""
     runtime = runtime_for(scenario.model, scenario.source)
     if not hasattr(runtime, "stepper"):
-        stepped = [m for m in MODELS if hasattr(runtime_for(m), "stepper")]
+        stepped = [m for m in models() if hasattr(runtime_for(m), "stepper")]
         raise ConfigError("model", scenario.model, f"has no externally stepped form yet ({' and '.join(stepped)} have)",
                           scenario.source)
     return runtime.stepper(scenario)

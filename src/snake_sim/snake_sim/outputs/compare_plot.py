@@ -33,7 +33,7 @@ class ComparedRun:
     omega: float  # gait frequency ω [rad/s]
     summary: dict[str, Any]  # summary.json of the run
     climb: ClimbResult
-    model: str = "vertical"  # the scenario's ``model:`` (a key of snake_sim.core.models.MODELS)
+    model: str = "vertical"  # the scenario's ``model:`` (a name of snake_sim.core.models.models())
 
     @property
     def motor_angles(self) -> np.ndarray:

@@ -12,4 +12,4 @@ section run without one starts a LocalCluster of its own. :mod:`.results` stores
 
 #: Section modules, in document order.
 SECTIONS: tuple[str, ...] = ("pedal_wave", "rectilinear", "pushing", "stiffness", "tsc_search", "climb_3d", "runs_002",
-                             "gain_scale", "rollover", "manipulability_head_tracking", "claims")
+                             "gain_scale", "rollover", "calibration_002", "manipulability_head_tracking", "claims")

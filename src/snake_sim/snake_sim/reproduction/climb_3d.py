@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from snake_core.controllers import controller_values
+from snake_core.robot import load_robot
 from snake_core.validation import ConfigError
 from snake_sim.analysis.rollover import ROLL_OVER_DEG
 from snake_sim.analysis.step_check import TOLERANCE, Comparison, compare, relative_change
@@ -231,7 +233,9 @@ def _mujoco_table(results: Results) -> list[str]:
     runs = list(study.runs)
     seeds = sorted({r.seed for r in runs})
     scenario = load_scenario(STUDY_SCENARIO)
-    gait, ctrl, shake = scenario.section("gait"), scenario.section("controller"), scenario.data["sim"]["perturbation"]
+    gait, shake = scenario.section("gait"), scenario.data["sim"]["perturbation"]
+    ctrl = controller_values(scenario.section("controller"), load_robot(scenario.section("robot")["name"]).n_joints,
+                             scenario.source)  # the gains it leaves unset at tsc's defaults (Table 7.1)
     flat = sorted({r.duration_s for r in runs if r.world == "flat"})
     obstacles = sorted({r.duration_s for r in runs if r.world != "flat"})
     lines = ["### MuJoCo: every controller on every world, perturbation seeds " + ", ".join(map(str, seeds)), "",

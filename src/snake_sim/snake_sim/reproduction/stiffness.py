@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from snake_core.controllers.tsc import TSCGains
+from snake_core.controllers.tsc import DEFAULTS, TSCGains, gains_from_params
 from snake_core.vertical.model import GRAVITY
 from snake_sim.analysis.climb import ClimbResult, climb_result
 from snake_sim.analysis.step_check import TOLERANCE, relative_change
@@ -32,10 +32,11 @@ from snake_sim.studies.sweep import Cell
 
 TITLE = "Local stiffness and tail-leading stiffness control over obstacles (002 ch. 6–7)"
 
+#: Table 7.1's TSC gains (M_d, D_d, K_d): the defaults of tsc's parameters, and its amplitude A [rad].
+TABLE_7_1_GAINS = tuple(DEFAULTS[name] for name in ("inertia", "damping", "stiffness"))
 #: Table 7.1, TSC in simulation: A = π/6, ω = π, M_d = 1, D_d = 4, K_d = 12 (K_τ not printed).
-TABLE_7_1 = ("gait.amplitude=pi/6", "controller.inertia=1.0", "controller.damping=4.0", "controller.stiffness=12.0")
-#: Table 7.1's TSC gains (M_d, D_d, K_d) and amplitude A [rad], as numbers.
-TABLE_7_1_GAINS = (1.0, 4.0, 12.0)
+TABLE_7_1 = ("gait.amplitude=pi/6", *(f"controller.{name}={DEFAULTS[name]!r}"
+                                      for name in ("inertia", "damping", "stiffness")))
 TABLE_7_1_AMPLITUDE = np.pi / 6
 #: The open-loop gait of Table 7.1 (A = π/6, φ = −2π/5).
 TABLE_7_1_OPEN = ("gait.amplitude=pi/6", "gait.phase_shift=-2*pi/5")
@@ -232,13 +233,13 @@ def _setting() -> Setting:
     worlds = {label: load_world(file) for label, _, file in WORLDS}
     first = min(worlds["single obstacle"].static_boxes, key=lambda b: b.x_min)
     start_x = float(tsc.section("world").get("start_x", 0.0))
-    gait, ctrl = tsc.section("gait"), tsc.section("controller")
+    gait, gains = tsc.section("gait"), gains_from_params(tsc.section("controller"), SHIPPED_TSC)
     return Setting(
         robot=robot.name, simulated_robot=load_scenario(SIMULATED_TSC).section("robot")["name"],
         spring_stiffness=float(robot.sea.stiffness[0]), joint_limit_deg=float(np.degrees(robot.joint_limit)),
         link_mass=robot.link_mass, link_length=robot.link_length, module_width=robot.module_width,
         local_stiffness=float(local.section("controller")["stiffness"]),
-        tsc_gains=(float(ctrl["inertia"]), float(ctrl["damping"]), float(ctrl["stiffness"])),
+        tsc_gains=(gains.inertia, gains.damping, gains.stiffness),
         tsc_amplitude=float(gait["amplitude"]), gait_frequency=float(gait["frequency"]),
         contact_radius=contact.threshold, ground_friction=contact.friction,
         box_friction=tuple(sorted({b.friction for w in worlds.values() for b in w.static_boxes})),

@@ -36,6 +36,7 @@ from distributed import Client
 from scipy.stats import qmc
 from tqdm import tqdm
 
+from snake_core.controllers import controller_values
 from snake_core.robot import load_robot
 from snake_sim.analysis.climb_mode import CHORD_LIMIT_DEG
 from snake_sim.analysis.rollover import ROLL_OVER_DEG
@@ -278,7 +279,10 @@ def _search(client, spec: SearchSpec, box: tuple[Range, ...], face_mu: float, fa
         mus = np.arange(0.0, face_mu - 0.5 * FACE_FRICTION_STEP, FACE_FRICTION_STEP)[::-1]
         open_loop += [(Cell(spec.open_loop, (*sets, f"world.side_friction={float(mu)!r}")),
                        {"world.side_friction": round(float(mu), 10)}) for mu in mus]
-    own = {r.key: float(scenario.section(r.key.split(".")[0])[r.key.split(".")[1]]) for r in box}
+    gains = controller_values(scenario.section("controller"), load_robot(scenario.section("robot")["name"]).n_joints,
+                              scenario.source)  # the gains the scenario leaves unset at the mode's defaults
+    own = {r.key: float(gains[r.key.split(".")[1]] if r.key.startswith("controller.")
+                        else scenario.section(r.key.split(".")[0])[r.key.split(".")[1]]) for r in box}
     *opened, own_run = _checked(client, [*open_loop, (problem.cell(own), own)], h)
     gait = load_scenario(spec.open_loop).section("gait")
     walls = [row["wall_time_s"] for _, _, row in done if row.get("wall_time_s") is not None]
