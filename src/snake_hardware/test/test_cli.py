@@ -236,6 +236,12 @@ def test_bad_flags_name_the_field_and_range(capsys):
     assert "--profile: invalid choice: 'canfd' (choose from 'classic', 'compact', 'fd')" in capsys.readouterr().err
     assert cli.main(["scan", "--robot", "nosuchsnake", "--interface", "virtual", "--channel", "x"]) == 2
     assert "robot.name" in capsys.readouterr().err
+    for flags, message in ((["--body", "flat", "--body-set", "contact.frictio=0.9"], "contact.frictio"),
+                           (["--body", "flat", "--body-set", "robot.motor_kp=0"], "robot.motor_kp = 0"),
+                           (["--body-set", "contact.friction=0.9"], "needs --body WORLD")):
+        assert cli.main(["emulate", *flags, "--interface", "virtual", "--channel", "snake_cli_y"]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and message in err[0], err
 
 
 def test_the_bus_load_table_in_docs_is_what_snake_can_bench_prints():

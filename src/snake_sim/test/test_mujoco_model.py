@@ -29,6 +29,7 @@ from snake_sim.engines.mujoco import model as mm
 from snake_sim.engines.mujoco import runtime
 from snake_sim.engines.mujoco.mjcf import motor_armature
 from snake_sim.engines.mujoco.settings import Settings
+from snake_sim.engines.vertical.model import build as vertical_build
 
 NOWHERE = World("empty", Path("empty.sdf"), None, (), ())  # no ground, no boxes: the robot alone
 #: Layouts of the cross-checks (robot section keys): the three joint rolls, and an asymmetric robot (each joint
@@ -405,3 +406,19 @@ def test_self_collision_is_on_and_neighbouring_modules_do_not_touch():
             setup.step(data, alpha_d, alpha_d_dot)
             counts.append(_self_contacts(setup.model, data))
     assert max(counts) == 0
+
+
+def test_the_motor_kp_field_sets_the_pd_gain_of_4_39_on_mujoco_and_the_vertical_model():
+    """robot.motor_kp replaces the robot file's actuator.kp in 002 (4.39): MuJoCo's actuator gain and affine bias
+    −K_p β, the vertical model's motor PD; a K_p ≤ 0 is one error naming the field."""
+    setup = runtime.build(load_scenario("open-loop-flat-3d", ["robot.motor_kp=42.5"]))
+    m = setup.model.mj
+    assert setup.robot.actuator.kp == 42.5
+    np.testing.assert_array_equal(m.actuator_gainprm[:, 0], 42.5)
+    np.testing.assert_array_equal(m.actuator_biasprm[:, 1], -42.5)
+    assert runtime.build(load_scenario("open-loop-flat-3d")).model.mj.actuator_gainprm[0, 0] == \
+        load_robot("koopaee6").actuator.kp
+    assert vertical_build(load_scenario("pedal-wave", ["robot.motor_kp=42.5"])).plant.pd.kp == 42.5
+    for build, name in ((runtime.build, "open-loop-flat-3d"), (vertical_build, "pedal-wave")):
+        with pytest.raises(ConfigError, match=r"robot\.motor_kp = -1"):
+            build(load_scenario(name, ["robot.motor_kp=-1"]))

@@ -1,6 +1,6 @@
 """The whole snake behind emulated modules (``snake-can emulate --body WORLD``): the embedded simulator's
 vertical-plane model stepped once per firmware tick. The simulator's side of the emulator: snake_hardware finds it
-through the entry point group ``snake_hardware.bodies`` (snake_hardware.emulator.BODY_GROUP) and never imports it;
+through the entry point group ``snake_hardware.bodies`` (snake_hardware.cli.BODY_GROUP) and never imports it;
 only that mode loads the simulator."""
 
 from __future__ import annotations

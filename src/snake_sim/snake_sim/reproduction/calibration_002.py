@@ -255,8 +255,8 @@ def render(r: Results) -> str:
              "- Face μ from these outcomes: " + ("identifiable" if face.identifiable else f"**{NOT_IDENTIFIABLE}**")
              + f" (accepted {face.spread[0]:.2g} … {face.spread[1]:.2g}); at the fitted values {short} of "
              f"{len(climb.rows)} runs end before the head reaches the box (*did not reach*), where no face μ acts"
-             + ("." if face.identifiable else "; the calibrated scenario keeps the search's best face μ, which these "
-                "outcomes do not pin."),
+             + ("." if face.identifiable else "; the calibrated scenario leaves the face μ at its base scenario's "
+                "value, as it does every field its table does not pin."),
              "", "### Where the fit differs from 002, and why", "", *_differences(r)]
     return "\n".join(lines) + "\n"
 
@@ -292,10 +292,12 @@ CALIBRATED = f"{SCENARIO_3D}-calibrated"
 
 
 def calibrated_text(r: Results) -> str:
-    """config/scenarios/CALIBRATED.yaml: SCENARIO_3D with fit 1's ground μ, softness and gain scale and fit 2's face
-    μ, its provenance in its comments and description (the shipped scenarios do not change)."""
-    flat = {f.key: f.value for f in r.flat.fitted if f.key != "world.side_friction"}
-    params = {**flat, "world.side_friction": _value(r.climb, "world.side_friction").value}
+    """config/scenarios/CALIBRATED.yaml: SCENARIO_3D with the values the fits identify (fit 1's ground μ, softness
+    and gain scale, fit 2's face μ; a field not identifiable from its table keeps SCENARIO_3D's value and is named as
+    such), its provenance in its comments and description (the shipped scenarios do not change)."""
+    fields = [*(f for f in r.flat.fitted if f.key != "world.side_friction"), _value(r.climb, "world.side_friction")]
+    params = {f.key: f.value for f in fields if f.identifiable}
+    frozen = [f.key for f in fields if not f.identifiable]
     calibration = TableCalibration(SCENARIO_3D, Path("table"), tuple(Range(k, 0.0, 1.0) for k in params))
     values = ", ".join(f"{k} = {v:.4g}" for k, v in params.items())
     data = {"base": SCENARIO_3D, "name": CALIBRATED,
@@ -305,6 +307,7 @@ def calibrated_text(r: Results) -> str:
             "calibration_002`", "# (docs/reproduction.md, section \"" + TITLE + "\"):",
             f"#   fit 1, {r.flat.name} (002's measured speeds, five cells): {r.flat.command}",
             f"#   fit 2, {r.climb.name} (002's outcomes on the robot): {r.climb.command}",
-            "# Fitted: " + ", ".join(f"{f.key} (fit 1)" for f in r.flat.fitted if f.key in flat)
-            + ", world.side_friction (fit 2). The shipped scenarios and robot files are unchanged.", ""]
+            "# Fitted: " + (", ".join(f"{k} (fit {1 if k != 'world.side_friction' else 2})" for k in params) or "none")
+            + ". Not identifiable from its table, left at the base scenario's value: "
+            + (", ".join(frozen) or "none") + ". The shipped scenarios and robot files are unchanged.", ""]
     return "\n".join(head) + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=1000)
