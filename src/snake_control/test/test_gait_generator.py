@@ -85,6 +85,19 @@ def test_parameters_are_declared_with_ranges_and_descriptions(ros):
     assert node.describe_parameter("robot").read_only
 
 
+def test_the_hold_wait_descriptor_carries_the_specs_range_and_a_value_outside_it_is_refused_at_start(ros):
+    """rclpy refuses a double outside the descriptor's range (Jazzy node.py ``_apply_floating_point_range``)."""
+    from rclpy.exceptions import InvalidParameterValueException
+
+    from snake_control.gait_generator import PARAMS
+
+    (spec,) = (p for p in PARAMS if p.name == "hold_wait")
+    r = make(ros).describe_parameter("hold_wait").floating_point_range[0]
+    assert (r.from_value, r.to_value) == (spec.low, spec.high) == (0.0, 5.0)
+    with pytest.raises(InvalidParameterValueException, match="hold_wait"):
+        make(ros, hold_wait=-0.1)
+
+
 def test_bad_start_up_parameter_fails_with_one_clear_message(ros):
     from snake_core.validation import ConfigError
 

@@ -120,3 +120,21 @@ def test_stale_ground_truth_is_reported(ros):
     ros.advance(0.2)
     status = ros.messages("/diagnostics")[-1].status[0]
     assert status.level == b"\x02" and "stale" in status.message
+
+
+def test_the_stale_timeout_descriptor_carries_the_specs_range_and_a_value_outside_it_is_refused_at_start(ros):
+    """rclpy refuses a double outside the descriptor's range (Jazzy node.py ``_apply_floating_point_range``)."""
+    from rclpy.exceptions import InvalidParameterValueException
+
+    from snake_control.head_odometry import PARAMS
+
+    (spec,) = (p for p in PARAMS if p.name == "stale_timeout")
+    r = make(ros).describe_parameter("stale_timeout").floating_point_range[0]
+    assert (r.from_value, r.to_value) == (spec.low, spec.high) == (0.001, 10.0)
+    with pytest.raises(InvalidParameterValueException, match="stale_timeout"):
+        make(ros, stale_timeout=20.0)
+
+
+def test_the_head_link_is_the_robot_files_last_link_unless_given(ros):
+    assert make(ros).head_frame == "snake/link_6"  # koopaee6: 5 joints, 6 links
+    assert make(ros, head_link="link_3").head_frame == "snake/link_3"

@@ -147,3 +147,16 @@ def test_unknown_tracker_is_refused_with_the_choices(ros):
 
     with pytest.raises(ConfigError, match="must be one of lyapunov, pfl"):
         make(ros, controller__mode="sliding")
+
+
+def test_the_stale_timeout_descriptor_carries_the_specs_range_and_a_value_outside_it_is_refused_at_start(ros):
+    """rclpy refuses a double outside the descriptor's range (Jazzy node.py ``_apply_floating_point_range``)."""
+    from rclpy.exceptions import InvalidParameterValueException
+
+    from snake_control.head_tracking_controller import PARAMS
+
+    (spec,) = (p for p in PARAMS if p.name == "stale_timeout")
+    r = make(ros).describe_parameter("stale_timeout").floating_point_range[0]
+    assert (r.from_value, r.to_value) == (spec.low, spec.high) == (0.001, 10.0)
+    with pytest.raises(InvalidParameterValueException, match="stale_timeout"):
+        make(ros, stale_timeout=0.0)

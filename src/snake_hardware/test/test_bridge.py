@@ -185,6 +185,22 @@ def test_node_refuses_an_unknown_robot(ros):
         ros.make(CanBridgeNode, robot="nosuchsnake", can_bus_type="virtual", can_interface="x")
 
 
+def test_the_command_timeout_descriptor_carries_the_specs_range_and_a_value_outside_it_is_refused_at_start(ros):
+    """rclpy refuses a double outside the descriptor's range (Jazzy node.py ``_apply_floating_point_range``) before
+    the bus is opened."""
+    from rclpy.exceptions import InvalidParameterValueException
+
+    from snake_hardware.bridge_node import PARAMS, CanBridgeNode
+
+    (spec,) = (p for p in PARAMS if p.name == "command_timeout")
+    node = ros.make(CanBridgeNode, robot="koopaee6", can_bus_type="virtual", can_interface=f"snake_spec_{id(ros)}")
+    r = node.describe_parameter("command_timeout").floating_point_range[0]
+    assert (r.from_value, r.to_value) == (spec.low, spec.high) == (0.005, 10.0)
+    assert node.describe_parameter("realtime_priority").integer_range[0].to_value == 98
+    with pytest.raises(InvalidParameterValueException, match="command_timeout"):
+        ros.make(CanBridgeNode, robot="koopaee6", can_bus_type="virtual", can_interface="x", command_timeout=0.001)
+
+
 @pytest.mark.parametrize(("parameter", "named"), [("can_interface:=nosuchcan0", "can_interface"),
                                                   ("rate:=5000.0", "rate"), ("can_profile:=canfd", "can_profile")])
 def test_executable_exits_2_with_one_line_on_a_missing_bus_or_a_bad_parameter(ros, parameter, named):

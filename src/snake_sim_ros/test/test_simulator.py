@@ -192,3 +192,16 @@ def test_a_speed_reference_beyond_the_servo_is_stepped_limited_and_never_turns_a
     for _ in range(ticks):
         free.step(np.full(N, beta_d), np.full(N, beta_d_dot))
     assert np.abs(free.joints().beta).max() > limit + 0.2
+
+
+def test_the_lockstep_timeout_descriptor_carries_the_specs_range_and_a_value_outside_it_is_refused_at_start(ros):
+    """rclpy refuses a double outside the descriptor's range (Jazzy node.py ``_apply_floating_point_range``)."""
+    from rclpy.exceptions import InvalidParameterValueException
+
+    from snake_sim_ros.simulator import PARAMS
+
+    (spec,) = (p for p in PARAMS if p.name == "lockstep_timeout")
+    r = make(ros).describe_parameter("lockstep_timeout").floating_point_range[0]
+    assert (r.from_value, r.to_value) == (spec.low, spec.high) == (0.001, 3600.0)
+    with pytest.raises(InvalidParameterValueException, match="lockstep_timeout"):
+        make(ros, lockstep_timeout=0.0)
