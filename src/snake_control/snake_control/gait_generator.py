@@ -57,6 +57,7 @@ from .ros_interface import (
     Diagnostics,
     Elapsed,
     accepted,
+    declare,
     declare_param,
     declare_params,
     fix_parameters,
@@ -70,14 +71,13 @@ from .ros_interface import (
 SOURCE = "gait_generator parameters"
 #: The gait the node starts with; the other gaits' parameters start unset.
 DEFAULT_GAIT = "pedal_wave"
-#: The node's own parameters, read-only but ``gait.type`` (the gaits' own ones, ``gait.<name>``, are declared beside
-#: them from snake_core.gaits and stay tunable too).
+#: The node's own parameters, all read-only (``gait.type``, one of the gaits registered when the node starts, and the
+#: gaits' own ``gait.<name>`` are declared beside them from snake_core.gaits, tunable).
 PARAMS = (
     Param("robot", "koopaee6", "", "robot file config/robots/<robot>.yaml", kind=str),
     Param("rate", 100.0, "Hz", "publishing rate", 1.0, 1000.0),
     Param("lockstep", False, "", "the graph of a lock-stepped simulator: a /clock that keeps coming without "
           "advancing is the simulator waiting, not a stopped clock", kind=bool),
-    Param("gait.type", DEFAULT_GAIT, "", "gait of snake_core.gaits", kind=str, choices=tuple(GAITS.entries)),
     Param("armed", True, "", "publish the gait from the start (false: nothing until ~/arm; the robot)", kind=bool),
     Param("command_controllers", "", "", "comma-separated ros2_control controllers that ~/arm activates and "
           "disarming deactivates (the robot's, spawned inactive); empty: none", kind=str),
@@ -88,8 +88,6 @@ PARAMS = (
     Param("estop_topic", "", "", "the robot's emergency stop (std_msgs/Bool, latched; the CAN bridge's "
           "/can_bridge/estop_engaged): true disarms, and arming is refused while it is; empty: none", kind=str),
 )
-#: What stays tunable while the node runs.
-TUNABLE = ("gait.type",)
 
 
 def build_gait(gait_type: str, n_joints: int, values: dict, source: str) -> Gait:
@@ -104,8 +102,9 @@ class GaitGeneratorNode(Node):
         """``wall_clock``: what the clock watchdog measures a stop of /clock on (the steady clock; a test's own)."""
         super().__init__("gait_generator", **kwargs)
         fix_parameters(self)
-        own = declare_params(self, PARAMS, tunable=TUNABLE)
+        own = declare_params(self, PARAMS)
         robot, rate, lockstep = load_robot(own["robot"]), own["rate"], own["lockstep"]
+        declare(self, "gait.type", DEFAULT_GAIT, "gait of snake_core.gaits", choices=tuple(GAITS.entries))
         self._keys = []
         for param, description in merged({name: spec.params for name, spec in GAITS.entries.items()},
                                          DEFAULT_GAIT).values():

@@ -68,6 +68,7 @@ from .ros_interface import (
     InputFreshness,
     Lockstep,
     all_finite,
+    declare,
     declare_integers,
     declare_param,
     declare_params,
@@ -87,17 +88,14 @@ from .ros_interface import (
 SOURCE = "head_tracking_controller parameters"
 #: The gait of the shape reference φ^r (004 (78)).
 SHAPE_GAIT = "serpenoid"
-#: The node's own parameters, all read-only (the serpenoid's ``gait.*``, the trackers' ``controller.*`` and
-#: ``free_joints``, a list, are declared beside them).
+#: The node's own parameters, all read-only (``controller.mode``, one of the trackers registered when the node starts,
+#: the serpenoid's ``gait.*``, the trackers' ``controller.*`` and ``free_joints``, a list, are declared beside them).
 PARAMS = (
     Param("robot", "ariizumi10", "", "robot file config/robots/<robot>.yaml", kind=str),
     Param("rate", 100.0, "Hz", "control rate", 1.0, 1000.0),
     Param("stale_timeout", 0.1, "s", "inputs older than this stop the torque references", 0.001, 10.0),
     Param("lockstep", False, "", "answer each tick with the inputs stamped at its time (a lock-stepped simulator)",
           kind=bool),
-    Param("controller.mode", "pfl", "", "head tracker of 004 §6 (" + "; ".join(
-        f"{name}: {spec.description}" for name, spec in TRACKERS.entries.items()) + ")", kind=str,
-          choices=tuple(TRACKERS.entries)),
 )
 
 
@@ -108,7 +106,10 @@ class HeadTrackingControllerNode(Node):
         fix_parameters(self)
         own = declare_params(self, PARAMS)
         robot, rate, timeout = load_robot(own["robot"]), own["rate"], own["stale_timeout"]
-        lockstep, mode = own["lockstep"], TRACKERS.get(own["controller.mode"], SOURCE)
+        lockstep = own["lockstep"]
+        trackers = "; ".join(f"{name}: {spec.description}" for name, spec in TRACKERS.entries.items())
+        mode = TRACKERS.get(declare(self, "controller.mode", "pfl", f"head tracker of 004 §6 ({trackers})",
+                                    choices=tuple(TRACKERS.entries), read_only=True), SOURCE)
         shape_gait = GAITS.get(SHAPE_GAIT)
         shape = {p.name: declare_param(self, "gait", p, f"serpenoid {p.text}", read_only=True)
                  for p in shape_gait.params}

@@ -8,7 +8,7 @@ import math
 import pytest
 
 from snake_core.robot import load_robot
-from snake_test_support.ros import publishers, subscriptions, type_name
+from snake_test_support.ros import publishers, refuses_outside_the_specs_range, subscriptions, type_name
 
 ROBOT = load_robot("koopaee6")
 L = ROBOT.link_length
@@ -123,16 +123,9 @@ def test_stale_ground_truth_is_reported(ros):
 
 
 def test_the_stale_timeout_descriptor_carries_the_specs_range_and_a_value_outside_it_is_refused_at_start(ros):
-    """rclpy refuses a double outside the descriptor's range (Jazzy node.py ``_apply_floating_point_range``)."""
-    from rclpy.exceptions import InvalidParameterValueException
-
     from snake_control.head_odometry import PARAMS
 
-    (spec,) = (p for p in PARAMS if p.name == "stale_timeout")
-    r = make(ros).describe_parameter("stale_timeout").floating_point_range[0]
-    assert (r.from_value, r.to_value) == (spec.low, spec.high) == (0.001, 10.0)
-    with pytest.raises(InvalidParameterValueException, match="stale_timeout"):
-        make(ros, stale_timeout=20.0)
+    assert refuses_outside_the_specs_range(lambda **p: make(ros, **p), PARAMS, "stale_timeout", 20.0) == (0.001, 10.0)
 
 
 def test_the_head_link_is_the_robot_files_last_link_unless_given(ros):

@@ -186,19 +186,16 @@ def test_node_refuses_an_unknown_robot(ros):
 
 
 def test_the_command_timeout_descriptor_carries_the_specs_range_and_a_value_outside_it_is_refused_at_start(ros):
-    """rclpy refuses a double outside the descriptor's range (Jazzy node.py ``_apply_floating_point_range``) before
-    the bus is opened."""
-    from rclpy.exceptions import InvalidParameterValueException
-
+    """Refused before the bus is opened; the loop's priority has an integer range."""
     from snake_hardware.bridge_node import PARAMS, CanBridgeNode
+    from snake_test_support.ros import refuses_outside_the_specs_range
 
-    (spec,) = (p for p in PARAMS if p.name == "command_timeout")
-    node = ros.make(CanBridgeNode, robot="koopaee6", can_bus_type="virtual", can_interface=f"snake_spec_{id(ros)}")
-    r = node.describe_parameter("command_timeout").floating_point_range[0]
-    assert (r.from_value, r.to_value) == (spec.low, spec.high) == (0.005, 10.0)
-    assert node.describe_parameter("realtime_priority").integer_range[0].to_value == 98
-    with pytest.raises(InvalidParameterValueException, match="command_timeout"):
-        ros.make(CanBridgeNode, robot="koopaee6", can_bus_type="virtual", can_interface="x", command_timeout=0.001)
+    def make(**params):
+        return ros.make(CanBridgeNode, robot="koopaee6", can_bus_type="virtual", can_interface=f"spec_{id(ros)}",
+                        **params)
+
+    assert refuses_outside_the_specs_range(make, PARAMS, "command_timeout", 0.001) == (0.005, 10.0)
+    assert make().describe_parameter("realtime_priority").integer_range[0].to_value == 98
 
 
 @pytest.mark.parametrize(("parameter", "named"), [("can_interface:=nosuchcan0", "can_interface"),

@@ -195,13 +195,8 @@ def test_a_speed_reference_beyond_the_servo_is_stepped_limited_and_never_turns_a
 
 
 def test_the_lockstep_timeout_descriptor_carries_the_specs_range_and_a_value_outside_it_is_refused_at_start(ros):
-    """rclpy refuses a double outside the descriptor's range (Jazzy node.py ``_apply_floating_point_range``)."""
-    from rclpy.exceptions import InvalidParameterValueException
-
     from snake_sim_ros.simulator import PARAMS
+    from snake_test_support.ros import refuses_outside_the_specs_range
 
-    (spec,) = (p for p in PARAMS if p.name == "lockstep_timeout")
-    r = make(ros).describe_parameter("lockstep_timeout").floating_point_range[0]
-    assert (r.from_value, r.to_value) == (spec.low, spec.high) == (0.001, 3600.0)
-    with pytest.raises(InvalidParameterValueException, match="lockstep_timeout"):
-        make(ros, lockstep_timeout=0.0)
+    limits = refuses_outside_the_specs_range(lambda **p: make(ros, **p), PARAMS, "lockstep_timeout", 0.0)
+    assert limits == (0.001, 3600.0)
