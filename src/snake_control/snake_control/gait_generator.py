@@ -46,7 +46,7 @@ from std_srvs.srv import SetBool
 from snake_core.gaits import GAITS
 from snake_core.gaits.base import Gait
 from snake_core.interface import GAIT_REFERENCE, joint_names
-from snake_core.registry import merged, param_names
+from snake_core.registry import Param, merged, param_names
 from snake_core.robot import load_robot
 from snake_core.validation import ConfigError
 
@@ -59,6 +59,7 @@ from .ros_interface import (
     accepted,
     declare,
     declare_param,
+    declare_params,
     fix_parameters,
     joint_state,
     rejected,
@@ -70,6 +71,23 @@ from .ros_interface import (
 SOURCE = "gait_generator parameters"
 #: The gait the node starts with; the other gaits' parameters start unset.
 DEFAULT_GAIT = "pedal_wave"
+#: The node's own parameters, all read-only (``gait.type``, one of the gaits registered when the node starts, and the
+#: gaits' own ``gait.<name>`` are declared beside them from snake_core.gaits, tunable).
+PARAMS = (
+    Param("robot", "koopaee6", "", "robot file config/robots/<robot>.yaml", kind=str),
+    Param("rate", 100.0, "Hz", "publishing rate", 1.0, 1000.0),
+    Param("lockstep", False, "", "the graph of a lock-stepped simulator: a /clock that keeps coming without "
+          "advancing is the simulator waiting, not a stopped clock", kind=bool),
+    Param("armed", True, "", "publish the gait from the start (false: nothing until ~/arm; the robot)", kind=bool),
+    Param("command_controllers", "", "", "comma-separated ros2_control controllers that ~/arm activates and "
+          "disarming deactivates (the robot's, spawned inactive); empty: none", kind=str),
+    Param("controller_manager", "/controller_manager", "", "the controller_manager of command_controllers", kind=str),
+    Param("hold_wait", 0.2, "s", "on a disarm, the time from the reference's stop to the command_controllers' "
+          "deactivation: at least the SEA controllers' stale_timeout and a control period, so that the hardware "
+          "keeps their hold (β̇_d = 0)", 0.0, 5.0),
+    Param("estop_topic", "", "", "the robot's emergency stop (std_msgs/Bool, latched; the CAN bridge's "
+          "/can_bridge/estop_engaged): true disarms, and arming is refused while it is; empty: none", kind=str),
+)
 
 
 def build_gait(gait_type: str, n_joints: int, values: dict, source: str) -> Gait:
@@ -84,12 +102,8 @@ class GaitGeneratorNode(Node):
         """``wall_clock``: what the clock watchdog measures a stop of /clock on (the steady clock; a test's own)."""
         super().__init__("gait_generator", **kwargs)
         fix_parameters(self)
-        robot = load_robot(declare(self, "robot", "koopaee6", "robot file config/robots/<robot>.yaml",
-                                   read_only=True))
-        rate = declare(self, "rate", 100.0, "publishing rate [Hz]", low=1.0, high=1000.0, read_only=True)
-        lockstep = declare(self, "lockstep", False, "the graph of a lock-stepped simulator: a /clock that keeps "
-                           "coming without advancing is the simulator waiting, not a stopped clock",
-                           read_only=True)
+        own = declare_params(self, PARAMS)
+        robot, rate, lockstep = load_robot(own["robot"]), own["rate"], own["lockstep"]
         declare(self, "gait.type", DEFAULT_GAIT, "gait of snake_core.gaits", choices=tuple(GAITS.entries))
         self._keys = []
         for param, description in merged({name: spec.params for name, spec in GAITS.entries.items()},
@@ -107,18 +121,9 @@ class GaitGeneratorNode(Node):
         self._elapsed = Elapsed(self)
         # a stopped or restarted sim clock: no reference
         self.clock_watchdog = watch_clock(self, self._diag, lockstep, wall=wall_clock)
-        self.armed = declare(self, "armed", True, "publish the gait from the start (false: nothing until ~/arm; the "
-                             "robot)", read_only=True)
-        names = declare(self, "command_controllers", "", "comma-separated ros2_control controllers that ~/arm "
-                        "activates and disarming deactivates (the robot's, spawned inactive); empty: none",
-                        read_only=True)
+        self.armed, names, manager = own["armed"], own["command_controllers"], own["controller_manager"]
         self._controllers = [n.strip() for n in names.split(",") if n.strip()]
-        manager = declare(self, "controller_manager", "/controller_manager", "the controller_manager of "
-                          "command_controllers", read_only=True)
-        self._hold_wait = declare(self, "hold_wait", 0.2, "on a disarm, the time from the reference's stop to the "
-                                  "command_controllers' deactivation [s]: at least the SEA controllers' stale_timeout "
-                                  "and a control period, so that the hardware keeps their hold (β̇_d = 0)", low=0.0,
-                                  high=5.0, read_only=True)
+        self._hold_wait = own["hold_wait"]
         self._switch, self._no_switch = None, ""
         if self._controllers:
             try:
@@ -135,9 +140,7 @@ class GaitGeneratorNode(Node):
         # while they wait (for the hold, for the controller_manager); waits run in another group again
         arming, self._waits = MutuallyExclusiveCallbackGroup(), MutuallyExclusiveCallbackGroup()
         self.estop_engaged = False
-        estop = declare(self, "estop_topic", "", "the robot's emergency stop (std_msgs/Bool, latched; the CAN bridge's "
-                        "/can_bridge/estop_engaged): true disarms, and arming is refused while it is; empty: none",
-                        read_only=True)
+        estop = own["estop_topic"]
         if estop:
             self.create_subscription(Bool, estop, self._on_estop, LATCHED_QOS, callback_group=arming)
         self.create_service(SetBool, "~/arm", self._on_arm, callback_group=arming)

@@ -29,6 +29,7 @@ from rclpy.node import Node
 
 from snake_core.interface import GROUND_TRUTH_POSES, HEAD_ODOMETRY, HEAD_TIP_FRAME, WORLD_FRAME, compose, link_name
 from snake_core.planar.head_state import HeadPose, head_tip_pose, head_twist
+from snake_core.registry import Param
 from snake_core.robot import load_robot
 
 from .ros_interface import (
@@ -38,7 +39,7 @@ from .ros_interface import (
     SENSOR_QOS,
     Diagnostics,
     InputFreshness,
-    declare,
+    declare_params,
     fix_parameters,
     planar_odometry,
     pose3,
@@ -47,24 +48,25 @@ from .ros_interface import (
     started,
 )
 
+#: The node's own parameters, all read-only.
+PARAMS = (
+    Param("robot", "koopaee6", "", "robot file config/robots/<robot>.yaml (head link length)", kind=str),
+    Param("model", "snake", "", "Gazebo model name (ros_gz_sim create -name): the frame of the link poses", kind=str),
+    Param("head_link", "", "", "head link; empty: link_N of the robot file", kind=str),
+    Param("world_frame", WORLD_FRAME, "", "header.frame_id of /head/odometry", kind=str),
+    Param("child_frame", HEAD_TIP_FRAME, "", "child_frame_id of /head/odometry", kind=str),
+    Param("stale_timeout", 0.1, "s", "ground truth older than this is reported stale", 0.001, 10.0),
+)
+
 
 class HeadOdometryNode(Node):
     def __init__(self, **kwargs) -> None:
         super().__init__("head_odometry", **kwargs)
         fix_parameters(self)
-        robot = load_robot(declare(self, "robot", "koopaee6", "robot file config/robots/<robot>.yaml (head link "
-                                   "length)", read_only=True))
-        self.model = declare(self, "model", "snake", "Gazebo model name (ros_gz_sim create -name): the frame "
-                             "of the link poses", read_only=True)
-        head = declare(self, "head_link", link_name(robot.n_links), "head link (default link_N of the robot file)",
-                       read_only=True)
-        self.head_frame = f"{self.model}/{head}"
-        self.world_frame = declare(self, "world_frame", WORLD_FRAME, "header.frame_id of /head/odometry",
-                                   read_only=True)
-        self.child_frame = declare(self, "child_frame", HEAD_TIP_FRAME, "child_frame_id of /head/odometry",
-                                   read_only=True)
-        timeout = declare(self, "stale_timeout", 0.1, "ground truth older than this [s] is reported stale",
-                          low=0.001, high=10.0, read_only=True)
+        own = declare_params(self, PARAMS)
+        robot, self.model, timeout = load_robot(own["robot"]), own["model"], own["stale_timeout"]
+        self.head_frame = f"{self.model}/{own['head_link'] or link_name(robot.n_links)}"
+        self.world_frame, self.child_frame = own["world_frame"], own["child_frame"]
         self.head_length = robot.link_length
         self._previous: HeadPose | None = None
         self._stamp: float | None = None  # the stamp whose poses are being gathered

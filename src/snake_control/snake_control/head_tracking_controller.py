@@ -53,6 +53,7 @@ from snake_core.planar.convention import (
 from snake_core.planar.model import build_model
 from snake_core.planar.path_reference import sampled_reference
 from snake_core.planar.trackers import TRACKERS
+from snake_core.registry import Param
 from snake_core.robot import load_robot
 from snake_core.validation import ConfigError
 
@@ -70,6 +71,7 @@ from .ros_interface import (
     declare,
     declare_integers,
     declare_param,
+    declare_params,
     fix_parameters,
     joint_state,
     ns_seconds,
@@ -86,6 +88,15 @@ from .ros_interface import (
 SOURCE = "head_tracking_controller parameters"
 #: The gait of the shape reference φ^r (004 (78)).
 SHAPE_GAIT = "serpenoid"
+#: The node's own parameters, all read-only (``controller.mode``, one of the trackers registered when the node starts,
+#: the serpenoid's ``gait.*``, the trackers' ``controller.*`` and ``free_joints``, a list, are declared beside them).
+PARAMS = (
+    Param("robot", "ariizumi10", "", "robot file config/robots/<robot>.yaml", kind=str),
+    Param("rate", 100.0, "Hz", "control rate", 1.0, 1000.0),
+    Param("stale_timeout", 0.1, "s", "inputs older than this stop the torque references", 0.001, 10.0),
+    Param("lockstep", False, "", "answer each tick with the inputs stamped at its time (a lock-stepped simulator)",
+          kind=bool),
+)
 
 
 class HeadTrackingControllerNode(Node):
@@ -93,13 +104,9 @@ class HeadTrackingControllerNode(Node):
         """``wall_clock``: what the clock watchdog measures a stop of /clock on (the steady clock; a test's own)."""
         super().__init__("head_tracking_controller", **kwargs)
         fix_parameters(self)
-        robot = load_robot(declare(self, "robot", "ariizumi10", "robot file config/robots/<robot>.yaml",
-                                   read_only=True))
-        rate = declare(self, "rate", 100.0, "control rate [Hz]", low=1.0, high=1000.0, read_only=True)
-        timeout = declare(self, "stale_timeout", 0.1, "inputs older than this [s] stop the torque references",
-                          low=0.001, high=10.0, read_only=True)
-        lockstep = declare(self, "lockstep", False, "answer each tick with the inputs stamped at its time "
-                           "(a lock-stepped simulator)", read_only=True)
+        own = declare_params(self, PARAMS)
+        robot, rate, timeout = load_robot(own["robot"]), own["rate"], own["stale_timeout"]
+        lockstep = own["lockstep"]
         trackers = "; ".join(f"{name}: {spec.description}" for name, spec in TRACKERS.entries.items())
         mode = TRACKERS.get(declare(self, "controller.mode", "pfl", f"head tracker of 004 §6 ({trackers})",
                                     choices=tuple(TRACKERS.entries), read_only=True), SOURCE)

@@ -79,6 +79,8 @@ PARAMS = (
           source="004 Theorem 1"),
     Param("marker_scale", DEFAULT_MARKER_SCALE, "m per m/s²", "ellipse marker length per head acceleration", 0.0),
 )
+#: What stays tunable while the node runs.
+TUNABLE = ("marker_scale",)
 
 
 class ManipulabilityMonitorNode(Node):
@@ -86,7 +88,7 @@ class ManipulabilityMonitorNode(Node):
         """``wall_clock``: what the clock watchdog measures a stop of /clock on (the steady clock; a test's own)."""
         super().__init__("manipulability_monitor", **kwargs)
         fix_parameters(self)
-        own = declare_params(self, PARAMS, tunable=("marker_scale",))
+        own = declare_params(self, PARAMS, tunable=TUNABLE)
         robot, rate, lockstep, timeout = load_robot(own["robot"]), own["rate"], own["lockstep"], own["stale_timeout"]
         threshold = own["threshold"]
         free = declare_integers(self, "free_joints", "joints without torque (1-based, tail → head), an integer "

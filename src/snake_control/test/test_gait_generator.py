@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from snake_test_support.ros import publishers, type_name
+from snake_test_support.ros import publishers, refuses_outside_the_specs_range, type_name
 
 A, OMEGA, PHI = 0.4, 2.0, -0.9
 
@@ -83,6 +83,12 @@ def test_parameters_are_declared_with_ranges_and_descriptions(ros):
     assert amp.floating_point_range[0].to_value == pytest.approx(math.pi / 2)  # the serpenoid's winding angle
     assert amp.description
     assert node.describe_parameter("robot").read_only
+
+
+def test_the_hold_wait_descriptor_carries_the_specs_range_and_a_value_outside_it_is_refused_at_start(ros):
+    from snake_control.gait_generator import PARAMS
+
+    assert refuses_outside_the_specs_range(lambda **p: make(ros, **p), PARAMS, "hold_wait", -0.1) == (0.0, 5.0)
 
 
 def test_bad_start_up_parameter_fails_with_one_clear_message(ros):

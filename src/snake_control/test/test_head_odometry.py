@@ -8,7 +8,7 @@ import math
 import pytest
 
 from snake_core.robot import load_robot
-from snake_test_support.ros import publishers, subscriptions, type_name
+from snake_test_support.ros import publishers, refuses_outside_the_specs_range, subscriptions, type_name
 
 ROBOT = load_robot("koopaee6")
 L = ROBOT.link_length
@@ -120,3 +120,14 @@ def test_stale_ground_truth_is_reported(ros):
     ros.advance(0.2)
     status = ros.messages("/diagnostics")[-1].status[0]
     assert status.level == b"\x02" and "stale" in status.message
+
+
+def test_the_stale_timeout_descriptor_carries_the_specs_range_and_a_value_outside_it_is_refused_at_start(ros):
+    from snake_control.head_odometry import PARAMS
+
+    assert refuses_outside_the_specs_range(lambda **p: make(ros, **p), PARAMS, "stale_timeout", 20.0) == (0.001, 10.0)
+
+
+def test_the_head_link_is_the_robot_files_last_link_unless_given(ros):
+    assert make(ros).head_frame == "snake/link_6"  # koopaee6: 5 joints, 6 links
+    assert make(ros, head_link="link_3").head_frame == "snake/link_3"

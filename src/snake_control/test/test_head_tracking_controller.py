@@ -12,7 +12,7 @@ from snake_core.planar.head_tracking import LyapunovGains, LyapunovTracker, Part
 from snake_core.planar.model import build_model
 from snake_core.planar.path_reference import sampled_reference
 from snake_core.robot import load_robot
-from snake_test_support.ros import publishers, subscriptions, type_name
+from snake_test_support.ros import publishers, refuses_outside_the_specs_range, subscriptions, type_name
 
 ROBOT = load_robot("ariizumi10")
 N = ROBOT.n_joints
@@ -147,3 +147,9 @@ def test_unknown_tracker_is_refused_with_the_choices(ros):
 
     with pytest.raises(ConfigError, match="must be one of lyapunov, pfl"):
         make(ros, controller__mode="sliding")
+
+
+def test_the_stale_timeout_descriptor_carries_the_specs_range_and_a_value_outside_it_is_refused_at_start(ros):
+    from snake_control.head_tracking_controller import PARAMS
+
+    assert refuses_outside_the_specs_range(lambda **p: make(ros, **p), PARAMS, "stale_timeout", 0.0) == (0.001, 10.0)

@@ -26,8 +26,8 @@ class Param:
     (None: unbounded; ``low_open``/``high_open``: the bound itself excluded). ``vector``: a number or a list of
     numbers (a diagonal gain, one value per joint); ``scalar`` False: not a number at all (e.g. a mapping of
     control points), given in scenarios only. ``kind``: the type of a value (float, int, bool or str; a str takes
-    one of ``choices``, the first its default). ``source``: where the value and its range come from, as the errors
-    and the docs cite it (e.g. "002 Table 7.1").
+    one of ``choices``, the first its default, or any non-empty one, empty too if the default is: none).
+    ``source``: where the value and its range come from, as the errors and the docs cite it (e.g. "002 Table 7.1").
     """
 
     name: str
@@ -56,7 +56,7 @@ class Param:
     def range(self) -> str:
         """The accepted values as the errors and the docs print them ("> 0", "in (0, 10]", "alpha, beta")."""
         if self.choices:
-            return ", ".join(self.choices)
+            return ", ".join(c or "empty" for c in self.choices)
         return range_text(self.low, self.high, self.low_open, self.high_open).strip()
 
     def check(self, value: Any, field: str, source: str | None = None, n_joints: int | None = None) -> Any:
@@ -66,7 +66,7 @@ class Param:
             if self.choices:
                 return choice(value, field, self.choices, source)
             if self.kind is str:
-                if not isinstance(value, str) or not value:
+                if not isinstance(value, str) or not (value or self.default == ""):
                     raise ConfigError(field, value, "must be a non-empty string", source)
                 return value
             if self.kind is bool:
@@ -113,7 +113,7 @@ def param_table(params: Sequence[Param], prefix: str) -> str:
     for p in params:
         kind = "string" if p.choices else "number or list (per joint)" if p.vector else KIND_NAMES[p.kind]
         default = ("required" if p.required else "computed") if p.default is None else f"{p.default:g}" if isinstance(
-            p.default, float) else str(p.default).lower() if isinstance(p.default, bool) else str(p.default)
+            p.default, float) else str(p.default).lower() if isinstance(p.default, bool) else str(p.default) or "empty"
         name = f"{prefix}.{p.name}" if prefix else p.name
         rows.append(f"| `{name}` | {kind} | {default} | {p.range or 'any'} | {p.unit or '-'} | {p.description} | "
                     f"{p.source or '-'} |")

@@ -40,7 +40,7 @@ from snake_control.ros_interface import (
     LATCHED_QOS,
     SENSOR_QOS,
     ClockWatchdog,
-    declare,
+    declare_params,
     fix_parameters,
     joint_state,
     run,
@@ -51,6 +51,7 @@ from snake_core.interface import (
     CAN_BRIDGE_JOINT_STATES,
     DIAGNOSTICS,
 )
+from snake_core.registry import Param
 from snake_core.robot import CAN_PROFILES, load_robot
 from snake_core.validation import ConfigError
 
@@ -60,42 +61,43 @@ from .protocol import PROFILES
 
 DIAGNOSTICS_PERIOD = 1.0  # s, plus at once on any change
 
+#: The node's own parameters, all read-only.
+PARAMS = (
+    Param("realtime_priority", 0, "", "SCHED_FIFO priority of the bridge's loop (0: normal scheduling)", 0, 98,
+          kind=int),
+    Param("robot", "koopaee6", "", "robot file config/robots/<robot>.yaml", kind=str),
+    Param("can_profile", "", "", "bus profile; empty: the robot file's can.profile", kind=str,
+          choices=("", *CAN_PROFILES)),
+    Param("can_bus_type", "socketcan", "", "python-can interface (socketcan, virtual, pcan, …)", kind=str),
+    Param("can_interface", "can0", "", "CAN channel (SocketCAN interface name)", kind=str),
+    Param("rate", 250.0, "Hz", "control loop rate (bus load: snake-can bench)", 1.0, 1000.0),
+    Param("command_timeout", 0.1, "s", "no fresh command for this long holds the robot", 0.005, 10.0),
+    Param("state_timeout", 0.35, "s", "a module without a state frame this long is lost", 0.05, 10.0),
+    Param("joint_states_topic", CAN_BRIDGE_JOINT_STATES, "", "JointState output topic", kind=str),
+    Param("joint_commands_topic", CAN_BRIDGE_JOINT_COMMANDS, "", "JointState β_d input topic (motor_<j>)", kind=str),
+    Param("array_commands_topic", "", "", "optional Float64MultiArray β_d input (tail → head); empty: none",
+          kind=str),
+    Param("deadman_topic", "", "", "the controllers' own Float64MultiArray command topic upstream of ros2_control: "
+          "nothing on it for command_timeout holds the robot; empty: none", kind=str),
+)
+
 
 class CanBridgeNode(Node):
     def __init__(self, wall_clock: Clock | None = None, **kwargs) -> None:
         """``wall_clock``: what the clock watchdog measures a stop of /clock on (the steady clock; a test's own)."""
         super().__init__("can_bridge", **kwargs)
         fix_parameters(self)  # use_sim_time: set at start only
-        priority = declare(self, "realtime_priority", 0, "SCHED_FIFO priority of the bridge's loop (1-98; 0: normal "
-                           "scheduling)", low=0, high=98, read_only=True)
+        own = declare_params(self, PARAMS)
+        priority = own["realtime_priority"]
         if priority:  # before the bus and the timers: the threads they start inherit it
             self.get_logger().info(realtime(priority))
-        robot = load_robot(declare(self, "robot", "koopaee6", "robot file config/robots/<robot>.yaml",
-                                   read_only=True))
-        profile = declare(self, "can_profile", "", "bus profile; empty: the robot file's can.profile",
-                          choices=("", *CAN_PROFILES), read_only=True)
-        if profile:
-            robot = replace(robot, can_profile=profile)
-        interface = declare(self, "can_bus_type", "socketcan", "python-can interface (socketcan, virtual, pcan, …)",
-                            read_only=True)
-        channel = declare(self, "can_interface", "can0", "CAN channel (SocketCAN interface name)", read_only=True)
-        rate = declare(self, "rate", 250.0, "control loop rate [Hz] (bus load: snake-can bench)", low=1.0,
-                       high=1000.0, read_only=True)
-        config = DriverConfig(
-            command_timeout=declare(self, "command_timeout", 0.1, "no fresh command for this long holds the robot [s]",
-                                    low=0.005, high=10.0, read_only=True),
-            state_timeout=declare(self, "state_timeout", 0.35, "a module without a state frame this long is lost [s]",
-                                  low=0.05, high=10.0, read_only=True),
-        )
-        states_topic = declare(self, "joint_states_topic", CAN_BRIDGE_JOINT_STATES, "JointState output topic",
-                               read_only=True)
-        commands_topic = declare(self, "joint_commands_topic", CAN_BRIDGE_JOINT_COMMANDS,
-                                 "JointState β_d input topic (motor_<j>)", read_only=True)
-        array_topic = declare(self, "array_commands_topic", "", "optional Float64MultiArray β_d input "
-                              "(tail → head); empty: none", read_only=True)
-        deadman_topic = declare(self, "deadman_topic", "", "the controllers' own Float64MultiArray command topic "
-                                "upstream of ros2_control: nothing on it for command_timeout holds the robot; empty: "
-                                "none", read_only=True)
+        robot = load_robot(own["robot"])
+        if own["can_profile"]:
+            robot = replace(robot, can_profile=own["can_profile"])
+        interface, channel, rate = own["can_bus_type"], own["can_interface"], own["rate"]
+        config = DriverConfig(command_timeout=own["command_timeout"], state_timeout=own["state_timeout"])
+        states_topic, commands_topic = own["joint_states_topic"], own["joint_commands_topic"]
+        array_topic, deadman_topic = own["array_commands_topic"], own["deadman_topic"]
         bus_profile = PROFILES[robot.can_profile]
         try:
             driver = CanDriver(robot, lambda: open_bus(interface, channel, fd=bus_profile.fd), config)

@@ -185,6 +185,19 @@ def test_node_refuses_an_unknown_robot(ros):
         ros.make(CanBridgeNode, robot="nosuchsnake", can_bus_type="virtual", can_interface="x")
 
 
+def test_the_command_timeout_descriptor_carries_the_specs_range_and_a_value_outside_it_is_refused_at_start(ros):
+    """Refused before the bus is opened; the loop's priority has an integer range."""
+    from snake_hardware.bridge_node import PARAMS, CanBridgeNode
+    from snake_test_support.ros import refuses_outside_the_specs_range
+
+    def make(**params):
+        return ros.make(CanBridgeNode, robot="koopaee6", can_bus_type="virtual", can_interface=f"spec_{id(ros)}",
+                        **params)
+
+    assert refuses_outside_the_specs_range(make, PARAMS, "command_timeout", 0.001) == (0.005, 10.0)
+    assert make().describe_parameter("realtime_priority").integer_range[0].to_value == 98
+
+
 @pytest.mark.parametrize(("parameter", "named"), [("can_interface:=nosuchcan0", "can_interface"),
                                                   ("rate:=5000.0", "rate"), ("can_profile:=canfd", "can_profile")])
 def test_executable_exits_2_with_one_line_on_a_missing_bus_or_a_bad_parameter(ros, parameter, named):

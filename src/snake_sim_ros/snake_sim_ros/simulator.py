@@ -68,7 +68,7 @@ from snake_control.ros_interface import (
     Diagnostics,
     all_finite,
     answered,
-    declare,
+    declare_params,
     fix_parameters,
     joint_state,
     odometry,
@@ -88,6 +88,7 @@ from snake_core.interface import (
     WORLD_FRAME,
     JointStateLayout,
 )
+from snake_core.registry import Param
 from snake_core.robot import load_robot
 from snake_core.validation import ConfigError
 from snake_sim.core.scenario import load_scenario
@@ -95,6 +96,21 @@ from snake_sim.core.stepping import SimulationDiverged, stepper
 
 #: Wall time [s] between two publications of the tick a lock-stepped simulator waits on (for late nodes).
 REPUBLISH = 0.1
+
+#: The node's own parameters, all read-only (``overrides``, a list of strings, is declared beside them).
+PARAMS = (
+    Param("scenario", "pedal-wave", "", "scenario of config/scenarios/ or a file", kind=str),
+    Param("rate", 100.0, "Hz", "control rate: one simulation step per period", 1.0, 1000.0),
+    Param("lockstep", False, "", "wait at each tick for the command that answers it", kind=bool),
+    Param("lockstep_timeout", 1.0, "s", "wall time of waiting for an answer before reporting it (the simulator "
+          "keeps holding)", 0.001, 3600.0),
+    Param("real_time_factor", 1.0, "", "simulated s per wall s (0: as fast as the graph answers, lockstep only)", 0.0,
+          1000.0),
+    Param("world_frame", WORLD_FRAME, "", "header.frame_id of /head/odometry", kind=str),
+    Param("child_frame", HEAD_TIP_FRAME, "", "child_frame_id of /head/odometry", kind=str),
+    Param("velocity_commands", True, "", f"β̇_d of the motor PD from {MOTOR_VELOCITY_COMMANDS} (false: the backward "
+          "difference of successive β_d)", kind=bool),
+)
 
 
 class SimulatorNode(Node):
@@ -104,24 +120,15 @@ class SimulatorNode(Node):
         if self.get_parameter("use_sim_time").value:
             raise ConfigError("use_sim_time", True, "must be false: the simulator publishes /clock itself",
                               "simulator parameters")
-        name = declare(self, "scenario", "pedal-wave", "scenario of config/scenarios/ or a file", read_only=True)
+        own = declare_params(self, PARAMS)
         overrides = self.declare_parameter("overrides", [""], ParameterDescriptor(  # [""]: a typed empty list
             description="scenario overrides KEY=VALUE (snake-sim run --set)", read_only=True)).value
-        rate = declare(self, "rate", 100.0, "control rate [Hz]: one simulation step per period",
-                       low=1.0, high=1000.0, read_only=True)
-        self.lockstep = declare(self, "lockstep", False, "wait at each tick for the command that answers it",
-                                read_only=True)
-        self.timeout = declare(self, "lockstep_timeout", 1.0, "wall time [s] of waiting for an answer before "
-                               "reporting it (the simulator keeps holding)", low=0.001, high=3600.0, read_only=True)
-        rtf = declare(self, "real_time_factor", 1.0, "simulated s per wall s (0: as fast as the graph answers, "
-                      "lockstep only)", low=0.0, high=1000.0, read_only=True)
+        name, rate, rtf = own["scenario"], own["rate"], own["real_time_factor"]
+        self.lockstep, self.timeout = own["lockstep"], own["lockstep_timeout"]
         if rtf == 0.0 and not self.lockstep:
             raise ConfigError("real_time_factor", rtf, "must be > 0 unless lockstep is true (nothing else paces "
                               "the steps)", "simulator parameters")
-        self.world_frame = declare(self, "world_frame", WORLD_FRAME, "header.frame_id of /head/odometry",
-                                   read_only=True)
-        self.child_frame = declare(self, "child_frame", HEAD_TIP_FRAME, "child_frame_id of /head/odometry",
-                                   read_only=True)
+        self.world_frame, self.child_frame = own["world_frame"], own["child_frame"]
         scenario = load_scenario(name, [o for o in overrides if o] + [f"sim.control_rate={rate}"])
         self.sim = stepper(scenario)
         self.layout = JointStateLayout(len(self.sim.hold_command()), sea=self.sim.joints().beta is not None)
@@ -136,9 +143,7 @@ class SimulatorNode(Node):
         self._stepped = self._command  # the command of the last step
         self._answer: list[float] | None = None  # lockstep: the command that answers the current tick
         # β̇_d (position interface): free run the latest, lockstep the one answering the current tick
-        self._rates = declare(self, "velocity_commands", True, "β̇_d of the motor PD from "
-                              f"{MOTOR_VELOCITY_COMMANDS} (false: the backward difference of successive β_d)",
-                              read_only=True) and self.command_topic == MOTOR_POSITION_COMMANDS
+        self._rates = own["velocity_commands"] and self.command_topic == MOTOR_POSITION_COMMANDS
         self._rate: list[float] | None = None
         self._rate_answer: list[float] | None = None
         self._tick_started = self._published_at = time.monotonic()

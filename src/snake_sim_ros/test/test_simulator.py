@@ -192,3 +192,11 @@ def test_a_speed_reference_beyond_the_servo_is_stepped_limited_and_never_turns_a
     for _ in range(ticks):
         free.step(np.full(N, beta_d), np.full(N, beta_d_dot))
     assert np.abs(free.joints().beta).max() > limit + 0.2
+
+
+def test_the_lockstep_timeout_descriptor_carries_the_specs_range_and_a_value_outside_it_is_refused_at_start(ros):
+    from snake_sim_ros.simulator import PARAMS
+    from snake_test_support.ros import refuses_outside_the_specs_range
+
+    limits = refuses_outside_the_specs_range(lambda **p: make(ros, **p), PARAMS, "lockstep_timeout", 0.0)
+    assert limits == (0.001, 3600.0)

@@ -100,6 +100,20 @@ def publishers(node: Any) -> dict[str, Any]:
     return {p.topic_name: p for p in node.publishers if p.topic_name not in INFRASTRUCTURE}
 
 
+def refuses_outside_the_specs_range(make: Callable[..., Any], params: Any, name: str, outside: float) -> tuple:
+    """``make(**parameters)`` builds a node declaring ``params`` (its ``PARAMS``): the descriptor of the double ``name``
+    carries the spec's range, and ``outside`` it is refused at start-up by rclpy (Jazzy rclpy/node.py
+    ``_apply_floating_point_range``). Returns the range, (low, high), for the caller to compare with the docs."""
+    from rclpy.exceptions import InvalidParameterValueException
+
+    (spec,) = (p for p in params if p.name == name)
+    r = make().describe_parameter(name).floating_point_range[0]
+    assert (r.from_value, r.to_value) == (spec.low, spec.high)
+    with pytest.raises(InvalidParameterValueException, match=name):
+        make(**{name: outside})
+    return spec.low, spec.high
+
+
 def type_name(msg_type: type) -> str:
     """``'sensor_msgs/msg/JointState'`` of a rosidl message class."""
     return f"{msg_type.__module__.split('.')[0]}/msg/{msg_type.__name__}"
