@@ -23,8 +23,9 @@ from snake_sim.engines import engine3d
 from snake_sim.engines.dart import runtime as drt
 from snake_sim.engines.mujoco import model as mm
 from snake_sim.engines.mujoco import runtime as rt
-from snake_sim.reproduction import rollover as section
 from snake_sim.reproduction.experiment import reproduce
+from snake_sim.reproduction.experiments import rollover as section
+from snake_sim.reproduction.reports import rollover as section_report
 from snake_sim.reproduction.results import from_json, to_json
 from snake_sim.studies.rollover import (
     AXES,
@@ -272,29 +273,29 @@ def _results(rates, sensitivity=()) -> section.Results:
 def test_the_seeds_resolution_sentence_follows_the_wilson_intervals():
     """0/3 [0–56 %] and 3/3 [44–100 %] overlap: three seeds tell no rates apart; with four, 0/4 [0–49 %] and 4/4
     [51–100 %] are apart."""
-    assert "0/3 is [0–56 %], 3/3 [44–100 %]: even these overlap" in section._resolution(3)
-    assert "0/4 is [0–49 %], 4/4 [51–100 %]: only rates that far apart" in section._resolution(4)
+    assert "0/3 is [0–56 %], 3/3 [44–100 %]: even these overlap" in section_report._resolution(3)
+    assert "0/4 is [0–49 %], 4/4 [51–100 %]: only rates that far apart" in section_report._resolution(4)
 
 
 def test_sentences_follow_the_rates_and_the_ranking_follows_the_changes():
     base = [_rate(c, 0, climbed=4 if c == OL else 0, time=30.0 if c == OL else None) for c in (OL, LS, T0, T6)]
-    quiet = section.render(_results(base))
+    quiet = section_report.render(_results(base))
     assert "it appears nowhere in this space" in quiet and "0/4 [0–49 %]" in quiet
     yawed = [_rate(OL, 3, "box_yaw", 10.0), _rate(LS, 2, "box_yaw", 10.0), _rate(T0, 1, "box_yaw", 10.0),
              _rate(T6, 0, "box_yaw", 10.0)]
-    text = section.render(_results([*base, *yawed]))
+    text = section_report.render(_results([*base, *yawed]))
     assert "as counts (both roll over in some runs, TSC K_τ = 6 in none) at obstacle, box yaw 10 deg" in text
     assert "Beyond the 95 % intervals" in text and f"nowhere, with {len(section.SEEDS)} seeds per level" in text
     assert "*Rates apart beyond the 95 % intervals* (one controller's lower bound above another's upper bound): " \
         "nowhere." in text
     tether = [_rate(OL, 4, "tether", 0.2), *(_rate(c, 0, "tether", 0.2) for c in (LS, T0, T6))]
     assert (f"at obstacle, tether pull towards +y at the tail tip 0.2 N: {OL} (4/4) above {LS} (0/4), {T0} (0/4), "
-            f"{T6} (0/4).") in section.render(_results([*base, *tether]))
+            f"{T6} (0/4).") in section_report.render(_results([*base, *tether]))
     sensitivity = [_rate(c, 0, "ground_friction", 0.82, climbed=4 if c == OL else 0, time=20.0 if c == OL else None)
                    for c in (OL, LS, T0, T6)]
     sensitivity += [_rate(c, 0, "face_friction", 0.6, climbed=4 if c in (OL, LS) else 0,
                           time=30.0 if c in (OL, LS) else None) for c in (OL, LS, T0, T6)]
-    text = section.render(_results(base, [*base, *sensitivity]))
+    text = section_report.render(_results(base, [*base, *sensitivity]))
     assert "with the boxes' faces at μ = 0.3" in text and "rows that hold per face μ: μ = 0.1: 1, μ = 0.3: 2" in text
     ranked = [line for line in text.splitlines() if line[:3] in ("1. ", "2. ", "3. ")]
     assert ranked[0].startswith("1. μ of the boxes' vertical faces") and "climbed fraction ±1.00" in ranked[0]
@@ -312,15 +313,15 @@ def test_fast_mode_runs_end_to_end_and_draws_its_figures(tmp_path):
     assert {c.split()[0] for c in results.controller_overrides} == {"open", "local", "TSC"}
     assert all(r.runs == len(section.FAST_SEEDS) for r in (*results.rates, *results.sensitivity))
     assert from_json(section.Results, to_json(results)) == results
-    text = section.render(results)
+    text = section_report.render(results)
     assert "Smoke run" in text and "### What the unknowns change" in text
-    written = section.figures(results, tmp_path)
+    written = section_report.figures(results, tmp_path)
     assert [p.name for p in written] == ["rollover_rates.png", "rollover_sensitivity.png"]
     assert all(p.stat().st_size > 1000 for p in written)
 
 
 def _run002(row, face: float | None, outcome: str, seed: int = 0):
-    from snake_sim.reproduction.runs_002 import Run002
+    from snake_sim.reproduction.experiments.runs_002 import Run002
     from snake_sim.studies.climb_3d import Climb3dRun
 
     climbed, rolled = outcome == "climbs", outcome == "rolls over"
@@ -335,7 +336,7 @@ def test_the_boards_face_mu_is_the_one_under_which_most_of_002s_board_outcomes_h
     worlds' 0.6 none: 0.1; with 0.3 also at three, the tie goes to 0.3; §6.4 rows do not count."""
     from types import SimpleNamespace
 
-    from snake_sim.reproduction import runs_002
+    from snake_sim.reproduction.experiments import runs_002
 
     rows = [r for r in runs_002.rows_002() if r.experiment in ("§7.4", "§7.4.2")]
     other = [r for r in runs_002.rows_002() if r.experiment == "§6.4"]
@@ -358,7 +359,7 @@ def test_each_controllers_gains_are_the_climbing_reading_nearest_002s_printed_on
     climb nowhere: 002's printed gains, said so."""
     from types import SimpleNamespace
 
-    from snake_sim.reproduction.gain_scale import Reading
+    from snake_sim.reproduction.experiments.gain_scale import Reading
 
     def stiff(ratio: float, experiment: str = "§7.4") -> Reading:
         return Reading(f"local stiffness, K/{1 / ratio:g}", experiment, "local stiffness", f"K_d = K/{1 / ratio:g}",

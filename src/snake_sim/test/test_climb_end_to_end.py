@@ -75,7 +75,7 @@ def test_tsc_is_held_at_the_box_face_by_the_friction_on_it():
     """The TSC stall of docs/reproduction.md: with (4.27) on the box's near face (002 §4.6, μ = 0.6 in the world
     file) the head tip stays pressed on the face; the same run without friction on the vertical faces climbs."""
     from snake_sim.analysis.climb import climb_result
-    from snake_sim.reproduction.stiffness import head_at_face
+    from snake_sim.reproduction.experiments.stiffness import head_at_face
 
     held, setup = simulate("tsc-obstacle", "sim.duration=45", "controller.torque_gain=0")
     free, setup_free = simulate("tsc-obstacle", "sim.duration=45", "controller.torque_gain=0",
@@ -145,7 +145,8 @@ def test_parameter_grid_table_has_one_cell_per_run_in_order():
     from dataclasses import replace
 
     from snake_sim.analysis.climb import ClimbResult
-    from snake_sim.reproduction import stiffness
+    from snake_sim.reproduction.experiments import stiffness
+    from snake_sim.reproduction.reports import stiffness as stiffness_report
 
     n_cols = len(stiffness.GRID_AMPLITUDES) * len(stiffness.GRID_TORQUE_GAINS)
     n_rows = len(stiffness.GRID_DAMPING) * len(stiffness.GRID_STIFFNESS)
@@ -155,7 +156,7 @@ def test_parameter_grid_table_has_one_cell_per_run_in_order():
             for i in range(n_rows * n_cols)]
     rows = [replace(r, half=replace(r, speed_mps=r.speed_mps * 1.01)) for r in rows]
     rows[0] = replace(rows[0], half=replace(rows[0], climb=ClimbResult(True, 80.0, 0.7, 0.7, None)))
-    lines = stiffness._grid(rows, stiffness._setting())
+    lines = stiffness_report._grid(rows, stiffness._setting())
     table = [line for line in lines if line.startswith("| ") and not line.startswith("| D_d")]
     assert len(table) == n_rows and all(line.count("|") == n_cols + 2 for line in table)
     assert table[0].startswith("| 4, 12 | no, 0.0; h/2: yes, 80.0 s, **NOT converged** | no, 1.0; h/2: no, converged |")
@@ -167,7 +168,7 @@ def test_a_row_is_converged_only_with_the_same_verdict_and_times_within_five_per
     from dataclasses import replace
 
     from snake_sim.analysis.climb import ClimbResult
-    from snake_sim.reproduction import stiffness
+    from snake_sim.reproduction.experiments import stiffness
 
     row = stiffness.Outcome("r", 0.010, ClimbResult(True, 40.0, 0.7, 0.28, 0.007), 50.0, -280.0, "ok")
     assert row.converged is None  # not checked

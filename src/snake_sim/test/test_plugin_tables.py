@@ -7,7 +7,7 @@ import snake_sim
 from snake_sim.benchmarks import BENCHMARKS
 from snake_sim.commands import bench, cli
 from snake_sim.reproduction import SECTIONS
-from snake_sim.reproduction.document import MODULES, section
+from snake_sim.reproduction.document import EXPERIMENTS, REPORTS, report, section
 
 PACKAGE = Path(snake_sim.__file__).parent
 
@@ -27,6 +27,8 @@ def test_every_benchmark_name_has_its_module_in_order():
     assert all(callable(m.run) and m.TITLE for m in found.values())
 
 
-def test_every_section_name_has_its_module():
-    assert set(MODULES) == set(SECTIONS) == _modules("reproduction", "\ndef render(")
-    assert all(section(name).__name__ == f"snake_sim.reproduction.{name}" for name in SECTIONS)
+def test_every_section_name_has_its_experiment_and_its_report():
+    assert set(EXPERIMENTS) == set(SECTIONS) == _modules("reproduction/experiments", "\ndef assemble(")
+    assert set(REPORTS) == set(SECTIONS) == _modules("reproduction/reports", "\ndef render(")
+    assert all(section(name).__name__ == f"snake_sim.reproduction.experiments.{name}" for name in SECTIONS)
+    assert all(report(name).__name__ == f"snake_sim.reproduction.reports.{name}" for name in SECTIONS)

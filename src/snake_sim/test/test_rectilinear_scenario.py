@@ -30,8 +30,9 @@ def test_rectilinear_scenario_advances_head_first_by_at_most_the_no_slip_step():
 
 
 def test_reproduction_section_runs_fast():
-    from snake_sim.reproduction import rectilinear
     from snake_sim.reproduction.experiment import reproduce
+    from snake_sim.reproduction.experiments import rectilinear
+    from snake_sim.reproduction.reports import rectilinear as rectilinear_report
 
-    text = rectilinear.render(reproduce(rectilinear, fast=True))
+    text = rectilinear_report.render(reproduce(rectilinear, fast=True))
     assert text.startswith("## ") and "no-slip" in text and "nan" not in text.lower()

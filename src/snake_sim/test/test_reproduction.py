@@ -13,15 +13,15 @@ import pytest
 
 from snake_sim.commands.cli import main
 from snake_sim.reproduction import SECTIONS
-from snake_sim.reproduction.document import DOCUMENT, render_document, section
+from snake_sim.reproduction.document import DOCUMENT, render_document, report, section
 from snake_sim.reproduction.results import from_json, load, results_path, to_json
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
 
 
 def _stored(name: str):
-    module = section(name)
-    return module, load(module.Results, results_path(DOCS, name))
+    """The section's report module and its stored results."""
+    return report(name), load(section(name).Results, results_path(DOCS, name))
 
 
 def test_every_section_has_stored_results_from_full_runs():
@@ -42,7 +42,7 @@ def test_stored_results_round_trip_through_json(name):
     module, results = _stored(name)
     text = results_path(DOCS, name).read_text(encoding="utf-8")
     assert to_json(results) == text
-    assert module.render(from_json(module.Results, text)) == module.render(results)
+    assert module.render(from_json(section(name).Results, text)) == module.render(results)
 
 
 def test_render_flag_and_only_rewrite_the_whole_document_from_stored_results(tmp_path, monkeypatch, capsys):
@@ -51,7 +51,7 @@ def test_render_flag_and_only_rewrite_the_whole_document_from_stored_results(tmp
     assert (tmp_path / DOCUMENT).read_text(encoding="utf-8") == (DOCS / DOCUMENT).read_text(encoding="utf-8")
     # --only reruns one section (here a stand-in plan of no runs assembled into the stored results with a changed
     # time) and re-renders every section, the others from their stored results.
-    from snake_sim.reproduction import manipulability_head_tracking as m4
+    from snake_sim.reproduction.experiments import manipulability_head_tracking as m4
 
     stored = load(m4.Results, results_path(DOCS, "manipulability_head_tracking"))
     monkeypatch.setattr(m4, "plan", lambda fast=False: {})
@@ -59,13 +59,13 @@ def test_render_flag_and_only_rewrite_the_whole_document_from_stored_results(tmp
     assert main(["reproduce", "--only", "manipulability_head_tracking", "--out", str(tmp_path)]) == 0
     text = (tmp_path / DOCUMENT).read_text(encoding="utf-8")
     assert "| blow-up time (‖τ‖ > limit) | 4.50 s |" in text
-    assert all(f"## {section(name).TITLE}" in text for name in SECTIONS)
+    assert all(f"## {report(name).TITLE}" in text for name in SECTIONS)
     assert load(m4.Results, results_path(tmp_path, "manipulability_head_tracking")).pfl.end_time == 4.5
 
 
 def test_fast_runs_never_overwrite_the_committed_results(tmp_path, monkeypatch):
     """--fast without --out writes under out/reproduction-fast/ (relative to the working directory), not docs/."""
-    from snake_sim.reproduction import manipulability_head_tracking as m4
+    from snake_sim.reproduction.experiments import manipulability_head_tracking as m4
 
     stored = load(m4.Results, results_path(DOCS, "manipulability_head_tracking"))
     monkeypatch.setattr(m4, "plan", lambda fast=False: {})
@@ -83,7 +83,7 @@ def test_a_missing_section_is_left_out_with_a_note(tmp_path, capsys):
     shutil.copy(results_path(DOCS, "pushing"), results_path(tmp_path, "pushing"))
     assert main(["reproduce", "--render", "--out", str(tmp_path)]) == 0
     text = (tmp_path / DOCUMENT).read_text(encoding="utf-8")
-    assert f"## {section('pushing').TITLE}" in text and f"## {section('stiffness').TITLE}" not in text
+    assert f"## {report('pushing').TITLE}" in text and f"## {report('stiffness').TITLE}" not in text
     assert "no stored results for 'stiffness'" in capsys.readouterr().err
 
 
@@ -163,7 +163,7 @@ def test_head_tracking_reach_limit_follows_the_run():
 
 def test_results_json_round_trips_nested_optional_and_nan_fields():
     from snake_sim.analysis.climb import ClimbResult
-    from snake_sim.reproduction.stiffness import Outcome
+    from snake_sim.reproduction.experiments.stiffness import Outcome
 
     row = Outcome("r", 0.01, ClimbResult(True, 40.0, 0.7, 0.28, 0.007), 50.0, -280.0, "ok", time_step_s=1e-3)
     row = replace(row, half=replace(row, climb=ClimbResult(False, None, 0.7, 0.28, None)))

@@ -9,8 +9,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from snake_sim.reproduction import claims as m
-from snake_sim.reproduction import runs_002
+from snake_sim.reproduction.experiments import claims as m
+from snake_sim.reproduction.experiments import runs_002
+from snake_sim.reproduction.reports import claims as m_report
 from snake_sim.reproduction.results import from_json, to_json
 from snake_sim.studies.climb_3d import Climb3dRun
 
@@ -91,7 +92,7 @@ def test_the_table_traces_every_cell_and_round_trips():
     claim = m.Claim("§7.4", "TSC climbs", "climbed in 5 of 5 trials", findings, m.overall(list(findings.values())))
     results = m.Results(False, (claim, replace(claim, verdict="reproduced")), ("reproduction/runs_002.json",))
     assert from_json(m.Results, to_json(results)) == results
-    text = m.render(results)
+    text = m_report.render(results)
     assert ("| §7.4 | TSC climbs | climbed in 5 of 5 trials | **contradicts** (002's runs: TSC K_τ = 6 no) | "
             "**explained** (002's runs: TSC K_τ = 6 no; climbs under the gain study's x) | **not run** | "
             "**inconclusive** |") in text

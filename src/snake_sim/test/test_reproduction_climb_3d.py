@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from snake_core.validation import ConfigError
-from snake_sim.reproduction import climb_3d as m
+from snake_sim.reproduction.experiments import climb_3d as m
+from snake_sim.reproduction.reports import climb_3d as m_report
 from snake_sim.reproduction.results import dump, earlier, from_json, results_path, to_json
 from snake_sim.studies.climb_3d import CONTROLLERS, WORLDS, Climb3dRun, Climb3dStudy, ReferenceCheck
 
@@ -48,7 +49,7 @@ def _with(results: m.Results, model: str, controller: str, world: str, **fields)
 def test_results_round_trip_and_render_every_table():
     results = _results()
     assert from_json(m.Results, to_json(results)) == results
-    text = m.render(results)
+    text = m_report.render(results)
     for heading in ("### Step and contact softness", "### MuJoCo: every controller", "### Against 002",
                     "### One table, three engines"):
         assert heading in text
@@ -56,7 +57,7 @@ def test_results_round_trip_and_render_every_table():
 
 
 def test_every_engine_runs_each_world_as_long_and_a_run_short_of_the_box_says_so():
-    text = m.render(_with(_results(), "dart", "TSC K_tau = 6", "stairs", climbed=False, time_to_climb_s=None,
+    text = m_report.render(_with(_results(), "dart", "TSC K_tau = 6", "stairs", climbed=False, time_to_climb_s=None,
                           reached=False, half_climbed=False, half_time_to_climb_s=None, half_reached=False))
     assert "Every engine runs each world for as long: flat 30 s, obstacle 90 s, two obstacles 90 s, stairs 90 s" in text
     row = [s for s in text.splitlines() if s.startswith("| TSC K_tau = 6 | stairs |")][-1]  # the engines table's
@@ -64,17 +65,18 @@ def test_every_engine_runs_each_world_as_long_and_a_run_short_of_the_box_says_so
 
 
 def test_a_climb_verdict_that_changes_with_the_step_is_inconclusive():
-    text = m.render(_with(_results(), "dart", "open loop", "obstacle", half_climbed=False, half_time_to_climb_s=None))
+    text = m_report.render(_with(_results(), "dart", "open loop", "obstacle", half_climbed=False,
+                                 half_time_to_climb_s=None))
     row = [s for s in text.splitlines() if s.startswith("| open loop | obstacle |")][-1]
     assert "*inconclusive* (h: 20.0 s, h/2: no)" in row
 
 
 def test_roll_over_sentences_follow_the_runs():
-    quiet = m.render(_results())
+    quiet = m_report.render(_results())
     assert "No run rolls over" in quiet and "*No roll-over here.*" in quiet
     rolled = _with(_results(), "mujoco", "open loop", "obstacle", rolled_over=True, time_of_roll_over_s=12.0,
                    max_roll_deg=75.0, climbed=False, time_to_climb_s=None)
-    text = m.render(rolled)
+    text = m_report.render(rolled)
     assert "3 of 48 runs roll over" in text and "*No roll-over here.*" not in text
     assert "the open loop climbs with 0 of 3 seeds and rolls over with 3" in text
 
@@ -86,11 +88,11 @@ def test_tsc_against_the_open_loop_is_a_difference_only_beyond_the_half_step_spr
     faster = _results()
     for c in (t0, t6):
         faster = _with(faster, "mujoco", c, "obstacle", time_to_climb_s=16.0, half_time_to_climb_s=16.3)
-    text = m.render(faster)
+    text = m_report.render(faster)
     assert "TSC K_τ = 0 − open loop = -5.0 s against a half-step spread of 0.3 s: a difference" in text
     assert "So TSC is faster, as in 002" in text
     jumpy = _with(faster, "mujoco", t6, "obstacle", half_time_to_climb_s=22.0)
-    text = m.render(jumpy)
+    text = m_report.render(jumpy)
     assert "TSC K_τ = 6 − open loop = -5.0 s against a half-step spread of 6.0 s: **not** a difference" in text
     assert "So TSC is not faster everywhere" in text
 
@@ -99,29 +101,30 @@ def test_two_obstacles_sentence_follows_which_controllers_climb():
     results = _results()
     for c in ("open loop", "local stiffness K_d = K/6", "TSC K_tau = 0"):
         results = _with(results, "mujoco", c, "two obstacles", climbed=False, time_to_climb_s=None)
-    assert "TSC K_tau = 6 climb with every seed" in m.render(results)
-    everyone = m.render(_results())
+    assert "TSC K_tau = 6 climb with every seed" in m_report.render(results)
+    everyone = m_report.render(_results())
     assert "002's failures of the others are not reproduced" in everyone
 
 
 def test_engines_agreement_follows_the_verdicts():
-    assert "*Disagree* on 0." in m.render(_results())
+    assert "*Disagree* on 0." in m_report.render(_results())
     differ = _with(_results(), "vertical", "TSC K_tau = 6", "stairs", climbed=False, time_to_climb_s=None)
-    assert "*Disagree* on 1: TSC K_tau = 6 on stairs (vertical plane no, MuJoCo yes, DART yes)" in m.render(differ)
+    assert ("*Disagree* on 1: TSC K_tau = 6 on stairs (vertical plane no, MuJoCo yes, DART yes)"
+            in m_report.render(differ))
 
 
 def test_reference_check_sentence_follows_the_speeds():
-    ok = m.render(_results())
+    ok = m_report.render(_results())
     assert "Both within the 10 % asked of the 3-D model." in ok
     soft = replace(_results().reference, stiff_contact_speed_mps=0.035)
-    assert "**Not within the 10 % asked of the 3-D model.**" in m.render(_results(reference=soft))
+    assert "**Not within the 10 % asked of the 3-D model.**" in m_report.render(_results(reference=soft))
 
 
 def test_runs_without_a_result_are_listed_with_why():
     failed = ("DART, TSC K_tau = 6, stairs, seed 0: killed (the worker process died running it)",)
     dart = tuple(r for r in _results().engines if not (r.model == "dart" and r.controller == "TSC K_tau = 6"
                                                          and r.world == "stairs"))
-    text = m.render(_results(failed=failed, engines=dart))
+    text = m_report.render(_results(failed=failed, engines=dart))
     assert "**Runs without a result:** 67 of 68" in text and failed[0] in text and "not run |" in text
 
 
@@ -136,31 +139,31 @@ def test_vertical_rows_are_the_stiffness_sections_stored_step_checked_runs():
 
 
 def test_the_stairs_sentence_names_only_controllers_that_climb_with_every_seed_converged():
-    assert "*The stairs, reliably* (every seed climbs" in m.render(_results())
+    assert "*The stairs, reliably* (every seed climbs" in m_report.render(_results())
     results = _results()
     for c in CONTROLLERS:
         results = _with(results, "mujoco", c, "stairs", converged=c == "TSC K_tau = 6")
-    assert "converged at half the step): TSC K_tau = 6." in m.render(results)
+    assert "converged at half the step): TSC K_tau = 6." in m_report.render(results)
     none = _with(results, "mujoco", "TSC K_tau = 6", "stairs", climbed=False, time_to_climb_s=None)
-    assert "no controller climbs them with every seed" in m.render(none)
+    assert "no controller climbs them with every seed" in m_report.render(none)
 
 
 def test_a_dart_no_too_short_for_mujocos_distance_is_called_inconclusive():
     slow = _with(_results(), "dart", "TSC K_tau = 6", "stairs", climbed=False, time_to_climb_s=None,
                  com_speed_mps=0.005, duration_s=30.0)
-    text = m.render(slow)
+    text = m_report.render(slow)
     assert "1 of DART's *no* are inconclusive" in text and "TSC K_tau = 6 on stairs (the run had 30 s)" in text
 
 
 def test_the_settings_in_the_text_follow_the_runs_durations_steps_and_contact():
-    text = m.render(_results())
+    text = m_report.render(_results())
     assert "the obstacles for the scenarios' 90 s" in text and "the shipped vertical scenarios, h = 2 ms" in text
     longer = replace(_results(), mujoco=replace(_results().mujoco, runs=tuple(
         replace(r, duration_s=150.0) if r.world == "stairs" else r for r in _results().mujoco.runs)))
-    assert "the obstacles for the scenarios' 90–150 s" in m.render(longer)
+    assert "the obstacles for the scenarios' 90–150 s" in m_report.render(longer)
     halved = replace(_results(), engines=tuple(replace(r, time_step_s=0.0005) if r.model == "vertical" else r
                                                for r in _results().engines))
-    assert "the shipped vertical scenarios, h = 0.5 ms" in m.render(halved)
+    assert "the shipped vertical scenarios, h = 0.5 ms" in m_report.render(halved)
     assert "2.5×" not in text and "Every engine runs each world for as long" in text
 
 
@@ -169,11 +172,11 @@ def test_a_climb_or_roll_that_the_half_step_does_not_repeat_is_shown_inconclusiv
     tables, with both verdicts, never *no*."""
     flip = _with(_results(), "mujoco", "open loop", "obstacle", climbed=False, time_to_climb_s=None,
                  half_climbed=True, half_time_to_climb_s=34.8, verdicts_unchanged=False)
-    text = m.render(flip)
+    text = m_report.render(flip)
     assert "*inconclusive* (h: no, h/2: 34.8 s)" in text
     rolls = _with(_results(), "mujoco", "TSC K_tau = 0", "stairs", rolled_over=False, half_rolled_over=True,
                   verdicts_unchanged=False)
-    assert "*inconclusive* (h: no, h/2: yes)" in m.render(rolls)
+    assert "*inconclusive* (h: no, h/2: yes)" in m_report.render(rolls)
 
 
 def test_the_section_reads_the_stiffness_results_of_its_own_run_and_refuses_before_any_run_without_them(tmp_path):

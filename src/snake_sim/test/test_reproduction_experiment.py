@@ -11,9 +11,10 @@ from types import SimpleNamespace
 import pytest
 
 from snake_sim.reproduction import SECTIONS
-from snake_sim.reproduction import pedal_wave as pw
-from snake_sim.reproduction.document import section
+from snake_sim.reproduction.document import report, section
 from snake_sim.reproduction.experiment import Task, measure_plan, reproduce
+from snake_sim.reproduction.experiments import pedal_wave as pw
+from snake_sim.reproduction.reports import pedal_wave as pw_report
 from snake_sim.reproduction.results import earlier, load, pi_text, results_path
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
@@ -26,9 +27,9 @@ def test_every_section_has_the_shape_and_a_plan_of_runs(name):
     assert all(SECTIONS.index(read) < SECTIONS.index(name) for read in reads)  # it reads sections run before it
     extra = (earlier(reads, DOCS),) if reads else ()
     if name == "claims":  # it runs nothing: it reads the other sections' stored results
-        assert module.plan(True, *extra) == {} and callable(module.assemble) and callable(module.render)
+        assert module.plan(True, *extra) == {} and callable(module.assemble) and callable(report(name).render)
         return
-    assert all(callable(getattr(module, f)) for f in ("plan", "measure", "assemble", "render"))
+    assert all(callable(getattr(module, f)) for f in ("plan", "measure", "assemble")) and callable(report(name).render)
     if name != "climb_3d":  # its plan loads every 3-D case's scenario: the MuJoCo tests cover it
         runs = module.plan(True, *extra)
         assert runs and all(isinstance(k, str) for k in runs)
@@ -71,7 +72,7 @@ def test_render_runs_nothing(name, monkeypatch):
     monkeypatch.setattr("snake_sim.studies.sweep.engine.measure_summary", forbidden)
     monkeypatch.setattr("snake_sim.studies.grid.run_cells", forbidden)
     results = load(module.Results, results_path(DOCS, name))
-    assert module.render(results) == module.render(results)
+    assert report(name).render(results) == report(name).render(results)
 
 
 def _pedal_fixture(**changes) -> pw.PedalWaveResults:
@@ -87,25 +88,25 @@ def _pedal_fixture(**changes) -> pw.PedalWaveResults:
 
 
 def test_pedal_wave_renders_from_a_fixture_with_its_numbers_and_settings():
-    text = pw.render(_pedal_fixture())
+    text = pw_report.render(_pedal_fixture())
     assert "ω = 3 rad/s" in text and "K_p = 60" in text and "10 s per run" in text
     assert "(ratios 0.50 to 0.50)" in text
     assert "scenario `pedal-wave` on `probe_sim` (002 Table 5.1" in text  # the robot the stored runs name
     at_pi = replace(_pedal_fixture().setting, frequency=3.141592653589793)
-    assert "ω = π rad/s" in pw.render(_pedal_fixture(setting=at_pi))
+    assert "ω = π rad/s" in pw_report.render(_pedal_fixture(setting=at_pi))
 
 
 def test_pedal_wave_ratio_verdict_is_the_order_of_magnitude_and_its_numbers_follow_the_speeds():
     fixture = _pedal_fixture()
     speed = [list(row) for row in fixture.speed]
     speed[0][0] = 0.3 * pw.TABLE_S[0][0] / 100
-    text = pw.render(replace(fixture, speed=tuple(map(tuple, speed))))
+    text = pw_report.render(replace(fixture, speed=tuple(map(tuple, speed))))
     assert "(ratios 0.30 to 0.50)" in text and "same order of magnitude as 002's simulated value" in text
     assert "**yes** (ratios" in text
     speed[0][0] = 1.01 * pw.TABLE_S[0][0] / 100 / pw.ORDER_OF_MAGNITUDE  # just inside the order of magnitude
-    assert "**yes** (ratios 0.10" in pw.render(replace(fixture, speed=tuple(map(tuple, speed))))
+    assert "**yes** (ratios 0.10" in pw_report.render(replace(fixture, speed=tuple(map(tuple, speed))))
     speed[0][0] = 0.99 * pw.TABLE_S[0][0] / 100 / pw.ORDER_OF_MAGNITUDE  # just outside
-    assert "**NO** (ratios 0.10" in pw.render(replace(fixture, speed=tuple(map(tuple, speed))))
+    assert "**NO** (ratios 0.10" in pw_report.render(replace(fixture, speed=tuple(map(tuple, speed))))
 
 
 def test_table_5_2_in_3d_sits_beside_002s_columns_with_its_half_step_check():
@@ -115,7 +116,7 @@ def test_table_5_2_in_3d_sits_beside_002s_columns_with_its_half_step_check():
     mujoco = pw.Grid3d(0.002, e, tuple(tuple(1.01 * v for v in row) for row in e))
     dart = pw.Grid3d(0.001, tuple(tuple(0.5 * v for v in row) for row in e), tuple(tuple(0.6 * v for v in row)
                                                                                    for row in e))
-    text = pw.render(_pedal_fixture(grids_3d={"mujoco": mujoco, "dart": dart}))
+    text = pw_report.render(_pedal_fixture(grids_3d={"mujoco": mujoco, "dart": dart}))
     assert "### Table 5.2 in 3-D" in text and "MuJoCo at h = 2 ms, DART at h = 1 ms" in text
     assert "`open-loop-flat-3d` (the robot as built, `koopaee6`, μ_c = 0.6" in text
     assert "the vertical column is the table above (`probe_sim`)" in text
@@ -123,7 +124,7 @@ def test_table_5_2_in_3d_sits_beside_002s_columns_with_its_half_step_check():
            "largest change at h/2 1.0 % (converged)." in text
     assert "- DART: 0.50–0.50 × 002's measured speeds (E)" in text and "20.0 % (**not converged**" in text
     assert "| (−2π − 0.4)/5 | 0.95 | 3.10 (3.13) | 1.55 (1.86) | 1.9 | 3.1 |" in text  # φ row 1, A = π/6
-    assert "### Table 5.2 in 3-D" not in pw.render(_pedal_fixture())
+    assert "### Table 5.2 in 3-D" not in pw_report.render(_pedal_fixture())
 
 
 def test_angles_are_written_as_fractions_of_pi_only_when_they_are_one():

@@ -15,9 +15,10 @@ from scipy.signal import freqs
 from snake_core.robot import load_robot
 from snake_sim.core.scenario import load_scenario
 from snake_sim.reproduction import SECTIONS
-from snake_sim.reproduction import gain_scale as g
+from snake_sim.reproduction.experiments import gain_scale as g
+from snake_sim.reproduction.experiments.runs_002 import FAST_DURATION, Run002
+from snake_sim.reproduction.reports import gain_scale as g_report
 from snake_sim.reproduction.results import from_json, to_json
-from snake_sim.reproduction.runs_002 import Run002
 from snake_sim.studies.climb_3d import Climb3dRun
 
 ROBOT = load_robot("koopaee6")
@@ -69,7 +70,7 @@ def test_the_plan_is_every_reading_in_both_engines_at_h_and_h2_within_budget():
 def test_the_fast_plan_is_small_and_short():
     cells = g.plan(fast=True)
     assert len(cells) == 2 * len(g.ENGINES) * 4
-    assert all(f"sim.duration={g.FAST_DURATION!r}" in c.overrides for c in cells.values())
+    assert all(f"sim.duration={FAST_DURATION!r}" in c.overrides for c in cells.values())
 
 
 def test_a_local_stiffness_reading_sets_k_d_and_k_d_equal_k_is_position_control():
@@ -96,7 +97,7 @@ def test_the_6_4_claim_needs_the_softer_reading_to_climb_where_k_d_k_fails_at_ea
         return {"K_d = K/6": (30.0, 30.5), "K_d = K/7": (30.0, None), "K_d = K/4": (None, None),
                 "K_d = K": (None, 50.0) if engine == "mujoco" else (None, None)}.get(reading.label, (None, None))
 
-    text = g.render(_results(change))
+    text = g_report.render(_results(change))
     assert _line(text, "| K_d = K/6 |") == "| K_d = K/6 | yes | inconclusive |"
     assert _line(text, "| K_d = K/7 |") == "| K_d = K/7 | inconclusive | inconclusive |"
     assert _line(text, "| K_d = K/4 |") == "| K_d = K/4 | no | no |"
@@ -113,7 +114,7 @@ def test_the_7_4_claim_is_a_climb_near_002s_time_at_each_step():
                  ("TSC K_τ = 0", f"D_d = 10, K_d = 17.5, {g.PER_STEP_LABEL}"): (45.0, 60.0)}
         return times.get((reading.controller, reading.label), (None, None))
 
-    text = g.render(_results(change))
+    text = g_report.render(_results(change))
     text = text[text.index("*002 §7.4:"):]
     assert _line(text, "| D_d = 10, K_d = 17.5 | ") == "| D_d = 10, K_d = 17.5 | yes | yes | no | no |"
     assert _line(text, f"| D_d = 10, K_d = 17.5, {g.PER_STEP_LABEL} | ") == (
@@ -143,14 +144,14 @@ def test_the_readings_that_climb_in_mujoco_are_exposed_per_controller():
     assert len(results.climbing("open loop", "vertical")) == 2
     with pytest.raises(ValueError, match="controller must be one of"):
         results.climbing("TSC")
-    assert "- local stiffness: *§6.4 K_d = K/2*, *§7.4 K_d = K/2*." in g.render(results)
+    assert "- local stiffness: *§6.4 K_d = K/2*, *§7.4 K_d = K/2*." in g_report.render(results)
 
 
 def test_the_transfer_figures_are_7_2s_h_and_the_sag_of_the_spring_k_d():
     """|H(iπ)| of (7.2) against scipy.signal.freqs, per reading (SI and per step); local stiffness's sag
     m g l/K_d by hand (about 12° at K/7, a link's weight at its centre)."""
     results = _results()
-    text = g.render(results)
+    text = g_report.render(results)
     for reading in READINGS:
         if reading.tsc_gains is None:
             continue
@@ -170,13 +171,13 @@ def test_the_transfer_figures_are_7_2s_h_and_the_sag_of_the_spring_k_d():
 def test_every_reading_is_rendered_and_the_results_round_trip():
     results = _results()
     assert from_json(g.Results, to_json(results)) == results
-    text = g.render(results)
+    text = g_report.render(results)
     for reading in READINGS:
         assert f"| {reading.label} |" in text or f"| {reading.controller}, {reading.label} |" in text
     assert "DART, about five times slower than MuJoCo, is left out" in text
     assert f"All {results.planned} planned step-checked runs finished" in text
     failed = replace(results, failed=("MuJoCo, §7.4 TSC K_τ = 6, D_d = 1, K_d = 50: error (boom)",))
-    assert "**Runs without a result:**" in g.render(failed)
+    assert "**Runs without a result:**" in g_report.render(failed)
 
 
 def test_assemble_keeps_every_run_with_a_result_and_lists_the_others():

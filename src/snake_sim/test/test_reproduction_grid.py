@@ -10,8 +10,10 @@ import pytest
 
 from snake_sim.analysis.summary import flatten
 from snake_sim.commands.cli import main
-from snake_sim.reproduction import pedal_wave, stiffness
 from snake_sim.reproduction.experiment import reproduce
+from snake_sim.reproduction.experiments import pedal_wave, stiffness
+from snake_sim.reproduction.reports import pedal_wave as pedal_wave_report
+from snake_sim.reproduction.reports import stiffness as stiffness_report
 from snake_sim.reproduction.results import plain
 from snake_sim.studies.climb_3d import ClimbCase, case_cells, climb_run, run_cases
 from snake_sim.studies.grid import RunsFailed, fields, require, run_cells
@@ -63,7 +65,7 @@ def test_pedal_wave_on_two_workers_is_its_runs_evaluated_here(client):
     assert results.reference_speed == pytest.approx(ref["speed"], rel=1e-9, abs=0.0)
     assert results.torque_rms == pytest.approx(tuple(ref["torque_rms"]), rel=1e-9, abs=0.0)
     assert results.correlation_own == pytest.approx(ref["correlation"], rel=1e-12)
-    text = pedal_wave.render(results)
+    text = pedal_wave_report.render(results)
     for needle in ("### Table 5.2", "ours/S", "rigid no-slip", "### Friction (§5.5)", "R = ", "fast mode",
                    "`pedal-wave` on Table 5.1's simulated robot, `koopaee6_sim`"):  # the scenario's robot
         assert needle in text
@@ -83,8 +85,8 @@ def test_stiffness_rows_on_two_workers_are_their_runs_evaluated_here_with_the_ha
         assert (outcome.half is None) == (group in stiffness.FLAT_GROUPS)
         if outcome.half is not None:
             assert outcome.half.time_step_s == 0.5 * outcome.time_step_s
-    text = stiffness.render(results)
-    assert text.startswith(f"## {stiffness.TITLE}") and "not results" in text
+    text = stiffness_report.render(results)
+    assert text.startswith(f"## {stiffness_report.TITLE}") and "not results" in text
     assert text.count("| TSC, Table 7.1, K_τ = 0 |") == 1 and "### Single obstacle" in text
     assert "run Table 5.1's simulated robot, `koopaee6_sim`; every other row the robot as built, `koopaee6`." in text
 

@@ -18,8 +18,9 @@ from snake_sim.analysis.step_check import Comparison, compare
 from snake_sim.core import worldgen
 from snake_sim.core.scenario import load_scenario
 from snake_sim.reproduction import SECTIONS
-from snake_sim.reproduction import runs_002 as m
 from snake_sim.reproduction.experiment import reproduce
+from snake_sim.reproduction.experiments import runs_002 as m
+from snake_sim.reproduction.reports import runs_002 as m_report
 from snake_sim.reproduction.results import comparison_text, from_json, to_json
 from snake_sim.studies.climb_3d import Climb3dRun
 from snake_sim.studies.engines import ENGINES
@@ -120,7 +121,7 @@ def test_the_renderer_applies_the_rule_to_the_stored_climb_times():
             return 26.0, 26.5
         return None
 
-    text = m.render(_results(faster))
+    text = m_report.render(_results(faster))
     line = next(s for s in text.splitlines() if s.startswith("- *§7.3, TSC K_τ = 0 against open loop*"))
     assert "MuJoCo: TSC K_τ = 0 − open loop = -4.0 s against a half-step spread of 0.5 s: a difference" in line
 
@@ -129,7 +130,7 @@ def test_the_renderer_applies_the_rule_to_the_stored_climb_times():
             return (26.0, 32.0) if seed == 1 else (26.0, 26.5)
         return None
 
-    line = next(s for s in m.render(_results(jumpy)).splitlines()
+    line = next(s for s in m_report.render(_results(jumpy)).splitlines()
                 if s.startswith("- *§7.3, TSC K_τ = 0 against open loop*"))
     assert "MuJoCo: TSC K_τ = 0 − open loop = -4.0 s against a half-step spread of 6.0 s: **not** a difference" in line
     assert "DART: TSC K_τ = 0 − open loop = -4.0 s against a half-step spread of 0.5 s: a difference" in line
@@ -150,7 +151,7 @@ def test_the_gain_scale_is_computed_and_agrees_with_scipy_freqs():
     """|H(iπ)| of (7.2) for 002's experimental gains in SI units and per 10 ms step, against an independent
     evaluation of K_d / (M_d s² + D_d s + K_d)."""
     results = _results()
-    text = m.render(results)
+    text = m_report.render(results)
     (m_d, d_d, k_d), u = results.gains_7_4, results.time_unit_s
     _, (si,) = freqs([k_d], [m_d, d_d, k_d], worN=[math.pi])
     _, (step,) = freqs([k_d], [m_d * u**2, d_d * u, k_d], worN=[math.pi])
@@ -173,7 +174,7 @@ def test_the_claims_table_scores_outcomes_that_stand_at_half_the_step():
     for i, r in enumerate(runs):
         if r.experiment == "§7.4" and r.controller == "open loop" and r.run.seed == 2 and r.run.model == "mujoco":
             runs[i] = replace(r, run=replace(r.run, half_rolled_over=False, verdicts_unchanged=False))
-    text = m.render(replace(results, runs=tuple(runs)))
+    text = m_report.render(replace(results, runs=tuple(runs)))
     row = next(s for s in text.splitlines() if s.startswith("| §7.4 | open loop | rolls over |"))
     assert row == "| §7.4 | open loop | rolls over | holds (1/1) | partly (1/3) | no (0/1) |"
     climbs = next(s for s in text.splitlines() if s.startswith("| §6.4 | local stiffness K_d = K/6 | climbs |"))
@@ -192,7 +193,7 @@ def test_a_claim_that_no_run_meets_is_inconclusive_when_the_step_decides_a_verdi
                                               half_rolled_over=True, verdicts_unchanged=False))
         elif r.experiment == "§7.4" and r.controller == "open loop" and r.run.model != "vertical":
             runs[i] = replace(r, run=replace(r.run, climbed=False, half_climbed=False))
-    text = m.render(replace(results, runs=tuple(runs)))
+    text = m_report.render(replace(results, runs=tuple(runs)))
     row = next(s for s in text.splitlines() if s.startswith("| §7.4 | open loop | rolls over |"))
     assert row.endswith("| inconclusive (0/3) | no (0/1) |")
 
@@ -208,7 +209,7 @@ def test_a_run_that_ends_before_the_head_reaches_the_box_is_scored_did_not_reach
             short = r.run.model == "vertical" or r.run.seed == 0
             runs[i] = replace(r, run=replace(r.run, climbed=False, half_climbed=False, reached=not short,
                                               half_reached=not short))
-    text = m.render(replace(results, runs=tuple(runs)))
+    text = m_report.render(replace(results, runs=tuple(runs)))
     row = next(s for s in text.splitlines() if s.startswith("| §7.4 | TSC K_τ = 6 | climbs |"))
     assert row == "| §7.4 | TSC K_τ = 6 | climbs | did not reach (0/1) | no (0/3) | holds (1/1) |"
     table = next(s for s in text.splitlines() if s.startswith("| TSC K_τ = 6 | climbs: climbed in 5 of 5 trials |"))
@@ -227,7 +228,7 @@ def test_the_face_friction_table_says_which_face_mu_reproduces_which_outcome():
             return None, None, True
         return None
 
-    text = m.render(_results(slippery, faces=(0.1, 0.3)))
+    text = m_report.render(_results(slippery, faces=(0.1, 0.3)))
     assert "### Friction on the boxes' faces" in text
     row = next(s for s in text.splitlines() if s.startswith("| §7.4 | open loop | rolls over | "))
     assert row.startswith("| §7.4 | open loop | rolls over | holds (1/1) | no (0/1); 30.0 s | no (0/1); 30.0 s | "
@@ -238,8 +239,8 @@ def test_the_face_friction_table_says_which_face_mu_reproduces_which_outcome():
 def test_results_round_trip_and_render_every_part():
     results = _results()
     assert from_json(m.Results, to_json(results)) == results
-    text = m.render(results)
-    for heading in (*m.EXPERIMENT_TITLES.values(), "The top plate's friction", "002's comparisons",
+    text = m_report.render(results)
+    for heading in (*m_report.EXPERIMENT_TITLES.values(), "The top plate's friction", "002's comparisons",
                     "The gain scale", "002's claims"):
         assert f"### {heading}" in text
     assert f"All {results.planned} planned step-checked runs finished" in text
@@ -251,7 +252,8 @@ def test_results_round_trip_and_render_every_part():
 
 def test_runs_without_a_result_are_listed():
     results = replace(_results(), failed=("MuJoCo, §7.4 open loop, plate μ 0.82, seed 1: error (boom)",))
-    assert "**Runs without a result:**" in m.render(results) and "seed 1: error (boom)" in m.render(results)
+    text = m_report.render(results)
+    assert "**Runs without a result:**" in text and "seed 1: error (boom)" in text
 
 
 @pytest.mark.xdist_group("dask_cluster")  # one Dask cluster at a time (test_sweep.py)
@@ -261,4 +263,4 @@ def test_fast_mode_runs_end_to_end_on_a_local_cluster():
     assert {r.run.model for r in results.runs} == set(ENGINES)
     assert len(results.runs) == len(m.cases(fast=True))
     assert all(r.run.duration_s == pytest.approx(m.FAST_DURATION) for r in results.runs)
-    assert "*Fast smoke run" in m.render(results)
+    assert "*Fast smoke run" in m_report.render(results)

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from snake_sim.reproduction import SECTIONS
-from snake_sim.reproduction import tsc_search as ts
 from snake_sim.reproduction.experiment import reproduce
+from snake_sim.reproduction.experiments import tsc_search as ts
+from snake_sim.reproduction.reports import tsc_search as ts_report
 from snake_sim.reproduction.results import from_json, to_json
 
 #: One Dask LocalCluster at a time (one worker process per core): the cluster tests run one after the other on one
@@ -31,7 +32,7 @@ def run(params=None, climbed=False, time=None, mode="crawl", converged=True, hal
 
 def point(**values):
     """Box lower corner with some keys set by symbol."""
-    keys = {v: k for k, v in ts.SYMBOLS.items()}
+    keys = {v: k for k, v in ts_report.SYMBOLS.items()}
     params = {r.key: r.low for r in BOX}
     params.update({keys[s]: v for s, v in values.items()})
     return params
@@ -77,28 +78,28 @@ def test_the_sobol_cover_is_the_same_sequence_every_time_and_inside_the_box():
 
 
 def test_no_step_checked_climber_says_no_setting_climbed():
-    text = ts.render(results(search([run(), run()], OPEN_LOOP)))
+    text = ts_report.render(results(search([run(), run()], OPEN_LOOP)))
     assert "**No setting climbed** at steps that pass the step check, in 2 trials" in text
     assert "0 climbed at h" in text
     # a climb that does not stand at half the step is no answer either
     unchecked = replace(CRAWLER, half=replace(CRAWLER.half, converged=False))
-    text = ts.render(results(search([unchecked, run()], OPEN_LOOP)))
+    text = ts_report.render(results(search([unchecked, run()], OPEN_LOOP)))
     assert "1 climbed at h (1 crawling, 0 tumbling), 0 of them also at h/2" in text and "**No setting climbed**" in text
     assert "There is no pair of step-checked climbs" in text
     assert ("*The scenario's own setting* (A = 1.047, M_d = 1, D_d = 4, K_d = 14, K_τ = 0; inside 002's ranges) "
             "does not climb.") in text
     assert "the scenario's own setting does not climb." in text
     own = replace(OWN, climbed=True, time_to_climb_s=11.0, half=replace(CRAWLER.half, time_to_climb_s=11.0))
-    text = ts.render(results(search([run()], OPEN_LOOP, own=own)))
+    text = ts_report.render(results(search([run()], OPEN_LOOP, own=own)))
     assert "inside 002's ranges) climbs in 11.0 s (crawl; step-checked)." in text
     assert "TSC's own setting (the scenario's) (11.0 s) is faster, time -69 %" in text  # open loop at μ = 0.4: 35.5 s
     not_checked = replace(own, half=replace(own.half, converged=False, max_rate_change=0.194))
-    text = ts.render(results(search([run()], OPEN_LOOP, own=not_checked)))
+    text = ts_report.render(results(search([run()], OPEN_LOOP, own=not_checked)))
     assert "climbs in 11.0 s (crawl) but is not step-checked (19.4 % at h/2)" in text
 
 
 def test_climbers_give_the_region_the_mode_and_the_comparison_with_the_open_loop():
-    text = ts.render(results(search([CRAWLER, TUMBLER, run()], OPEN_LOOP)))
+    text = ts_report.render(results(search([CRAWLER, TUMBLER, run()], OPEN_LOOP)))
     assert "**Step-checked climbs: 2.**" in text
     assert "| step-checked climbers (2) | 0.500–0.900 | 1.5–4.2 | 0.7–5 | 15–17.7 | 0.3–3 |" in text
     assert "| of which crawl (1) | 0.900 | 1.5 | 5 | 15 | 3 |" in text
@@ -113,7 +114,7 @@ def test_climbers_give_the_region_the_mode_and_the_comparison_with_the_open_loop
            "crawl in 30.0 s" in text
     # the open loop climbing at 002's μ, faster than TSC: the comparison follows
     fast_open = (run({}, True, 20.0), *OPEN_LOOP[1:])
-    text = ts.render(results(search([CRAWLER, TUMBLER], fast_open)))
+    text = ts_report.render(results(search([CRAWLER, TUMBLER], fast_open)))
     assert "at 002's face μ = 0.6: climbs in 20.0 s (step-checked)" in text
     assert "Against the open loop at 002's face μ (20.0 s), TSC's fastest step-checked climb at 002's face μ " \
            "(22.5 s) is slower, time +12 %" in text
@@ -126,7 +127,7 @@ def test_the_3d_search_reports_roll_over_and_the_other_seeds():
               replace(steady, params={**steady.params, "sim.perturbation.seed": 2}, climbed=False, half=None)]
     open_loop = [run({}, True, 11.5, rolled_over=False), run({"sim.perturbation.seed": 1}, True, 10.7),
                  run({"sim.perturbation.seed": 2}, False, rolled_over=True)]
-    text = ts.render(results(search([steady, rolled], open_loop, "mujoco", seeded)))
+    text = ts_report.render(results(search([steady, rolled], open_loop, "mujoco", seeded)))
     assert "Roll-over: 1 of the 2 step-checked climbers rolled over" in text and "largest roll: 75.0°" in text
     assert "at perturbation seeds 1, 2 (the search ran at seed 0): 1 of 2 runs are step-checked climbs" in text
     assert "At perturbation seeds 0, 1, 2: 11.5 s, 10.7 s, no (2 of 3 step-checked climbs" in text
@@ -134,7 +135,7 @@ def test_the_3d_search_reports_roll_over_and_the_other_seeds():
            "(11.0 s) is faster" in text
     assert "no climb at h/2" not in text and "the fastest crawl without rolling over in 11.0 s" in text
     # a rolled-over crawl is no clean crawl: the fastest clean crawl is the slower one
-    text = ts.render(results(search([replace(steady, rolled_over=True), rolled], open_loop, "mujoco", seeded)))
+    text = ts_report.render(results(search([replace(steady, rolled_over=True), rolled], open_loop, "mujoco", seeded)))
     assert "none crawls without rolling over" in text
 
 
@@ -143,7 +144,7 @@ def test_climbs_that_do_not_stand_at_half_the_step_are_sorted_by_why():
     other = replace(CRAWLER, half=replace(CRAWLER.half, mode="tumble", converged=False))
     speed = replace(CRAWLER, half=replace(CRAWLER.half, converged=False))  # time kept, a speed moved
     slower = replace(CRAWLER, half=replace(CRAWLER.half, time_to_climb_s=40.0, converged=False))
-    text = ts.render(results(search([lost, other, speed, slower, TUMBLER], OPEN_LOOP)))
+    text = ts_report.render(results(search([lost, other, speed, slower, TUMBLER], OPEN_LOOP)))
     assert ("5 climbed at h (4 crawling, 1 tumbling), 1 of them also at h/2" in text
             and "Of the 4 climbs that do not stand at h/2: 1 do not climb at h/2, 1 climb another way, 2 climb the "
             "same way but their times or speeds move by more than 5 % (1 of them keep the time to climb" in text)
@@ -167,4 +168,4 @@ def test_fast_mode_runs_end_to_end_on_a_local_cluster():
     assert [r.params.get("sim.perturbation.seed") for r in mujoco.open_loop] == [None, 1, 2]
     assert all(t.rolled_over is not None for t in mujoco.trials) and all(t.rolled_over is None for t in vertical.trials)
     assert from_json(ts.Results, to_json(results)) == results
-    assert "fast smoke run" in ts.render(results)
+    assert "fast smoke run" in ts_report.render(results)

@@ -13,7 +13,7 @@ from snake_sim.core.scenario import load_scenario
 from snake_sim.engines.dart.runtime import build as build_dart
 from snake_sim.engines.mujoco.runtime import build as build_mujoco
 from snake_sim.engines.vertical.runtime import run_scenario
-from snake_sim.reproduction import pedal_wave, stiffness
+from snake_sim.reproduction.experiments import pedal_wave, stiffness
 
 SIMULATED, BUILT = "koopaee6_sim", "koopaee6"
 

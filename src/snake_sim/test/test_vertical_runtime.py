@@ -159,7 +159,7 @@ def test_explicit_stepping_at_002s_step_diverges_with_the_own_rotor_reading():
 
 
 def test_pedal_wave_correlation_is_002s_b1():
-    from snake_sim.reproduction.pedal_wave import correlation
+    from snake_sim.reproduction.experiments.pedal_wave import correlation
 
     rng = np.random.default_rng(0)
     x = rng.normal(size=200)

@@ -21,7 +21,7 @@ from snake_sim.core.scenario import load_scenario
 from snake_sim.engines.vertical.batch import simulate_batch
 from snake_sim.engines.vertical.model import VerticalSetup, build
 from snake_sim.engines.vertical.runtime import simulate
-from snake_sim.reproduction.pedal_wave import AMPLITUDES, PHASES, REFERENCE_SCENARIO, STEP
+from snake_sim.reproduction.experiments.pedal_wave import AMPLITUDES, PHASES, REFERENCE_SCENARIO, STEP
 
 DURATION_S = 10.0  # Table 5.2's runs, as the reproduction makes them
 REPEAT = 3

@@ -37,14 +37,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from snake_sim.reproduction.document import run_section, section, write_document  # every engine and figure
+    from snake_sim.reproduction.document import report, run_section, write_document  # every engine and figure
     from snake_sim.studies.sweep.engine import connect
 
     out = args.out or (FAST_OUT if args.fast else DOCS)
     names = [] if args.render else args.only or SECTIONS
     with connect(args.workers, args.scheduler) if names else contextlib.nullcontext() as client:
         for name in names:
-            title = section(name).TITLE
+            title = report(name).TITLE
             start = time.perf_counter()
             print(f"[reproduce] {title} ...", flush=True)
             path = run_section(name, out, fast=args.fast, client=client)

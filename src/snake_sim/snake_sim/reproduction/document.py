@@ -7,21 +7,30 @@ from types import ModuleType
 
 from distributed import Client
 
-from snake_sim.reproduction import (
-    SECTIONS,
-    claims,
-    climb_3d,
-    gain_scale,
-    manipulability_head_tracking,
-    pedal_wave,
-    pushing,
-    rectilinear,
-    rollover,
-    runs_002,
-    stiffness,
-    tsc_search,
-)
+from snake_sim.reproduction import SECTIONS
 from snake_sim.reproduction.experiment import reproduce
+from snake_sim.reproduction.experiments import claims as claims_experiment
+from snake_sim.reproduction.experiments import climb_3d as climb_3d_experiment
+from snake_sim.reproduction.experiments import gain_scale as gain_scale_experiment
+from snake_sim.reproduction.experiments import manipulability_head_tracking as manipulability_head_tracking_experiment
+from snake_sim.reproduction.experiments import pedal_wave as pedal_wave_experiment
+from snake_sim.reproduction.experiments import pushing as pushing_experiment
+from snake_sim.reproduction.experiments import rectilinear as rectilinear_experiment
+from snake_sim.reproduction.experiments import rollover as rollover_experiment
+from snake_sim.reproduction.experiments import runs_002 as runs_002_experiment
+from snake_sim.reproduction.experiments import stiffness as stiffness_experiment
+from snake_sim.reproduction.experiments import tsc_search as tsc_search_experiment
+from snake_sim.reproduction.reports import claims as claims_report
+from snake_sim.reproduction.reports import climb_3d as climb_3d_report
+from snake_sim.reproduction.reports import gain_scale as gain_scale_report
+from snake_sim.reproduction.reports import manipulability_head_tracking as manipulability_head_tracking_report
+from snake_sim.reproduction.reports import pedal_wave as pedal_wave_report
+from snake_sim.reproduction.reports import pushing as pushing_report
+from snake_sim.reproduction.reports import rectilinear as rectilinear_report
+from snake_sim.reproduction.reports import rollover as rollover_report
+from snake_sim.reproduction.reports import runs_002 as runs_002_report
+from snake_sim.reproduction.reports import stiffness as stiffness_report
+from snake_sim.reproduction.reports import tsc_search as tsc_search_report
 from snake_sim.reproduction.results import dump, load, results_path
 
 #: Name of the document in the output folder.
@@ -38,27 +47,41 @@ ROS 2 Jazzy's `mujoco_vendor` builds, with its `implicitfast` integrator, in eve
 """
 
 
-#: Each section's module (plain imports: the import graph sees them), by name; SECTIONS gives the order.
-MODULES: dict[str, ModuleType] = {m.__name__.rpartition(".")[2]: m for m in (
-    pedal_wave, rectilinear, pushing, stiffness, tsc_search, climb_3d, runs_002, gain_scale, rollover,
-    manipulability_head_tracking, claims)}
+
+
+def _by_name(*modules: ModuleType) -> dict[str, ModuleType]:
+    return {m.__name__.rpartition(".")[2]: m for m in modules}
+
+
+#: Each section's experiment and report (plain imports: the import graph sees them), by name; SECTIONS gives the order.
+EXPERIMENTS = _by_name(
+    pedal_wave_experiment, rectilinear_experiment, pushing_experiment, stiffness_experiment, tsc_search_experiment,
+    climb_3d_experiment, runs_002_experiment, gain_scale_experiment, rollover_experiment,
+    manipulability_head_tracking_experiment, claims_experiment)
+REPORTS = _by_name(
+    pedal_wave_report, rectilinear_report, pushing_report, stiffness_report, tsc_search_report, climb_3d_report,
+    runs_002_report, gain_scale_report, rollover_report, manipulability_head_tracking_report, claims_report)
 
 
 def section(name: str) -> ModuleType:
-    """The module of section ``name`` (one of SECTIONS)."""
-    return MODULES[name]
+    """The experiment module of section ``name`` (one of SECTIONS): plan, measure, assemble and its Results."""
+    return EXPERIMENTS[name]
+
+
+def report(name: str) -> ModuleType:
+    """The report module of section ``name`` (one of SECTIONS): render (and figures) from its stored Results."""
+    return REPORTS[name]
 
 
 def run_section(name: str, out: Path, fast: bool = False, client: Client | None = None) -> Path:
     """Run section ``name`` (plan → measure → assemble, its Cells on ``client``, or on a LocalCluster of their own
-    without one) and store its results under ``out``, with its figures beside them if it draws any (a section's
+    without one) and store its results under ``out``, with its figures beside them if it draws any (a report's
     ``figures(results, folder)``); returns the results file written."""
     path = results_path(out, name)
-    module = section(name)
-    results = reproduce(module, fast, client, out)
+    results = reproduce(section(name), fast, client, out)
     dump(results, path)
-    if hasattr(module, "figures"):
-        module.figures(results, path.parent)
+    if hasattr(report(name), "figures"):
+        report(name).figures(results, path.parent)
     return path
 
 
@@ -70,8 +93,7 @@ def render_document(out: Path) -> tuple[str, list[str]]:
         if not path.exists():
             missing.append(name)
             continue
-        module = section(name)
-        parts.append(module.render(load(module.Results, path)))
+        parts.append(report(name).render(load(section(name).Results, path)))
     return "\n\n".join(p.strip() for p in parts) + "\n", missing
 
 

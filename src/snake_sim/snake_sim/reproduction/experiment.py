@@ -1,6 +1,6 @@
 """The path of every reproduction section: plan → measure → assemble, stored; the render reads only what is stored.
 
-A section (a module of :mod:`snake_sim.reproduction`) exposes
+A section's experiment (a module of :mod:`snake_sim.reproduction.experiments`) exposes
 
 * ``plan(fast) -> dict[str, Run]``: its runs by key, in document order. A run is a
   :class:`~snake_sim.studies.sweep.Cell` (a scenario and its overrides, run on the sweep engine's workers) or a
@@ -11,13 +11,14 @@ A section (a module of :mod:`snake_sim.reproduction`) exposes
   the cluster's client, or None) and returns what ``assemble`` takes;
 * ``assemble(fast, plan, rows) -> Results``: the runs' rows by key (a Cell's row as the sweep engine returns it:
   :func:`snake_sim.studies.grid.fields`) and the settings read from the scenario files, as the stored results;
-* ``render(results) -> str``: its Markdown from the stored results alone;
 
-and ``TITLE`` and ``Results`` (a frozen dataclass, stored by :mod:`.results`). A section that reads the results of
+and ``Results`` (a frozen dataclass, stored by :mod:`.results`). A section that reads the results of
 sections before it names them in ``READS`` (section name → its Results class); its ``plan`` and ``assemble`` then take
 them as a last argument ``earlier`` (name → Results, None where the current run's folder has none,
 :func:`.results.earlier`): a section reads only the results stored by the run it is part of, never the committed
-ones. :func:`reproduce` is the driver.
+ones. :func:`reproduce` is the driver. The section's report (the module of its name in
+:mod:`snake_sim.reproduction.reports`) has ``render(results) -> str``, its Markdown from the stored results alone,
+its ``TITLE``, and ``figures(results, folder)`` where it draws any.
 """
 
 from __future__ import annotations

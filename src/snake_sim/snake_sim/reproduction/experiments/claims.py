@@ -24,14 +24,11 @@ from typing import Any
 import numpy as np
 
 from snake_sim.analysis.step_check import TOLERANCE, compare, relative_change
-from snake_sim.reproduction import gain_scale, pedal_wave, rollover, runs_002
+from snake_sim.reproduction.experiments import gain_scale, pedal_wave, rollover, runs_002
 from snake_sim.studies.climb_3d import claim_verdict
 from snake_sim.studies.engines import ENGINES
 from snake_sim.studies.rollover import ordering_holds
 
-TITLE = "002's claims: one verdict per engine, traced to the stored results"
-
-VERDICTS = ("reproduced", "explained", "inconclusive", "contradicts")
 NOT_RUN = "not run"
 
 #: 002's claims on its rows of the runs at 002's settings: (claim, section, the rows' controllers).
@@ -233,27 +230,3 @@ def assemble(fast: bool, plan: dict[str, Any], rows: dict[str, dict], earlier: d
         claims.append(_claim("§6.4, §7.4", "The open loop and local stiffness roll over where TSC K_τ = 6 does not",
                              "rolled over in 5 of 5 trials, TSC K_τ = 6 in none", _ordering_finding(ro)))
     return Results(fast, tuple(claims), tuple(sources))
-
-
-def render(results: Results) -> str:
-    names = {"vertical": "vertical plane", "mujoco": "MuJoCo", "dart": "DART"}
-    lines = [f"## {TITLE}", "",
-             "Each claim of 002 that the sections above test, with one verdict per engine and across them. "
-             "*Reproduced*: at 002's own settings every run has 002's outcome at h and at h/2 (a speed: within the "
-             "pedal-wave section's order of magnitude); *explained*: not at 002's settings, but under a reading the "
-             "suite brackets (the boxes' faces at another μ, another gain scale, an asymmetry 002 names) every run "
-             "has it, the reading named; *inconclusive*: neither, and a run's outcome changes with the step, ends "
-             "before the robot reaches the box, or only some runs have 002's outcome; *contradicts*: neither, and "
-             "every run stands at h/2 with another outcome. Across engines: the common verdict, *explained* where "
-             "each reproduces or explains, else *inconclusive*. Each cell names what it rests on, in the stored "
-             f"results {', '.join(f'`{s}`' for s in results.sources) or '(none stored)'}.", "",
-             "| section | claim | 002 | " + " | ".join(names[e] for e in ENGINES) + " | verdict |",
-             "|---|---|---|" + "---|" * len(ENGINES) + "---|"]
-    for c in results.claims:
-        cells = [f"**{f.verdict}**" + (f" ({f.trace})" if f.trace else "") for f in
-                 (c.findings.get(e, Finding(NOT_RUN, "")) for e in ENGINES)]
-        lines.append(f"| {c.section} | {c.claim} | {c.said_002} | " + " | ".join(cells) + f" | **{c.verdict}** |")
-    counts = {v: sum(c.verdict == v for c in results.claims) for v in (*VERDICTS, NOT_RUN)}
-    lines += ["", "Across engines: " + ", ".join(f"{v} {k}" for v, k in counts.items() if k) + f" of "
-              f"{len(results.claims)} claims.", ""]
-    return "\n".join(lines)
