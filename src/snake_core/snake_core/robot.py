@@ -133,6 +133,17 @@ class RobotParams:
         tensor = (k2 * jxx, jyy + 0.5 * (k2 - 1.0) * jxx, jzz + 0.5 * (k2 - 1.0) * jxx)
         return replace(self, module_width=width, link_inertia_tensor=tensor)
 
+    def with_motor_gain_scale(self, section: dict[str, Any], source: str | None = None) -> RobotParams:
+        """The robot with the motor-side PD gains (4.39) K_p and K_D times ``section``'s :data:`MOTOR_GAIN_SCALE` s
+        (a scenario's ``robot:`` section; absent: s = 1, the robot file's gains). s is how much stiffer (s > 1) or
+        softer the servo's position loop is than the robot file's K_p and K_D, which 002 prints (Table 5.1) and does
+        not measure on its robot; s ∈ (0, :data:`MAX_MOTOR_GAIN_SCALE`]."""
+        if MOTOR_GAIN_SCALE not in section or self.actuator is None:
+            return self
+        s = number(section[MOTOR_GAIN_SCALE], f"robot.{MOTOR_GAIN_SCALE}", source, low=0.0,
+                   high=MAX_MOTOR_GAIN_SCALE, low_open=True)
+        return replace(self, actuator=replace(self.actuator, kp=s * self.actuator.kp, kd=s * self.actuator.kd))
+
     @property
     def half_length(self) -> float:
         """l, half the link length (002 Fig. 4.1, 004 Table 1)."""
@@ -146,6 +157,11 @@ class RobotParams:
     def total_length(self) -> float:
         return self.n_links * self.link_length
 
+
+#: A scenario's ``robot:`` field scaling the motor-side PD gains (4.39) (:meth:`RobotParams.with_motor_gain_scale`).
+MOTOR_GAIN_SCALE = "motor_gain_scale"
+#: Largest ``robot.motor_gain_scale``.
+MAX_MOTOR_GAIN_SCALE = 100.0
 
 _TOP = ("name", "description", "source", "links", "joints", "sea", "actuator", "friction", "can")
 

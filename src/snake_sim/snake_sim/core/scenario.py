@@ -168,7 +168,8 @@ def _check_magnitudes(value: Any, path: str, source: str) -> None:
 
 
 def apply_override(data: dict[str, Any], assignment: str, source: str = "--set") -> None:
-    """Apply ``dotted.path=value`` (value parsed as YAML, e.g. ``0.8``, ``[1, 3]``, ``-2*pi/5``)."""
+    """Apply ``dotted.path=value`` (value parsed as YAML, e.g. ``0.8``, ``[1, 3]``, ``-2*pi/5``); a path ending in an
+    index sets one element of a list the scenario has (``contact.solref.0=0.03``)."""
     if "=" not in assignment:
         raise ConfigError("--set", assignment, "must be KEY=VALUE with a dotted key, e.g. gait.amplitude=0.6", source)
     key, text = assignment.split("=", 1)
@@ -188,6 +189,13 @@ def apply_override(data: dict[str, Any], assignment: str, source: str = "--set")
         nxt = node.get(p)
         if nxt is None:
             nxt = node[p] = {}
+        if isinstance(nxt, list) and i == len(parts) - 2:  # an element of a list: contact.solref.0=0.03
+            index = int(parts[-1]) if parts[-1].isdigit() else -1
+            if not 0 <= index < len(nxt):
+                raise ConfigError(key, text, f"{'.'.join(parts[:-1])} is a list of {len(nxt)}: its elements are "
+                                  f"{'.'.join(parts[:-1])}.0 to .{len(nxt) - 1}", source)
+            nxt[index] = _numbers(value)
+            return
         if not isinstance(nxt, dict):
             raise ConfigError(".".join(parts[: i + 1]), nxt, "is not a section; cannot set a field inside it", source)
         node = nxt

@@ -9,6 +9,7 @@ Scenario sections read here::
       joint_roll: 0              # 0 | 90 | alternate | one 0/90 per joint (the URDF's argument)
       joint_twist_deg: 0         # rotation of each joint axis about the link axis [deg]: one value or one per joint
       com_offset: [0, 0, 0]      # each link's centre of mass moved from the module's axis, link frame [m]
+      motor_gain_scale: 1        # the motor-side PD gains (4.39) K_p, K_D times this (the robot file's: 1)
     world:   {file: stairs, start_x: 0.0,        # tail tip x at t = 0 [m]
               box_yaw_deg: 0.0,                  # every static box turned about z through its centre [deg]
               box_friction: null,                # μ of every static box's faces (null: the world file's)
@@ -45,7 +46,7 @@ import numpy as np
 
 from snake_core.controllers import JointController
 from snake_core.gaits import Gait
-from snake_core.robot import RobotParams, load_robot
+from snake_core.robot import MOTOR_GAIN_SCALE, RobotParams, load_robot
 from snake_core.validation import ConfigError, number, per_joint, reject_unknown
 
 from ..analysis.rollover import Perturbation, module_roll, roll_over
@@ -62,7 +63,7 @@ TETHER_FIELDS = ("force", "yaw_deg", "pitch_deg")
 MAX_BOX_YAW_DEG = 45.0
 MAX_TETHER_N = 10.0
 #: The ``robot:`` keys of every 3-D engine (an engine may add its own).
-ROBOT_FIELDS = ("name", "joint_roll", "joint_twist_deg", "com_offset")
+ROBOT_FIELDS = ("name", "joint_roll", "joint_twist_deg", "com_offset", MOTOR_GAIN_SCALE)
 #: MuJoCo's robot section may read the module's width otherwise than the robot file (``links.width``, across flats):
 #: ``module_width`` [m] across flats, the same mass, the inertia of the scaled shape
 #: (:meth:`snake_core.robot.RobotParams.with_module_width`). DART builds the robot file's URDF as Gazebo does.
@@ -161,7 +162,7 @@ def sea_robot(section: dict[str, Any], fields: Sequence[str], engine: str, sourc
     if section.get(MODULE_WIDTH_FIELD) is not None:  # MuJoCo only: another reading of links.width
         robot = robot.with_module_width(number(section[MODULE_WIDTH_FIELD], "robot.module_width", source, low=0.0,
                                                high=robot.link_length, low_open=True))
-    return robot, layout_from(section, robot, source)
+    return robot.with_motor_gain_scale(section, source), layout_from(section, robot, source)
 
 
 @dataclass(frozen=True)

@@ -13,4 +13,4 @@ section run without one starts a LocalCluster of its own. :mod:`.results` stores
 
 #: Sections (a module of each name in :mod:`.experiments` and :mod:`.reports`), in document order.
 SECTIONS: tuple[str, ...] = ("pedal_wave", "rectilinear", "pushing", "stiffness", "tsc_search", "climb_3d", "runs_002",
-                             "gain_scale", "rollover", "manipulability_head_tracking", "claims")
+                             "gain_scale", "rollover", "calibration_002", "manipulability_head_tracking", "claims")

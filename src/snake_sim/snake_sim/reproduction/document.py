@@ -9,6 +9,7 @@ from distributed import Client
 
 from snake_sim.reproduction import SECTIONS
 from snake_sim.reproduction.experiment import reproduce
+from snake_sim.reproduction.experiments import calibration_002 as calibration_002_experiment
 from snake_sim.reproduction.experiments import claims as claims_experiment
 from snake_sim.reproduction.experiments import climb_3d as climb_3d_experiment
 from snake_sim.reproduction.experiments import gain_scale as gain_scale_experiment
@@ -20,6 +21,7 @@ from snake_sim.reproduction.experiments import rollover as rollover_experiment
 from snake_sim.reproduction.experiments import runs_002 as runs_002_experiment
 from snake_sim.reproduction.experiments import stiffness as stiffness_experiment
 from snake_sim.reproduction.experiments import tsc_search as tsc_search_experiment
+from snake_sim.reproduction.reports import calibration_002 as calibration_002_report
 from snake_sim.reproduction.reports import claims as claims_report
 from snake_sim.reproduction.reports import climb_3d as climb_3d_report
 from snake_sim.reproduction.reports import gain_scale as gain_scale_report
@@ -56,11 +58,12 @@ def _by_name(*modules: ModuleType) -> dict[str, ModuleType]:
 #: Each section's experiment and report (plain imports: the import graph sees them), by name; SECTIONS gives the order.
 EXPERIMENTS = _by_name(
     pedal_wave_experiment, rectilinear_experiment, pushing_experiment, stiffness_experiment, tsc_search_experiment,
-    climb_3d_experiment, runs_002_experiment, gain_scale_experiment, rollover_experiment,
+    climb_3d_experiment, runs_002_experiment, gain_scale_experiment, rollover_experiment, calibration_002_experiment,
     manipulability_head_tracking_experiment, claims_experiment)
 REPORTS = _by_name(
     pedal_wave_report, rectilinear_report, pushing_report, stiffness_report, tsc_search_report, climb_3d_report,
-    runs_002_report, gain_scale_report, rollover_report, manipulability_head_tracking_report, claims_report)
+    runs_002_report, gain_scale_report, rollover_report, calibration_002_report, manipulability_head_tracking_report,
+    claims_report)
 
 
 def section(name: str) -> ModuleType:

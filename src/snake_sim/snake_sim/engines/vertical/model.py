@@ -18,7 +18,7 @@ from tqdm import tqdm
 from snake_core.actuator import motor_pd
 from snake_core.controllers import JointController
 from snake_core.gaits import Gait
-from snake_core.robot import RobotParams, load_robot
+from snake_core.robot import MOTOR_GAIN_SCALE, RobotParams, load_robot
 from snake_core.validation import ConfigError, choice, number, positive, reject_unknown
 from snake_core.vertical import ContactParams, Terrain, VerticalModel, build_model, initial_configuration
 from snake_core.vertical.contact import CONTACT_THRESHOLD, SLIP_VELOCITY
@@ -31,7 +31,7 @@ from ...core.world import World, load_world
 from .plant import VerticalPlant
 from .terrain import terrain_from_world
 
-ROBOT_FIELDS = ("name", "rotor_inertia_model", "sea_stiffness")
+ROBOT_FIELDS = ("name", "rotor_inertia_model", "sea_stiffness", MOTOR_GAIN_SCALE)
 
 WORLD_FIELDS = ("file", "start_x", "side_friction")
 
@@ -115,7 +115,7 @@ def _robot(section: dict, source: str) -> RobotParams:
     if "sea_stiffness" in section:  # e.g. near-rigid joints for comparisons
         k = positive(section["sea_stiffness"], "robot.sea_stiffness", source)
         robot = dataclasses.replace(robot, sea=dataclasses.replace(robot.sea, stiffness=(k,) * robot.n_joints))
-    return robot
+    return robot.with_motor_gain_scale(section, source)
 
 
 def build(scenario: Scenario) -> VerticalSetup:
