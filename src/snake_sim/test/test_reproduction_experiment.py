@@ -4,6 +4,7 @@ files), and the numbers of the text follow the results."""
 
 from __future__ import annotations
 
+import ast
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
@@ -34,6 +35,28 @@ def test_every_section_has_the_shape_and_a_plan_of_runs(name):
         runs = module.plan(True, *extra)
         assert runs and all(isinstance(k, str) for k in runs)
 
+
+#: What runs a section: a report takes none of it (nor the driver, nor the sweep engine).
+RUNNERS = {"plan", "measure", "assemble"}
+RUNNING_MODULES = {"snake_sim.reproduction.experiment", "snake_sim.studies.grid", "snake_sim.studies.sweep.engine"}
+
+
+@pytest.mark.parametrize("name", SECTIONS)
+def test_the_experiment_imports_no_report_and_the_report_nothing_that_runs(name):
+    """The halves stand apart: the experiment never imports a report; the report takes from the experiments what they
+    store or set (Results, their dataclasses, settings), never plan, measure, assemble, the driver or the sweep
+    engine."""
+    experiment = ast.parse(Path(section(name).__file__).read_text(encoding="utf-8"))
+    assert not [n.module for n in ast.walk(experiment) if isinstance(n, ast.ImportFrom)
+                and n.module.startswith("snake_sim.reproduction.reports")]
+    tree = ast.parse(Path(report(name).__file__).read_text(encoding="utf-8"))
+    froms = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    assert not {n.module for n in froms} & RUNNING_MODULES
+    taken = {a.name for n in froms if n.module.startswith("snake_sim.reproduction.experiments.") for a in n.names}
+    modules = {a.asname or a.name for n in froms if n.module == "snake_sim.reproduction.experiments" for a in n.names}
+    used = {n.attr for n in ast.walk(tree)
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in modules}
+    assert not (taken | used) & RUNNERS
 
 def test_the_driver_measures_tasks_here_and_assembles_the_rows_by_key():
     calls = []
