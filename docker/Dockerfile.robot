@@ -18,21 +18,28 @@ RUN apt-get update && apt-get install -y --no-install-recommends python3-pip pyt
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR ${WS}
-COPY src ${WS}/src
+# The robot's packages only (no simulator: snake_sim and snake_sim_ros stay out, and nothing here imports them);
+# their package folders link the workspace's data folders, copied beside them.
+COPY src/snake_core ${WS}/src/snake_core
+COPY src/snake_description ${WS}/src/snake_description
+COPY src/snake_control ${WS}/src/snake_control
+COPY src/snake_hardware ${WS}/src/snake_hardware
+COPY src/snake_bringup ${WS}/src/snake_bringup
 COPY config ${WS}/config
 COPY launch ${WS}/launch
 COPY urdf ${WS}/urdf
 COPY worlds ${WS}/worlds
 
-# Everything the package.xml files name, through rosdep (docs/robot.md "Install"); GUI and simulator
-# packages are not installed on the robot (RViz runs on another machine).
+# What the robot's package.xml files name to build and run (tests are not run here), through rosdep (docs/robot.md
+# "Install"); GUI and simulator packages are not installed on the robot (RViz runs on another machine).
 RUN apt-get update \
     && (rosdep init 2>/dev/null || true) && rosdep update --rosdistro ${ROS_DISTRO} \
-    && rosdep install --from-paths src --ignore-src -y --rosdistro ${ROS_DISTRO} \
+    && rosdep install --from-paths src/snake_core src/snake_description src/snake_control src/snake_hardware \
+        src/snake_bringup --ignore-src -y --rosdistro ${ROS_DISTRO} -t buildtool -t build -t exec \
         --skip-keys "rviz2 joint_state_publisher_gui ros_gz_sim ros_gz_bridge gz_ros2_control mujoco_ros2_control" \
     && rm -rf /var/lib/apt/lists/*
 
-RUN . /opt/ros/${ROS_DISTRO}/setup.sh && colcon build --event-handlers console_direct-
+RUN . /opt/ros/${ROS_DISTRO}/setup.sh && colcon build --packages-up-to snake_bringup --event-handlers console_direct-
 
 RUN printf '#!/bin/bash\nset -e\n. /opt/ros/%s/setup.bash\n. %s/install/setup.bash\nexec "$@"\n' \
         "${ROS_DISTRO}" "${WS}" > /entrypoint.sh && chmod +x /entrypoint.sh

@@ -18,13 +18,15 @@ from launch_ros.parameter_descriptions import ParameterValue
 from launch_ros.substitutions import FindPackageShare
 
 PACKAGE = "snake_bringup"
+#: The package of the robot description (urdf/) and the worlds.
+DESCRIPTION = "snake_description"
 
 
 def generate_launch_description():
     share = FindPackageShare(PACKAGE)
     robot_description = {"robot_description": ParameterValue(Command([
         PathJoinSubstitution([FindExecutable(name="xacro")]), " ",
-        PathJoinSubstitution([share, "urdf", "snake.urdf.xacro"]),
+        PathJoinSubstitution([FindPackageShare(DESCRIPTION), "urdf", "snake.urdf.xacro"]),
         " robot:=", LaunchConfiguration("robot"), " hardware:=mock", " joint_roll:=", LaunchConfiguration("joint_roll"),
     ]), value_type=str)}
 

@@ -40,6 +40,8 @@ from snake_core.interface import CAN_BRIDGE_ESTOP_ENGAGED, MOTOR_POSITION_COMMAN
 from snake_core.robot import load_robot
 
 PACKAGE = "snake_bringup"
+#: The package of the robot description (urdf/) and the worlds.
+DESCRIPTION = "snake_description"
 
 
 def snake_control_nodes(context, *args, **kwargs):
@@ -104,7 +106,7 @@ def generate_launch_description():
     share = FindPackageShare(PACKAGE)
     robot_description = {"robot_description": ParameterValue(Command([
         PathJoinSubstitution([FindExecutable(name="xacro")]), " ",
-        PathJoinSubstitution([share, "urdf", "snake.urdf.xacro"]),
+        PathJoinSubstitution([FindPackageShare(DESCRIPTION), "urdf", "snake.urdf.xacro"]),
         " robot:=", robot, " joint_roll:=", LaunchConfiguration("joint_roll"),
         " hardware:=", IfElseSubstitution(mock, "mock", "real"),
     ]), value_type=str)}

@@ -77,6 +77,8 @@ from snake_core.interface import GROUND_TRUTH_POSES, GROUND_TRUTH_QOS
 from snake_core.robot import load_robot
 
 PACKAGE = "snake_bringup"
+#: The package of the robot description (urdf/) and the worlds.
+DESCRIPTION = "snake_description"
 #: Gazebo model name of the robot (ros_gz_sim create -name): PosePublisher's topic /model/<name>/pose.
 MODEL = "snake"
 
@@ -160,23 +162,25 @@ def generate_launch_description():
     gazebo = EqualsSubstitution(LaunchConfiguration("simulator"), "gazebo")
     mujoco = EqualsSubstitution(LaunchConfiguration("simulator"), "mujoco")
     share = FindPackageShare(PACKAGE)
-    world_sdf = [PathJoinSubstitution([share, "worlds", LaunchConfiguration("world")]), ".sdf"]
+    description = FindPackageShare(DESCRIPTION)
+    world_sdf = [PathJoinSubstitution([description, "worlds", LaunchConfiguration("world")]), ".sdf"]
     robot_description = {"robot_description": ParameterValue(Command([
         PathJoinSubstitution([FindExecutable(name="xacro")]), " ",
-        PathJoinSubstitution([share, "urdf", "snake.urdf.xacro"]),
+        PathJoinSubstitution([description, "urdf", "snake.urdf.xacro"]),
         " robot:=", robot,
         " hardware:=", IfElseSubstitution(gazebo, "gazebo", IfElseSubstitution(mujoco, "mujoco", "mock")),
         " joint_roll:=", LaunchConfiguration("joint_roll"),
         " mujoco_model:='", LaunchConfiguration("mujoco_model"), "'",
         " mujoco_headless:=", IfElseSubstitution(LaunchConfiguration("mujoco_gui"), "false", "true"),
         " mujoco_speed:=", LaunchConfiguration("mujoco_speed"),
+        " controllers_file:=", PathJoinSubstitution([share, "config", "controllers", robot]), "_gz.yaml",
     ]), value_type=str)}
     gz_sim = PathJoinSubstitution([FindPackageShare("ros_gz_sim"), "launch", "gz_sim.launch.py"])
 
     return LaunchDescription([
         DeclareLaunchArgument("simulator", default_value="gazebo", choices=list(graph.SIMULATORS),
                               description="gazebo (gz sim + ros2_control), mujoco (MuJoCo + ros2_control) or embedded "
-                                          "(snake_control simulator node)"),
+                                          "(the simulator node of snake_sim_ros)"),
         DeclareLaunchArgument("scenario", default_value="pedal-wave",
                               description="simulator:=embedded: scenario in config/scenarios/ (its model and "
                                           "settings; robot and world from this launch); simulator:=mujoco: its "

@@ -12,7 +12,7 @@ setup(
         ("share/" + package_name, ["package.xml"]),
         ("lib/" + package_name, ["scripts/can_bridge"]),
     ],
-    install_requires=["setuptools", "snake_core", "snake_sim", "snake_control", "numpy", "scipy", "python-can>=4.1"],
+    install_requires=["setuptools", "snake_core", "snake_control", "numpy", "scipy", "python-can>=4.1"],
     zip_safe=False,
     maintainer="Snake SEA suite maintainers",
     maintainer_email="maintainers@snake-sea.dev",

@@ -78,8 +78,10 @@ def sdf_checker(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Path], Sd
 
 @pytest.fixture(scope="session")
 def make_urdf() -> Callable[..., str]:
-    """``make_urdf(robot="koopaee6", **xacro_args) -> URDF text``, through the PyPI xacro package."""
+    """``make_urdf(robot="koopaee6", **xacro_args) -> URDF text``, through the PyPI xacro package; hardware:=gazebo
+    with snake_bringup's controllers file of the robot, as sim.launch.py passes it."""
     import xacro
+    import yaml
 
     from snake_core import locator
 
@@ -87,9 +89,13 @@ def make_urdf() -> Callable[..., str]:
         mappings = {k: str(v) for k, v in args.items()}
         if isinstance(robot, Path):
             mappings["robot_file"] = str(robot.resolve())
+            name = yaml.safe_load(robot.read_text())["name"]
         else:
-            mappings["robot"] = robot
-        doc = xacro.process_file(str(locator.data_dir() / "urdf" / "snake.urdf.xacro"), mappings=mappings)
+            mappings["robot"] = name = robot
+        if mappings.get("hardware") == "gazebo":
+            mappings.setdefault("controllers_file",
+                                str(locator.data_dir() / "config" / "controllers" / f"{name}_gz.yaml"))
+        doc = xacro.process_file(str(locator.description_dir() / "urdf" / "snake.urdf.xacro"), mappings=mappings)
         return doc.toprettyxml(indent="  ")
 
     return run

@@ -38,12 +38,12 @@ def _first_joints(value, n: int):
 @pytest.fixture(scope="module")
 def data(tmp_path_factory) -> Path:
     """A data folder with the suite's files and the new robot beside them, as the page says to add it."""
-    shipped = locator.data_dir()
+    shipped, description = locator.data_dir(), locator.description_dir()
     folder = tmp_path_factory.mktemp("data")
-    for name in ("config", "urdf"):  # the description reads the robot file beside it: ../config/robots/
-        shutil.copytree(shipped / name, folder / name)
-    (folder / "worlds").symlink_to(shipped / "worlds")
-    robot = yaml.safe_load((shipped / "config/robots/koopaee6.yaml").read_text())
+    shutil.copytree(shipped / "config", folder / "config")
+    shutil.copytree(description / "urdf", folder / "urdf")  # the xacro reads the robot file at ../config/robots/
+    (folder / "worlds").symlink_to(description / "worlds")
+    robot = yaml.safe_load((description / "config/robots/koopaee6.yaml").read_text())
     robot.update(name=NAME, description="four-module test robot")
     robot["links"]["count"] = LINKS
     robot["can"]["module_ids"] = list(range(1, LINKS))

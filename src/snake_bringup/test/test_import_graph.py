@@ -4,7 +4,8 @@ function is one of an optional heavy third-party package (or a command module de
 ``snake-sim --help`` does not load Dask, Optuna, matplotlib or rosbags, or a registry loading the entry asked for);
 no engine reaches an output module, and no product module reaches the test harness (snake_test_support);
 snake_sim's folders import only their own and earlier folders of :data:`SIM_LAYERS`, snake_studies' those of
-:data:`STUDIES_LAYERS`, and snake_sim never imports snake_studies.
+:data:`STUDIES_LAYERS`, and snake_sim never imports snake_studies; the robot's packages (and robot.launch.py) never
+reach the simulator's.
 
 Every edge is one the graph sees: no product module looks a module of ours up by a string (importlib, __import__,
 pkgutil); plug-ins are plain imports or entry points of a setup.py of ours, whose edges (the module that loads the
@@ -30,11 +31,11 @@ LAZY_THIRD_PARTY = {"mujoco", "dartpy", "matplotlib", "PIL", "dask", "distribute
 #: Our modules a function may import: a command-line module defers the module that does a sub-command's heavy work
 #: (snake-sim's parser imports every command module: Dask, Optuna, matplotlib, MuJoCo and its renderer, numba's
 #: kernels, rosbags; snake-can, which tests start many times, loads the emulated modules' compiled kernels only to
-#: emulate, and the embedded simulator only to emulate on a simulated body).
+#: emulate; the simulated body, the simulator's side, only through its entry point).
 #: A registry loads the entry asked for (a run of one gait loads no other; rectilinear's loads scipy.interpolate).
 DEFERRED_WORK = {"snake_sim.commands": ("snake_sim.outputs", "snake_sim.engines", "snake_sim.benchmarks"),
                  "snake_studies.commands": ("snake_studies", "snake_sim.outputs", "snake_sim.engines"),
-                 "snake_hardware.cli": ("snake_hardware.body_plant", "snake_hardware.emulator"),
+                 "snake_hardware.cli": ("snake_hardware.emulator",),
                  "snake_core.gaits": ("snake_core.gaits.",),
                  "snake_core.planar.trackers": ("snake_core.planar.trackers.",)}
 #: What ``snake-sim --help`` (the parser of every sub-command) must not load.
@@ -44,6 +45,9 @@ SIM_LAYERS = ("core", "analysis", "engines", "outputs", "benchmarks", "commands"
 #: snake_studies' folders in the same order (its top-level modules and sweep/: the studies), all above snake_sim,
 #: which never imports them.
 STUDIES_LAYERS = ("reproduction", "benchmarks", "commands")
+#: The robot's packages (what the robot computer runs) and the simulator's, which only the latter may import.
+ROBOT_PACKAGES = ("snake_core", "snake_control", "snake_hardware", "snake_bringup")
+SIMULATOR_PACKAGES = ("snake_sim", "snake_sim_ros", "snake_studies")
 #: The test harness, imported by tests only.
 TEST_SUPPORT = "snake_test_support"
 
@@ -222,6 +226,35 @@ def test_no_product_module_reaches_the_test_harness(workspace):
     product = [name for name in known if not name.startswith(TEST_SUPPORT)]
     bad = {p: sorted(m for m in reachable(edges, p) if m.startswith(TEST_SUPPORT)) for p in product}
     assert not {p: m for p, m in bad.items() if m}
+
+
+def test_the_robots_packages_and_robot_launch_never_reach_the_simulator(workspace):
+    """What the robot computer builds (docker/Dockerfile.robot) imports nothing of snake_sim or snake_sim_ros: the
+    simulator's side imports the robot's packages (its node, the emulator's simulated body), never the reverse."""
+    known, edges = workspace
+    launch = SRC.parent / "launch" / "robot.launch.py"
+    targets = (_ours(t, known) for t, _, _ in imports("robot_launch", launch))
+    edges = {**edges, "robot_launch": {t for t in targets if t is not None}}
+    starts = [name for name in known if name.split(".")[0] in ROBOT_PACKAGES] + ["robot_launch"]
+    assert len(starts) > 50 and edges["robot_launch"]
+    bad = {s: sorted(m for m in reachable(edges, s) if m.split(".")[0] in SIMULATOR_PACKAGES) for s in starts}
+    assert not {s: m for s, m in bad.items() if m}
+
+
+def test_the_robots_packages_declare_no_simulator_and_the_robot_image_builds_none():
+    import re
+    import xml.etree.ElementTree as ET
+
+    for package in ROBOT_PACKAGES:
+        xml = ET.parse(SRC / package / "package.xml").getroot()
+        declared = {e.text for e in xml if e.tag.endswith("depend")}
+        requires = re.search(r"install_requires=\[([^]]*)\]", (SRC / package / "setup.py").read_text()).group(1)
+        assert not declared & set(SIMULATOR_PACKAGES), package
+        assert not any(f'"{s}"' in requires for s in SIMULATOR_PACKAGES), package
+    dockerfile = (SRC.parent / "docker" / "Dockerfile.robot").read_text()
+    assert "--packages-up-to snake_bringup" in dockerfile
+    copied = set(re.findall(r"^COPY src/(\w+) ", dockerfile, flags=re.M))
+    assert copied == {*ROBOT_PACKAGES, "snake_description"} and "COPY src " not in dockerfile
 
 
 def test_a_cycle_through_a_function_level_import_is_found_and_named(tmp_path):

@@ -99,7 +99,7 @@ def _ros2_control_joints(robot: str, hardware: str) -> list[str]:
 
     import xacro
 
-    urdf = xacro.process_file(str(locator.data_dir() / "urdf" / "snake.urdf.xacro"),
+    urdf = xacro.process_file(str(locator.description_dir() / "urdf" / "snake.urdf.xacro"),
                               mappings={"robot": robot, "hardware": hardware}).toxml()
     return [j.get("name") for j in ET.fromstring(urdf).find("ros2_control").findall("joint")]
 
@@ -261,8 +261,9 @@ def test_in_real_time_gazebo_motor_pd_follows_beta_d_with_its_rate_and_lags_with
     from std_msgs.msg import Float64MultiArray
 
     actuator = load_robot(HIL_ROBOT).actuator
-    urdf = xacro.process_file(str(locator.data_dir() / "urdf" / "snake.urdf.xacro"),
-                              mappings={"robot": HIL_ROBOT, "hardware": "gazebo"}).toxml()
+    urdf = xacro.process_file(str(locator.description_dir() / "urdf" / "snake.urdf.xacro"),
+                              mappings={"robot": HIL_ROBOT, "hardware": "gazebo",
+                                        "controllers_file": str(REPO / controllers_file(HIL_ROBOT, True))}).toxml()
     urdf = urdf.replace("<plugin>gz_ros2_control/GazeboSimSystem</plugin>", (
         "<plugin>joint_state_topic_hardware_interface/JointStateTopicSystem</plugin>"
         '<param name="joint_commands_topic">/loop/joint_commands</param>'

@@ -414,7 +414,7 @@ def test_bad_xacro_argument_fails_naming_it(arg, value, message, make_urdf):
 
 def test_module_mesh_is_a_unit_regular_octagonal_prism():
     """002 §3.4: octagonal cross-section; scaled to (2l, width, width) in the URDF."""
-    data = (locator.data_dir() / "urdf" / "meshes" / "octagonal_module.stl").read_bytes()  # binary STL (MuJoCo)
+    data = (locator.description_dir() / "urdf" / "meshes" / "octagonal_module.stl").read_bytes()  # binary STL (MuJoCo)
     facets = np.frombuffer(data, np.dtype([("n", "<f4", 3), ("v", "<f4", (3, 3)), ("a", "<u2")]), offset=84)
     vertices = facets["v"].reshape(-1, 3).astype(float)
     assert len(vertices) == 3 * 28  # 8 sides × 2 + 2 caps × 6 triangles
@@ -425,11 +425,17 @@ def test_module_mesh_is_a_unit_regular_octagonal_prism():
     assert vertices[:, 2].min() == pytest.approx(-0.5)  # a flat belly, 1 across flats
 
 
-def test_gazebo_controllers_file_is_resolved_to_an_existing_absolute_path(make_urdf):
-    root = ET.fromstring(make_urdf("koopaee6", hardware="gazebo"))
-    params = Path(root.find("gazebo/plugin/parameters").text)
-    assert params.is_absolute() and params.is_file()
-    assert params.resolve() == (locator.data_dir() / "config" / "controllers" / "koopaee6_gz.yaml").resolve()
+def test_gazebo_needs_the_controllers_file_and_gets_it_as_an_absolute_path(make_urdf, tmp_path, monkeypatch):
+    """The description does not know snake_bringup's files: hardware:=gazebo names its ros2_control parameters
+    (sim.launch.py: the share's config/controllers/<robot>_gz.yaml); a relative name is the working folder's."""
+    with pytest.raises(xacro.XacroException, match=r"controllers_file = '' is invalid: hardware:=gazebo needs .*"
+                                                   r"config/controllers/koopaee6_gz\.yaml"):
+        make_urdf("koopaee6", hardware="gazebo", controllers_file="")
+    monkeypatch.chdir(tmp_path)
+    root = ET.fromstring(make_urdf("koopaee6", hardware="gazebo", controllers_file="gz.yaml"))
+    assert root.find("gazebo/plugin/parameters").text == str(tmp_path / "gz.yaml")
+    root = ET.fromstring(make_urdf("koopaee6", hardware="mock"))
+    assert root.find("gazebo/plugin/parameters") is None
 
 
 def _velocity_map(model: pin.Model, vm, q: np.ndarray) -> np.ndarray:
@@ -547,10 +553,10 @@ def test_module_mesh_uri_resolves_for_each_back_end(hardware, make_urdf):
     (uri,) = uris
     if hardware == "gazebo":
         assert uri.startswith("file:///")
-        assert Path(uri[len("file://"):]).resolve() == (locator.data_dir() / "urdf" / "meshes" /
+        assert Path(uri[len("file://"):]).resolve() == (locator.description_dir() / "urdf" / "meshes" /
                                                          "octagonal_module.stl").resolve()
     else:
-        assert uri == "package://snake_bringup/urdf/meshes/octagonal_module.stl"
+        assert uri == "package://snake_description/urdf/meshes/octagonal_module.stl"
 
 
 @pytest.mark.parametrize("robot", ROBOTS)

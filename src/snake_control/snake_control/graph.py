@@ -42,6 +42,8 @@ from snake_core.robot import RobotParams, load_robot
 from snake_core.validation import choice
 
 PACKAGE = "snake_control"
+#: The package of the embedded simulator's node (the simulator's side: the robot's packages never import it).
+SIMULATOR_PACKAGE = "snake_sim_ros"
 #: Parameters of every snake_control node (ROS 2 params file, relative to snake_bringup's share).
 NODE_PARAMS = "config/snake_control.yaml"
 LAYOUTS = ("composed", "per_joint")
@@ -122,7 +124,7 @@ def control_nodes(robot: str, *, gait: str = "pedal_wave", controller: str = "po
 def simulator_node(robot: str, world: str, scenario: str = "pedal-wave",
                    overrides: tuple[str, ...] = (), lockstep: bool = False) -> NodeSpec:
     """The embedded simulator (``simulator:=embedded``): the scenario's model with the launch's robot and world."""
-    return NodeSpec("simulator", "simulator", owns_clock=True, parameters={
+    return NodeSpec("simulator", "simulator", package=SIMULATOR_PACKAGE, owns_clock=True, parameters={
         "scenario": scenario, "overrides": [f"robot.name={robot}", f"world.file={world}", *overrides],
         "lockstep": lockstep})
 

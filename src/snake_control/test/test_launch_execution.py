@@ -50,6 +50,8 @@ LAUNCH_FILES = ("sim.launch.py", "robot.launch.py", "view.launch.py", "replay.la
 #: Arguments without a default: a value for them.
 REQUIRED = {"bag": "out/demo/rosbag"}
 OTHER_SHARE = "/opt/ros/jazzy/share"
+#: The packages of our nodes: snake_control's, and the embedded simulator's node on the simulator's side.
+OUR_NODES = (graph.PACKAGE, graph.SIMULATOR_PACKAGE)
 
 
 # ------------------------------------------------------------------------------ the stand-in
@@ -119,7 +121,7 @@ class FindPackageShare(Substitution):
 
     def perform(self, context: Context) -> str:
         package = perform(context, self.package)
-        return str(ROOT) if package == "snake_bringup" else f"{OTHER_SHARE}/{package}"
+        return str(ROOT) if package in ("snake_bringup", "snake_description") else f"{OTHER_SHARE}/{package}"
 
 
 class FindExecutable(Substitution):
@@ -577,7 +579,7 @@ def test_every_combination_of_choices_launches(name):
 def test_our_nodes_are_the_graph_specs_as_launch_ros_starts_them(name, robot):
     for launch in every_combination(name, robot):
         expected = [as_launched(spec, sim_time) for spec, sim_time in expected_specs(name, launch.arguments)]
-        assert launch.nodes("snake_control") == expected, launch.arguments
+        assert [n for n in launch.nodes() if n.package in OUR_NODES] == expected, launch.arguments
 
 
 def node_class(executable: str) -> type:
@@ -712,7 +714,8 @@ def test_every_executable_started_exists_and_every_shared_file_named_exists(name
 
 
 def test_executables_are_read_from_entry_points_and_lib_scripts():
-    assert {"gait_generator", "sea_joint_controller", "simulator"} <= executables(ROOT / "src/snake_control/setup.py")
+    assert {"gait_generator", "sea_joint_controller"} <= executables(ROOT / "src/snake_control/setup.py")
+    assert "simulator" in executables(ROOT / "src/snake_sim_ros/setup.py")
     assert "can_bridge" in executables(ROOT / "src/snake_hardware/setup.py")
     assert "nonexistent_node" not in executables(ROOT / "src/snake_control/setup.py")
 
@@ -721,7 +724,7 @@ def test_sim_embedded_starts_the_simulator_instead_of_gazebo_and_its_bridges():
     for launch in every_combination("sim.launch.py"):
         packages = {n.package for n in launch.nodes()}
         gazebo = {"ros_gz_sim", "ros_gz_bridge", "controller_manager"}
-        executables = {n.executable for n in launch.nodes("snake_control")}
+        executables = {n.executable for n in launch.nodes() if n.package in OUR_NODES}
         if launch.arguments["simulator"] == "embedded":
             assert not packages & gazebo and not any(isinstance(s, Included) for s in launch.all())
             assert "simulator" in executables and "head_odometry" not in executables

@@ -23,8 +23,8 @@ def node_class(name: str):
                    "manipulability_monitor": ("manipulability_monitor", "ManipulabilityMonitorNode"),
                    "motor_command_mux": ("motor_command_mux", "MotorCommandMuxNode"),
                    "head_odometry": ("head_odometry", "HeadOdometryNode"),
-                   "simulator": ("simulator", "SimulatorNode")}[name]
-    return getattr(importlib.import_module(f"snake_control.{module}"), cls)
+                   "simulator": ("snake_sim_ros.simulator", "SimulatorNode")}[name]
+    return getattr(importlib.import_module(module if "." in module else f"snake_control.{module}"), cls)
 
 
 # ------------------------------------------------------------------------------ structural parameters

@@ -124,6 +124,13 @@ class RobotParams:
     def n_joints(self) -> int:
         return self.n_links - 1
 
+    def with_motor_kp(self, kp: float, source: str | None = None) -> RobotParams:
+        """The robot with the motor-side PD's K_p of 002 (4.39) ``kp`` [N·m/rad] (a scenario's ``robot.motor_kp``)
+        instead of its file's ``actuator.kp``; ConfigError unless positive or the robot has no actuator."""
+        if self.actuator is None:
+            raise ConfigError("robot.motor_kp", kp, f"{self.name} has no actuator: section", source)
+        return replace(self, actuator=replace(self.actuator, kp=positive(kp, "robot.motor_kp", source)))
+
     def with_module_width(self, width: float) -> RobotParams:
         """The robot with modules ``width`` across flats, same length and mass: the module's cross-section scaled by
         k = width / module_width, so J_xx becomes k² J_xx and J_yy, J_zz gain (k² − 1) ∫z² dm = (k² − 1) J_xx / 2

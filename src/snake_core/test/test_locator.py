@@ -1,15 +1,19 @@
-"""snake_core.locator: each source of the data folder, their order, and the error listing where it looked."""
+"""snake_core.locator: the data of snake_description and snake_bringup as package data, SNAKE_SUITE_DATA before
+it, and one error saying where it looked."""
 
 from __future__ import annotations
 
 import filecmp
-import json
+import importlib
+import os
 import sys
 from pathlib import Path
 
 import pytest
 
 from snake_core import locator
+
+CHECKOUT = Path(__file__).resolve().parents[3]
 
 
 def data_folder(folder: Path) -> Path:
@@ -20,110 +24,55 @@ def data_folder(folder: Path) -> Path:
     return folder
 
 
-def fake_distribution(site: Path, name: str, record: list[str] = (), direct_url: dict | None = None) -> None:
-    """A dist-info folder in ``site`` as pip writes it: METADATA, RECORD and, if given, direct_url.json."""
-    info = site / f"{name}-0.1.0.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1.0\n")
-    (info / "RECORD").write_text("".join(f"{line},,\n" for line in record))
-    if direct_url is not None:
-        (info / "direct_url.json").write_text(json.dumps(direct_url))
-
-
-@pytest.fixture
-def bare(monkeypatch, tmp_path):
-    """No variable, no ament prefix, and only distributions that give no data folder on the path (the
-    test's own installs are taken off it)."""
-    monkeypatch.delenv(locator.ENV_VAR, raising=False)
-    monkeypatch.delenv("AMENT_PREFIX_PATH", raising=False)
-    site = tmp_path / "site"
-    fake_distribution(site, "snake_bringup")
-    fake_distribution(site, "snake_core")
-    monkeypatch.setattr(sys, "path", [str(site)])
-    return tmp_path
-
-
 def test_the_data_found_here_is_this_checkouts():
-    """Whichever source serves (the editable workspace under make test, the colcon install's share under
-    colcon test), it holds the files of the checkout these tests run from."""
-    checkout = Path(__file__).resolve().parents[3]
-    for name in ("config/robots/koopaee6.yaml", "worlds/stairs.sdf", "urdf/snake.urdf.xacro"):
-        assert filecmp.cmp(locator.data_dir() / name, checkout / name, shallow=False), name
+    """Whichever install serves (the editable one under make test, the colcon install under colcon test), its
+    package data holds the files of the checkout these tests run from."""
+    for name in ("config/robots/koopaee6.yaml", "worlds/stairs.sdf", "urdf/snake.urdf.xacro",
+                 "urdf/meshes/octagonal_module.stl"):
+        assert filecmp.cmp(locator.description_dir() / name, CHECKOUT / name, shallow=False), name
+    for name in ("config/scenarios/pedal-wave.yaml", "config/controllers/koopaee6.yaml", "launch/sim.launch.py"):
+        assert filecmp.cmp(locator.data_dir() / name, CHECKOUT / name, shallow=False), name
     assert "koopaee6" in locator.robot_names() and "pedal-wave" in locator.scenario_names()
-    assert locator.world_file("stairs") == locator.data_dir() / "worlds" / "stairs.sdf"
-    workspace = locator.editable_workspace()
-    assert workspace is None or workspace == checkout
+    assert locator.world_file("stairs") == locator.description_dir() / "worlds" / "stairs.sdf"
+    assert locator.scenario_file("pedal-wave") == locator.data_dir() / "config" / "scenarios" / "pedal-wave.yaml"
 
 
-def test_environment_variable_names_the_folder_before_any_other_source(monkeypatch, tmp_path):
+def test_each_package_gives_its_own_data_and_the_description_none_of_bringups():
+    description, bringup = locator.description_dir(), locator.data_dir()
+    assert description == Path(str(importlib.import_module("snake_description").__file__)).parent
+    assert bringup == Path(str(importlib.import_module("snake_bringup").__file__)).parent
+    assert not (description / "config" / "scenarios").exists() and not (description / "launch").exists()
+
+
+def test_the_editable_packages_link_the_workspace_folders():
+    """The package folders of the source tree hold links (not copies, not text files) to the workspace's folders:
+    what an editable install reads, and what a build copies."""
+    links = {"snake_description/snake_description/config/robots": "config/robots",
+             "snake_description/snake_description/urdf": "urdf", "snake_description/snake_description/worlds": "worlds",
+             "snake_bringup/snake_bringup/config": "config", "snake_bringup/snake_bringup/launch": "launch"}
+    for link, target in links.items():
+        path = CHECKOUT / "src" / link
+        assert path.is_symlink() and not os.path.isabs(os.readlink(path)), link
+        assert path.resolve() == (CHECKOUT / target).resolve(), link
+
+
+def test_environment_variable_names_the_folder_of_both(monkeypatch, tmp_path):
     folder = data_folder(tmp_path / "data")
     monkeypatch.setenv(locator.ENV_VAR, str(folder))
-    assert locator.data_dir() == folder
+    assert locator.description_dir() == locator.data_dir() == folder
     assert locator.robot_names() == ["probe"]
     assert locator.robot_file("probe") == folder / "config" / "robots" / "probe.yaml"
 
 
 def test_a_wrong_environment_variable_is_an_error_not_passed_over(monkeypatch, tmp_path):
     monkeypatch.setenv(locator.ENV_VAR, str(tmp_path / "nowhere"))
-    with pytest.raises(locator.DataNotFound, match=r"\$SNAKE_SUITE_DATA: .*nowhere holds no config/robots/"):
-        locator.data_dir()
+    with pytest.raises(locator.DataNotFound, match=r"\$SNAKE_SUITE_DATA: .*nowhere holds no config/robots/ and no "
+                                                   r"worlds/"):
+        locator.description_dir()
 
 
-def test_ament_prefix_with_snake_bringup_in_its_resource_index(bare, monkeypatch):
-    prefix = bare / "install"
-    data_folder(prefix / "share" / "snake_bringup")
-    index = prefix / "share" / "ament_index" / "resource_index" / "packages"
-    index.mkdir(parents=True)
-    (index / "snake_bringup").write_text("")
-    monkeypatch.setenv("AMENT_PREFIX_PATH", f"{bare / 'other'}:{prefix}")
-    assert locator.data_dir() == prefix / "share" / "snake_bringup"
-
-
-def test_share_listed_by_the_installed_distribution(bare, monkeypatch):
-    """pip's data_files of a wheel install: share/snake_bringup beside the site folder, in RECORD."""
-    site = bare / "wheel" / "lib" / "site-packages"
-    share = data_folder(bare / "wheel" / "share" / "snake_bringup")
-    (share / "package.xml").write_text("<package/>")
-    fake_distribution(site, "snake_bringup", ["../../share/snake_bringup/package.xml"])
-    sys.path.insert(0, str(site))
-    assert locator.data_dir() == share.resolve()
-
-
-def test_editable_install_names_the_workspace_and_an_unlisted_share_copy_cannot_shadow_it(bare, monkeypatch):
-    """An editable snake_bringup lists no share files: a stale share/snake_bringup beside it is ignored; and a
-    non-editable snake_core first on the path does not hide the editable one."""
-    workspace = data_folder(bare / "ws")
-    site = bare / "venv" / "lib" / "site-packages"
-    stale = data_folder(bare / "venv" / "share" / "snake_bringup")  # left over by an earlier install
-    (stale / "package.xml").write_text("<package/>")
-    fake_distribution(site, "snake_bringup", direct_url={"url": (workspace / "src/snake_bringup").as_uri(),
-                                                         "dir_info": {"editable": True}})
-    fake_distribution(site, "snake_core", direct_url={"url": (workspace / "src/snake_core").as_uri(),
-                                                      "dir_info": {"editable": True}})
-    colcon = bare / "build" / "site-packages"  # a colcon build's snake_core copy, first on the path (colcon test)
-    fake_distribution(colcon, "snake_core")
-    sys.path[:0] = [str(colcon), str(site)]
-    assert locator.data_dir() == workspace
-
-
-def test_a_non_editable_direct_url_names_no_workspace(bare, monkeypatch):
-    site = bare / "site2"
-    fake_distribution(site, "snake_core", direct_url={"url": (data_folder(bare / "ws") / "src/snake_core").as_uri(),
-                                                      "dir_info": {}})
-    sys.path.insert(0, str(site))
-    assert locator.editable_workspace() is None
-
-
-def test_nothing_found_lists_every_place_looked_at(bare):
-    with pytest.raises(locator.DataNotFound) as info:
-        locator.data_dir()
-    message = str(info.value)
-    for source in ("AMENT_PREFIX_PATH", "installed snake_bringup distribution", "editable snake_core install",
-                   locator.ENV_VAR):
-        assert source in message
-
-
-def test_a_path_is_taken_as_it_is(tmp_path):
-    path = tmp_path / "mine.sdf"
-    assert locator.world_file(path) == path
-    assert locator.robot_file("some/where.yaml") == Path("some/where.yaml")
+def test_a_package_not_installed_is_one_error_naming_it_and_the_remedies(monkeypatch):
+    monkeypatch.delenv(locator.ENV_VAR, raising=False)
+    monkeypatch.setitem(sys.modules, locator.DESCRIPTION_PACKAGE, None)  # import refused: not installed
+    with pytest.raises(locator.DataNotFound, match=r"snake_description is not installed; set SNAKE_SUITE_DATA"):
+        locator.description_dir()

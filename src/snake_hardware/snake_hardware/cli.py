@@ -20,7 +20,8 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TextIO
+from importlib.metadata import entry_points
+from typing import TYPE_CHECKING, TextIO
 
 import can
 
@@ -32,6 +33,9 @@ from snake_core.validation import ConfigError, number
 from . import protocol as p
 from .driver import CanDriver, DriverConfig, can_message, open_bus, release_confirmed, release_frames
 from .faults import FaultSwitches, FaultyBus
+
+if TYPE_CHECKING:
+    from .emulator import Body
 
 BENCH_JOINTS = (5, 10)
 BENCH_RATES = (100.0, 250.0, 500.0, 1000.0)
@@ -230,19 +234,38 @@ def _collect(bus: can.BusABC, timeout: float, take: Callable[[p.Frame], None], d
             continue
 
 
+#: Entry point group of the simulated bodies the modules may run on (``snake-can emulate --body WORLD``): a callable
+#: (robot name, world name, the body's scenario overrides KEY=VALUE) -> :class:`snake_hardware.emulator.Body`. The
+#: simulator's side registers one
+#: (snake_sim_ros: its vertical-plane model); this package never imports the simulator.
+BODY_GROUP = "snake_hardware.bodies"
+
+
+def simulated_body(robot: str, world: str, overrides: Sequence[str] = ()) -> Body:
+    """The simulated body of ``robot`` on ``world`` (its scenario fields changed by ``overrides``) registered in the
+    entry point group BODY_GROUP (the simulator's side, snake_sim_ros: loaded only in this mode); ConfigError naming
+    --body when none is installed."""
+    bodies = entry_points(group=BODY_GROUP)
+    if not bodies:
+        raise ConfigError("--body", world, "needs a simulated body: install the simulator's side (snake_sim_ros), "
+                          f"which registers one in the entry point group {BODY_GROUP}")
+    return sorted(bodies, key=lambda e: e.name)[0].load()(robot, world, overrides)
+
+
 def emulate(robot: RobotParams, bus_factory: Callable[[], can.BusABC], duration: float, drop: float,
             out: TextIO, clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep,
-            world: str | None = None, modules: Sequence[int] | None = None) -> int:
+            world: str | None = None, modules: Sequence[int] | None = None, body_sets: Sequence[str] = ()) -> int:
     """Run one emulated module per joint (or per id of ``modules``) in real time until ``duration`` (0: until
-    interrupted); with ``world``, all on the embedded simulator's whole-body model on that world."""
+    interrupted); with ``world``, all on the embedded simulator's whole-body model on that world, its scenario
+    fields changed by ``body_sets`` (KEY=VALUE)."""
     from .emulator import TICK, EmulatedRobot  # compiled (numba): only the commands that emulate load it
 
     switches = FaultSwitches(drop_rate=drop)
     body = None
     if world:
-        from .body_plant import BodyPlant  # the embedded simulator: only this mode pays its start-up
-
-        body = BodyPlant(robot.name, world)
+        body = simulated_body(robot.name, world, body_sets)
+    elif body_sets:
+        raise ConfigError("--body-set", list(body_sets), "needs --body WORLD (a simulated body)")
     emu = EmulatedRobot(robot, lambda: FaultyBus(bus_factory(), switches) if drop > 0 else bus_factory(), body=body,
                         nodes=modules)
     print(f"emulating {robot.name}: modules {', '.join(str(m.model.node) for m in emu.modules)}"
@@ -400,6 +423,9 @@ def build_parser() -> argparse.ArgumentParser:
     emu.add_argument("--body", metavar="WORLD", default=None,
                      help="back the modules with the embedded simulator's whole-body model on worlds/WORLD.sdf "
                           "(e.g. flat, stairs) instead of one 1-DoF link per module")
+    emu.add_argument("--body-set", dest="body_sets", action="append", default=[], metavar="KEY=VALUE",
+                     help="a scenario field of the simulated body, as snake-sim run --set (e.g. contact.friction=0.9, "
+                          "robot.motor_kp=40; repeatable)")
     sub.add_parser("bench", help="bus load of every profile at 100..1000 Hz for 5 and 10 joints")
     return parser
 
@@ -415,7 +441,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
         fd = p.PROFILES[robot.can_profile].fd
         if args.command == "emulate":
             return emulate(robot, lambda: open_bus(args.interface, args.channel, fd=fd), args.duration, args.drop,
-                           out, world=args.body, modules=args.modules)
+                           out, world=args.body, modules=args.modules, body_sets=args.body_sets)
         bus = open_bus(args.interface, args.channel, fd=fd)
     except (ConfigError, OSError, can.CanError) as exc:
         print(f"snake-can {args.command}: error: {exc}", file=sys.stderr)

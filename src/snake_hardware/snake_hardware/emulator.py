@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import can
 import numpy as np
@@ -39,9 +39,6 @@ from snake_core.validation import ConfigError
 
 from . import protocol as p
 from .driver import can_message
-
-if TYPE_CHECKING:
-    from .body_plant import BodyPlant
 
 TICK = 1e-3  # s, the firmware loop: 1 kHz
 HEARTBEAT_PERIOD = 1.0 / p.HEARTBEAT_RATE
@@ -477,15 +474,28 @@ class EmulatedModule:
             self.tick()
 
 
+class Body(Protocol):
+    """The whole snake behind the modules (all of them), stepped once per firmware tick (:data:`TICK`); the
+    simulator's side provides one through the entry point group snake_hardware.cli.BODY_GROUP."""
+
+    n_joints: int
+
+    def step(self, beta_d: np.ndarray, beta_rate_d: np.ndarray) -> None:
+        """Advance one tick with the motors' references β_d, β̇_d (N−1,) [rad, rad/s]."""
+
+    def joint(self, j: int) -> np.ndarray:
+        """(α_j, α̇_j, β_j, β̇_j) of joint j (0-based, tail → head)."""
+
+
 class EmulatedRobot:
     """One :class:`EmulatedModule` per joint, advanced in lock step on one bus handle (the frames dispatched to
     each module by its acceptance filter, so that a bus copies a frame once for all of them); their firmware
-    stepped together on one :class:`ModuleBank`, each with its own 1-DoF plant, or all on one :class:`BodyPlant`
+    stepped together on one :class:`ModuleBank`, each with its own 1-DoF plant, or all on one :class:`Body`
     (``body``)."""
 
     def __init__(self, robot: RobotParams, bus_factory: Callable[[], can.BusABC], *,
                  true_zero_offsets: tuple[float, ...] | None = None, start_time: float = 0.0,
-                 body: BodyPlant | None = None, nodes: Sequence[int] | None = None):
+                 body: Body | None = None, nodes: Sequence[int] | None = None):
         """``nodes``: emulate only these module ids of the robot (the others are real or another process's)."""
         profile = p.PROFILES[robot.can_profile]
         models = module_models(robot, true_zero_offsets)
@@ -506,8 +516,8 @@ class EmulatedRobot:
                 self._listeners.setdefault(fid, []).append(module.row)
         self.body = body
         if body is not None:
-            if body.model.n_joints != robot.n_joints:
-                raise ConfigError("body", body.model.n_joints, f"must have the robot's {robot.n_joints} joints")
+            if body.n_joints != robot.n_joints:
+                raise ConfigError("body", body.n_joints, f"must have the robot's {robot.n_joints} joints")
             for j in range(len(models)):
                 self.bank.x[j] = body.joint(j)
 

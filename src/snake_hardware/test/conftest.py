@@ -17,10 +17,10 @@ from snake_core.gaits import make_gait
 from snake_core.gaits.pedal_wave import REFERENCE_GAIT
 from snake_core.robot import RobotParams, load_robot
 from snake_hardware import protocol as p
-from snake_hardware.body_plant import BodyPlant
 from snake_hardware.driver import CanDriver, DriverConfig
 from snake_hardware.emulator import EmulatedRobot
 from snake_hardware.faults import FaultSwitches, FaultyBus
+from snake_sim_ros.body_plant import BodyPlant
 
 _channels = itertools.count()
 

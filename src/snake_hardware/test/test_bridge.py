@@ -101,7 +101,7 @@ def test_core_takes_the_command_as_the_jazzy_topic_hardware_writes_it(rig):
 
     from snake_core import locator
 
-    urdf = xacro.process_file(str(locator.data_dir() / "urdf" / "snake.urdf.xacro"),
+    urdf = xacro.process_file(str(locator.description_dir() / "urdf" / "snake.urdf.xacro"),
                               mappings={"robot": "koopaee6", "hardware": "real"}).toxml()
     r = rig()
     bridge = CanBridge(r.driver)

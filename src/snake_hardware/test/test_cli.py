@@ -202,6 +202,21 @@ def test_emulate_on_the_simulated_body_answers_too():
     assert {f.node for f in states if f.kind == "STATE"} == {1, 2, 3, 4, 5}
 
 
+def test_the_simulated_body_is_the_simulators_entry_point_and_its_absence_one_line(capsys, monkeypatch):
+    """snake-can finds the body through the entry point group snake_hardware.bodies (the simulator's side registers
+    snake_sim_ros.body_plant.BodyPlant) and imports no simulator itself; without one, --body is one error line."""
+    from importlib import metadata
+
+    (entry,) = metadata.entry_points(group=cli.BODY_GROUP)
+    assert entry.value == "snake_sim_ros.body_plant:BodyPlant"
+    body = cli.simulated_body("koopaee6", "stairs")
+    assert type(body).__module__ == "snake_sim_ros.body_plant" and body.n_joints == load_robot("koopaee6").n_joints
+    monkeypatch.setattr(cli, "entry_points", lambda group: ())
+    assert cli.main(["emulate", "--body", "flat", "--interface", "virtual", "--channel", "snake_cli_y"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--body = 'flat' is invalid: needs a simulated body" in err[0], err
+
+
 def test_emulate_runs_only_the_modules_named(capsys):
     """Part of a robot emulated (the rest real, or in another process that can stop answering on its own)."""
     out, messages = emulated_frames(load_robot("koopaee6"), 0.15, modules=(2, 5))
@@ -221,6 +236,12 @@ def test_bad_flags_name_the_field_and_range(capsys):
     assert "--profile: invalid choice: 'canfd' (choose from 'classic', 'compact', 'fd')" in capsys.readouterr().err
     assert cli.main(["scan", "--robot", "nosuchsnake", "--interface", "virtual", "--channel", "x"]) == 2
     assert "robot.name" in capsys.readouterr().err
+    for flags, message in ((["--body", "flat", "--body-set", "contact.frictio=0.9"], "contact.frictio"),
+                           (["--body", "flat", "--body-set", "robot.motor_kp=0"], "robot.motor_kp = 0"),
+                           (["--body-set", "contact.friction=0.9"], "needs --body WORLD")):
+        assert cli.main(["emulate", *flags, "--interface", "virtual", "--channel", "snake_cli_y"]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and message in err[0], err
 
 
 def test_the_bus_load_table_in_docs_is_what_snake_can_bench_prints():

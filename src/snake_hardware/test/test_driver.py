@@ -312,8 +312,8 @@ def test_hardware_in_the_loop_on_the_simulated_body_moves_like_the_simulator_alo
     pedal wave through driver, bus and firmware moves the snake head first (+x) as far as the same
     gait fed straight into the simulator (the loop adds a 4 ms command period and a start-up hold)."""
     from snake_core.vertical.kinematics import link_positions
-    from snake_hardware.body_plant import BodyPlant
     from snake_hardware.emulator import TICK
+    from snake_sim_ros.body_plant import BodyPlant
 
     duration = 6.0
     r = rig(body=BodyPlant("koopaee6"))

@@ -91,6 +91,7 @@ def test_a_run_that_goes_non_finite_stops_alone_with_the_status_it_has_alone():
     ("sim.duration=1", "sim.duration"),
     ("controller.mode=torque", "controller.mode"),
     ("world.file=single_obstacle", "world.file"),
+    ("robot.motor_kp=40", "robot.motor_kp"),
 ])
 def test_runs_that_cannot_share_a_batch_are_refused_naming_the_field(override, field):
     first, other = (load_scenario("pedal-wave", [*SHORT, *o]) for o in ((), (override,)))

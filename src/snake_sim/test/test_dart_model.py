@@ -140,7 +140,7 @@ def test_pid_update_is_p_plus_velocity_feed_forward_and_p_only_without_a_velocit
 
 
 def test_a_worlds_friction_reaches_its_box(koopaee6, tmp_path):
-    text = (locator.data_dir() / "worlds" / "single_obstacle.sdf").read_text()
+    text = (locator.description_dir() / "worlds" / "single_obstacle.sdf").read_text()
     world = tmp_path / "slippery.sdf"
     world.write_text(text.replace("<mu>0.6</mu><mu2>0.6</mu2>", "<mu>0.25</mu><mu2>0.25</mu2>"))
     model = dm.build_model(load_robot("koopaee6"), world=load_world(world), settings=Settings(), sdf=koopaee6)

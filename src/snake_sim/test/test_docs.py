@@ -6,7 +6,7 @@ command may use what an earlier one wrote (``snake-sim run out/o/best.yaml`` aft
 
 - ``snake-sim`` commands are parsed by the real parser and run in this process, shortened: ``run`` and
   ``compare`` with a short ``--duration`` (and no GIF), ``sweep``, ``optimise`` and ``calibrate`` with a short
-  ``sim.duration`` (and two trials; ``calibrate`` with windows of 0.2 s of a shortened recording). Checked for
+  ``sim.duration`` (and two trials; ``calibrate`` with windows of 0.1 s of a shortened recording). Checked for
   syntax only (parsed, not run): ``reproduce`` (hours; its rendering is checked by test_reproduction), ``bench``
   (a measurement: ``make bench``), ``world shipped``
   (rewrites the repository's worlds), and commands with a placeholder (``SCHEDULER_HOST``, ``<scenario>``).
@@ -116,8 +116,8 @@ def _shortened(argv: list[str]) -> list[str]:
         argv += ["--no-animation"] if sub == "run" else []
     if sub in ("sweep", "optimise", "calibrate"):
         argv += ["--set", "sim.duration=0.1", "--quiet"]
-    if sub == "calibrate":  # a recording shortened as a run is: windows of 0.2 s
-        argv += ["--window", "0.2"]
+    if sub == "calibrate":  # a recording shortened as a run is: windows of 0.1 s, two at least in MuJoCo's 0.2 s
+        argv += ["--window", "0.1"]
         if "--trials" in argv:
             argv[argv.index("--trials") + 1] = "2"
     if sub == "rectilinear":

@@ -29,6 +29,7 @@ from snake_sim.engines.mujoco import model as mm
 from snake_sim.engines.mujoco import runtime
 from snake_sim.engines.mujoco.mjcf import motor_armature
 from snake_sim.engines.mujoco.settings import Settings
+from snake_sim.engines.vertical.model import build as vertical_build
 
 NOWHERE = World("empty", Path("empty.sdf"), None, (), ())  # no ground, no boxes: the robot alone
 #: Layouts of the cross-checks (robot section keys): the three joint rolls, and an asymmetric robot (each joint
@@ -43,7 +44,7 @@ def _layout(name: str) -> Layout:
 
 
 def _urdf(tmp_path: Path, name: str) -> Path:
-    doc = xacro.process_file(str(locator.data_dir() / "urdf" / "snake.urdf.xacro"),
+    doc = xacro.process_file(str(locator.description_dir() / "urdf" / "snake.urdf.xacro"),
                              mappings={"robot": "koopaee6", **_layout(name).xacro_args()})
     path = tmp_path / f"snake_{name}.urdf"
     path.write_text(doc.toprettyxml(indent="  "), encoding="utf-8")
@@ -184,7 +185,7 @@ def test_static_sag_of_each_joint_equals_the_vertical_models():
     assert beta == pytest.approx(beta_v, abs=1e-9)
 
 
-@pytest.mark.parametrize("name", sorted(p.stem for p in (locator.data_dir() / "worlds").glob("*.sdf")
+@pytest.mark.parametrize("name", sorted(p.stem for p in (locator.description_dir() / "worlds").glob("*.sdf")
                                         if p.stem != "pushing"))
 def test_every_shipped_worlds_boxes_are_at_the_sdfs_poses(name):
     """Item 6: each static box of worlds/<name>.sdf is a MuJoCo box geom at its pose, size and μ; the ground
@@ -252,13 +253,13 @@ def test_link_inertia_is_the_modules_mesh_filled_uniformly_as_mujoco_computes_it
     m_l, by signed tetrahedra here and by MuJoCo's own inertia of a mesh geom; several times 002's planar J_l."""
     robot = load_robot("koopaee6")
     scale = np.array([robot.link_length, robot.module_width, robot.module_width])
-    com, inertia = _solid_inertia(_stl_triangles(locator.data_dir() / "urdf" / "meshes" / "octagonal_module.stl")
+    com, inertia = _solid_inertia(_stl_triangles(locator.description_dir() / "urdf" / "meshes" / "octagonal_module.stl")
                                   * scale, robot.link_mass)
     assert com == pytest.approx([robot.half_length, 0.0, 0.0], abs=1e-12)
     assert inertia == pytest.approx(np.diag(inertia.diagonal()), abs=1e-15)
     assert robot.inertia_tensor == pytest.approx(inertia.diagonal(), rel=2e-5)
     m = mujoco.MjModel.from_xml_string(
-        f'<mujoco><compiler meshdir="{locator.data_dir() / "urdf" / "meshes"}"/><asset><mesh name="m" '
+        f'<mujoco><compiler meshdir="{locator.description_dir() / "urdf" / "meshes"}"/><asset><mesh name="m" '
         f'file="octagonal_module.stl" scale="{scale[0]} {scale[1]} {scale[2]}"/></asset><worldbody><body>'
         f'<freejoint/><geom type="mesh" mesh="m" mass="{robot.link_mass}"/></body></worldbody></mujoco>')
     assert m.body_ipos[1] == pytest.approx(com, abs=1e-9)
@@ -277,7 +278,7 @@ def test_another_module_width_reading_scales_the_mesh_and_its_inertia_as_mujoco_
     m = setup.model.mj
     scale = np.array([robot.link_length, width, width])
     own = mujoco.MjModel.from_xml_string(
-        f'<mujoco><compiler meshdir="{locator.data_dir() / "urdf" / "meshes"}"/><asset><mesh name="m" '
+        f'<mujoco><compiler meshdir="{locator.description_dir() / "urdf" / "meshes"}"/><asset><mesh name="m" '
         f'file="octagonal_module.stl" scale="{scale[0]} {scale[1]} {scale[2]}"/></asset><worldbody><body>'
         f'<freejoint/><geom type="mesh" mesh="m" mass="{robot.link_mass}"/></body></worldbody></mujoco>')
     body = setup.model.link_body[0]
@@ -405,3 +406,19 @@ def test_self_collision_is_on_and_neighbouring_modules_do_not_touch():
             setup.step(data, alpha_d, alpha_d_dot)
             counts.append(_self_contacts(setup.model, data))
     assert max(counts) == 0
+
+
+def test_the_motor_kp_field_sets_the_pd_gain_of_4_39_on_mujoco_and_the_vertical_model():
+    """robot.motor_kp replaces the robot file's actuator.kp in 002 (4.39): MuJoCo's actuator gain and affine bias
+    −K_p β, the vertical model's motor PD; a K_p ≤ 0 is one error naming the field."""
+    setup = runtime.build(load_scenario("open-loop-flat-3d", ["robot.motor_kp=42.5"]))
+    m = setup.model.mj
+    assert setup.robot.actuator.kp == 42.5
+    np.testing.assert_array_equal(m.actuator_gainprm[:, 0], 42.5)
+    np.testing.assert_array_equal(m.actuator_biasprm[:, 1], -42.5)
+    assert runtime.build(load_scenario("open-loop-flat-3d")).model.mj.actuator_gainprm[0, 0] == \
+        load_robot("koopaee6").actuator.kp
+    assert vertical_build(load_scenario("pedal-wave", ["robot.motor_kp=42.5"])).plant.pd.kp == 42.5
+    for build, name in ((runtime.build, "open-loop-flat-3d"), (vertical_build, "pedal-wave")):
+        with pytest.raises(ConfigError, match=r"robot\.motor_kp = -1"):
+            build(load_scenario(name, ["robot.motor_kp=-1"]))

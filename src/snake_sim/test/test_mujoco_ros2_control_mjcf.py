@@ -40,7 +40,7 @@ def _setup(*overrides: str, h: float = H) -> MujocoSetup:
 
 
 def _ros2_control_joints(robot: str) -> dict[str, list[str]]:
-    urdf = xacro.process_file(str(locator.data_dir() / "urdf" / "snake.urdf.xacro"),
+    urdf = xacro.process_file(str(locator.description_dir() / "urdf" / "snake.urdf.xacro"),
                               mappings={"robot": robot, "hardware": "mujoco", "mujoco_model": "model.xml"}).toxml()
     block = ET.fromstring(urdf).find("ros2_control")
     assert block.find("hardware/plugin").text == "mujoco_ros2_control/MujocoSystemInterface"
@@ -136,11 +136,12 @@ def test_snake_sim_mjcf_writes_the_file_and_names_a_bad_robot(tmp_path, capsys):
 
 def test_the_description_for_mujoco_needs_the_mjcf_file():
     with pytest.raises(xacro.XacroException, match="mujoco_model"):
-        xacro.process_file(str(locator.data_dir() / "urdf" / "snake.urdf.xacro"), mappings={"hardware": "mujoco"})
+        xacro.process_file(str(locator.description_dir() / "urdf" / "snake.urdf.xacro"),
+                           mappings={"hardware": "mujoco"})
 
 
-ROBOTS = sorted(p.stem for p in (locator.data_dir() / "config" / "robots").glob("*.yaml"))
-WORLDS = sorted(p.stem for p in (locator.data_dir() / "worlds").glob("*.sdf"))
+ROBOTS = sorted(p.stem for p in (locator.description_dir() / "config" / "robots").glob("*.yaml"))
+WORLDS = sorted(p.stem for p in (locator.description_dir() / "worlds").glob("*.sdf"))
 
 
 @pytest.mark.parametrize("world", WORLDS)

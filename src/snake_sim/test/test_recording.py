@@ -224,7 +224,7 @@ def test_recorded_joint_states_drive_the_urdf_to_the_recorded_tf(tmp_path, plane
 
     log = chain_log(plane, with_sea=robot == "koopaee6", robot_name=robot)
     bag = read(write_rosbag(log, tmp_path / "rosbag"))
-    urdf = xacro.process_file(str(locator.data_dir() / "urdf" / "snake.urdf.xacro"),
+    urdf = xacro.process_file(str(locator.description_dir() / "urdf" / "snake.urdf.xacro"),
                               mappings={"robot": robot, "joint_roll": roll}).toxml()
     model = pin.buildModelFromXML(urdf)
     data = model.createData()

@@ -36,12 +36,43 @@ def test_a_3d_twin_is_its_2d_base_with_the_mujoco_contact_and_step():
     assert twin.data["sim"]["perturbation"]["roll_deg"] == 2.0
 
 
+def test_every_3d_twin_is_its_2d_scenario_with_mujocos_default_contact_the_step_and_the_perturbation():
+    """The MuJoCo block, stated once (config/scenarios/parts/mujoco-3d.yaml), gives every 3-D twin what each file
+    stated before: MuJoCo's contact defaults (the code's, as snake_sim.engines.mujoco.settings documents them), no
+    ground spring, h = 2 ms (1 ms where the twin says so) and a 2° roll with 1° joint noise; nothing else."""
+    from snake_core import locator
+    from snake_sim.engines.mujoco import settings
+
+    d = settings.Settings()
+    assert "solref: [0.02, 1.0]" in settings.__doc__ and "solimp: [0.9, 0.95, 0.001, 0.5, 2.0]" in settings.__doc__
+    assert (d.solref, d.solimp, d.cone, d.solver) == ((0.02, 1.0), (0.9, 0.95, 0.001, 0.5, 2.0), "elliptic", "Newton")
+    block = {"model": "mujoco",
+             "contact": {"solref": list(d.solref), "solimp": list(d.solimp), "cone": d.cone, "solver": d.solver,
+                         "stiffness": None, "damping": None},
+             "sim": {"perturbation": {"roll_deg": 2.0, "lateral_offset": 0.0, "joint_noise_deg": 1.0, "seed": 0}}}
+    folder = locator.data_dir() / "config" / "scenarios"
+    twins = sorted(p.stem for p in folder.glob("*-3d.yaml"))
+    assert len(twins) == 21
+    for name in twins:
+        own = yaml.safe_load((folder / f"{name}.yaml").read_text())
+        assert own["base"][1:] == ["parts/mujoco-3d"] and "contact" not in own, name  # the block is not repeated
+        twin, flat = load_scenario(name), load_scenario(own["base"][0])
+        step = {"time_step": own.get("sim", {}).get("time_step", d.time_step)}
+        patch = {**block, "sim": {**block["sim"], **step}, "name": name, "description": own["description"]}
+        if "robot" in own:  # open-loop-flat-3d: pedal-wave on the robot as built
+            patch["robot"] = own["robot"]
+        expected = merge_patch(flat.data, patch)
+        assert twin.data == expected, name
+        assert settings.settings_from(twin.time_step, twin.section("contact")) == \
+            settings.Settings(time_step=step["time_step"], friction=flat.section("contact")["friction"]), name
+
+
 @pytest.fixture
 def scenarios(tmp_path, monkeypatch):
     """A data folder of its own (the robots of the shipped one) whose scenarios the test writes."""
-    from snake_core.locator import data_dir
+    from snake_core.locator import description_dir
 
-    shipped = data_dir()
+    shipped = description_dir()
     (tmp_path / "config" / "robots").mkdir(parents=True)
     for robot in (shipped / "config" / "robots").glob("*.yaml"):
         (tmp_path / "config" / "robots" / robot.name).write_text(robot.read_text())
@@ -82,7 +113,9 @@ def test_list_shows_a_composed_scenarios_base_and_changes(capsys):
     assert main(["list"]) == 0
     lines = capsys.readouterr().out.splitlines()
     twin = lines[[line.split()[0] if line.strip() else "" for line in lines].index("tsc-stairs-3d") + 1]
-    assert "base tsc-stairs;" in twin and "model" in twin and "sim.time_step" in twin and "contact.solref" in twin
+    assert "base tsc-stairs + parts/mujoco-3d;" in twin and "model" in twin and "sim.time_step" in twin
+    assert "contact.solref" in twin  # the part's keys count among the changes
+    assert not any(line.split()[0].startswith("parts") for line in lines if line.strip())  # a part is no scenario
 
 
 def test_the_demo_is_a_named_scenario_that_make_demo_runs_by_name():

@@ -1,15 +1,16 @@
-"""Calibration of a scenario's unknowns to a recording (``snake-sim calibrate``): the vertical model (002) fitted to a
-rosbag2 of /joint_states.
+"""Calibration of a scenario's unknowns to a recording (``snake-sim calibrate``): the vertical model (002) or the 3-D
+model on MuJoCo fitted to a rosbag2 of the joint states.
 
-The recording (:func:`read_recording`): a rosbag2 folder (MCAP or sqlite3, read with ``rosbags``) with
-/joint_states as the suite's simulators and robot bring-up write it (snake_core.interface.JointStateLayout:
-``joint_j`` α_j, α̇_j; ``motor_j`` β_j) and, where the bag has it, /tf's world → link_1 (the tail tip's pose,
-interpolated to the joint states' stamps).
+The recording (:func:`read_recording`): a rosbag2 folder (MCAP or sqlite3, read with ``rosbags``) with the joint
+states (the CAN bridge's topic, or /joint_states: snake_core.interface.JointStateLayout, ``joint_j`` α_j, α̇_j;
+``motor_j`` β_j, or the URDF's ``motor_j`` and ``spring_j`` alone) and, where the bag has it, /tf's world → link_1
+(the tail tip's 6-DoF pose, interpolated to the joint states' stamps).
 
 The loss (:class:`WindowLoss`): the recording is cut into K windows of ``window`` seconds; each is simulated from the
 recording's state at its start — α, β from the bag, α̇ from the bag, β̇ and the body's rates by central differences,
-the tail tip's pose from /tf (else the scenario's start pose) — with the scenario's controller and gait running at
-the window's time (:func:`snake_sim.engines.vertical.runtime.simulate` from ``t0``). Two kinds of fitted field are the
+the tail tip's pose from /tf (else: the vertical model's body resting on flat ground, :func:`resting_tilt`; MuJoCo's
+at the scenario's start pose) — with the scenario's controller and gait running at the window's time (the engine's
+``simulate`` from a start state and ``t0``, :data:`ENGINES`). Two kinds of fitted field are the
 recording's, not the scenario's: its delay :data:`DELAY` (the gait's time is the recorded time − d) and the encoders'
 offsets :data:`OFFSET` (taken off the recorded α or β of a joint before anything else). The residual vector r
 holds, for every logged sample after a window's start, joint and signal (α, β), (simulated − recorded) / the
@@ -30,23 +31,31 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import mujoco
 import numpy as np
 import yaml
 from rosbags.highlevel import AnyReader
 from rosbags.rosbag2 import ReaderError
 from rosbags.typesys import Stores, get_typestore
-from scipy.spatial.transform import Rotation
+from scipy.spatial import ConvexHull, QhullError
+from scipy.spatial.transform import Rotation, Slerp
 from tqdm import tqdm
 
-from snake_core.interface import JOINT_STATES, TF, WORLD_FRAME, JointStateLayout, link_name
+from snake_core.interface import CAN_BRIDGE_JOINT_STATES, JOINT_STATES, TF, WORLD_FRAME, JointStateLayout, link_name
 from snake_core.validation import ConfigError, integer, positive
-from snake_core.vertical.kinematics import contact_points, initial_configuration
+from snake_core.vertical import VerticalModel
+from snake_core.vertical.kinematics import contact_points, initial_configuration, link_positions
+from snake_sim.analysis.rollover import start_pose
 from snake_sim.core.runlog import RunLog
 from snake_sim.core.scenario import Scenario, load_scenario
+from snake_sim.engines.mujoco import model as mm
+from snake_sim.engines.mujoco import runtime as mujoco_runtime
+from snake_sim.engines.mujoco.runtime import MujocoSetup
 from snake_sim.engines.vertical.model import VerticalData, VerticalSetup, build
 from snake_sim.engines.vertical.runtime import simulate
 from snake_studies.calibration_fit import RESTARTS, FitResult, Fitted, fit
@@ -78,7 +87,9 @@ class Recording:
     alpha: np.ndarray  # (T, J) [rad]
     alpha_dot: np.ndarray  # (T, J) [rad/s] (NaN: unknown)
     beta: np.ndarray  # (T, J) [rad]
-    tail: np.ndarray | None  # (T, 3) tail tip x, z [m] and θ_1 [rad] from /tf (interpolated); None: no /tf
+    #: (T, 7) world → link_1 from /tf (interpolated): the tail tip's position [m] and link 1's orientation (quaternion
+    #: x, y, z, w); None: no /tf
+    base: np.ndarray | None
 
     @property
     def n_joints(self) -> int:
@@ -94,75 +105,156 @@ class Recording:
         return dataclasses.replace(self, alpha=alpha, beta=beta)
 
 
-def _tail_pose(msg: Any) -> tuple[int, tuple[float, float, float]] | None:
-    """(stamp [ns], (x, z, θ_1)) of world → link_1 in a TFMessage (θ about −y, the "xz" plane), or None."""
+def _base_pose(msg: Any) -> tuple[int, tuple[float, ...]] | None:
+    """(stamp [ns], (x, y, z, q_x, q_y, q_z, q_w)) of world → link_1 in a TFMessage, or None."""
     for tr in msg.transforms:
         if tr.header.frame_id == WORLD_FRAME and tr.child_frame_id == link_name(1):
             r, p, stamp = tr.transform.rotation, tr.transform.translation, tr.header.stamp
-            theta = -Rotation.from_quat([r.x, r.y, r.z, r.w]).as_rotvec()[1]
-            return stamp.sec * 1_000_000_000 + stamp.nanosec, (p.x, p.z, float(theta))
+            return stamp.sec * 1_000_000_000 + stamp.nanosec, (p.x, p.y, p.z, r.x, r.y, r.z, r.w)
     return None
 
 
 def read_recording(path: Path) -> Recording:
-    """/joint_states (and /tf's tail pose) of the rosbag2 folder ``path``; ConfigError if it is not one or lacks α and
-    β of every joint."""
+    """The joint states (and /tf's base pose) of the rosbag2 folder ``path``; ConfigError if it is not one or lacks α
+    and β of every joint. The joint states are the CAN bridge's own topic where the bag has it (the suite's layout),
+    else /joint_states: the suite's layout (``joint_j`` α, α̇; ``motor_j`` β) as the simulators write it, or the
+    URDF's joints alone (``motor_j`` β, β̇; ``spring_j`` α − β, α̇ − β̇) as ros2_control's joint_state_broadcaster
+    publishes them on the robot."""
     path = Path(path)
     if not (path / "metadata.yaml").is_file():
         raise ConfigError("--bag", str(path), "not a rosbag2 folder (no metadata.yaml)")
-    stamps, rows, tails = [], [], {}
+    rows: dict[str, list[tuple[int, tuple[list[str], Any, Any, Any]]]] = {CAN_BRIDGE_JOINT_STATES: [],
+                                                                          JOINT_STATES: []}
+    bases = {}
     try:
         with AnyReader([path], default_typestore=get_typestore(Stores.ROS2_JAZZY)) as reader:
-            wanted = [c for c in reader.connections if c.topic in (JOINT_STATES, TF)]
+            wanted = [c for c in reader.connections if c.topic in (*rows, TF)]
             for conn, _, raw in reader.messages(connections=wanted):
                 msg = reader.deserialize(raw, conn.msgtype)
                 if conn.topic == TF:
-                    pose = _tail_pose(msg)
+                    pose = _base_pose(msg)
                     if pose is not None:
-                        tails[pose[0]] = pose[1]
+                        bases[pose[0]] = pose[1]
                     continue
-                stamps.append(msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec)
-                rows.append((list(msg.name), msg.position, msg.velocity, msg.effort))
+                rows[conn.topic].append((msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec,
+                                         (list(msg.name), msg.position, msg.velocity, msg.effort)))
     except (ReaderError, OSError, KeyError, ValueError) as exc:
         raise ConfigError("--bag", str(path), f"cannot read the recording ({exc})") from None
-    if len(rows) < 2:
-        raise ConfigError("--bag", str(path), f"needs {JOINT_STATES} messages (it has {len(rows)})")
-    n = sum(name.startswith("joint_") for name in rows[0][0])
+    topic = CAN_BRIDGE_JOINT_STATES if len(rows[CAN_BRIDGE_JOINT_STATES]) >= 2 else JOINT_STATES
+    if len(rows[topic]) < 2:
+        raise ConfigError("--bag", str(path), f"needs {JOINT_STATES} or {CAN_BRIDGE_JOINT_STATES} messages (it has "
+                          f"{len(rows[topic])})")
+    stamps = [stamp for stamp, _ in rows[topic]]
+    n = sum(name.startswith("motor_") for name in rows[topic][0][1][0])
     layout = JointStateLayout(n, sea=True)
-    readings = [layout.read(*row) for row in rows]
+    # α, α̇ from spring_j where joint_j is missing: α = β + (α − β); τ is not read (any stiffness)
+    readings = [layout.read(*row, stiffness=np.ones(n)) for _, row in rows[topic]]
     if n == 0 or not all(r.found.all() and r.motor.all() for r in readings):
-        raise ConfigError("--bag", str(path), f"every {JOINT_STATES} message needs joint_j (α) and motor_j (β) of "
-                          "every joint, as the suite's simulators and bring-up write them")
+        raise ConfigError("--bag", str(path), f"every {topic} message needs α and β of every joint: joint_j and "
+                          "motor_j, as the suite's simulators and the CAN bridge write them, or motor_j and spring_j, "
+                          "as ros2_control's joint_state_broadcaster publishes them")
     order = np.argsort(stamps, kind="stable")
     t_ns = np.asarray(stamps, dtype=np.int64)[order]
     keep = np.concatenate([[True], np.diff(t_ns) > 0])  # one sample per stamp
     order, t_ns = order[keep], t_ns[keep]
     stack = {k: np.array([getattr(readings[i], k) for i in order]) for k in ("alpha", "alpha_dot", "beta")}
-    tail = None
-    if len(tails) >= 2:  # the tail pose at the joint states' stamps (its own where they share them)
-        stamped = np.array(sorted(tails))
-        poses = np.array([tails[s] for s in stamped])
-        poses[:, 2] = np.unwrap(poses[:, 2])
-        tail = np.stack([np.interp(t_ns, stamped, poses[:, k]) for k in range(3)], axis=1)
-    return Recording((t_ns - t_ns[0]) * 1e-9, stack["alpha"], stack["alpha_dot"], stack["beta"], tail)
+    base = None
+    if len(bases) >= 2:  # the base pose at the joint states' stamps (its own where they share them): position
+        stamped = np.array(sorted(bases))  # linear, orientation spherical-linear (scipy's Slerp) between /tf's stamps
+        poses = np.array([bases[s] for s in stamped])
+        at = np.clip(t_ns, stamped[0], stamped[-1])
+        base = np.concatenate([np.stack([np.interp(at, stamped, poses[:, k]) for k in range(3)], axis=1),
+                               Slerp(stamped, Rotation.from_quat(poses[:, 3:]))(at).as_quat()], axis=1)
+    return Recording((t_ns - t_ns[0]) * 1e-9, stack["alpha"], stack["alpha_dot"], stack["beta"], base)
+
+
+def resting_tilt(model: VerticalModel, alpha: np.ndarray, beta: np.ndarray) -> tuple[float, float]:
+    """(θ_1 [rad], height of the tail tip above the lowest contact candidate [m]) of the body of joint angles α, β
+    resting on flat ground: turned about the tail tip so that the edge of its contact candidates' convex hull below
+    its centre of mass (the links' mean) lies flat and carries it."""
+    q = initial_configuration(model, 0.0, 0.0, alpha, -float(np.sum(alpha)), beta)  # θ_1 = 0
+    points = np.stack(contact_points(model, q), axis=1)
+    com = np.stack(link_positions(model, q), axis=1).mean(axis=0)
+    try:
+        hull = ConvexHull(points).vertices  # counter-clockwise in (x, z)
+    except QhullError:  # all on a line: the body straight
+        return 0.0, float(-points[:, 1].min())
+    best = None
+    for a, b in zip(hull, np.roll(hull, -1), strict=True):
+        d = points[b] - points[a]
+        if 0.0 <= float((com - points[a]) @ d) / float(d @ d) <= 1.0:  # the centre of mass over this edge
+            psi = math.remainder(-0.5 * math.pi - math.atan2(-d[0], d[1]), 2.0 * math.pi)  # outward normal → −z
+            if best is None or abs(psi) < abs(best):
+                best = psi
+    psi = 0.0 if best is None else best
+    c, s = math.cos(psi), math.sin(psi)
+    return psi, float(-(points[:, 0] * s + points[:, 1] * c).min())
 
 
 def recorded_states(setup: VerticalSetup, rec: Recording) -> tuple[np.ndarray, np.ndarray]:
-    """(q, q̇) (T, 2N + 1) of the vertical model at every recorded sample: α, β and the tail tip's pose (the set-up's
-    start pose, body straight, where the recording has none); α̇ recorded where known, every other rate by central
+    """(q, q̇) (T, 2N + 1) of the vertical model at every recorded sample: α, β and the tail tip's pose in the x–z
+    plane, x, z and θ_1 about −y (where the recording has none: at the set-up's start x, the body resting on flat
+    ground at its start height, :func:`resting_tilt`); α̇ recorded where known, every other rate by central
     differences."""
     model = setup.model
-    if rec.tail is None:
+    if rec.base is None:
         x, z = contact_points(model, setup.q0)
-        tail = np.tile([x[model.n_links], z[model.n_links], 0.0], (len(rec.t), 1))  # the tail tip: candidate N
+        rest = np.array([resting_tilt(model, a, b) for a, b in zip(rec.alpha, rec.beta, strict=True)])
+        tail = np.stack([np.full(len(rec.t), x[model.n_links]), z.min() + rest[:, 1], rest[:, 0]], axis=1)
     else:
-        tail = rec.tail
+        theta = np.unwrap(-Rotation.from_quat(rec.base[:, 3:]).as_rotvec()[:, 1])
+        tail = np.stack([rec.base[:, 0], rec.base[:, 2], theta], axis=1)
     q = np.array([initial_configuration(model, tx, tz, a, th1 - a.sum(), b)  # θ_N = θ_1 − Σα_j (α_j = θ_j − θ_j+1)
                   for (tx, tz, th1), a, b in zip(tail, rec.alpha, rec.beta, strict=True)])
     v = np.gradient(q, rec.t, axis=0)
     known = np.isfinite(rec.alpha_dot)
     v[:, model.i_alpha] = np.where(known, rec.alpha_dot, v[:, model.i_alpha])
     return q, v
+
+
+def recorded_states_3d(setup: MujocoSetup, rec: Recording) -> tuple[np.ndarray, np.ndarray]:
+    """(qpos, qvel) of the MuJoCo model at every recorded sample: α, β and link 1's 6-DoF pose (the scenario's start
+    pose, body straight, where the recording has none); α̇ recorded where known, every other rate by central
+    differences of the poses (MuJoCo's ``mj_differentiatePos``: the base's angular rate from its quaternions)."""
+    model = setup.model
+    if rec.base is None:
+        tip, roll, _ = start_pose(setup.robot, model.world.ground_height, setup.start_x, setup.perturbation)
+        origins = np.tile(tip, (len(rec.t), 1))
+        rotations = np.tile(Rotation.from_rotvec([roll, 0.0, 0.0]).as_matrix(), (len(rec.t), 1, 1))
+    else:
+        origins, rotations = rec.base[:, :3], Rotation.from_quat(rec.base[:, 3:]).as_matrix()
+    q = np.array([mm.qpos_from_poses(model, o, r, a, b)
+                  for o, r, a, b in zip(origins, rotations, rec.alpha, rec.beta, strict=True)])
+    v = np.zeros((len(q), model.mj.nv))
+    for i in range(len(q)):  # central differences inside, one-sided at the ends (as np.gradient)
+        lo, hi = max(i - 1, 0), min(i + 1, len(q) - 1)
+        mujoco.mj_differentiatePos(model.mj, v[i], float(rec.t[hi] - rec.t[lo]), q[lo], q[hi])
+    known = np.isfinite(rec.alpha_dot)  # α̇ = β̇ + (α̇ − β̇): the spring's rate takes the recorded α̇
+    v[:, model.spring_dof] = np.where(known, rec.alpha_dot - v[:, model.motor_dof], v[:, model.spring_dof])
+    return q, v
+
+
+def _vertical_window(setup: VerticalSetup, duration: float, q: np.ndarray, v: np.ndarray, t0: float) -> RunLog:
+    return simulate(setup, duration, start=VerticalData(q.copy(), v.copy(), np.zeros(setup.model.n_joints)), t0=t0)
+
+
+def _mujoco_window(setup: MujocoSetup, duration: float, q: np.ndarray, v: np.ndarray, t0: float) -> RunLog:
+    return mujoco_runtime.simulate(setup, duration, start=mm.state_data(setup.model, q, v), t0=t0)
+
+
+@dataclass(frozen=True)
+class Restarts:
+    """How the windows of an engine restart from a recording: its set-up from a scenario, its state (q, q̇) at every
+    recorded sample, and a window's run (set-up, duration [s], q, q̇, the gait's time at its start [s])."""
+
+    build: Callable[[Scenario], Any]
+    states: Callable[[Any, Recording], tuple[np.ndarray, np.ndarray]]
+    window: Callable[[Any, float, np.ndarray, np.ndarray, float], RunLog]
+
+
+#: The engines calibrate restarts, by a scenario's ``model``.
+ENGINES = {"vertical": Restarts(build, recorded_states, _vertical_window),
+           "mujoco": Restarts(mujoco_runtime.build, recorded_states_3d, _mujoco_window)}
 
 
 @dataclass(frozen=True)
@@ -187,11 +279,10 @@ class WindowLoss:
     def simulate(self, scenario: Scenario, rec: Recording, delay: float = 0.0) -> list[RunLog]:
         """Every window's run from the state of ``rec`` (the recording, corrected) at its start, the recording
         ``delay`` behind the gait's clock."""
-        setup = build(scenario)
-        q, v = recorded_states(setup, rec)
-        return [simulate(setup, self.window, start=VerticalData(q[i].copy(), v[i].copy(),
-                                                                 np.zeros(setup.model.n_joints)),
-                         t0=float(rec.t[i]) - delay) for i in self.starts()]
+        engine = ENGINES[scenario.model]
+        setup = engine.build(scenario)
+        q, v = engine.states(setup, rec)
+        return [engine.window(setup, self.window, q[i], v[i], float(rec.t[i]) - delay) for i in self.starts()]
 
     def residuals(self, logs: list[RunLog], log_period: float, rec: Recording, delay: float = 0.0) -> np.ndarray:
         """r of the windows' runs against ``rec`` (module docstring; scaled by the recording's own RMS); the samples a
@@ -330,14 +421,15 @@ def calibrate(calibration: Calibration, out: Path, trials: int, workers: int | N
     positive(calibration.window, "--window")
     check_out(calibration, out, resume)
     base = load_scenario(calibration.scenario, calibration.sets)
-    if base.model != "vertical":
-        raise ConfigError("scenario", base.name, f"calibrate fits the vertical model (002); this one is {base.model}")
+    if base.model not in ENGINES:
+        raise ConfigError("scenario", base.name, f"calibrate restarts the engines {', '.join(ENGINES)}; this one is "
+                          f"{base.model}")
     rec = read_recording(calibration.bag)
     loss = WindowLoss(rec, calibration.window)
     if len(loss.starts()) < 2:
         raise ConfigError("--window", calibration.window, f"longer than half the recording ({rec.t[-1]:.3g} s): the "
                           "intervals need two windows at least")
-    n_joints = build(base).model.n_joints
+    n_joints = ENGINES[base.model].build(base).robot.n_joints
     if n_joints != rec.n_joints:
         raise ConfigError("--bag", str(calibration.bag), f"records {rec.n_joints} joints; {base.name}'s robot has "
                           f"{n_joints}")

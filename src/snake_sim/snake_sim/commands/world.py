@@ -48,7 +48,7 @@ def run_stairs(args: argparse.Namespace) -> int:
 
 
 def run_shipped(args: argparse.Namespace) -> int:
-    folder = writable_folder(args.out) if args.out is not None else locator.data_dir() / "worlds"
+    folder = writable_folder(args.out) if args.out is not None else locator.description_dir() / "worlds"
     for stem, generate in worldgen.SHIPPED.items():
         _write(generate(), folder / f"{stem}.sdf")
     return 0

@@ -18,6 +18,9 @@ and what the run writes. Top-level sections (docs/design.md "Command line" names
 A scenario may name a shipped scenario as its ``base:`` and state only what differs (:func:`compose`): its mapping
 is laid over the base's as a JSON Merge Patch (RFC 7386): mappings merge key by key, ``null`` removes a key, any
 other value replaces the base's; ``name`` is the scenario's own (its file name by default). Bases may have bases.
+``base:`` may also be a list, laid over one another in order before the scenario's own keys: the 3-D twins are
+``base: [<2-D twin>, parts/mujoco-3d]``, where ``config/scenarios/parts/`` holds the shared pieces that are no
+scenario of their own (not listed, not run alone; ``parts/mujoco-3d`` is the MuJoCo block of every 3-D twin).
 
 Numbers may be written as simple expressions of ``pi`` (``-2*pi/5``), in files and in ``--set``.
 This module validates the common sections (model, robot.name, world, sim, outputs); each runner
@@ -46,6 +49,9 @@ from .models import models
 
 #: The scenario ``make demo`` runs (config/scenarios/demo.yaml: tsc-stairs-3d with K_τ = 6 for 35 s).
 DEMO_SCENARIO = "demo"
+
+#: The folder of config/scenarios/ whose files are pieces for ``base:`` lists, not scenarios of their own.
+PARTS = "parts"
 
 #: Top-level sections a scenario may have.
 SECTIONS: tuple[str, ...] = ("name", "description", "model", "robot", "world", "gait", "controller", "contact",
@@ -287,21 +293,35 @@ def merge_patch(base: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
 
 
 def compose(data: Any, source: str, chain: tuple[str, ...] = ()) -> Any:
-    """The scenario mapping ``data`` (from the file ``source``) over its ``base:`` scenario, bases resolved in
-    turn; a mapping without ``base`` as it is. ``chain``: the scenarios already on the way (for the cycle error)."""
+    """The scenario mapping ``data`` (from the file ``source``) over its ``base:`` scenarios (one name or a list, laid
+    over one another in order), bases resolved in turn; a mapping without ``base`` as it is. ``chain``: the
+    scenarios already on the way (for the cycle error)."""
     if not isinstance(data, dict) or "base" not in data:
         return data
     own = Path(source).stem
-    base = data["base"]
-    if not isinstance(base, str) or base not in list_scenarios():
-        raise ConfigError("base", base, "must name a shipped scenario" + _suggestion(str(base)), source)
+    bases = _bases(data)
     chain = (*chain, own)
-    if base in chain:
-        raise ConfigError("base", base, "makes a cycle of bases: " + " -> ".join((*chain, base)), source)
-    path = locator.scenario_file(base)
-    parent = compose(yaml_files.load_file(path), path.name, chain)
+    merged: dict[str, Any] = {}
+    for base in bases:
+        if not isinstance(base, str) or not is_shipped(base):
+            raise ConfigError("base", base, "must name a shipped scenario or part" + _suggestion(str(base)), source)
+        if Path(base).stem in chain:
+            raise ConfigError("base", base, "makes a cycle of bases: " + " -> ".join((*chain, Path(base).stem)),
+                              source)
+        path = locator.scenario_file(base)
+        merged = merge_patch(merged, compose(yaml_files.load_file(path), path.name, chain))
     patch = {key: value for key, value in data.items() if key != "base"}
-    return {**merge_patch(parent, patch), "name": str(data.get("name") or own)}
+    return {**merge_patch(merged, patch), "name": str(data.get("name") or own)}
+
+
+def _bases(data: dict[str, Any]) -> list[Any]:
+    """The names of a scenario mapping's ``base:`` (one name or a non-empty list), as a list."""
+    return data["base"] if isinstance(data["base"], list) and data["base"] else [data["base"]]
+
+
+def is_shipped(name: str) -> bool:
+    """Whether ``name`` is a shipped scenario, or a shipped part (``parts/<name>``, config/scenarios/parts/)."""
+    return name in list_scenarios() or (Path(name).parent == Path(PARTS) and locator.scenario_file(name).is_file())
 
 
 def _suggestion(name: str) -> str:
@@ -341,15 +361,18 @@ def describe(name: str) -> str:
 
 
 def changes(name: str) -> tuple[str | None, list[str]]:
-    """A shipped scenario's ``base`` (None without one) and the keys its file sets over it (``section.key``; a
-    whole section where it replaces one that is not a mapping), sorted."""
+    """A shipped scenario's bases (``a + parts/b``; None without one) and the keys that its file and the parts among
+    its bases set over its scenario bases (``section.key``; a whole section where it replaces one that is not a
+    mapping), sorted."""
     try:
         data = yaml_files.load_file(locator.scenario_file(name))
     except (OSError, yaml.YAMLError):
         return None, []
     if not isinstance(data, dict) or "base" not in data:
         return None, []
-    keys = [f"{section}.{key}" if isinstance(value, dict) else section
-            for section, value in data.items() if section not in ("base", "name", "description")
-            for key in (value if isinstance(value, dict) else [None])]
-    return str(data["base"]), sorted(keys)
+    bases = [str(b) for b in _bases(data)]
+    layers = [data, *(yaml_files.load_file(locator.scenario_file(b)) for b in bases if b not in list_scenarios())]
+    keys = {f"{section}.{key}" if isinstance(value, dict) else section
+            for layer in layers for section, value in layer.items() if section not in ("base", "name", "description")
+            for key in (value if isinstance(value, dict) else [None])}
+    return " + ".join(bases), sorted(keys)

@@ -68,6 +68,9 @@ ROBOT_FIELDS = ("name", "joint_roll", "joint_twist_deg", "com_offset", MOTOR_GAI
 #: ``module_width`` [m] across flats, the same mass, the inertia of the scaled shape
 #: (:meth:`snake_core.robot.RobotParams.with_module_width`). DART builds the robot file's URDF as Gazebo does.
 MODULE_WIDTH_FIELD = "module_width"
+#: MuJoCo's robot section may set the motor-side PD's K_p of 002 (4.39) [N·m/rad] otherwise than the robot file
+#: (``actuator.kp``), e.g. a calibrated one (``snake-sim calibrate``).
+MOTOR_KP_FIELD = "motor_kp"
 #: |joint_twist_deg| bound [deg]: beyond 90° a twist is a roll of the other kind (``joint_roll``) plus a twist.
 MAX_TWIST_DEG = 90.0
 
@@ -162,7 +165,10 @@ def sea_robot(section: dict[str, Any], fields: Sequence[str], engine: str, sourc
     if section.get(MODULE_WIDTH_FIELD) is not None:  # MuJoCo only: another reading of links.width
         robot = robot.with_module_width(number(section[MODULE_WIDTH_FIELD], "robot.module_width", source, low=0.0,
                                                high=robot.link_length, low_open=True))
-    return robot.with_motor_gain_scale(section, source), layout_from(section, robot, source)
+    robot = robot.with_motor_gain_scale(section, source)
+    if section.get(MOTOR_KP_FIELD) is not None:  # MuJoCo only: the motor PD's K_p of 002 (4.39), after the scale
+        robot = robot.with_motor_kp(section[MOTOR_KP_FIELD], source)
+    return robot, layout_from(section, robot, source)
 
 
 @dataclass(frozen=True)

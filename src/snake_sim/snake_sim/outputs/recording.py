@@ -217,11 +217,13 @@ class _Bag:
         self.types = self.ts.types
         self.connections: dict[str, object] = {}
 
-    def write(self, topic: str, t_ns: int, msg: object, qos: Qos = RELIABLE) -> None:
+    def write(self, topic: str, t_ns: int, msg: object, qos: Qos = RELIABLE, msgtype: str | None = None) -> None:
+        """``msg`` on ``topic``, of ``msgtype`` (default: the topic's in TOPIC_TYPES)."""
+        msgtype = msgtype or TOPIC_TYPES[topic]
         if topic not in self.connections:
-            self.connections[topic] = self.writer.add_connection(topic, TOPIC_TYPES[topic], typestore=self.ts,
+            self.connections[topic] = self.writer.add_connection(topic, msgtype, typestore=self.ts,
                                                                  offered_qos_profiles=[qos])
-        self.writer.write(self.connections[topic], t_ns, bytes(self.ts.serialize_cdr(msg, TOPIC_TYPES[topic])))
+        self.writer.write(self.connections[topic], t_ns, bytes(self.ts.serialize_cdr(msg, msgtype)))
 
     def stamp(self, t_ns: int) -> object:
         return self.types["builtin_interfaces/msg/Time"](sec=t_ns // 1_000_000_000, nanosec=t_ns % 1_000_000_000)
@@ -322,11 +324,11 @@ class _Streams:
     events: list[Diagnostic]  # run start, the run's events by time, run end
 
 
-def _sample_times_ns(log: RunLog) -> np.ndarray:
-    """Sample times in integer nanoseconds; ValueError unless strictly increasing."""
-    t_ns = np.round(np.asarray(log.t) * 1e9).astype(np.int64)
+def _sample_times_ns(t: np.ndarray) -> np.ndarray:
+    """Sample times ``t`` [s] in integer nanoseconds; ValueError unless strictly increasing."""
+    t_ns = np.round(np.asarray(t) * 1e9).astype(np.int64)
     if np.any(np.diff(t_ns) <= 0):
-        raise ValueError("RunLog.t must be strictly increasing to be recorded")
+        raise ValueError("sample times must be strictly increasing to be recorded")
     return t_ns
 
 
@@ -342,7 +344,7 @@ def _streams(log: RunLog) -> _Streams:
     ellipses = head_ellipses(log) if log.manipulability is not None and log.plane == "xy" else []
     head_quaternion = (Rotation.from_matrix(log.series["link_rotation"][:, -1]).as_quat() if is_3d(log)
                        else plane_quaternion(log.plane, head_theta))
-    return _Streams(_sample_times_ns(log), _joint_state_arrays(log), tf_edges(log), head_quaternion, linear, angular,
+    return _Streams(_sample_times_ns(log.t), _joint_state_arrays(log), tf_edges(log), head_quaternion, linear, angular,
                     ellipses, _run_events(log))
 
 
@@ -430,4 +432,21 @@ def write_rosbag(log: RunLog, path: str | Path, progress: bool = False) -> Path:
                 k_event += 1
             if k_event > first:
                 _write_events(bag, int(streams.t_ns[k]), events[first:k_event])
+    return path
+
+
+def write_joint_states(path: str | Path, t: np.ndarray, names: list[str], position: np.ndarray, velocity: np.ndarray,
+                       effort: np.ndarray, topic: str = JOINT_STATES) -> Path:
+    """Write JointState messages alone on ``topic`` (/joint_states, or the CAN bridge's) as a rosbag2/MCAP folder at
+    ``path``, one per row of ``position``, ``velocity``, ``effort`` (T, len(names)) at the times ``t`` (T,) [s] (bag
+    time and header stamp), e.g. what a robot's CAN bridge published; replaces a previous recording there as
+    :func:`write_rosbag`."""
+    path = Path(path)
+    _check_folder(path)
+    t_ns = _sample_times_ns(t)
+    with whole(path) as target, Writer(target, version=BAG_VERSION, storage_plugin=StoragePlugin.MCAP) as writer:
+        bag = _Bag(writer)
+        for k, tk in enumerate(t_ns.tolist()):
+            bag.write(topic, tk, bag.joint_state(tk, names, position[k], velocity[k], effort[k]),
+                      msgtype=TOPIC_TYPES[JOINT_STATES])
     return path

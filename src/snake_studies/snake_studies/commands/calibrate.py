@@ -24,9 +24,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("calibrate", help="fit scenario fields to a rosbag2 recording or a table of outcomes "
                        "(result.yaml, fitted.yaml)")
     p.add_argument("scenario", help="scenario name (snake-sim list) or path to a scenario YAML (--bag: the vertical "
-                   "model; --table: any model, the rows' default scenario)")
+                   "model or MuJoCo; --table: any model, the rows' default scenario)")
     source = p.add_mutually_exclusive_group(required=True)
-    source.add_argument("--bag", type=Path, help="rosbag2 folder (MCAP or sqlite3) with /joint_states")
+    source.add_argument("--bag", type=Path, help="rosbag2 folder (MCAP or sqlite3) with /joint_states or the CAN "
+                        "bridge's joint states (and /tf where it has it)")
     source.add_argument("--table", type=Path, help="a table of outcomes (YAML or CSV: speeds, climbs, roll-overs; "
                         "docs/studies.md) instead of a recording")
     p.add_argument("--fit", action="append", default=[], metavar="FIELD=LO:HI",

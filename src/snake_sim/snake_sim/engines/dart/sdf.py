@@ -95,10 +95,12 @@ def gazebo_urdf(robot: str, layout: Layout | None = None, mu: float | None = Non
     layout's ``joint_roll``, ``joint_twist``, ``com_offset`` (default the URDF's: all 0)."""
     import xacro
 
-    args = {"robot": robot, "hardware": "gazebo", **(layout.xacro_args() if layout is not None else {})}
+    controllers = locator.data_dir() / "config" / "controllers" / f"{robot}_gz.yaml"
+    args = {"robot": robot, "hardware": "gazebo", "controllers_file": str(controllers),
+            **(layout.xacro_args() if layout is not None else {})}
     if mu is not None:
         args["mu"] = repr(float(mu))
-    doc = xacro.process_file(str(locator.data_dir() / "urdf" / "snake.urdf.xacro"), mappings=args)
+    doc = xacro.process_file(str(locator.description_dir() / "urdf" / "snake.urdf.xacro"), mappings=args)
     return doc.toprettyxml(indent="  ")
 
 

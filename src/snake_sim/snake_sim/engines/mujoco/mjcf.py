@@ -140,7 +140,8 @@ def mjcf(robot: RobotParams, world: World, settings: Settings, layout: Layout) -
         if len(values) != robot.n_joints:
             raise ConfigError(field, values, f"must have {robot.n_joints} values (one per joint)")
     root = ET.Element("mujoco", model=f"{robot.name}_{world.name}")
-    _sub(root, "compiler", angle="radian", meshdir=str(locator.data_dir() / "urdf" / "meshes"), autolimits="true")
+    meshes = locator.description_dir() / "urdf" / "meshes"
+    _sub(root, "compiler", angle="radian", meshdir=str(meshes), autolimits="true")
     _sub(root, "option", timestep=repr(settings.time_step), gravity=_fmt(0, 0, -settings.gravity),
          integrator=settings.integrator, solver=settings.solver, cone=settings.cone)
     visual = _sub(root, "visual")  # for the rendered animation (mujoco.figures)

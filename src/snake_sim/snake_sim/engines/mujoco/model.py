@@ -90,6 +90,14 @@ def place(model: MujocoModel, data: MujocoData, tail_tip: Sequence[float], roll:
     mujoco.mj_forward(model.mj, mj)
 
 
+def state_data(model: MujocoModel, qpos: np.ndarray, qvel: np.ndarray) -> MujocoData:
+    """A fresh workspace in the state (``qpos``, ``qvel``), e.g. a recorded one (:func:`qpos_from_poses`)."""
+    data = model.create_data()
+    data.mj.qpos[:], data.mj.qvel[:] = qpos, qvel
+    mujoco.mj_forward(model.mj, data.mj)
+    return data
+
+
 def command(model: MujocoModel, data: MujocoData, beta_d: np.ndarray, beta_d_dot: np.ndarray) -> None:
     """Motor reference of the PD 002 (4.39): ctrl = β_d + (K_D/K_p) β̇_d (see :mod:`.mjcf`)."""
     act = model.robot.actuator

@@ -11,7 +11,8 @@ the loop is :func:`snake_sim.core.sea_loop.run`; this module gives it the model 
 Scenario sections read here (besides the common ones of :mod:`snake_sim.core.scenario`)::
 
     robot:   {name: koopaee6, joint_roll: 0, joint_twist_deg: 0, com_offset: [0, 0, 0],   # engines.engine3d
-              module_width: null}   # [m] across flats (null: the robot file's links.width; MuJoCo only)
+              module_width: null,   # [m] across flats (null: the robot file's links.width; MuJoCo only)
+              motor_kp: null}       # [N·m/rad] K_p of 002 (4.39) (null: the robot file's actuator.kp)
     world:   {file: stairs, start_x: 0.0, box_yaw_deg: 0, box_friction: null,
               tether: {force, yaw_deg, pitch_deg}}   # engines.engine3d
     contact: {friction, solref, solimp, cone, solver}   # snake_sim.engines.mujoco.settings
@@ -40,6 +41,7 @@ from .. import engine3d
 from ..engine3d import (
     FIGURES,
     MODULE_WIDTH_FIELD,
+    MOTOR_KP_FIELD,
     ROBOT_FIELDS,
     Samples3D,
     Setup3D,
@@ -91,7 +93,8 @@ world = engine3d.world  # the runtime's world(scenario): the world file as the s
 def build(scenario: Scenario) -> MujocoSetup:
     """Validate the 3-D model's sections of ``scenario`` and compile its MuJoCo model."""
     src = scenario.source
-    robot, layout = sea_robot(scenario.section("robot"), (*ROBOT_FIELDS, MODULE_WIDTH_FIELD), "MuJoCo", src)
+    robot, layout = sea_robot(scenario.section("robot"), (*ROBOT_FIELDS, MODULE_WIDTH_FIELD, MOTOR_KP_FIELD), "MuJoCo",
+                              src)
     world, start_x, tether = world_and_start(scenario)
     if world.ground_height is None:
         raise ConfigError("world.file", scenario.world_file, "the MuJoCo model needs a world with a ground plane",
@@ -106,18 +109,22 @@ def build(scenario: Scenario) -> MujocoSetup:
 
 
 def simulate(setup: MujocoSetup, duration: float | None = None, progress: bool = False,
-             stop: StopRequest | None = None) -> RunLog:
-    """Run ``setup`` for ``duration`` seconds (default: the scenario's) and return the log (up to ``stop``)."""
+             stop: StopRequest | None = None, start: mm.MujocoData | None = None, t0: float = 0.0) -> RunLog:
+    """Run ``setup`` for ``duration`` seconds (default: the scenario's) and return the log (up to ``stop``); from
+    ``start`` at time ``t0`` (the gait and controllers at t0 + t; default: at rest in the scenario's start pose at 0),
+    e.g. a window of a recording restarted from its recorded state (:mod:`snake_studies.calibrate`)."""
     model = setup.model
     duration = setup.scenario.duration if duration is None else duration
     n_ticks = round(duration / setup.control_period)
     samples = Samples3D.allocate(setup.robot, n_samples(n_ticks, setup.log_every))
     tick = Tick(setup.controllers, gait_references(setup.gait, setup.robot.n_joints), samples, setup.log_every,
                 setup.control_period)
-    data = model.create_data()
-    mm.place(model, data, *start_pose(setup.robot, model.world.ground_height, setup.start_x, setup.perturbation))
+    data = start
+    if data is None:
+        data = model.create_data()
+        mm.place(model, data, *start_pose(setup.robot, model.world.ground_height, setup.start_x, setup.perturbation))
     with tqdm(total=n_ticks, desc="control periods", disable=not progress, leave=False) as bar:
-        status = run(setup, data, tick, n_ticks, stop, lambda t: bar.update())
+        status = run(setup, data, tick, n_ticks, stop, lambda t: bar.update(), t0)
     return samples.run_log(setup.robot, status, {"model": "mujoco", "numerics": model.settings.as_summary(),
                                                  **model.layout.as_summary(),
                                                  "perturbation": asdict(setup.perturbation),

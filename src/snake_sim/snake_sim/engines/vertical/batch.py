@@ -15,11 +15,11 @@ runs each, and returns the B logs, equal to the one-by-one logs bit for bit: bot
 What may differ between the runs of a batch: any value that keeps the shapes, e.g. gait parameters, controller
 gains, ``contact.*``, ``robot.sea_stiffness`` and ``robot.rotor_inertia_model``, ``world.start_x`` and
 ``world.side_friction``. What may not (:func:`check_batch` refuses with a ConfigError naming the field): the
-robot's shape and actuator, the world's box count, ``sim.time_step``, ``sim.control_rate``, ``sim.log_rate``,
-``sim.duration``, ``controller.mode``; nor is there a ``tick_hook`` (run such runs with ``simulate``). Callers
-with mixed runs split them first: runs of equal :func:`batch_key` (a function of the scenario, stricter than
-:func:`check_batch`: same robot and world file) always share a batch; the sweep engine groups by it
-(``snake-sim sweep --batch N``).
+robot's shape and actuator (``robot.motor_kp`` too), the world's box count, ``sim.time_step``, ``sim.control_rate``,
+``sim.log_rate``, ``sim.duration``, ``controller.mode``; nor is there a ``tick_hook`` (run such runs with
+``simulate``). Callers with mixed runs split them first: runs of equal :func:`batch_key` (a function of the
+scenario, stricter than :func:`check_batch`: same robot and world file) always share a batch; the sweep engine
+groups by it (``snake-sim sweep --batch N``).
 
 Gain: the Python work of a control period's physics (argument passing) is paid once for the batch, the compiled
 physics and each run's control (its tick: controllers, gait, sample) once per run. Since a run alone also steps a
@@ -48,17 +48,22 @@ from .plant import BatchedPlant
 
 
 def batch_key(scenario: Scenario) -> Hashable:
-    """Scenarios with equal keys can share a batch: same model, robot and world file, time step, control and
-    log rates, duration and controller mode (the values of everything else may differ)."""
+    """Scenarios with equal keys can share a batch: same model, robot and world file, motor K_p
+    (``robot.motor_kp``), time step, control and log rates, duration and controller mode (the values of everything
+    else may differ)."""
     sim = scenario.data["sim"]
-    return (scenario.model, scenario.robot_name, scenario.world_file, sim["time_step"], sim["control_rate"],
-            sim["log_rate"], sim["duration"], scenario.section("controller").get("mode", "position"))
+    return (scenario.model, scenario.robot_name, scenario.section("robot").get("motor_kp"), scenario.world_file,
+            sim["time_step"], sim["control_rate"], sim["log_rate"], sim["duration"],
+            scenario.section("controller").get("mode", "position"))
 
 
 def _shape(setup: VerticalSetup) -> dict[str, object]:
-    """What the runs of a batch share, by the scenario field that sets it (robot: links and actuator PD; world: boxes
-    in the plane; sim.duration: control periods; controller.mode: the joint controllers' types)."""
-    return {"robot.name": (setup.model.n_links, setup.plant.pd), "world.file": len(setup.terrain.boxes),
+    """What the runs of a batch share, by the scenario field that sets it (robot: links and actuator PD, its K_p
+    apart; world: boxes in the plane; sim.duration: control periods; controller.mode: the joint controllers'
+    types)."""
+    pd = setup.plant.pd
+    return {"robot.name": (setup.model.n_links, pd.kd, pd.stall_torque, pd.max_speed, pd.saturate),
+            "robot.motor_kp": pd.kp, "world.file": len(setup.terrain.boxes),
             "sim.time_step": setup.time_step, "sim.control_rate": setup.substeps, "sim.log_rate": setup.log_every,
             "sim.duration": round(setup.scenario.duration / setup.control_period),
             "controller.mode": tuple(type(c).__name__ for c in setup.controllers)}

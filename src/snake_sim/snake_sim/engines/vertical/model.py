@@ -31,7 +31,7 @@ from ...core.world import World, load_world
 from .plant import VerticalPlant
 from .terrain import terrain_from_world
 
-ROBOT_FIELDS = ("name", "rotor_inertia_model", "sea_stiffness", MOTOR_GAIN_SCALE)
+ROBOT_FIELDS = ("name", "rotor_inertia_model", "sea_stiffness", MOTOR_GAIN_SCALE, "motor_kp")
 
 WORLD_FIELDS = ("file", "start_x", "side_friction")
 
@@ -115,7 +115,10 @@ def _robot(section: dict, source: str) -> RobotParams:
     if "sea_stiffness" in section:  # e.g. near-rigid joints for comparisons
         k = positive(section["sea_stiffness"], "robot.sea_stiffness", source)
         robot = dataclasses.replace(robot, sea=dataclasses.replace(robot.sea, stiffness=(k,) * robot.n_joints))
-    return robot.with_motor_gain_scale(section, source)
+    robot = robot.with_motor_gain_scale(section, source)
+    if "motor_kp" in section:  # the motor PD's K_p of (4.39), e.g. a calibrated one, after the scale
+        robot = robot.with_motor_kp(section["motor_kp"], source)
+    return robot
 
 
 def build(scenario: Scenario) -> VerticalSetup:

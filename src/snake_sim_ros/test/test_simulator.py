@@ -14,7 +14,7 @@ N = 5  # koopaee6
 
 
 def make(ros, **params):
-    from snake_control.simulator import SimulatorNode
+    from snake_sim_ros.simulator import SimulatorNode
 
     return ros.make(SimulatorNode, **{"use_sim_time": False, "scenario": "pedal-wave", "overrides": [
         "robot.name=koopaee6", "world.file=flat"], "rate": 100.0, "lockstep": True, "real_time_factor": 0.0,

@@ -1,4 +1,4 @@
-"""simulator: the embedded simulator as a ROS 2 node, offering the graph what Gazebo with
+"""simulator: the embedded simulator (snake_sim) as a ROS 2 node, offering the graph what Gazebo with
 ros2_control offers it (``sim.launch.py simulator:=embedded``).
 
 It steps the model of ``scenario`` (a name in config/scenarios/ or a file; ``overrides`` in
@@ -59,24 +59,7 @@ from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
-from snake_core.controllers.limits import command_limits
-from snake_core.interface import (
-    CLOCK,
-    HEAD_ODOMETRY,
-    HEAD_TIP_FRAME,
-    JOINT_EFFORT_COMMANDS,
-    JOINT_STATES,
-    MOTOR_POSITION_COMMANDS,
-    MOTOR_VELOCITY_COMMANDS,
-    WORLD_FRAME,
-    JointStateLayout,
-)
-from snake_core.robot import load_robot
-from snake_core.validation import ConfigError
-from snake_sim.core.scenario import load_scenario
-from snake_sim.core.stepping import SimulationDiverged, stepper
-
-from .ros_interface import (
+from snake_control.ros_interface import (
     COMMAND_QOS,
     ERROR,
     OK,
@@ -93,6 +76,22 @@ from .ros_interface import (
     started,
     time_msg,
 )
+from snake_core.controllers.limits import command_limits
+from snake_core.interface import (
+    CLOCK,
+    HEAD_ODOMETRY,
+    HEAD_TIP_FRAME,
+    JOINT_EFFORT_COMMANDS,
+    JOINT_STATES,
+    MOTOR_POSITION_COMMANDS,
+    MOTOR_VELOCITY_COMMANDS,
+    WORLD_FRAME,
+    JointStateLayout,
+)
+from snake_core.robot import load_robot
+from snake_core.validation import ConfigError
+from snake_sim.core.scenario import load_scenario
+from snake_sim.core.stepping import SimulationDiverged, stepper
 
 #: Wall time [s] between two publications of the tick a lock-stepped simulator waits on (for late nodes).
 REPUBLISH = 0.1
