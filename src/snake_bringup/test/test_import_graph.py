@@ -3,8 +3,9 @@ functions; those under ``if TYPE_CHECKING:`` load nothing and are left out) has 
 function is one of an optional heavy third-party package (or a command module deferring its work, so that
 ``snake-sim --help`` does not load Dask, Optuna, matplotlib or rosbags, or a registry loading the entry asked for);
 no engine reaches an output module, and no product module reaches the test harness (snake_test_support);
-snake_sim's folders import only their own and earlier folders of :data:`SIM_LAYERS`; the robot's packages (and
-robot.launch.py) never reach the simulator's.
+snake_sim's folders import only their own and earlier folders of :data:`SIM_LAYERS`, snake_studies' those of
+:data:`STUDIES_LAYERS`, and snake_sim never imports snake_studies; the robot's packages (and robot.launch.py) never
+reach the simulator's.
 
 Every edge is one the graph sees: no product module looks a module of ours up by a string (importlib, __import__,
 pkgutil); plug-ins are plain imports or entry points of a setup.py of ours, whose edges (the module that loads the
@@ -32,18 +33,21 @@ LAZY_THIRD_PARTY = {"mujoco", "dartpy", "matplotlib", "PIL", "dask", "distribute
 #: kernels, rosbags; snake-can, which tests start many times, loads the emulated modules' compiled kernels only to
 #: emulate; the simulated body, the simulator's side, only through its entry point).
 #: A registry loads the entry asked for (a run of one gait loads no other; rectilinear's loads scipy.interpolate).
-DEFERRED_WORK = {"snake_sim.commands": ("snake_sim.studies", "snake_sim.outputs", "snake_sim.engines",
-                                        "snake_sim.reproduction", "snake_sim.benchmarks"),
+DEFERRED_WORK = {"snake_sim.commands": ("snake_sim.outputs", "snake_sim.engines", "snake_sim.benchmarks"),
+                 "snake_studies.commands": ("snake_studies", "snake_sim.outputs", "snake_sim.engines"),
                  "snake_hardware.cli": ("snake_hardware.emulator",),
                  "snake_core.gaits": ("snake_core.gaits.",),
                  "snake_core.planar.trackers": ("snake_core.planar.trackers.",)}
 #: What ``snake-sim --help`` (the parser of every sub-command) must not load.
 HEAVY = ("mujoco", "dartpy", "matplotlib", "numba", "dask", "optuna", "rosbags")
 #: snake_sim's folders by role, in the order they may import each other (docs/design.md, "Layout").
-SIM_LAYERS = ("core", "analysis", "engines", "outputs", "studies", "reproduction", "benchmarks", "commands")
+SIM_LAYERS = ("core", "analysis", "engines", "outputs", "benchmarks", "commands")
+#: snake_studies' folders in the same order (its top-level modules and sweep/: the studies), all above snake_sim,
+#: which never imports them.
+STUDIES_LAYERS = ("reproduction", "benchmarks", "commands")
 #: The robot's packages (what the robot computer runs) and the simulator's, which only the latter may import.
 ROBOT_PACKAGES = ("snake_core", "snake_control", "snake_hardware", "snake_bringup")
-SIMULATOR_PACKAGES = ("snake_sim", "snake_sim_ros")
+SIMULATOR_PACKAGES = ("snake_sim", "snake_sim_ros", "snake_studies")
 #: The test harness, imported by tests only.
 TEST_SUPPORT = "snake_test_support"
 
@@ -159,7 +163,8 @@ def workspace() -> tuple[dict[str, Path], dict[str, set[str]]]:
 
 def test_the_workspace_has_no_import_cycle(workspace):
     known, edges = workspace
-    assert {"snake_core", "snake_sim", "snake_control", "snake_hardware", "snake_bringup", TEST_SUPPORT} <= {
+    assert {"snake_core", "snake_sim", "snake_studies", "snake_control", "snake_hardware", "snake_bringup",
+            TEST_SUPPORT} <= {
         name.split(".")[0] for name in known}
     found = cycles(edges)
     assert not found, "import cycles: " + "; ".join(" <-> ".join(c) for c in found)
@@ -187,14 +192,33 @@ def test_no_engine_reaches_an_output_module(workspace):
     assert not {e: m for e, m in bad.items() if m}
 
 
+def layers(known: dict[str, Path]) -> dict[str, int]:
+    """Rank of every module of snake_sim's and snake_studies' folders: an import goes to an equal or lower rank only
+    (snake_studies above all of snake_sim; its top-level modules and sweep/ are its lowest layer)."""
+    ranks = {name: SIM_LAYERS.index(name.split(".")[1]) for name in known
+             if name.count(".") >= 2 and name.startswith("snake_sim.")}
+    for name in known:
+        if name.startswith("snake_studies."):
+            part = name.split(".")[1]
+            ranks[name] = len(SIM_LAYERS) + (STUDIES_LAYERS.index(part) + 1 if part in STUDIES_LAYERS else 0)
+    return ranks
+
+
 def test_snake_sim_folders_import_only_their_own_and_earlier_ones(workspace):
     known, edges = workspace
     folders = {name.split(".")[1] for name in known if name.count(".") >= 2 and name.startswith("snake_sim.")}
     assert folders == set(SIM_LAYERS), "a snake_sim folder outside SIM_LAYERS"
-    layer = {name: SIM_LAYERS.index(name.split(".")[1]) for name in known
-             if name.count(".") >= 2 and name.startswith("snake_sim.")}
+    layer = layers(known)
     upward = sorted(f"{a} -> {b}" for a in layer for b in edges[a] if b in layer and layer[b] > layer[a])
     assert not upward, "imports of a later folder: " + "; ".join(upward)
+
+
+def test_snake_sim_never_imports_the_studies(workspace):
+    known, edges = workspace
+    assert any(name.startswith("snake_studies.") for name in known)
+    bad = {m: sorted(r for r in reachable(edges, m) if r.split(".")[0] == "snake_studies")
+           for m in known if m.split(".")[0] == "snake_sim"}
+    assert not {m: r for m, r in bad.items() if r}
 
 
 def test_no_product_module_reaches_the_test_harness(workspace):
@@ -323,12 +347,14 @@ def test_a_string_lookup_of_our_module_is_found_and_a_third_party_one_is_not(tmp
 
 def test_every_entry_point_of_ours_is_a_module_that_may_import_its_loader(workspace):
     """An engine registered under snake_sim.engines is a module of snake_sim.engines that exists; the module that
-    loads the group (snake_sim.core.models) sits in an earlier folder and never imports it."""
+    loads the group (snake_sim.core.models) sits in an earlier folder and never imports it. Likewise the studies'
+    sub-commands (snake_sim.commands, loaded by snake_sim.commands.cli) and benchmarks (snake_sim.benchmarks, loaded
+    by snake_sim.commands.bench): modules of snake_studies, which snake_sim never imports."""
     known, edges = workspace
     groups, loaders = entry_point_groups(SRC), entry_point_loaders(known)
     assert groups.get("snake_sim.engines"), "the engines are registered as entry points"
-    layer = {name: SIM_LAYERS.index(name.split(".")[1]) for name in known
-             if name.count(".") >= 2 and name.startswith("snake_sim.")}
+    assert groups.get("snake_sim.commands") and groups.get("snake_sim.benchmarks"), "the studies' commands, benchmarks"
+    layer = layers(known)
     bad = []
     for group, entries in groups.items():
         assert loaders.get(group), f"no module of ours loads the entry points {group!r}"

@@ -15,8 +15,8 @@ from snake_hardware.bridge import CanBridge
 from snake_sim.core.scenario import load_scenario
 from snake_sim.core.sea_loop import motor_commands, sea_control
 from snake_sim.outputs.recording import write_joint_states
-from snake_sim.studies.calibrate import Calibration, calibrate, parse_fits, read_recording
 from snake_sim_ros.body_plant import BodyPlant
+from snake_studies.calibrate import Calibration, calibrate, parse_fits, read_recording
 
 #: One Dask LocalCluster at a time: the cluster tests run one after the other on one pytest-xdist worker.
 pytestmark = pytest.mark.xdist_group("dask_cluster")

@@ -70,23 +70,6 @@ def test_a_climb_of_the_single_obstacle_holds_at_half_the_step(tmp_path):
                                                                / summary["time_to_climb_s"])
 
 
-@pytest.mark.slow
-def test_tsc_is_held_at_the_box_face_by_the_friction_on_it():
-    """The TSC stall of docs/reproduction.md: with (4.27) on the box's near face (002 §4.6, μ = 0.6 in the world
-    file) the head tip stays pressed on the face; the same run without friction on the vertical faces climbs."""
-    from snake_sim.analysis.climb import climb_result
-    from snake_sim.reproduction.stiffness import head_at_face
-
-    held, setup = simulate("tsc-obstacle", "sim.duration=45", "controller.torque_gain=0")
-    free, setup_free = simulate("tsc-obstacle", "sim.duration=45", "controller.torque_gain=0",
-                                "world.side_friction=0")
-    face_time, face_top = head_at_face(held, setup)
-    assert climb_result(held, setup.world).climbed is False
-    assert face_time > 20.0 and face_top < 0.036  # pressed on the face below its 36 mm edge
-    assert climb_result(free, setup_free.world).climbed is True
-    assert head_at_face(free, setup_free)[0] < 5.0
-
-
 def test_the_retired_contact_side_friction_is_refused_with_where_it_went(tmp_path, capsys):
     assert main(["run", "tsc-obstacle", "--set", "contact.side_friction=0", "--out", str(tmp_path), "--quiet"]) == 2
     err = capsys.readouterr().err
@@ -137,44 +120,6 @@ def test_scenario_gains_validated_before_anything_runs(tmp_path, capsys, overrid
     assert main(["run", "stiffness-obstacle", "--set", override, "--out", str(tmp_path), "--quiet"]) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "summary.json").exists()
-
-
-def test_parameter_grid_table_has_one_cell_per_run_in_order():
-    """The grid section lays runs out as rows (D_d, K_d) × columns (A, K_τ), in the order the jobs are made, with
-    the verdict at half the step in each cell."""
-    from dataclasses import replace
-
-    from snake_sim.analysis.climb import ClimbResult
-    from snake_sim.reproduction import stiffness
-
-    n_cols = len(stiffness.GRID_AMPLITUDES) * len(stiffness.GRID_TORQUE_GAINS)
-    n_rows = len(stiffness.GRID_DAMPING) * len(stiffness.GRID_STIFFNESS)
-    climber = n_cols + 1  # second row, second column
-    rows = [stiffness.Outcome(f"run {i}", 1e-3 * i, ClimbResult(i == climber, 30.0 if i == climber else None, 0.7,
-                                                                0.7, None), 50.0, -280.0, "ok", time_step_s=1e-3)
-            for i in range(n_rows * n_cols)]
-    rows = [replace(r, half=replace(r, speed_mps=r.speed_mps * 1.01)) for r in rows]
-    rows[0] = replace(rows[0], half=replace(rows[0], climb=ClimbResult(True, 80.0, 0.7, 0.7, None)))
-    lines = stiffness._grid(rows, stiffness._setting())
-    table = [line for line in lines if line.startswith("| ") and not line.startswith("| D_d")]
-    assert len(table) == n_rows and all(line.count("|") == n_cols + 2 for line in table)
-    assert table[0].startswith("| 4, 12 | no, 0.0; h/2: yes, 80.0 s, **NOT converged** | no, 1.0; h/2: no, converged |")
-    assert f"yes, 30.0 s, {climber:.1f}; h/2: yes, 30.0 s, converged" in table[1]
-    assert f"Climb: run {climber}." in "\n".join(lines)
-
-
-def test_a_row_is_converged_only_with_the_same_verdict_and_times_within_five_percent():
-    from dataclasses import replace
-
-    from snake_sim.analysis.climb import ClimbResult
-    from snake_sim.reproduction import stiffness
-
-    row = stiffness.Outcome("r", 0.010, ClimbResult(True, 40.0, 0.7, 0.28, 0.007), 50.0, -280.0, "ok")
-    assert row.converged is None  # not checked
-    assert replace(row, half=replace(row, speed_mps=0.0104)).converged is True  # −3.8 %
-    assert replace(row, half=replace(row, speed_mps=0.0106)).converged is False  # −5.7 %
-    assert replace(row, half=replace(row, climb=ClimbResult(True, 37.0, 0.7, 0.28, 0.0076))).converged is False
-    assert replace(row, half=replace(row, climb=ClimbResult(False, None, 0.7, 0.28, None))).converged is False
 
 
 def test_compare_takes_scenarios_of_several_models_in_one_table(tmp_path):

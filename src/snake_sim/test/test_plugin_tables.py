@@ -1,13 +1,12 @@
-"""The name → module tables of the command line, the benchmarks and the reproduction sections are plain imports that
-list every module of their folder once, in the order their names say."""
+"""The name → module tables of the command line and the benchmarks are plain imports that list every module of their
+folder once, in the order their names say; the sub-commands and benchmarks of packages above the simulator follow
+them, read from their entry points."""
 
 from pathlib import Path
 
 import snake_sim
 from snake_sim.benchmarks import BENCHMARKS
 from snake_sim.commands import bench, cli
-from snake_sim.reproduction import SECTIONS
-from snake_sim.reproduction.document import MODULES, section
 
 PACKAGE = Path(snake_sim.__file__).parent
 
@@ -19,14 +18,12 @@ def _modules(folder: str, defining: str) -> set[str]:
 
 def test_every_command_module_is_a_sub_command():
     assert {m.__name__.rpartition(".")[2] for m in cli.COMMANDS} == _modules("commands", "def add_parser(")
+    found = cli.commands()
+    assert found[:len(cli.COMMANDS)] == cli.COMMANDS and all(callable(m.add_parser) for m in found)
 
 
 def test_every_benchmark_name_has_its_module_in_order():
     found = bench.modules()
-    assert tuple(found) == BENCHMARKS and set(BENCHMARKS) == _modules("benchmarks", "\nTITLE")
+    assert tuple(found) == bench.names() and bench.names()[:len(BENCHMARKS)] == BENCHMARKS
+    assert set(BENCHMARKS) == _modules("benchmarks", "\nTITLE")
     assert all(callable(m.run) and m.TITLE for m in found.values())
-
-
-def test_every_section_name_has_its_module():
-    assert set(MODULES) == set(SECTIONS) == _modules("reproduction", "\ndef render(")
-    assert all(section(name).__name__ == f"snake_sim.reproduction.{name}" for name in SECTIONS)

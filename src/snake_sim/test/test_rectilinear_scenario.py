@@ -27,11 +27,3 @@ def test_rectilinear_scenario_advances_head_first_by_at_most_the_no_slip_step():
         assert set(np.round(ratio)) <= {0.0, 1.0}
     np.testing.assert_allclose(log.alpha_ref[-1], 0.0, atol=1e-9)
     assert np.max(np.abs(log.alpha_ref)) <= np.pi / 3
-
-
-def test_reproduction_section_runs_fast():
-    from snake_sim.reproduction import rectilinear
-    from snake_sim.reproduction.experiment import reproduce
-
-    text = rectilinear.render(reproduce(rectilinear, fast=True))
-    assert text.startswith("## ") and "no-slip" in text and "nan" not in text.lower()

@@ -67,22 +67,6 @@ def test_every_3d_twin_is_its_2d_scenario_with_mujocos_default_contact_the_step_
             settings.Settings(time_step=step["time_step"], friction=flat.section("contact")["friction"]), name
 
 
-def test_the_3d_scenarios_on_boxes_run_at_1_ms_and_002s_runs_last_long_enough_to_reach_the_box():
-    """The rule of the studies of 002's climbs: a 3-D scenario whose world has boxes runs at Gazebo's 1 ms (2 ms
-    only on flat ground), and every scenario of 002's runs lasts at least 002's longest climb plus 50 s."""
-    from snake_core import locator
-    from snake_sim.core.world import load_world
-    from snake_sim.studies.engines import DART_TIME_STEP, MIN_DURATION
-
-    names = sorted(p.stem for p in (locator.data_dir() / "config" / "scenarios").glob("*-3d.yaml"))
-    on_boxes = [n for n in names if load_world(load_scenario(n).world_file).static_boxes]
-    assert len(on_boxes) == 18 and all(load_scenario(n).time_step == DART_TIME_STEP for n in on_boxes)
-    assert all(load_scenario(n).time_step == 0.002 for n in names if n not in on_boxes)
-    runs_002 = [n for n in names if n.startswith(("exp64", "exp74", "sim73"))]
-    for name in (*runs_002, *(n.removesuffix("-3d") for n in runs_002)):
-        assert load_scenario(name).duration >= MIN_DURATION, name
-
-
 @pytest.fixture
 def scenarios(tmp_path, monkeypatch):
     """A data folder of its own (the robots of the shipped one) whose scenarios the test writes."""

@@ -156,13 +156,3 @@ def test_explicit_stepping_at_002s_step_diverges_with_the_own_rotor_reading():
     from snake_sim.benchmarks.realtime import explicit_steps_to_divergence
 
     assert explicit_steps_to_divergence(max_steps=50) < 10
-
-
-def test_pedal_wave_correlation_is_002s_b1():
-    from snake_sim.reproduction.pedal_wave import correlation
-
-    rng = np.random.default_rng(0)
-    x = rng.normal(size=200)
-    y = 2 * x + rng.normal(scale=0.5, size=200)
-    assert correlation(x, y) == pytest.approx(np.corrcoef(x, y)[0, 1], rel=1e-12)
-    assert correlation(x, -y) == pytest.approx(-correlation(x, y))

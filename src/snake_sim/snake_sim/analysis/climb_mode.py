@@ -81,6 +81,6 @@ def climb_mode(log: RunLog, world: World | None) -> ClimbMode:
 
 
 def climb_fields(log: RunLog, world: World | None) -> dict[str, Any]:
-    """The climbing mode's fields for summary.json (:data:`snake_sim.studies.sweep.engine.ExtraFields`; a sweep's
-    :func:`snake_sim.studies.sweep.engine.measure_climb`)."""
+    """The climbing mode's fields for summary.json (:data:`snake_studies.sweep.engine.ExtraFields`; a sweep's
+    :func:`snake_studies.sweep.engine.measure_climb`)."""
     return climb_mode(log, world).as_summary()

@@ -20,8 +20,9 @@ class BenchRow:
     met: bool | None = None
 
 
-#: Benchmark modules, in the order they are printed.
-BENCHMARKS: tuple[str, ...] = ("realtime", "engines", "obstacle", "rectilinear", "head_tracking", "sweep", "batch")
+#: The simulator's benchmark modules, in the order they are printed (other packages register theirs as entry points:
+#: snake_sim.commands.bench).
+BENCHMARKS: tuple[str, ...] = ("realtime", "engines", "obstacle", "rectilinear", "head_tracking")
 
 
 def print_rows(title: str, run: Callable[[], list[BenchRow]]) -> None:

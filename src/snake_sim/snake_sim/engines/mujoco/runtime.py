@@ -112,7 +112,7 @@ def simulate(setup: MujocoSetup, duration: float | None = None, progress: bool =
              stop: StopRequest | None = None, start: mm.MujocoData | None = None, t0: float = 0.0) -> RunLog:
     """Run ``setup`` for ``duration`` seconds (default: the scenario's) and return the log (up to ``stop``); from
     ``start`` at time ``t0`` (the gait and controllers at t0 + t; default: at rest in the scenario's start pose at 0),
-    e.g. a window of a recording restarted from its recorded state (:mod:`snake_sim.studies.calibrate`)."""
+    e.g. a window of a recording restarted from its recorded state (:mod:`snake_studies.calibrate`)."""
     model = setup.model
     duration = setup.scenario.duration if duration is None else duration
     n_ticks = round(duration / setup.control_period)

@@ -43,7 +43,7 @@ def simulate(setup: VerticalSetup, duration: float | None = None, progress: bool
              t0: float = 0.0) -> RunLog:
     """Run ``setup`` for ``duration`` seconds (default: the scenario's) and return the log (up to ``stop``); from
     ``start`` at time ``t0`` (the gait and controllers at t0 + t; default: at rest in the start configuration at 0),
-    e.g. a window of a recording restarted from its recorded state (:mod:`snake_sim.studies.calibrate`)."""
+    e.g. a window of a recording restarted from its recorded state (:mod:`snake_studies.calibrate`)."""
     duration = setup.scenario.duration if duration is None else positive(duration, "--duration")
     Tc = setup.control_period
     n_ticks = round(duration / Tc)
