@@ -3,14 +3,40 @@ share/snake_description.
 
 The package folder links the three folders (snake_description/config/robots -> ../../../../config/robots, …), so
 the same relative names serve the package data (importlib.resources) and the share (ament's index). Data files are
-listed relative to this folder, as colcon requires (it runs setup.py here, or in its build folder with links).
+listed relative to this folder, as colcon requires (it runs setup.py here, or in its build folder with links). The
+links are not in the repository (a checkout or an archive may turn a link into a file holding its path): this file
+makes them whenever it runs (``make install``, colcon, pip).
 """
 
+import os
 from glob import glob
+from pathlib import Path
 
 from setuptools import setup
 
 package_name = "snake_description"
+#: The package folder's links to the workspace's folders (link → target, relative to the link's folder).
+LINKS = {"config/robots": "../../../../config/robots", "urdf": "../../../urdf", "worlds": "../../../worlds"}
+
+
+def link_workspace_folders() -> None:
+    """Make :data:`LINKS` beside this file's package, replacing a file that stands in for a link (a folder of copies,
+    as in an unpacked source archive, is left as it is)."""
+    package = Path(__file__).resolve().parent / package_name
+    for name, target in LINKS.items():
+        link = package / name
+        if link.is_symlink() and os.readlink(link) == target:
+            continue
+        if link.is_symlink() or link.is_file():
+            link.unlink()
+        elif link.exists():
+            continue
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(target, target_is_directory=True)
+
+
+link_workspace_folders()
+
 #: The description's folders (the workspace's, linked from the package folder) and the files of each.
 DATA = {"config/robots": "*.yaml", "urdf": "*.xacro", "urdf/meshes": "*.stl", "worlds": "*.sdf"}
 

@@ -45,8 +45,8 @@ def test_each_package_gives_its_own_data_and_the_description_none_of_bringups():
 
 
 def test_the_editable_packages_link_the_workspace_folders():
-    """The package folders of the source tree hold links (not copies, not text files) to the workspace's folders:
-    what an editable install reads, and what a build copies."""
+    """The package folders of the source tree hold links (not copies, not text files) to the workspace's folders,
+    made by their setup.py at install: what an editable install reads, and what a build copies."""
     links = {"snake_description/snake_description/config/robots": "config/robots",
              "snake_description/snake_description/urdf": "urdf", "snake_description/snake_description/worlds": "worlds",
              "snake_bringup/snake_bringup/config": "config", "snake_bringup/snake_bringup/launch": "launch"}
