@@ -40,9 +40,7 @@ from ...core.signals import StopRequest
 from .. import engine3d
 from ..engine3d import (
     FIGURES,
-    MODULE_WIDTH_FIELD,
-    MOTOR_KP_FIELD,
-    ROBOT_FIELDS,
+    MUJOCO_ROBOT_PARAMS,
     Samples3D,
     Setup3D,
     sea_robot,
@@ -93,8 +91,7 @@ world = engine3d.world  # the runtime's world(scenario): the world file as the s
 def build(scenario: Scenario) -> MujocoSetup:
     """Validate the 3-D model's sections of ``scenario`` and compile its MuJoCo model."""
     src = scenario.source
-    robot, layout = sea_robot(scenario.section("robot"), (*ROBOT_FIELDS, MODULE_WIDTH_FIELD, MOTOR_KP_FIELD), "MuJoCo",
-                              src)
+    robot, layout = sea_robot(scenario.section("robot"), MUJOCO_ROBOT_PARAMS, "MuJoCo", src)
     world, start_x, tether = world_and_start(scenario)
     if world.ground_height is None:
         raise ConfigError("world.file", scenario.world_file, "the MuJoCo model needs a world with a ground plane",
