@@ -136,7 +136,7 @@ def param_table(params: Sequence[Param], prefix: str) -> str:
 def _kind_text(p: Param) -> str:
     """A parameter's type as the docs name it."""
     if not p.scalar:
-        return "mapping"
+        return "see meaning"
     if p.size is not None:
         return f"list of {p.size or 'any number of'} {'integers' if p.kind is int else 'numbers'}"
     return "string" if p.choices else "number or list (per joint)" if p.vector else KIND_NAMES[p.kind]

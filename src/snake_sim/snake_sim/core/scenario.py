@@ -43,10 +43,10 @@ from typing import Any
 import yaml
 
 from snake_core import locator, yaml_files
-from snake_core.registry import Param, checked
+from snake_core.registry import Param, checked, param_table
 from snake_core.validation import ConfigError, choice, get, reject_unknown
 
-from .models import models
+from .models import models, runtime_for
 
 #: The scenario ``make demo`` runs (config/scenarios/demo.yaml: tsc-stairs-3d with K_τ = 6 for 35 s).
 DEMO_SCENARIO = "demo"
@@ -78,7 +78,7 @@ SIM_PARAMS = (
     Param("control_rate", 100.0, "Hz", "rate of the gait and the joint controllers (at least 1/h)", 0.0, MAX_RATE,
           low_open=True),
     Param("log_rate", 50.0, "Hz", "rate of the logged samples", 0.0, MAX_RATE, low_open=True),
-    Param("perturbation", None, "", "the initial asymmetry of a 3-D run (`sim.perturbation.*`; unset: none)",
+    Param("perturbation", None, "", "the initial asymmetry of a 3-D run, a mapping (`sim.perturbation.*`; unset: none)",
           scalar=False),
 )
 #: ``robot.name``, the field of every model's ``robot:`` (each model adds its own).
@@ -293,6 +293,16 @@ def scenario_from_dict(data: Any, source: str, overrides: list[str] | tuple[str,
             if not isinstance(get(expected, k, "expected", source), str) or not expected[k].strip():
                 raise ConfigError(f"expected.{k}", expected[k], "must be a non-empty text", source)
     return Scenario(name, source, data)
+
+
+def section_tables() -> str:
+    """docs/simulator.md's tables of the scenario fields, made from the specs only: ``sim``, ``outputs`` and
+    ``world`` of every model, then each model's own sections (its runtime's ``PARAMS``)."""
+    blocks = [f"**{section}** (every model)\n\n{param_table(params, section)}"
+              for section, params in (("sim", SIM_PARAMS), ("outputs", OUTPUT_PARAMS), ("world", WORLD_PARAMS))]
+    blocks += [f"**{model}: {section}**\n\n{param_table(params, section)}" for model in sorted(models())
+               for section, params in runtime_for(model).PARAMS.items()]
+    return "\n\n".join(blocks)
 
 
 def _set(values: dict[str, Any]) -> dict[str, Any]:

@@ -50,7 +50,7 @@ from snake_core.registry import Param, checked, param_names
 from snake_core.robot import MOTOR_GAIN_SCALE_PARAM, MOTOR_KP_PARAM, RobotParams, load_robot
 from snake_core.validation import ConfigError, number
 
-from ..analysis.rollover import Perturbation, module_roll, roll_over
+from ..analysis.rollover import PERTURBATION_PARAMS, Perturbation, module_roll, roll_over
 from ..core.runlog import RunLog
 from ..core.scenario import ROBOT_NAME, WORLD_PARAMS, Scenario
 from ..core.sea_loop import JOINT_SIGNALS, Reading, record_joints, step_period
@@ -69,8 +69,8 @@ WORLD_PARAMS = (
     Param("box_friction", None, "", "μ of every static box's faces (unset: the world file's)", 0.0, 5.0,
           source="002 §6.4"),
     SIDE_FRICTION,
-    Param("tether", None, "", "a constant pull at the tail tip (`world.tether.*`; unset: none)", scalar=False,
-          source="002 §3.4, §5.4"),
+    Param("tether", None, "", "a constant pull at the tail tip, a mapping (`world.tether.*`; unset: none)",
+          scalar=False, source="002 §3.4, §5.4"),
 )
 #: ``world.tether``: the pull of the cable through the slip ring at the tail (002 §3.4, §5.4).
 TETHER_PARAMS = (
@@ -103,6 +103,13 @@ MUJOCO_ROBOT_PARAMS = (
 )
 
 SettingsT = TypeVar("SettingsT")
+
+
+def section_params(robot: tuple[Param, ...], contact: tuple[Param, ...]) -> dict[str, tuple[Param, ...]]:
+    """The specs of a 3-D engine's own sections (its runtime's ``PARAMS``): its ``robot`` and ``contact`` and the
+    3-D engines' ``world``, ``world.tether`` and ``sim.perturbation``."""
+    return {"robot": robot, "world": WORLD_PARAMS, "world.tether": TETHER_PARAMS, "contact": contact,
+            "sim.perturbation": PERTURBATION_PARAMS}
 
 
 #: The figures of a 3-D run (:data:`snake_sim.outputs.figures.FIGURE_SETS`), whichever engine ran.

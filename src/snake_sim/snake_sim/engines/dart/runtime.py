@@ -46,13 +46,16 @@ from ..engine3d import FIGURES, Samples3D, Setup3D, sea_robot, summary_extra, wo
 from . import gz_control as gz
 from . import model as dm
 from .sdf import gazebo_model
-from .settings import settings_from
+from .settings import CONTACT_PARAMS, settings_from
 
 #: ``robot:`` of the DART model: the 3-D engines' and the controller manager's parameters.
 ROBOT_PARAMS = (*engine3d.ROBOT_PARAMS, Param("controllers_file", None, "", "the controller manager's parameters, a "
                                                 "file of config/controllers/ or a path (unset: <robot>_gz.yaml)",
                                                 kind=str))
-__all__ = ["FIGURES", "build", "run_scenario", "simulate", "summary_extra"]
+__all__ = ["FIGURES", "PARAMS", "build", "run_scenario", "simulate", "summary_extra"]
+
+#: The specs of the model's own sections (:class:`snake_sim.core.models.ModelRuntime`).
+PARAMS = engine3d.section_params(ROBOT_PARAMS, CONTACT_PARAMS)
 
 
 @dataclass(eq=False)

@@ -48,9 +48,12 @@ from ..engine3d import (
     world_and_start,
 )
 from . import model as mm
-from .settings import settings_from
+from .settings import CONTACT_PARAMS, settings_from
 
-__all__ = ["FIGURES", "build", "run_scenario", "simulate", "summary_extra"]
+__all__ = ["FIGURES", "PARAMS", "build", "run_scenario", "simulate", "summary_extra"]
+
+#: The specs of the model's own sections (:class:`snake_sim.core.models.ModelRuntime`).
+PARAMS = engine3d.section_params(MUJOCO_ROBOT_PARAMS, CONTACT_PARAMS)
 
 
 @dataclass(eq=False)

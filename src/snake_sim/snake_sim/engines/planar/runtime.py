@@ -444,6 +444,8 @@ def summary_extra(log: RunLog, scenario: Scenario) -> dict[str, Any]:
 
 #: The figures of a run (:data:`snake_sim.outputs.figures.FIGURE_SETS`).
 FIGURES = "head-tracking"
+#: The specs of the model's own sections (:class:`snake_sim.core.models.ModelRuntime`).
+PARAMS = {"robot": ROBOT_PARAMS, "contact": CONTACT_PARAMS}
 
 
 def stepper(scenario: Scenario) -> PlanarStepper:

@@ -76,6 +76,8 @@ MAX_TIME_STEP = 5e-5
 
 #: The figures of a run (:data:`snake_sim.outputs.figures.FIGURE_SETS`).
 FIGURES = "top"
+#: The specs of the model's own sections (:class:`snake_sim.core.models.ModelRuntime`).
+PARAMS = {"robot": ROBOT_PARAMS, "contact": CONTACT_PARAMS}
 
 
 def _robot(section: dict, world: PushingWorld, src: str) -> RobotParams:
