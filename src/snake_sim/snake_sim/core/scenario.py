@@ -23,8 +23,9 @@ other value replaces the base's; ``name`` is the scenario's own (its file name b
 scenario of their own (not listed, not run alone; ``parts/mujoco-3d`` is the MuJoCo block of every 3-D twin).
 
 Numbers may be written as simple expressions of ``pi`` (``-2*pi/5``), in files and in ``--set``.
-This module validates the common sections (model, robot.name, world, sim, outputs); each runner
-validates its own sections (gait, controller, contact, ...) before it simulates anything.
+This module validates the common sections (model, robot.name, world, sim, outputs) against their specs
+(:data:`SIM_PARAMS`, :data:`WORLD_PARAMS`, :data:`OUTPUT_PARAMS`, :data:`ROBOT_NAME`); each model validates its own
+sections (robot, world, contact against its runtime's ``PARAMS``; gait, controller) before it simulates anything.
 To add a section, add its name to :data:`SECTIONS`; to add a model, register its runtime in
 :func:`snake_sim.core.models.models` (a module satisfying :class:`snake_sim.core.models.ModelRuntime`).
 """
