@@ -1,8 +1,9 @@
 """Parameters that describe themselves, and registries of plug-in modules (gaits, head trackers).
 
-A gait, a head tracker or an SEA controller mode publishes its parameters beside its code as :class:`Param`
-entries (name, type, default, range, unit, description, the source's equation or table). From them, and only from
-them, the scenarios' and ``--set`` values are validated (:func:`checked`), the nodes declare their ROS parameters
+A gait, a head tracker, an SEA controller mode, a node, a scenario's section (sim, world, outputs, each model's robot,
+world and contact) publishes its parameters beside its code as :class:`Param` entries (name, type, default, range,
+unit, description, the source's equation or table). From them, and only from them, the scenarios' and ``--set``
+values are validated (:func:`checked`), the nodes declare their ROS parameters
 (snake_control.ros_interface.declare_param) and the docs print their tables (:func:`param_table`). A
 :class:`Registry` maps each name to a function that imports its module (``GAITS``, ``TRACKERS``): adding one is
 adding its module and its loader.
@@ -19,7 +20,7 @@ from .validation import ConfigError, choice, flag, get, integer, number, per_joi
 
 @dataclass(frozen=True)
 class Param:
-    """One parameter of a gait, a tracker or a controller mode.
+    """One parameter of a gait, a tracker, a controller mode, a node or a scenario's section.
 
     ``default``: the paper's value (what a node starts with; None: no default, the user must give it
     (``required``), or it is unset, and the owner computes it or leaves it out, as the description says).
