@@ -27,7 +27,7 @@ def test_the_docs_tables_are_the_specs():
     ("pedal-wave", "robot.sea_stiffnes=2", "robot.sea_stiffnes = 2 is invalid: unknown field; allowed: name, "
                                            "rotor_inertia_model, sea_stiffness, motor_gain_scale, motor_kp"),
     ("pedal-wave", "contact.stiffness=0", "contact.stiffness = 0 is invalid: must be > 0 (002 Table 5.1)"),
-    ("pedal-wave", "contact.threshold=0.2", "contact.threshold = 0.2 is invalid: must be in [0, 0.1] (002 §5.3)"),
+    ("pedal-wave", "contact.threshold=0", "contact.threshold = 0 is invalid: must be in (0, 0.1] (002 §5.3)"),
     ("pedal-wave", "world.side_friction=6", "world.side_friction = 6 is invalid: must be in [0, 5]"),
     ("pedal-wave", "sim.log_rate=0", "sim.log_rate = 0 is invalid: must be in (0, 100000]"),
     ("pedal-wave", "outputs.plots=1", "outputs.plots = 1 is invalid: must be true or false"),

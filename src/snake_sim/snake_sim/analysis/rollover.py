@@ -21,15 +21,6 @@ from snake_core.registry import Param, checked, param_names
 from snake_core.robot import RobotParams
 from snake_core.validation import ConfigError
 
-#: ``sim.perturbation`` (:class:`Perturbation`): the asymmetries 002 names as causes of its roll-overs (§6.4, §7.4).
-PERTURBATION_PARAMS = (
-    Param("roll_deg", 0.0, "deg", "roll of the whole body about its axis at t = 0", -45.0, 45.0,
-          source="002 §6.4, §7.4"),
-    Param("lateral_offset", 0.0, "m", "y of the tail tip at t = 0", -1.0, 1.0),
-    Param("joint_noise_deg", 0.0, "deg", "standard deviation of the initial joint angles", 0.0, 10.0,
-          source="002 §6.4, §7.4"),
-    Param("seed", 0, "", "of the joint-angle noise", 0, kind=int),
-)
 #: A module rolled past this about its own axis has rolled over [deg].
 ROLL_OVER_DEG = 60.0
 
@@ -47,6 +38,18 @@ class Perturbation:
         """Initial α (N−1,) [rad]: Gaussian noise of ``joint_noise_deg`` from ``seed``, within the joint limit."""
         noise = np.random.default_rng(self.seed).normal(0.0, math.radians(self.joint_noise_deg), n_joints)
         return np.clip(noise, -limit, limit)
+
+
+#: ``sim.perturbation`` (:class:`Perturbation`): the asymmetries 002 names as causes of its roll-overs (§6.4, §7.4).
+_P = Perturbation()
+PERTURBATION_PARAMS = (
+    Param("roll_deg", _P.roll_deg, "deg", "roll of the whole body about its axis at t = 0", -45.0, 45.0,
+          source="002 §6.4, §7.4"),
+    Param("lateral_offset", _P.lateral_offset, "m", "y of the tail tip at t = 0", -1.0, 1.0),
+    Param("joint_noise_deg", _P.joint_noise_deg, "deg", "standard deviation of the initial joint angles", 0.0, 10.0,
+          source="002 §6.4, §7.4"),
+    Param("seed", _P.seed, "", "of the joint-angle noise", 0, kind=int),
+)
 
 
 def perturbation_from(section: Any, source: str | None = None) -> Perturbation:

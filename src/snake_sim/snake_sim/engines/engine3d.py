@@ -72,13 +72,6 @@ WORLD_PARAMS = (
     Param("tether", None, "", "a constant pull at the tail tip, a mapping (`world.tether.*`; unset: none)",
           scalar=False, source="002 §3.4, §5.4"),
 )
-#: ``world.tether``: the pull of the cable through the slip ring at the tail (002 §3.4, §5.4).
-TETHER_PARAMS = (
-    Param("force", 0.0, "N", "magnitude of the pull (at most about the robot's weight)", 0.0, MAX_TETHER_N,
-          source="002 §3.4, §5.4"),
-    Param("yaw_deg", 180.0, "deg", "azimuth of the pull from +x towards +y (180: straight back)", -360.0, 360.0),
-    Param("pitch_deg", 0.0, "deg", "elevation of the pull above the horizontal", -90.0, 90.0),
-)
 #: |joint_twist_deg| bound [deg]: beyond 90° a twist is a roll of the other kind (``joint_roll``) plus a twist.
 MAX_TWIST_DEG = 90.0
 #: The fields of a ``robot:`` section that say how the modules are put together (:class:`Layout`).
@@ -95,12 +88,9 @@ ROBOT_PARAMS = (ROBOT_NAME, *LAYOUT_PARAMS, MOTOR_GAIN_SCALE_PARAM)
 #: MuJoCo's ``robot:`` adds another reading of the module's width (``module_width`` across flats, the same mass, the
 #: inertia of the scaled shape: :meth:`snake_core.robot.RobotParams.with_module_width`) and the motor PD's K_p (e.g. a
 #: calibrated one, ``snake-sim calibrate``). DART builds the robot file's URDF as Gazebo does.
-MUJOCO_ROBOT_PARAMS = (
-    *ROBOT_PARAMS,
-    Param("module_width", None, "m", "the module's width across flats, below its length (unset: the robot file's "
-          "links.width)", 0.0, low_open=True),
-    MOTOR_KP_PARAM,
-)
+MODULE_WIDTH = Param("module_width", None, "m", "the module's width across flats, at most its length (unset: the "
+                     "robot file's links.width)", 0.0, low_open=True)
+MUJOCO_ROBOT_PARAMS = (*ROBOT_PARAMS, MODULE_WIDTH, MOTOR_KP_PARAM)
 
 SettingsT = TypeVar("SettingsT")
 
@@ -195,8 +185,8 @@ def sea_robot(section: dict[str, Any], params: Sequence[Param], engine: str, sou
         raise ConfigError("robot.name", robot.name, f"the {engine} model needs a robot with SEAs (sea: and actuator: "
                           "sections), e.g. koopaee6", source)
     if values.get("module_width") is not None:  # MuJoCo only: another reading of links.width
-        robot = robot.with_module_width(number(values["module_width"], "robot.module_width", source, low=0.0,
-                                               high=robot.link_length, low_open=True))
+        robot = robot.with_module_width(replace(MODULE_WIDTH, high=robot.link_length).check(
+            values["module_width"], "robot.module_width", source))
     robot = robot.with_motor_gains(values["motor_gain_scale"], values.get("motor_kp"))
     return robot, layout_from(section, robot, source)
 
@@ -214,6 +204,16 @@ class Tether:
         """The force in the world frame (3,) [N]."""
         yaw, pitch = np.radians(self.yaw_deg), np.radians(self.pitch_deg)
         return self.force * np.array([np.cos(pitch) * np.cos(yaw), np.cos(pitch) * np.sin(yaw), np.sin(pitch)])
+
+
+#: ``world.tether``: the pull of the cable through the slip ring at the tail (002 §3.4, §5.4).
+_T = Tether()
+TETHER_PARAMS = (
+    Param("force", _T.force, "N", "magnitude of the pull (at most about the robot's weight)", 0.0, MAX_TETHER_N,
+          source="002 §3.4, §5.4"),
+    Param("yaw_deg", _T.yaw_deg, "deg", "azimuth of the pull from +x towards +y (180: straight back)", -360.0, 360.0),
+    Param("pitch_deg", _T.pitch_deg, "deg", "elevation of the pull above the horizontal", -90.0, 90.0),
+)
 
 
 def tether_from(section: Any, source: str | None = None) -> Tether:

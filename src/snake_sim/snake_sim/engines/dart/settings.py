@@ -20,12 +20,13 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from snake_core.registry import Param, checked
+from snake_core.registry import Param, checked, param_names
 from snake_core.validation import ConfigError
 from snake_core.vertical.model import GRAVITY
 
-#: Fields of the vertical and MuJoCo contact laws, accepted and unused (see the module docstring).
-OTHER_CONTACT_FIELDS = ("stiffness", "damping", "threshold", "slip_velocity", "solref", "solimp", "cone", "solver")
+from ..mujoco.settings import CONTACT_PARAMS as MUJOCO_CONTACT_PARAMS
+from ..mujoco.settings import VERTICAL_CONTACT_FIELDS
+
 COLLISION_DETECTORS = ("ode", "fcl", "dart", "bullet")
 #: All contacts of a world step (gz-physics: ``collOpt.maxNumContacts = 10000``).
 MAX_CONTACTS_TOTAL = 10000
@@ -56,6 +57,9 @@ CONTACT_PARAMS = (
     Param("max_contacts", _D.max_contacts, "", "contacts per collision pair (SDF <physics><max_contacts>)", 1,
           kind=int),
 )
+#: Fields of the vertical and MuJoCo contact laws, accepted and unused (see the module docstring).
+OTHER_CONTACT_FIELDS = (*VERTICAL_CONTACT_FIELDS,
+                        *(n for n in param_names(MUJOCO_CONTACT_PARAMS) if n not in param_names(CONTACT_PARAMS)))
 
 
 def settings_from(time_step: float, contact: dict[str, Any], source: str | None = None) -> Settings:

@@ -36,12 +36,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from snake_core.registry import Param, checked
+from snake_core.registry import Param, checked, param_names
 from snake_core.validation import number
+from snake_core.vertical.contact import CONTACT_PARAMS as VERTICAL_CONTACT_PARAMS
 from snake_core.vertical.model import GRAVITY
 
-#: Fields of the vertical model's contact law, accepted and unused (see the module docstring).
-VERTICAL_CONTACT_FIELDS = ("stiffness", "damping", "threshold", "slip_velocity")
 CONES = ("elliptic", "pyramidal")
 SOLVERS = ("Newton", "CG", "PGS")
 
@@ -76,6 +75,8 @@ CONTACT_PARAMS = (
     Param("cone", _D.cone, "", "friction cone", choices=CONES),
     Param("solver", _D.solver, "", "constraint solver", choices=SOLVERS),
 )
+#: Fields of the vertical model's contact law, accepted and unused (see the module docstring).
+VERTICAL_CONTACT_FIELDS = tuple(n for n in param_names(VERTICAL_CONTACT_PARAMS) if n not in param_names(CONTACT_PARAMS))
 
 
 def settings_from(time_step: float, contact: dict[str, Any], source: str | None = None) -> Settings:

@@ -70,14 +70,15 @@ from .integration import ATOL, RTOL, blowup_status, initial_state, integration_m
 from .report import head_tracking_summary
 from .stepper import PlanarStepper
 
+INITIAL_JOINT_ANGLE = Param("initial_joint_angle", 0.0, "rad", "every joint's angle at t = 0, within the joint limit "
+                            "(004 (82) starts from π/6)", source="004 (82)")
 #: ``robot:`` of the planar model.
 ROBOT_PARAMS = (
     ROBOT_NAME,
     FREE_JOINTS,
     Param("joints", "auto", "", "the joints: auto (through SEAs if the robot file has sea: and actuator:), rigid or "
           "sea", choices=("auto", "rigid", "sea")),
-    Param("initial_joint_angle", 0.0, "rad", "every joint's angle at t = 0, within the joint limit (004 (82) starts "
-          "from π/6)", source="004 (82)"),
+    INITIAL_JOINT_ANGLE,
 )
 #: ``contact:`` of the planar model: the ground friction of each link, replacing the robot file's ``friction:``.
 CONTACT_PARAMS = (
@@ -179,8 +180,8 @@ def build(scenario: Scenario) -> PlanarSetup:
     t0 = number(window[0], "controller.evaluation_window[0]", src, low=0.0)
     t1 = number(window[1], "controller.evaluation_window[1]", src, low=t0, low_open=True)
     blowup = positive(ctrl.get("blowup_torque", DEFAULT_BLOWUP_TORQUE), "controller.blowup_torque", src)
-    phi0 = number(rsec["initial_joint_angle"], "robot.initial_joint_angle", src, low=-robot.joint_limit,
-                  high=robot.joint_limit)
+    phi0 = dataclasses.replace(INITIAL_JOINT_ANGLE, low=-robot.joint_limit, high=robot.joint_limit).check(
+        rsec["initial_joint_angle"], "robot.initial_joint_angle", src)
     q0 = np.concatenate((reference.start, [reference.theta1], np.full(robot.n_joints, phi0)))
     sea = motor_pd(robot) if use_sea else None
     controllers = make_joint_controllers("torque", robot, {"mode": "torque"}, src) if use_sea else None

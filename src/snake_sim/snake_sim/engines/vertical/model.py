@@ -22,7 +22,7 @@ from snake_core.registry import Param, checked
 from snake_core.robot import MOTOR_GAIN_SCALE_PARAM, MOTOR_KP_PARAM, RobotParams, load_robot
 from snake_core.validation import ConfigError
 from snake_core.vertical import ContactParams, Terrain, VerticalModel, build_model, initial_configuration
-from snake_core.vertical.contact import CONTACT_THRESHOLD, SLIP_VELOCITY
+from snake_core.vertical.contact import CONTACT_PARAMS
 from snake_core.vertical.dynamics import sea_angles
 from snake_core.vertical.kinematics import link_poses
 
@@ -45,18 +45,6 @@ ROBOT_PARAMS = (
 
 #: ``world:`` of the vertical model.
 WORLD_PARAMS = (*WORLD_PARAMS, SIDE_FRICTION)
-
-#: ``contact:`` of the vertical model: the Kelvin–Voigt ground of 002 Table 5.1 (§5.3).
-CONTACT_PARAMS = (
-    Param("friction", 0.6, "", "μ_c, Coulomb friction of the ground (and of boxes whose world file gives none)", 0.0,
-          5.0, source="002 Table 5.1"),
-    Param("stiffness", 550.0, "N/m", "ℓ, the ground spring", 0.0, low_open=True, source="002 Table 5.1"),
-    Param("damping", 10.0, "N·s/m", "d, the ground damper", 0.0, source="002 Table 5.1"),
-    Param("threshold", CONTACT_THRESHOLD, "m", "r_c, a point within this of the ground is in contact", 0.0, 0.1,
-          source="002 §5.3"),
-    Param("slip_velocity", SLIP_VELOCITY, "m/s", "ε, regularisation velocity of sgn(ẋ) in the friction (4.27)", 0.0,
-          low_open=True, source="suite, on 002 (4.27)"),
-)
 
 TickHook = Callable[[float, np.ndarray, np.ndarray, dict[str, np.ndarray]], dict[str, np.ndarray]]
 
