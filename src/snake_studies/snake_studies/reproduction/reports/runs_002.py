@@ -10,21 +10,16 @@ import numpy as np
 
 from snake_core.controllers.tsc import TSCGains
 from snake_sim.analysis.step_check import TOLERANCE, compare, half_step_spread
-from snake_sim.core import worldgen
-from snake_sim.core.scenario import load_scenario
 from snake_studies.climb_3d import Climb3dRun, claim_verdict
 from snake_studies.engines import ENGINES
 from snake_studies.reproduction.experiments.runs_002 import (
     COMPARISONS_002,
     ENGINE_NAMES,
-    FAST_DURATION,
     PER_STEP,
-    READING_SCENARIO,
     Results,
     Row,
     Run002,
     expected_outcome,
-    rows_002,
     select,
 )
 from snake_studies.reproduction.reports.climb_3d import failed_lines
@@ -82,7 +77,7 @@ def _002_cell(row: Row) -> str:
 
 
 def _table(results: Results, experiment: str) -> list[str]:
-    rows = [r for r in rows_002() if r.experiment == experiment]
+    rows = [r for r in results.settings.rows if r.experiment == experiment]
     header = "| controller | 002 | " + " | ".join(ENGINE_NAMES[e] for e in ENGINES) + " |"
     lines = [header, "|---|---|" + "---|" * len(ENGINES)]
     for row in rows:
@@ -208,7 +203,7 @@ def _claims(results: Results) -> list[str]:
              f"Each of 002's rows against the runs above (the scenarios' plate): {VERDICT_RULE}", "",
              "| section | controller | 002 | " + " | ".join(ENGINE_NAMES[e] for e in ENGINES) + " |",
              "|---|---|---|" + "---|" * len(ENGINES)]
-    for row in rows_002():
+    for row in results.settings.rows:
         cells = [verdict_text(select(results, row.experiment, row.controller, e), expected_outcome(row, e))
                  for e in ENGINES]
         lines.append(f"| {row.experiment} | {row.controller} | {row.outcome_002} | " + " | ".join(cells) + " |")
@@ -231,7 +226,7 @@ def _faces(results: Results) -> list[str]:
                                                           for e in engines for mu in faces) + " |",
              "|---|---|---|" + "---|" * (len(engines) * len(faces))]
     reproduces: dict[str, list[str]] = {}
-    for row in rows_002():
+    for row in results.settings.rows:
         if not any(r.face is not None for r in select(results, row.experiment, row.controller, engines[0],
                                                        face=results.face_frictions[0])):
             continue
@@ -266,25 +261,24 @@ def _intro(results: Results) -> list[str]:
     k = results.spring_stiffness
     local = ", ".join(f"{s}: K_d = {kd:g} N·m/rad, (K − K_d)/K_d = {(k - kd) / kd:.2f}"
                       for s, kd in results.local_stiffness.items())
-    gait = load_scenario(READING_SCENARIO).section("gait")
-    shake = load_scenario(READING_SCENARIO).data["sim"]["perturbation"]
+    st = results.settings
     return [f"The runs 002 reports, each with the settings 002 prints for it (scenarios `exp64-*`, `sim73-*`, "
             "`exp74-*` and their `-3d` twins): §6.4 on the robot at A = π/4, §7.3 in 002's simulation (Table 7.1, "
-            f"A = π/6, on the obstacle {_mm_text(worldgen.SINGLE_OBSTACLE_START_GAP)} ahead of the head tip), §7.4 on "
-            f"the robot at A = π/6 (the single obstacle {_mm_text(worldgen.LAB_START_GAP)} ahead of the head tip: "
+            f"A = π/6, on the obstacle {_mm_text(st.single_obstacle_start_gap)} ahead of the head tip), §7.4 on "
+            f"the robot at A = π/6 (the single obstacle {_mm_text(st.lab_start_gap)} ahead of the head tip: "
             "002's \"100mm away from joint 5 (head module)\" read from the head module's tip, as §7.4.2's start; §6.4 "
             "prints no distance and the same board is read; and §7.4.2's two obstacles), "
-            f"ω = {pi_text(gait['frequency'])} rad/s and φ = {pi_text(gait['phase_shift'])} "
+            f"ω = {pi_text(results.gait_frequency)} rad/s and φ = {pi_text(results.gait_phase_shift)} "
             f"throughout; local stiffness {local} (K = {k:g} N·m/rad). K_d = K is position control (the admittance "
             "term of Fig. 6.2 vanishes), the open loop's controller. The robot experiments' boxes carry a top plate "
             f"of μ = {results.plate_frictions[0]:g} (002's plate is \"for higher friction\", its μ not printed; "
             "other values below); §7.4.2's gap between the boxes is not printed either: "
-            f"{_mm_text(worldgen.TWO_OBSTACLES_GAP)} is read (wider than one module, as 002's warning that the head "
+            f"{_mm_text(st.two_obstacles_gap)} is read (wider than one module, as 002's warning that the head "
             "may get stuck in it implies, narrower than two).",
             "",
             f"Engines: the vertical plane (002's model, deterministic, h = {steps(vertical)} ms), MuJoCo (perturbation "
-            f"seeds {', '.join(map(str, seeds.get('mujoco', ())))}: a {shake['roll_deg']:g}° initial roll and "
-            f"{shake['joint_noise_deg']:g}° joint-angle noise, h = {steps(mujoco)} ms) and DART as Gazebo sets it up "
+            f"seeds {', '.join(map(str, seeds.get('mujoco', ())))}: a {st.roll_deg:g}° initial roll and "
+            f"{st.joint_noise_deg:g}° joint-angle noise, h = {steps(mujoco)} ms) and DART as Gazebo sets it up "
             "(seed "
             f"{', '.join(map(str, seeds.get('dart', ())))}, h = {steps(dart)} ms). Simulated time: {durations} "
             "(DART is the slowest engine: a climb after its shorter time is a *no* there). Every run is repeated at "
@@ -319,7 +313,8 @@ def render(results: Results) -> str:
     """The section's Markdown from the stored results alone."""
     out = [f"## {TITLE}", ""]
     if results.fast:
-        out += [f"*Fast smoke run ({FAST_DURATION:g} s per run, one seed): the numbers below are not results.*", ""]
+        out += [f"*Fast smoke run ({results.settings.smoke_duration_s:g} s per run, one seed): the numbers below are "
+                "not results.*", ""]
     out += [*_intro(results), *failed_lines(results), *_reach(results)]
     for experiment, title in EXPERIMENT_TITLES.items():
         if any(r.experiment == experiment for r in results.runs):

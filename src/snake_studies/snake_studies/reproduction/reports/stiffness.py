@@ -10,23 +10,17 @@ from snake_core.controllers.tsc import TSCGains
 from snake_core.vertical.model import GRAVITY
 from snake_sim.analysis.climb import ClimbResult
 from snake_sim.analysis.step_check import TOLERANCE, relative_change
-from snake_sim.core.scenario import load_scenario
 from snake_studies.reproduction.experiments.stiffness import (
     CONTROLLERS,
     FACE_CONTROLLERS,
-    FAST_DURATION,
     FLAT_GROUPS,
-    GRID_AMPLITUDES,
-    GRID_DAMPING,
-    GRID_STIFFNESS,
-    GRID_TORQUE_GAINS,
-    SIDE_FRICTIONS,
     SIMULATED_OPEN,
     SIMULATED_TSC,
     TABLE_7_1_AMPLITUDE,
     TABLE_7_1_GAINS,
     WORLDS,
     Outcome,
+    RunSettings,
     Setting,
     StiffnessResults,
 )
@@ -42,7 +36,6 @@ OPEN_LOOP_SPEED_002 = 0.018
 #: 002's gain ranges for TSC: K_d from Table 7.1 (12) to the experiments (17.5).
 K_D_RANGE_002 = (12.0, 17.5)
 #: The shipped open loop on the single obstacle (the sensitivity rows change it slightly).
-SHIPPED_OPEN_LOOP = "open-loop-obstacle"
 #: A row "barely moves" when its CoM speed is below this fraction of the reference row's.
 BARELY_MOVES = 0.25
 #: A row "hardly moves" when its CoM speed is below this [m/s].
@@ -138,7 +131,8 @@ def render(results: StiffnessResults) -> str:
     groups, setting = results.groups, results.setting
     out = [f"## {TITLE}", ""]
     if results.fast:
-        out += [f"*Fast smoke run ({FAST_DURATION:g} s per run): the numbers below are not results.*", ""]
+        out += [f"*Fast smoke run ({results.settings.smoke_duration_s:g} s per run): the numbers below are not "
+                "results.*", ""]
     out += _intro(groups, setting)
     out += _flat(groups.get("flat"), setting)
     if "t71" in groups:
@@ -150,12 +144,13 @@ def render(results: StiffnessResults) -> str:
                 "higher average speed.", ""]
         out += [*_table(rows, rows[0]), ""]
     if "sens" in groups:
-        gait = load_scenario(SHIPPED_OPEN_LOOP).section("gait")
+        st = results.settings
         out += ["### Near the shipped parameters", "",
-                f"The shipped open loop (A = {pi_text(gait['amplitude'])}, φ = {pi_text(gait['phase_shift'])}) "
+                f"The shipped open loop (A = {pi_text(st.open_loop_amplitude)}, "
+                f"φ = {pi_text(st.open_loop_phase_shift)}) "
                 "changed slightly, and TSC with 002's largest K_d:", ""]
         out += [*_table(groups["sens"]), ""]
-    out += _grid(groups.get("grid"), setting)
+    out += _grid(groups.get("grid"), setting, results.settings)
     for wlabel, _, _ in WORLDS:
         if wlabel not in groups:
             continue
@@ -165,7 +160,7 @@ def render(results: StiffnessResults) -> str:
         climbed = [r.label for r in rows if r.climb.climbed]
         failed = [r.label for r in rows if r.climb.climbed is False]
         out += [f"Climb {wlabel}: {', '.join(climbed) or 'none'}; do not: {', '.join(failed) or 'none'}.", ""]
-    out += _face_friction(groups, setting)
+    out += _face_friction(groups, setting, results.settings)
     out += _against_002(groups, setting)
     return "\n".join(out)
 
@@ -256,19 +251,20 @@ def _angle(radians: float) -> str:
     return f"π/{round(n)}" if abs(n - round(n)) < 1e-9 else f"{np.degrees(radians):g}°"
 
 
-def _grid(rows: list[Outcome] | None, setting: Setting) -> list[str]:
+def _grid(rows: list[Outcome] | None, setting: Setting, st: RunSettings) -> list[str]:
     """One cell per TSC parameter set of 002's ranges on the single obstacle: verdict and CoM speed, and the
     verdict at half the step."""
     if not rows:
         return []
     climbed = [r.label for r in rows if r.climb.climbed]
     cells = iter(rows)
-    columns = [(a, kt) for a, _ in GRID_AMPLITUDES for kt in GRID_TORQUE_GAINS]
+    columns = [(a, kt) for a, _ in st.grid_amplitudes for kt in st.grid_torque_gains]
     lines = ["### TSC over 002's gain ranges, single obstacle", "",
-             f"M_d = {setting.tsc_gains[0]:g}; A = {', '.join(a for a, _ in GRID_AMPLITUDES)}, 002's largest; D_d and "
+             f"M_d = {setting.tsc_gains[0]:g}; A = {', '.join(a for a, _ in st.grid_amplitudes)}, 002's largest; "
+             "D_d and "
              f"K_d from Table 7.1 ({TABLE_7_1_GAINS[1]:g}, {TABLE_7_1_GAINS[2]:g}) to the experiments "
-             f"({GRID_DAMPING[-1]:g}, {GRID_STIFFNESS[-1]:g}); K_τ = "
-             + " and ".join(f"{k:g}" for k in GRID_TORQUE_GAINS) + ". Each cell: climbed (time) or not, the CoM "
+             f"({st.grid_damping[-1]:g}, {st.grid_stiffness[-1]:g}); K_τ = "
+             + " and ".join(f"{k:g}" for k in st.grid_torque_gains) + ". Each cell: climbed (time) or not, the CoM "
              "speed over the run [mm/s], then the verdict at "
              "half the step and whether the row is converged (same verdict, time and speed within "
              f"{100 * TOLERANCE:g} %).", "",
@@ -282,14 +278,15 @@ def _grid(rows: list[Outcome] | None, setting: Setting) -> list[str]:
         return text
 
     by_gains = {}
-    for d in GRID_DAMPING:
-        for k in GRID_STIFFNESS:
+    for d in st.grid_damping:
+        for k in st.grid_stiffness:
             row = [next(cells) for _ in columns]
             by_gains[(d, k)] = row
             lines.append(f"| {d:g}, {k:g} | " + " | ".join(cell(r) for r in row) + " |")
     w = setting.gait_frequency
-    gain = {(d, k): abs(TSCGains(1.0, d, k, 0.0).frequency_response(w)) for d in GRID_DAMPING for k in GRID_STIFFNESS}
-    d_hi, d_lo, k_hi = max(GRID_DAMPING), min(GRID_DAMPING), max(GRID_STIFFNESS)
+    gain = {(d, k): abs(TSCGains(1.0, d, k, 0.0).frequency_response(w))
+            for d in st.grid_damping for k in st.grid_stiffness}
+    d_hi, d_lo, k_hi = max(st.grid_damping), min(st.grid_damping), max(st.grid_stiffness)
     weak = max(v for (d, _), v in gain.items() if d == d_hi)
     strong = gain[(d_lo, k_hi)]
     damped = [r for (d, _), row in by_gains.items() if d == d_hi for r in row]
@@ -309,7 +306,7 @@ def _grid(rows: list[Outcome] | None, setting: Setting) -> list[str]:
     return lines
 
 
-def _face_friction(groups: dict[str, list[Outcome]], setting: Setting) -> list[str]:
+def _face_friction(groups: dict[str, list[Outcome]], setting: Setting, st: RunSettings) -> list[str]:
     """Which friction on the box's vertical faces lets each controller over the single obstacle, and how fast
     (numbers taken from the runs)."""
     single, face = groups.get("single obstacle"), groups.get("face")
@@ -331,12 +328,12 @@ def _face_friction(groups: dict[str, list[Outcome]], setting: Setting) -> list[s
     lines += [f"| {r.label} | {r.face_time_s:.1f} | {1e3 * r.face_height_max_m:.0f} |"
               for r in [*single, *face] if r.face_time_s == r.face_time_s]
     lines.append("")
-    frictions = (*SIDE_FRICTIONS, *setting.box_friction)
+    frictions = (*st.side_frictions, *setting.box_friction)
     for label, _, _ in FACE_CONTROLLERS:
         runs = [r for r in face if r.label.startswith(f"{label}, μ")]
         runs += [r for name, r in shipped.items() if name.startswith(label)][:1]
         lines.append(_face_verdict(label, list(zip(frictions, runs, strict=False))))
-    lines.append(_face_gains(face))
+    lines.append(_face_gains(face, st))
     module = groups.get("module", [])
     if module:
         r = 0.5 * setting.module_width
@@ -360,10 +357,10 @@ def _face_verdict(label: str, runs: list[tuple[float, Outcome]]) -> str:
             + "), not with " + (", ".join(f"μ = {mu:g}" for mu, r in runs if not r.climb.climbed) or "none") + ".")
 
 
-def _face_gains(face: list[Outcome]) -> str:
+def _face_gains(face: list[Outcome], st: RunSettings) -> str:
     """TSC's climb speed against the open loop's at each face friction where both climb."""
     both = []
-    for mu in SIDE_FRICTIONS:
+    for mu in st.side_frictions:
         rows = {r.label.split(", μ")[0]: r for r in face if r.label.endswith(f"μ = {mu:g} on the vertical faces")}
         ol = rows.get("open loop")
         for label in ("TSC, K_τ = 0", "TSC, K_τ = 6"):
