@@ -96,10 +96,18 @@ def test_a_report_renders_with_every_file_and_loader_closed(name, monkeypatch):
     assert report(name).render(results)
 
 
-@pytest.mark.parametrize("name", [n for n in SECTIONS if hasattr(section(n), "run_settings")])
+#: Sections whose results do not yet store their settings (``run_settings``): the calibration's, whose report names
+#: only the scenario it calibrates.
+WITHOUT_RUN_SETTINGS = {"calibration_002"}
+
+
+@pytest.mark.parametrize("name", SECTIONS)
 def test_the_committed_results_were_run_with_todays_settings(name):
     """The settings stored with a section's committed results are what its experiment stores today: a scenario,
     robot or constant changed since the run fails here, naming the section to run again."""
+    if name in WITHOUT_RUN_SETTINGS:
+        assert not hasattr(section(name), "run_settings"), f"{name} stores its settings now: check them here"
+        return
     stored = load(section(name).Results, results_path(DOCS, name))
     assert stored.settings == section(name).run_settings(stored.fast), (
         f"docs/reproduction/{name}.json was run with other settings: run `snake-sim reproduce --only {name}`")
@@ -153,7 +161,8 @@ def _pedal_fixture(**changes) -> pw.PedalWaveResults:
                          contact_threshold=0.005, frequency=3.0, amplitude=0.5, spring_stiffness=1.74,
                          link_mass=0.15, half_length=0.06, reflected_inertia=0.01)
     base = pw.PedalWaveResults(False, 10.0, 0.001, setting, table, table, table, 0.003, -0.003, 0.003,
-                               (0.01, 0.011), 2.0, (0.1,) * 5, (0.2,) * 5, 0.99, 0.9, 0.01, 0.3, {})
+                               (0.01, 0.011), 2.0, (0.1,) * 5, (0.2,) * 5, 0.99, 0.9, 0.01, 0.3, {},
+                               pw.run_settings(False))
     return replace(base, **changes)
 
 

@@ -20,7 +20,7 @@ from snake_core.controllers import controller_values
 from snake_core.robot import load_robot
 from snake_core.validation import ConfigError
 from snake_sim.analysis.rollover import ROLL_OVER_DEG
-from snake_sim.analysis.step_check import relative_change
+from snake_sim.analysis.step_check import TOLERANCE, relative_change
 from snake_sim.core.scenario import load_scenario
 from snake_studies.climb_3d import (
     CONTROLLERS,
@@ -36,7 +36,7 @@ from snake_studies.climb_3d import (
     reference_check,
     scenario_duration,
 )
-from snake_studies.engines import SEED, engine_case, engine_cases
+from snake_studies.engines import ENGINES, SEED, engine_case, engine_cases
 from snake_studies.reproduction.experiments import stiffness
 from snake_studies.sweep import Cell
 from snake_studies.sweep.engine import measure_summary
@@ -63,7 +63,9 @@ class RunSettings:
     tsc_gains: tuple[float, float, float]  # (M_d, D_d, K_d): the scenario's, the unset ones tsc's defaults
     roll_deg: float  # sim.perturbation: initial roll of the body [°]
     joint_noise_deg: float  # sim.perturbation: joint-angle noise [°]
+    engines: tuple[str, ...]  # the engines table's engines, in its order
     engine_seed: int  # the perturbation seed of the engines table's MuJoCo and DART runs
+    step_tolerance: float  # largest relative change of a time or speed from h to h/2 of a converged run
     smoke_duration_s: float | None  # simulated time of every run of a fast smoke run [s]; None: the scenarios' own
 
 
@@ -75,7 +77,7 @@ def run_settings(fast: bool) -> RunSettings:
                              scenario.source)
     return RunSettings(gait["amplitude"], gait["frequency"], gait["phase_shift"],
                        (ctrl["inertia"], ctrl["damping"], ctrl["stiffness"]), shake["roll_deg"],
-                       shake["joint_noise_deg"], SEED, FAST_DURATION if fast else None)
+                       shake["joint_noise_deg"], ENGINES, SEED, TOLERANCE, FAST_DURATION if fast else None)
 
 
 @dataclass(frozen=True)

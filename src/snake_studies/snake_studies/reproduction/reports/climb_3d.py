@@ -4,15 +4,14 @@
 
 from __future__ import annotations
 
-from snake_sim.analysis.step_check import TOLERANCE, Comparison, compare, relative_change
+from snake_sim.analysis.step_check import Comparison, compare, relative_change
 from snake_studies.climb_3d import CONTROLLERS, WORLDS, Climb3dRun, ReferenceCheck
-from snake_studies.engines import ENGINES
 from snake_studies.reproduction.experiments import pedal_wave, stiffness
 from snake_studies.reproduction.experiments.climb_3d import ENGINE_NAMES, Results
 from snake_studies.reproduction.reports.stiffness import TSC_GAIN_002, TWO_OBSTACLES_TIME_002
 from snake_studies.reproduction.results import comparison_text, pi_text
 
-# Imported for the text, not as settings of the run: the step check's tolerance, the study's labels (controllers,
+# Imported for the text, not as settings of the run: the study's labels (controllers,
 # worlds, engines), 002's numbers (Tables 5.2 and 7.1, §7.3–7.4); how the runs were made is results.settings.
 
 TITLE = "Climbing in 3-D, and one table across three engines (002 ch. 6–7)"
@@ -121,8 +120,8 @@ def _mujoco_table(results: Results) -> list[str]:
              f"{results.roll_over_deg:g}°, time per seed; *did not reach the box*: the run ended before the head "
              "reached the first box. Every run is repeated at half the step: *same at h/2* counts the seeds whose "
              "verdicts (status, reached the box, climbed, rolled over) are unchanged, *converged* those whose "
-             f"times and speeds also stay within {100 * TOLERANCE:g} %, *largest change* the largest relative change "
-             "of a time or speed.", "",
+             f"times and speeds also stay within {100 * st.step_tolerance:g} %, *largest change* the largest relative "
+             "change of a time or speed.", "",
              "| controller | world | climbed | rolled over | max roll [°] | CoM speed [mm/s] | same at h/2 | "
              "converged | largest change |", "|---|---|---|---|---|---|---|---|---|"]
     for c in CONTROLLERS:
@@ -135,25 +134,25 @@ def _mujoco_table(results: Results) -> list[str]:
     lines += ["", _mujoco_summary(runs), "", _reliable_stairs(runs), "",
               f"*Step check.* {sum(r.verdicts_unchanged for r in runs)} of {len(runs)} runs keep every verdict at "
               f"half the step, {sum(r.converged for r in runs)} are converged (times and speeds within "
-              f"{100 * TOLERANCE:g} %). "
+              f"{100 * st.step_tolerance:g} %). "
               + ("No verdict changes with the step." if not flips else
                  "Verdicts that change at half the step: " + "; ".join(
                      f"{r.controller}, {r.world}, seed {r.seed} (climbed {_climb(r)} → "
                      f"{'yes' if r.half_climbed else 'no'} at h/2, rolled over {_roll(r)} → "
                      f"{'yes' if r.half_rolled_over else 'no'})" for r in flips) + ".")
-              + _slow(obstacle_runs),
+              + _slow(obstacle_runs, st.step_tolerance),
               ""]
     return lines
 
 
-def _slow(runs: list[Climb3dRun]) -> str:
-    """The runs that keep their verdicts at half the step but move a time or speed by more than the tolerance."""
+def _slow(runs: list[Climb3dRun], tolerance: float) -> str:
+    """The runs that keep their verdicts at half the step but move a time or speed by more than ``tolerance``."""
     slow = [r for r in runs if r.verdicts_unchanged and not r.converged]
     if not slow:
         return ""
     worst = max(slow, key=lambda r: r.max_rate_change)
     return (f" {len(slow)} runs on obstacles keep their verdicts at half the step while a time or speed moves by "
-            f"more than {100 * TOLERANCE:g} % (largest {100 * worst.max_rate_change:.0f} %: {worst.controller}, "
+            f"more than {100 * tolerance:g} % (largest {100 * worst.max_rate_change:.0f} %: {worst.controller}, "
             f"{worst.world}, seed {worst.seed}): their verdicts stand, their times and speeds are not converged.")
 
 
@@ -276,10 +275,6 @@ def _against_002(results: Results) -> list[str]:
     return [*lines, ""]
 
 
-ENGINE_HEADER = "| controller | world | " + " | ".join(
-    f"{ENGINE_NAMES[e]}: climbed, rolled, CoM speed, h/2" for e in ENGINES) + " |"
-
-
 def _engine_cell(r: Climb3dRun | None) -> str:
     if r is None:
         return "not run"
@@ -289,7 +284,7 @@ def _engine_cell(r: Climb3dRun | None) -> str:
 
 def _engines(results: Results) -> dict[str, list[Climb3dRun]]:
     """Runs per engine; MuJoCo's are the study's runs with the engines table's seed."""
-    out = {e: [r for r in results.engines if r.model == e] for e in ENGINES}
+    out = {e: [r for r in results.engines if r.model == e] for e in results.settings.engines}
     out["mujoco"] = [r for r in results.mujoco.runs if r.seed == results.settings.engine_seed]
     return out
 
@@ -309,11 +304,13 @@ def _engines_table(results: Results) -> list[str]:
                          for w in WORLDS)
              + " (on the boxes at least 002's longest climb plus 50 s). Each cell: climbed (time), rolled over (time), "
              "CoM speed, and the step check (*converged*, *same verdicts* at half the step but a time or speed moving "
-             f"more than {100 * TOLERANCE:g} %, or a *verdict flip*).", "", ENGINE_HEADER,
-             "|---|---|" + "---|" * len(ENGINES)]
+             f"more than {100 * results.settings.step_tolerance:g} %, or a *verdict flip*).", "",
+             "| controller | world | " + " | ".join(f"{ENGINE_NAMES[e]}: climbed, rolled, CoM speed, h/2"
+                                                   for e in engines) + " |",
+             "|---|---|" + "---|" * len(engines)]
     for c in CONTROLLERS:
         for w in WORLDS:
-            cells = [next(iter(_by(engines[e], c, w)), None) for e in ENGINES]
+            cells = [next(iter(_by(engines[e], c, w)), None) for e in engines]
             lines.append(f"| {c} | {w} | " + " | ".join(_engine_cell(r) for r in cells) + " |")
     lines += ["", *_engine_verdicts(engines, results), ""]
     return lines
@@ -338,16 +335,16 @@ def _engine_verdicts(engines: dict[str, list[Climb3dRun]], results: Results) -> 
         for w in WORLDS:
             if w == "flat":
                 continue
-            cells = {e: next(iter(_by(engines[e], c, w)), None) for e in ENGINES}
+            cells = {e: next(iter(_by(engines[e], c, w)), None) for e in engines}
             verdicts = {e: r.climbed for e, r in cells.items() if r is not None}
-            if len(verdicts) < len(ENGINES):
+            if len(verdicts) < len(engines):
                 continue
             text = f"{c} on {w} (" + ", ".join(f"{ENGINE_NAMES[e]} {'yes' if v else 'no'}"
                                                 for e, v in verdicts.items()) + ")"
             (agree if len(set(verdicts.values())) == 1 else differ).append(text)
     flat = {e: {r.controller: r.com_speed_mps for r in runs if r.world == "flat"} for e, runs in engines.items()}
     ol = next(iter(CONTROLLERS))
-    speeds = ", ".join(f"{ENGINE_NAMES[e]} {_mm(flat[e][ol])} mm/s" for e in ENGINES if ol in flat[e])
+    speeds = ", ".join(f"{ENGINE_NAMES[e]} {_mm(flat[e][ol])} mm/s" for e in engines if ol in flat[e])
     vertical_climbs = [r for r in engines["vertical"] if r.climbed]
     lines = [f"- *Agree* on {len(agree)} of {len(agree) + len(differ)} climbing verdicts run in all three engines"
              + (": " + "; ".join(agree) if agree else "") + ".",

@@ -15,6 +15,8 @@ from snake_studies.reproduction.experiments.rectilinear import (
     _short_e,
 )
 
+# STEP1_EFFORT_003: 003's number; how the runs were made is results.settings.
+
 TITLE = "003: vertical rectilinear gait, effort-optimal trajectories"
 #: 003's predicted and measured advance per cycle [m] and speed [m/s] of the validation robot.
 ADVANCE_003, ADVANCE_MEASURED_003 = 0.0414, 0.038

@@ -9,9 +9,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from snake_core.controllers.tsc import TSCGains
-from snake_sim.analysis.step_check import TOLERANCE, compare, half_step_spread
+from snake_sim.analysis.step_check import compare, half_step_spread
 from snake_studies.climb_3d import Climb3dRun, claim_verdict
-from snake_studies.engines import ENGINES
 from snake_studies.reproduction.experiments.runs_002 import (
     COMPARISONS_002,
     ENGINE_NAMES,
@@ -24,6 +23,9 @@ from snake_studies.reproduction.experiments.runs_002 import (
 )
 from snake_studies.reproduction.reports.climb_3d import failed_lines
 from snake_studies.reproduction.results import comparison_text, figure, pi_text, robot_text
+
+# COMPARISONS_002: 002's comparisons (the paper's words); ENGINE_NAMES, PER_STEP: labels; how the runs were made (002's
+# rows as run, engines, perturbation, worlds) is results.settings and the Results' typed fields.
 
 TITLE = "002's runs at 002's own settings, in three engines (002 §6.4, §7.3, §7.4)"
 
@@ -78,10 +80,10 @@ def _002_cell(row: Row) -> str:
 
 def _table(results: Results, experiment: str) -> list[str]:
     rows = [r for r in results.settings.rows if r.experiment == experiment]
-    header = "| controller | 002 | " + " | ".join(ENGINE_NAMES[e] for e in ENGINES) + " |"
-    lines = [header, "|---|---|" + "---|" * len(ENGINES)]
+    header = "| controller | 002 | " + " | ".join(ENGINE_NAMES[e] for e in results.settings.engines) + " |"
+    lines = [header, "|---|---|" + "---|" * len(results.settings.engines)]
     for row in rows:
-        cells = [cell_text(select(results, experiment, row.controller, e)) for e in ENGINES]
+        cells = [cell_text(select(results, experiment, row.controller, e)) for e in results.settings.engines]
         lines.append(f"| {row.controller} | {_002_cell(row)} | " + " | ".join(cells) + " |")
     return lines
 
@@ -122,7 +124,7 @@ def _comparisons(results: Results) -> list[str]:
              "there is no time to compare.", ""]
     for experiment, faster, slower, words in COMPARISONS_002:
         parts = []
-        for e in ENGINES:
+        for e in results.settings.engines:
             a, b = (select(results, experiment, c, e) for c in (faster, slower))
             if a and b:
                 parts.append(f"{ENGINE_NAMES[e]}: "
@@ -170,7 +172,7 @@ def _gain_scale(results: Results) -> list[str]:
              "the printed reading's:", ""]
     for experiment in ("§7.4", "§7.4.2"):
         parts = []
-        for e in ENGINES:
+        for e in results.settings.engines:
             per_step, si_runs = (select(results, experiment, c, e) for c in (f"TSC K_τ = 6, {PER_STEP}",
                                                                                "TSC K_τ = 6"))
             if per_step and si_runs:
@@ -201,11 +203,11 @@ def _claims(results: Results) -> list[str]:
     """002's claims, each row's outcome per engine: how many runs have 002's outcome at h and at h/2."""
     lines = ["### 002's claims, verdict per engine", "",
              f"Each of 002's rows against the runs above (the scenarios' plate): {VERDICT_RULE}", "",
-             "| section | controller | 002 | " + " | ".join(ENGINE_NAMES[e] for e in ENGINES) + " |",
-             "|---|---|---|" + "---|" * len(ENGINES)]
+             "| section | controller | 002 | " + " | ".join(ENGINE_NAMES[e] for e in results.settings.engines) + " |",
+             "|---|---|---|" + "---|" * len(results.settings.engines)]
     for row in results.settings.rows:
         cells = [verdict_text(select(results, row.experiment, row.controller, e), expected_outcome(row, e))
-                 for e in ENGINES]
+                 for e in results.settings.engines]
         lines.append(f"| {row.experiment} | {row.controller} | {row.outcome_002} | " + " | ".join(cells) + " |")
     return [*lines, ""]
 
@@ -215,7 +217,8 @@ def _faces(results: Results) -> list[str]:
     if not results.face_frictions:
         return []
     faces = (*results.face_frictions, results.face_friction)
-    engines = [e for e in ENGINES if any(r.run.model == e and r.face is not None for r in results.runs)]
+    engines = [e for e in results.settings.engines
+               if any(r.run.model == e and r.face is not None for r in results.runs)]
     lines = ["### Friction on the boxes' faces", "",
              f"The worlds give every face of a box μ = {results.face_friction:g} and the top the plate's μ; 002 put "
              "its plate on the top \"only for higher friction\", so its bare faces were perhaps slippery. The plated "
@@ -285,14 +288,14 @@ def _intro(results: Results) -> list[str]:
             "half its step. *Climbs*: the tail tip passes the far edge of the last box, the time per run; *rolls "
             f"over*: a module's roll about its own axis passes {results.roll_over_deg:g}°; the CoM speed over the run; "
             "then the half-step check: verdict flips, the largest change of a climb time, and how many runs are "
-            f"converged (verdicts the same, times and speeds within {100 * TOLERANCE:g} %).", ""]
+            f"converged (verdicts the same, times and speeds within {100 * st.step_tolerance:g} %).", ""]
 
 
 def _reach(results: Results) -> list[str]:
     """Whether the windows let the robot get there: the runs per engine whose head reached the first box at h and
     at h/2."""
     parts = []
-    for e in ENGINES:
+    for e in results.settings.engines:
         runs = [r.run for r in results.runs if r.run.model == e]
         if runs:
             k = sum(bool(r.reached and r.half_reached) for r in runs)

@@ -7,15 +7,13 @@ from __future__ import annotations
 import numpy as np
 
 from snake_core.controllers.tsc import TSCGains
-from snake_core.vertical.model import GRAVITY
+from snake_core.vertical.model import GRAVITY  # a constant of nature, not a setting of the run
 from snake_sim.analysis.climb import ClimbResult
-from snake_sim.analysis.step_check import TOLERANCE, relative_change
+from snake_sim.analysis.step_check import relative_change
 from snake_studies.reproduction.experiments.stiffness import (
     CONTROLLERS,
     FACE_CONTROLLERS,
     FLAT_GROUPS,
-    SIMULATED_OPEN,
-    SIMULATED_TSC,
     TABLE_7_1_AMPLITUDE,
     TABLE_7_1_GAINS,
     WORLDS,
@@ -25,6 +23,9 @@ from snake_studies.reproduction.experiments.stiffness import (
     StiffnessResults,
 )
 from snake_studies.reproduction.results import pi_text, robot_text
+
+# TABLE_7_1_AMPLITUDE, TABLE_7_1_GAINS: 002's Table 7.1; CONTROLLERS, FACE_CONTROLLERS, FLAT_GROUPS, WORLDS: the rows'
+# labels and groups; how the runs were made is results.setting and results.settings.
 
 TITLE = "Local stiffness and tail-leading stiffness control over obstacles (002 ch. 6–7)"
 #: 002 §7.3 (simulation, Table 7.1): both climb the single obstacle, TSC's average speed 25.6 % above the open loop's.
@@ -80,17 +81,17 @@ def _slow_rows(bad: list[Outcome]) -> str:
             + (" (the percentage is large because the speed is almost zero)." if hardly else "."))
 
 
-def _why_not(r: Outcome) -> str:
-    """What moved by more than the tolerance between the step and its half (same verdict or not)."""
+def _why_not(r: Outcome, tolerance: float) -> str:
+    """What moved by more than ``tolerance`` (the step check's) between the step and its half (same verdict or not)."""
     h = r.half
     if r.climb.climbed != h.climb.climbed:
         return f"climbed {_climb_text(r.climb)} at the step, {_climb_text(h.climb)} at half of it"
     parts = []
     dt = relative_change(r.climb.time_to_climb_s, h.climb.time_to_climb_s)
-    if dt is not None and abs(dt) > TOLERANCE:
+    if dt is not None and abs(dt) > tolerance:
         parts.append(f"time to climb {r.climb.time_to_climb_s:.1f} vs {h.climb.time_to_climb_s:.1f} s")
     dv = relative_change(r.speed_mps, h.speed_mps)
-    if dv is None or abs(dv) > TOLERANCE:
+    if dv is None or abs(dv) > tolerance:
         parts.append(f"CoM speed {1e3 * r.speed_mps:.3f} vs {1e3 * h.speed_mps:.3f} mm/s")
     return ", ".join(parts)
 
@@ -133,7 +134,7 @@ def render(results: StiffnessResults) -> str:
     if results.fast:
         out += [f"*Fast smoke run ({results.settings.smoke_duration_s:g} s per run): the numbers below are not "
                 "results.*", ""]
-    out += _intro(groups, setting)
+    out += _intro(groups, setting, results.settings)
     out += _flat(groups.get("flat"), setting)
     if "t71" in groups:
         rows = groups["t71"]
@@ -165,7 +166,7 @@ def render(results: StiffnessResults) -> str:
     return "\n".join(out)
 
 
-def _intro(groups: dict[str, list[Outcome]], setting: Setting) -> list[str]:
+def _intro(groups: dict[str, list[Outcome]], setting: Setting, st: RunSettings) -> list[str]:
     """Model, friction and the step-halving summary over every checked row."""
     checked = [r for group, rows in groups.items() if group not in FLAT_GROUPS for r in rows]
     bad = [r for r in checked if r.converged is False]
@@ -181,8 +182,8 @@ def _intro(groups: dict[str, list[Outcome]], setting: Setting) -> list[str]:
         "§6.3). *Climbed*: the tail tip passes the far edge of the last box before the run ends; *climb speed*: "
         "the distance the tail tip had to cover over the time it took.",
         "",
-        f"Robots: the rows with Table 7.1's parameters (002 §7.3's simulation: `{SIMULATED_OPEN}`, "
-        f"`{SIMULATED_TSC}` on the obstacle, the same settings on flat ground) run "
+        f"Robots: the rows with Table 7.1's parameters (002 §7.3's simulation: `{st.simulated_scenarios[0]}`, "
+        f"`{st.simulated_scenarios[1]}` on the obstacle, the same settings on flat ground) run "
         f"{robot_text(setting.simulated_robot)}; every other row {robot_text(setting.robot)}.",
         "",
         f"Friction: the ground's μ_c = {setting.ground_friction:g} (Table 5.1); each box's μ is its collision's SDF "
@@ -192,12 +193,13 @@ def _intro(groups: dict[str, list[Outcome]], setting: Setting) -> list[str]:
         "*Converged verdicts.* Every row on an obstacle or on stairs is run at the scenario's step and again at half "
         "of it; the last five columns show the step, the verdict at half the step, and how much the time to climb "
         f"and the CoM speed change ((x_h − x_h/2)/|x_h/2|). *Converged*: same verdict, both within "
-        f"{100 * TOLERANCE:g} %. Flat-ground rows keep the {1e3 * setting.flat_time_step:g} ms step; `make bench` "
+        f"{100 * st.step_tolerance:g} %. Flat-ground rows keep the {1e3 * setting.flat_time_step:g} ms step; "
+        "`make bench` "
         "measures it against 1e-4 s (pedal wave) and measures the obstacle at the shipped step against 1e-4 s. "
         + f"{len(checked) - len(bad)} of {len(checked)} checked rows are converged; "
         + ("every verdict is the same at half the step." if same else "**some verdicts change with the step.**")
-        + ("" if not bad else f" Not within {100 * TOLERANCE:g} %: "
-           + "; ".join(f"*{r.label}* ({_why_not(r)})" for r in bad) + ".")
+        + ("" if not bad else f" Not within {100 * st.step_tolerance:g} %: "
+           + "; ".join(f"*{r.label}* ({_why_not(r, st.step_tolerance)})" for r in bad) + ".")
         + _slow_rows(bad),
         "",
     ]
@@ -267,7 +269,7 @@ def _grid(rows: list[Outcome] | None, setting: Setting, st: RunSettings) -> list
              + " and ".join(f"{k:g}" for k in st.grid_torque_gains) + ". Each cell: climbed (time) or not, the CoM "
              "speed over the run [mm/s], then the verdict at "
              "half the step and whether the row is converged (same verdict, time and speed within "
-             f"{100 * TOLERANCE:g} %).", "",
+             f"{100 * st.step_tolerance:g} %).", "",
              "| D_d, K_d | " + " | ".join(f"A = {a}, K_τ = {kt:g}" for a, kt in columns) + " |",
              "|---|" + "---|" * len(columns)]
 
