@@ -96,6 +96,8 @@ def test_a_report_renders_with_every_file_and_loader_closed(name, monkeypatch):
     assert report(name).render(results)
 
 
+#: Sections that store the files' values the text states as a typed ``setting`` besides: the function that reads them.
+TYPED_SETTING = {"pedal_wave": "_setting", "stiffness": "_setting", "manipulability_head_tracking": "_lyapunov_setting"}
 #: Sections whose results do not yet store their settings (``run_settings``): the calibration's, whose report names
 #: only the scenario it calibrates.
 WITHOUT_RUN_SETTINGS = {"calibration_002"}
@@ -109,8 +111,10 @@ def test_the_committed_results_were_run_with_todays_settings(name):
         assert not hasattr(section(name), "run_settings"), f"{name} stores its settings now: check them here"
         return
     stored = load(section(name).Results, results_path(DOCS, name))
-    assert stored.settings == section(name).run_settings(stored.fast), (
-        f"docs/reproduction/{name}.json was run with other settings: run `snake-sim reproduce --only {name}`")
+    rerun = f"docs/reproduction/{name}.json was run with other settings: run `snake-sim reproduce --only {name}`"
+    assert stored.settings == section(name).run_settings(stored.fast), rerun
+    if name in TYPED_SETTING:  # the robot, world and scenario values it stores as a typed ``setting`` too
+        assert stored.setting == getattr(section(name), TYPED_SETTING[name])(), rerun
 
 
 def test_the_driver_measures_tasks_here_and_assembles_the_rows_by_key():
