@@ -11,8 +11,8 @@ from snake_studies.reproduction.experiments.climb_3d import ENGINE_NAMES, Result
 from snake_studies.reproduction.reports.stiffness import TSC_GAIN_002, TWO_OBSTACLES_TIME_002
 from snake_studies.reproduction.results import comparison_text, pi_text
 
-# Imported for the text, not as settings of the run: the study's labels (controllers,
-# worlds, engines), 002's numbers (Tables 5.2 and 7.1, §7.3–7.4); how the runs were made is results.settings.
+# Imported for the text, not as settings of the run: the study's labels (controllers, worlds, engine names), 002's
+# numbers (Tables 5.2 and 7.1, §7.3–7.4); how the runs were made is results.settings.
 
 TITLE = "Climbing in 3-D, and one table across three engines (002 ch. 6–7)"
 
