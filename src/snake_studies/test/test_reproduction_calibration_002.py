@@ -12,6 +12,7 @@ from snake_core import locator
 from snake_core.robot import load_robot
 from snake_sim.core.scenario import load_scenario
 from snake_sim.engines.mujoco.settings import Settings
+from snake_studies.reproduction.experiment import Task
 from snake_studies.reproduction.experiments import calibration_002 as c
 from snake_studies.reproduction.experiments.pedal_wave import SCENARIO_3D, TABLE_E
 from snake_studies.reproduction.experiments.runs_002 import rows_002
@@ -89,3 +90,48 @@ def test_the_face_friction_sentence_follows_its_identifiability(stored):
 
 def test_the_plan_is_one_task_of_both_fits():
     assert list(c.plan()) == ["fits"] and c.plan(fast=True)["fits"].args == (True,)
+
+
+def test_the_settings_of_a_fast_run_cut_trials_durations_and_rows_and_fit_2_runs_at_its_scenarios_step():
+    full, fast = c.run_settings(False), c.run_settings(True)
+    assert (full.trials, full.flat_duration_s, full.climb_duration_s) == ({"flat": 64, "climb": 12}, 10.0, 90.0)
+    assert full.climb_rows == c.CLIMB_ROWS and fast.climb_rows == c.CLIMB_ROWS[:1]
+    assert (fast.trials, fast.flat_duration_s, fast.climb_duration_s) == ({"flat": 2, "climb": 2}, 1.0, 1.0)
+    assert full.calibrated == f"{full.scenario_3d}-calibrated" and full.scenario_3d == SCENARIO_3D
+    step = load_scenario("exp64-position-obstacle-3d").section("sim")["time_step"]
+    assert full.climb_time_step == step and step != load_scenario(SCENARIO_3D).section("sim")["time_step"]
+    rows = c.climb_rows(1.0, c.CLIMB_ROWS[:2])
+    rows[1] = replace(rows[1], sets=(*rows[1].sets, f"sim.time_step={step / 2!r}"))
+    with pytest.raises(ValueError, match="several steps"):
+        c._time_step(rows)
+
+
+def test_the_fits_run_what_the_settings_store(monkeypatch):
+    calls = []
+
+    def fit(name, scenario, rows, fit, log, sets, trials, client, folder):
+        calls.append((scenario, [r.name for r in rows], {s for r in rows for s in r.sets if "duration" in s}, fit,
+                      log, sets, trials))
+        return c.Fit(name, scenario, (), sets, trials, 0.0, 1, (c.FittedField("contact.friction", 0.3, (0.2, 0.4),
+                                                                               True),), (), 0.0, "")
+
+    monkeypatch.setattr(c, "_fit", fit)
+    st = c.run_settings(True)
+    c.measure(Task("calibrate 002", (True,)))
+    flat, climb = calls
+    assert flat == (st.scenario_3d, [r.name for r in c.table_5_2_rows(1.0)], {"sim.duration=1.0"}, st.flat_fit,
+                    st.flat_log, (), st.trials["flat"])
+    assert climb == ("exp64-position-obstacle-3d", [f"{s} {ctl}" for s, ctl in st.climb_rows], {"sim.duration=1.0"},
+                     st.climb_fit, (), ("contact.friction=0.3",), st.trials["climb"])
+
+
+def test_the_text_states_how_the_stored_fits_were_made(stored):
+    text = c_report.render(stored)
+    assert "σ = 10 % of its value" in text and "perturbation seed 0, 90 s at h = 1 ms" in text
+    st = replace(stored.settings, sigma_fraction=0.2, seed=7, climb_time_step=0.0005, search_seed=3, mismatch=5.0,
+                 accept=6.0, whole_box=0.8, agree=1.5, scenario_3d="flat-x", flat_duration_s=4.0)
+    text = c_report.render(replace(stored, settings=st))
+    for said in ("σ = 20 % of its value", "an outcome other than 002's: 5)", "CMA-ES (seed 3)", "Δloss = 6 of",
+                 "span 80 % of its box", "within 1.5 σ", "`flat-x` (MuJoCo) for 4 s per cell",
+                 "perturbation seed 7, 90 s at h = 0.5 ms"):
+        assert said in text, said

@@ -98,18 +98,12 @@ def test_a_report_renders_with_every_file_and_loader_closed(name, monkeypatch):
 
 #: Sections that store the files' values the text states as a typed ``setting`` besides: the function that reads them.
 TYPED_SETTING = {"pedal_wave": "_setting", "stiffness": "_setting", "manipulability_head_tracking": "_lyapunov_setting"}
-#: Sections whose results do not yet store their settings (``run_settings``): the calibration's, whose report names
-#: only the scenario it calibrates.
-WITHOUT_RUN_SETTINGS = {"calibration_002"}
 
 
 @pytest.mark.parametrize("name", SECTIONS)
 def test_the_committed_results_were_run_with_todays_settings(name):
     """The settings stored with a section's committed results are what its experiment stores today: a scenario,
     robot or constant changed since the run fails here, naming the section to run again."""
-    if name in WITHOUT_RUN_SETTINGS:
-        assert not hasattr(section(name), "run_settings"), f"{name} stores its settings now: check them here"
-        return
     stored = load(section(name).Results, results_path(DOCS, name))
     rerun = f"docs/reproduction/{name}.json was run with other settings: run `snake-sim reproduce --only {name}`"
     assert stored.settings == section(name).run_settings(stored.fast), rerun

@@ -32,6 +32,10 @@ from snake_sim.core.scenario import load_scenario
 from snake_sim.core.worldgen import FACE_FRICTION
 from snake_studies.calibrate import parse_fits
 from snake_studies.calibrate_table import (
+    ACCEPT,
+    AGREE,
+    MISMATCH,
+    WHOLE_BOX,
     FittedField,
     Observed,
     RowFit,
@@ -69,10 +73,13 @@ CLIMB_TIMES_002 = {("§6.4", "local stiffness K_d = K/6"): 24.6, ("§7.4", "TSC 
 #: Simulated time of fit 2's runs [s]: the scenarios' own (as in the section of 002's runs).
 CLIMB_DURATION = 90.0
 SEED = 0  # MuJoCo's perturbation seed of fit 2's runs
+SEARCH_SEED = 0  # the CMA-ES sampler's seed of both fits
 #: Trials of each fit's search (fit 1: four fields; fit 2: one).
 TRIALS = {"flat": 64, "climb": 12}
 #: Fast mode (smoke tests): trials, durations and rows cut down.
 FAST = {"trials": 2, "flat_duration": 1.0, "climb_duration": 1.0, "climb_rows": 1}
+#: The calibrated scenario this section writes (config/scenarios/<name>.yaml), next to the shipped one it is over.
+CALIBRATED = f"{SCENARIO_3D}-calibrated"
 
 
 @dataclass(frozen=True)
@@ -93,15 +100,48 @@ class Fit:
 
 
 @dataclass(frozen=True)
+class RunSettings:
+    """How the fits were made, as the text states it: the scenarios and rows fitted, the fields and their boxes, the
+    searches' trials and seed, σ and the loss, acceptance and agreement rules, and the calibrated scenario's name."""
+
+    scenario_3d: str  # fit 1's scenario (Table 5.2's cells), the calibrated scenario's base
+    calibrated: str  # the calibrated scenario written (config/scenarios/<name>.yaml)
+    fitted_cells: tuple[tuple[int, int], ...]  # Table 5.2's cells fitted (row φ, column A); the others held out
+    flat_fit: tuple[str, ...]  # fit 1's fields and boxes (``--fit``)
+    flat_log: tuple[str, ...]  # fit 1's fields searched in log-space (``--log``)
+    climb_fit: tuple[str, ...]  # fit 2's
+    climb_rows: tuple[tuple[str, str], ...]  # 002's runs of fit 2, (section, controller) of :func:`.runs_002.rows_002`
+    climb_time_step: float  # h of fit 2's runs, their scenarios' [s]
+    seed: int  # MuJoCo's perturbation seed of fit 2's runs
+    search_seed: int  # the CMA-ES sampler's seed of both fits
+    trials: dict[str, int]  # trials of each fit's search ("flat", "climb")
+    flat_duration_s: float  # simulated time of fit 1's runs [s]
+    climb_duration_s: float  # simulated time of fit 2's runs [s]
+    sigma_fraction: float  # σ of every measured speed and time, as a fraction of it
+    mismatch: float  # residual of an outcome other than 002's [σ]
+    accept: float  # a trial within this Δloss of the best is accepted
+    whole_box: float  # a field whose accepted values span this fraction of its box is not identifiable
+    agree: float  # a speed or time agrees with 002's within this many σ
+
+
+def run_settings(fast: bool) -> RunSettings:
+    """The settings the fits of a (``fast``) run of the section use, stored with its results."""
+    rows = CLIMB_ROWS[:FAST["climb_rows"]] if fast else CLIMB_ROWS
+    trials = {k: FAST["trials"] for k in TRIALS} if fast else TRIALS
+    flat_s, climb_s = (FAST["flat_duration"], FAST["climb_duration"]) if fast else (FLAT_DURATION, CLIMB_DURATION)
+    return RunSettings(SCENARIO_3D, CALIBRATED, FITTED_CELLS, FLAT_FIT, FLAT_LOG, CLIMB_FIT, rows,
+                       _time_step(climb_rows(climb_s, rows)), SEED, SEARCH_SEED, dict(trials), flat_s, climb_s,
+                       SIGMA_FRACTION, MISMATCH, ACCEPT, WHOLE_BOX, AGREE)
+
+
+@dataclass(frozen=True)
 class Results:
     fast: bool
     date: str  # of the run (UTC), for the calibrated file's provenance
-    sigma_fraction: float
-    flat_duration_s: float
-    climb_duration_s: float
     defaults: dict[str, float]  # the shipped values of the fitted fields (SCENARIO_3D's and the climb scenarios')
     flat: Fit
     climb: Fit
+    settings: RunSettings
 
 
 def table_5_2_rows(duration: float) -> list[TableRow]:
@@ -117,11 +157,12 @@ def table_5_2_rows(duration: float) -> list[TableRow]:
     return rows
 
 
-def climb_rows(duration: float, n: int | None = None) -> list[TableRow]:
-    """The rows CLIMB_ROWS of 002's runs (their 3-D scenarios, seed SEED), 002's outcome and climb time."""
+def climb_rows(duration: float, keys: tuple[tuple[str, str], ...] = CLIMB_ROWS) -> list[TableRow]:
+    """The rows ``keys`` (section, controller) of 002's runs (their 3-D scenarios, seed SEED), 002's outcome and
+    climb time."""
     by = {(r.experiment, r.controller): r for r in rows_002()}
     out = []
-    for key in CLIMB_ROWS[:n]:
+    for key in keys:
         r = by[key]
         t = CLIMB_TIMES_002.get(key)
         out.append(TableRow(f"{r.experiment} {r.controller}", f"{r.scenario}-3d",
@@ -129,6 +170,14 @@ def climb_rows(duration: float, n: int | None = None) -> list[TableRow]:
                             time_to_climb=None if t is None else Observed(t, SIGMA_FRACTION * t),
                             outcome=r.outcome_002))
     return out
+
+
+def _time_step(rows: list[TableRow]) -> float:
+    """The one step h [s] the rows' scenarios run at (the text states one)."""
+    steps = {load_scenario(r.scenario, list(r.sets)).section("sim")["time_step"] for r in rows}
+    if len(steps) != 1:
+        raise ValueError(f"fit 2's rows run at several steps {sorted(steps)}: the text states one")
+    return float(steps.pop())
 
 
 def plan(fast: bool = False) -> dict[str, Task]:
@@ -144,7 +193,7 @@ def _fit(name: str, scenario: str, rows: list[TableRow], fit: tuple[str, ...], l
     calibration = TableCalibration(scenario, table, parse_fits(list(fit), list(log)), sets)
     start = time.perf_counter()
     outcome = calibrate_table(calibration, folder / "out", trials, None, client.scheduler.address if client else None,
-                              progress=False, seed=0)
+                              progress=False, seed=SEARCH_SEED)
     command = calibration.command().replace(str(table), f"<{name} table>")
     return Fit(name, scenario, calibration.fit, sets, outcome.trials, outcome.loss, outcome.accepted,
                tuple(outcome.fitted), tuple(outcome.rows), time.perf_counter() - start, command)
@@ -160,25 +209,18 @@ def _defaults() -> dict[str, float]:
 def measure(task: Task, client: Client | None = None) -> dict[str, Any]:
     """Both fits (module docstring)."""
     (fast,) = task.args
-    trials = {k: FAST["trials"] for k in TRIALS} if fast else TRIALS
-    flat_s = FAST["flat_duration"] if fast else FLAT_DURATION
-    climb_s = FAST["climb_duration"] if fast else CLIMB_DURATION
+    s = run_settings(fast)
     with tempfile.TemporaryDirectory() as tmp:
-        flat = _fit("Table 5.2", SCENARIO_3D, table_5_2_rows(flat_s), FLAT_FIT, FLAT_LOG, (), trials["flat"], client,
-                    Path(tmp) / "flat")
+        flat = _fit("Table 5.2", s.scenario_3d, table_5_2_rows(s.flat_duration_s), s.flat_fit, s.flat_log, (),
+                    s.trials["flat"], client, Path(tmp) / "flat")
         fixed = tuple(f"{f.key}={f.value!r}" for f in flat.fitted if f.key != "world.side_friction")
-        rows = climb_rows(climb_s, FAST["climb_rows"] if fast else None)
-        climb = _fit("§6.4 and §7.4", rows[0].scenario, rows, CLIMB_FIT, (), fixed, trials["climb"], client,
+        rows = climb_rows(s.climb_duration_s, s.climb_rows)
+        climb = _fit("§6.4 and §7.4", rows[0].scenario, rows, s.climb_fit, (), fixed, s.trials["climb"], client,
                      Path(tmp) / "climb")
-    return {"flat": flat, "climb": climb, "flat_s": flat_s, "climb_s": climb_s}
+    return {"flat": flat, "climb": climb}
 
 
 def assemble(fast: bool, plan: dict[str, Task], rows: dict[str, dict[str, Any]]) -> Results:
     got = rows["fits"]
     today = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
-    return Results(fast, today, SIGMA_FRACTION, got["flat_s"], got["climb_s"], _defaults(), got["flat"],
-                   got["climb"])
-
-
-#: The calibrated scenario this section writes (config/scenarios/<name>.yaml), next to the shipped one it is over.
-CALIBRATED = f"{SCENARIO_3D}-calibrated"
+    return Results(fast, today, _defaults(), got["flat"], got["climb"], run_settings(fast))

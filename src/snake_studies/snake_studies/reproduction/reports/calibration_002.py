@@ -11,19 +11,19 @@ import numpy as np
 import yaml
 
 from snake_studies.calibrate_table import (
-    ACCEPT,
-    AGREE,
     NOT_IDENTIFIABLE,
-    WHOLE_BOX,
     FittedField,
     TableCalibration,
     fitted_patch,
     held_out_errors,
     row_table,
 )
-from snake_studies.reproduction.experiments.calibration_002 import CALIBRATED, SEED, Fit, Results
-from snake_studies.reproduction.experiments.pedal_wave import SCENARIO_3D
+from snake_studies.reproduction.experiments.calibration_002 import Fit, Results
 from snake_studies.sweep.cells import Range
+
+# Imported for the text, not as settings of the fits: NOT_IDENTIFIABLE is a label, the functions build the text;
+# how the fits were made (scenarios, seeds, trials, σ, the rules of loss, acceptance and agreement, the calibrated
+# scenario's name) is results.settings.
 
 TITLE = "002's unknowns calibrated in MuJoCo to 002's measured outcomes (Table 5.2, §6.4, §7.4)"
 
@@ -47,7 +47,7 @@ def _value(fit: Fit, key: str) -> FittedField:
 
 def render(r: Results) -> str:
     """The section's Markdown from the stored results alone."""
-    flat, climb = r.flat, r.climb
+    flat, climb, st = r.flat, r.climb, r.settings
     errors = held_out_errors(flat.rows)
     mean_cm = 100 * float(np.mean([abs(e) for _, e, _ in errors])) if errors else float("nan")
     mean_rel = 100 * float(np.mean([abs(x) for _, _, x in errors])) if errors else float("nan")
@@ -60,19 +60,19 @@ def render(r: Results) -> str:
              "`snake-sim calibrate --table` (docs/studies.md) fits 002's unknowns in MuJoCo to 002's measured "
              f"outcomes: the ground μ, the boxes' face μ, the contact softness (solref's time constant) and the scale "
              f"of the motor-side PD gains (4.39) (`robot.motor_gain_scale`). 002 prints no spread of its measurements: "
-             f"each speed and time has σ = {100 * r.sigma_fraction:g} % of its value (our choice). The loss is Σ r² "
-             "over the fitted rows (speed, time: (sim − 002)/σ; an outcome other than 002's: 3); the search is "
-             "CMA-ES (seed 0), the spread the range of the trials within "
-             f"Δloss = {ACCEPT:g} of the best and the box ends (an approximate posterior, not a confidence "
-             f"interval; a field whose accepted values span {100 * WHOLE_BOX:g} % of its box is not identifiable). "
-             f"Every row runs again at the fitted values at h and at h/2; *agrees*: within {AGREE:g} σ and 002's "
+             f"each speed and time has σ = {100 * st.sigma_fraction:g} % of its value (our choice). The loss is Σ r² "
+             f"over the fitted rows (speed, time: (sim − 002)/σ; an outcome other than 002's: {st.mismatch:g}); the "
+             f"search is CMA-ES (seed {st.search_seed}), the spread the range of the trials within "
+             f"Δloss = {st.accept:g} of the best and the box ends (an approximate posterior, not a confidence "
+             f"interval; a field whose accepted values span {100 * st.whole_box:g} % of its box is not identifiable). "
+             f"Every row runs again at the fitted values at h and at h/2; *agrees*: within {st.agree:g} σ and 002's "
              "outcome; a verdict counts only where it stands at both steps."
              + (" **fast mode: short runs, numbers not for the docs.**" if r.fast else ""), "",
              f"### Fit 1: Table 5.2's measured speeds ({len(flat.rows) - len(errors)} cells fitted, "
              f"{len(errors)} held out)", "",
-             f"`{SCENARIO_3D}` (MuJoCo) for {r.flat_duration_s:g} s per cell, the cells fitted chosen before any run "
-             f"(the table's corners and centre). {flat.trials} trials, {flat.wall_time_s / 60:.0f} min on the shared "
-             f"2-core machine; loss {flat.loss:.3g}, {flat.accepted} points accepted. `{flat.command}`", "",
+             f"`{st.scenario_3d}` (MuJoCo) for {st.flat_duration_s:g} s per cell, the cells fitted chosen before any "
+             f"run (the table's corners and centre). {flat.trials} trials, {flat.wall_time_s / 60:.0f} min on the "
+             f"shared 2-core machine; loss {flat.loss:.3g}, {flat.accepted} points accepted. `{flat.command}`", "",
              *_field_rows(flat, r.defaults), "", *row_table(flat.rows), "",
              f"- Held-out error (the four cells not fitted, predicted at the fitted values): mean |sim − 002| "
              f"**{mean_cm:.2f} cm/s ({mean_rel:.0f} %)**; on the fitted cells "
@@ -82,8 +82,9 @@ def render(r: Results) -> str:
                                             "ground, which has no box faces; read the fit with care")
              + f" (accepted {face_flat.spread[0]:.2g} … {face_flat.spread[1]:.2g}).",
              "", "### Fit 2: the face μ, to 002's outcomes on the robot (§6.4, §7.4)", "",
-             f"002's runs on the robot (their `*-3d` scenarios, perturbation seed {SEED}, {r.climb_duration_s:g} s at "
-             "h = 1 ms), the ground μ, softness and gain scale fixed at fit 1's values; the face μ alone fitted. "
+             f"002's runs on the robot (their `*-3d` scenarios, perturbation seed {st.seed}, {st.climb_duration_s:g} "
+             f"s at h = {1000 * st.climb_time_step:g} ms), the ground μ, softness and gain scale fixed at fit 1's "
+             "values; the face μ alone fitted. "
              f"{climb.trials} trials, {climb.wall_time_s / 60:.0f} min; loss {climb.loss:.3g}, {climb.accepted} "
              f"points accepted. `{climb.command}`", "",
              *_field_rows(climb, r.defaults), "", *row_table(climb.rows), "",
@@ -125,18 +126,20 @@ def _differences(r: Results) -> list[str]:
 
 
 def calibrated_text(r: Results) -> str:
-    """config/scenarios/CALIBRATED.yaml: SCENARIO_3D with the values the fits identify (fit 1's ground μ, softness
-    and gain scale, fit 2's face μ; a field not identifiable from its table keeps SCENARIO_3D's value and is named as
-    such), its provenance in its comments and description (the shipped scenarios do not change)."""
+    """config/scenarios/<calibrated>.yaml (the settings' name): fit 1's scenario with the values the fits identify
+    (fit 1's ground μ, softness and gain scale, fit 2's face μ; a field not identifiable from its table keeps the base
+    scenario's value and is named as such), its provenance in its comments and description (the shipped scenarios do
+    not change)."""
+    base, name = r.settings.scenario_3d, r.settings.calibrated
     fields = [*(f for f in r.flat.fitted if f.key != "world.side_friction"), _value(r.climb, "world.side_friction")]
     params = {f.key: f.value for f in fields if f.identifiable}
     frozen = [f.key for f in fields if not f.identifiable]
-    calibration = TableCalibration(SCENARIO_3D, Path("table"), tuple(Range(k, 0.0, 1.0) for k in params))
+    calibration = TableCalibration(base, Path("table"), tuple(Range(k, 0.0, 1.0) for k in params))
     values = ", ".join(f"{k} = {v:.4g}" for k, v in params.items())
-    data = {"base": SCENARIO_3D, "name": CALIBRATED,
-            "description": f"3-D (MuJoCo): {SCENARIO_3D} with 002's unknowns calibrated to 002's measured outcomes "
+    data = {"base": base, "name": name,
+            "description": f"3-D (MuJoCo): {base} with 002's unknowns calibrated to 002's measured outcomes "
                            f"({values}; docs/reproduction.md)", **fitted_patch(calibration, params)}
-    head = [f"# {CALIBRATED}: {SCENARIO_3D} calibrated in MuJoCo on {r.date} by `snake-sim reproduce --only "
+    head = [f"# {name}: {base} calibrated in MuJoCo on {r.date} by `snake-sim reproduce --only "
             "calibration_002`", "# (docs/reproduction.md, section \"" + TITLE + "\"):",
             f"#   fit 1, {r.flat.name} (002's measured speeds, five cells): {r.flat.command}",
             f"#   fit 2, {r.climb.name} (002's outcomes on the robot): {r.climb.command}",
