@@ -30,6 +30,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -162,14 +163,21 @@ def start(spec: NodeSpec, share: Path, workdir: Path, *, use_sim_time: bool, **p
     return subprocess.Popen([*args, "--params-file", str(own)], **popen)
 
 
-def stop(processes: list[subprocess.Popen], timeout: float = 10.0) -> list[int]:
-    """End nodes as launch does: SIGINT to all, SIGKILL to any still running after ``timeout`` s; exit codes."""
+#: How long launch lets a node end after Ctrl-C before it escalates (its ``sigterm_timeout`` + ``sigkill_timeout``, 5 s
+#: each by default: launch/actions/execute_local.py, ExecuteLocal.__init__).
+LAUNCH_STOP_TIMEOUT = 10.0
+
+
+def stop(processes: list[subprocess.Popen], timeout: float = LAUNCH_STOP_TIMEOUT) -> list[int]:
+    """End nodes as launch does: SIGINT to all at once, SIGKILL to any still running ``timeout`` s later (one deadline
+    for all: they end side by side); exit codes."""
     for process in processes:
         process.send_signal(signal.SIGINT)
+    deadline = time.monotonic() + timeout
     codes = []
     for process in processes:
         try:
-            codes.append(process.wait(timeout))
+            codes.append(process.wait(max(deadline - time.monotonic(), 0.0)))
         except subprocess.TimeoutExpired:
             process.kill()
             codes.append(process.wait())

@@ -44,6 +44,7 @@ from snake_core.interface import (
     joint_names,
 )
 from snake_core.planar.convention import (
+    FREE_JOINTS,
     free_joints_from_suite,
     q_from_world,
     qd_from_world,
@@ -69,7 +70,6 @@ from .ros_interface import (
     Lockstep,
     all_finite,
     declare,
-    declare_integers,
     declare_param,
     declare_params,
     fix_parameters,
@@ -119,10 +119,9 @@ class HeadTrackingControllerNode(Node):
                 if param.name not in values:
                     values[param.name] = declare_param(self, "controller", param, read_only=True, unset=True)
         gains = mode.own_gains({k: v for k, v in values.items() if v is not None}, SOURCE)
-        free = declare_integers(self, "free_joints", "joints without torque (1-based, tail → head), an integer "
-                                "or a list of integers; 004 §3.2")
+        free = declare_param(self, "", FREE_JOINTS, read_only=True)
         self.tracker = mode.build(build_model(robot), gains, shape_gait.build(robot.n_joints, shape, SOURCE),
-                                  free_joints_from_suite(free, robot.n_links))
+                                  free_joints_from_suite(free, robot.n_links, FREE_JOINTS.name, SOURCE))
         self.names = joint_names(robot.n_joints)
         self._stiffness = robot.sea.stiffness if robot.sea is not None else None
         self._layout = JointStateLayout(robot.n_joints, sea=robot.sea is not None)

@@ -38,7 +38,7 @@ from snake_core.interface import (
     MANIPULABILITY_MARKERS,
     JointStateLayout,
 )
-from snake_core.planar.convention import free_joints_from_suite, q_from_world
+from snake_core.planar.convention import FREE_JOINTS, free_joints_from_suite, q_from_world
 from snake_core.planar.ellipse import DEFAULT_MARKER_SCALE, head_acceleration_ellipse
 from snake_core.planar.manipulability import DEFAULT_R_THRESHOLD, ManipulabilityMonitor
 from snake_core.planar.model import build_model
@@ -54,7 +54,7 @@ from .ros_interface import (
     Diagnostics,
     InputFreshness,
     all_finite,
-    declare_integers,
+    declare_param,
     declare_params,
     fix_parameters,
     floats,
@@ -91,14 +91,13 @@ class ManipulabilityMonitorNode(Node):
         own = declare_params(self, PARAMS, tunable=TUNABLE)
         robot, rate, lockstep, timeout = load_robot(own["robot"]), own["rate"], own["lockstep"], own["stale_timeout"]
         threshold = own["threshold"]
-        free = declare_integers(self, "free_joints", "joints without torque (1-based, tail → head), an integer "
-                                "or a list of integers; 004 §3.2")
+        free = declare_param(self, "", FREE_JOINTS, read_only=True)
         self.n_joints = robot.n_joints
         self._stiffness = robot.sea.stiffness if robot.sea is not None else None
         self._layout = JointStateLayout(robot.n_joints, sea=robot.sea is not None)
         # validated by snake_core (n ≥ 4, n ≥ 5 with a free joint, indices in range)
-        self.monitor = ManipulabilityMonitor(build_model(robot), threshold,
-                                             free_joints_from_suite(free, robot.n_links))
+        self.monitor = ManipulabilityMonitor(build_model(robot), threshold, free_joints_from_suite(
+            free, robot.n_links, FREE_JOINTS.name, f"{self.get_name()} parameters"))
         self._alpha: list[float] | None = None
         self._fresh = InputFreshness(self, timeout, {"joint_states": JOINT_STATES})
         self.create_subscription(JointState, JOINT_STATES, self._on_joint_states, SENSOR_QOS)

@@ -89,13 +89,6 @@ def declare_numbers(node: Node, name: str, description: str, *, integers: bool =
     return numbers(value, name, f"{node.get_name()} parameters", integers=integers)
 
 
-def declare_integers(node: Node, name: str, description: str) -> list[int]:
-    """Declare a read-only parameter that is unset, an integer or a list of integers and return it as a list
-    (``[]`` unset, one integer a list of one: ``-p free_joints:=3`` is joint 3)."""
-    value = declare_numbers(node, name, description, integers=True)
-    return [] if value is None else value if isinstance(value, list) else [value]
-
-
 def declare_param(node: Node, prefix: str, param: Param, description: str | None = None, *,
                   read_only: bool = False, unset: bool = False) -> Any:
     """Declare ``<prefix>.<name>`` (``<name>`` without a prefix) from a snake_core :class:`~snake_core.registry.Param`
@@ -106,6 +99,12 @@ def declare_param(node: Node, prefix: str, param: Param, description: str | None
     checks a list, and its own messages name the source). The value is the owner's to check against ``param``
     (:meth:`Param.check`)."""
     name, text = f"{prefix}.{param.name}" if prefix else param.name, description or param.text
+    if param.size is not None:  # a list: one number is a list of one (-p free_joints:=3), unset an empty one
+        kind = "integer" if param.kind is int else "number"
+        value = declare_numbers(node, name, f"{text}; an {kind} array: a list of {param.size or 'any number of'} "
+                                f"{kind}s {param.range}, or one {kind} for a list of one; unset: empty",
+                                read_only=read_only, integers=param.kind is int)
+        return [] if value is None else value if isinstance(value, list) else [value]
     if param.choices and not unset:
         return declare(node, name, param.default, text, choices=param.choices, read_only=read_only)
     if unset or param.default is None or param.vector:

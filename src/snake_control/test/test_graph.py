@@ -448,3 +448,22 @@ def test_planar_head_tracking_through_the_graph_is_the_loop_without_ros_and_trac
     mismatch = [float(np.min(np.abs(postures - r))) / r for r in published]
     assert len(published) > 20 and max(mismatch) < R_TOLERANCE, max(mismatch)
     assert max(published) > 1.2 * min(published)  # the posture changes: the match is not trivial
+
+
+def test_stop_ends_nodes_as_launch_does_ctrl_c_to_all_then_a_kill_for_what_ignores_it():
+    """SIGINT to every process at once: a process that ends on Ctrl-C gives its own exit code, one that ignores it is
+    killed (−9) once the timeout has passed."""
+    import signal
+    import subprocess
+    import sys
+
+    code = "import signal, sys, time; {}; print('ready', flush=True); time.sleep(60)"
+    ending = "signal.signal(signal.SIGINT, lambda *_: sys.exit(3))"
+    deaf = "signal.signal(signal.SIGINT, signal.SIG_IGN)"
+    processes = [subprocess.Popen([sys.executable, "-c", code.format(how)], stdout=subprocess.PIPE, text=True)
+                 for how in (deaf, ending, deaf)]
+    for process in processes:
+        assert process.stdout.readline().strip() == "ready"
+    assert launcher.stop(processes, timeout=0.5) == [-signal.SIGKILL, 3, -signal.SIGKILL]
+    for process in processes:
+        process.stdout.close()

@@ -154,8 +154,7 @@ def test_a_graph_stopped_as_by_ctrl_c_logs_no_error_even_where_a_node_it_listens
     assert ros_graph.stop("/simulator") == 0
     ros_graph.spin_until(clock_end_reported, "each node watching /clock to report its end", timeout=120.0)
     assert ros_graph.stop("/gait_generator") == 0
-    codes = ros_graph.nodes.stop(list(ros_graph.processes.values()))  # Ctrl-C: every node left
-    ros_graph.processes.clear()
+    codes = ros_graph.stop_all()  # Ctrl-C: every node left
     assert codes == [0] * len(codes)
     for name, log in logs.items():
         lines = log.read_text().splitlines()

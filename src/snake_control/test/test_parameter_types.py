@@ -52,3 +52,23 @@ def test_one_free_joint_may_be_given_as_an_integer_or_a_list_of_one(ros, free_jo
 
     node = ros.make(ManipulabilityMonitorNode, robot="ariizumi10", free_joints=free_joints)
     assert node.monitor.free_joints == free_joints_from_suite([3], load_robot("ariizumi10").n_links)
+
+
+@pytest.mark.parametrize("node", ["HeadTrackingControllerNode", "ManipulabilityMonitorNode"])
+def test_free_joints_is_declared_from_its_spec_and_a_joint_outside_1_to_n_is_refused_at_start_in_one_line(ros, node):
+    """``free_joints`` (snake_core.planar.convention.FREE_JOINTS): a read-only integer array described by its spec;
+    on ariizumi10 (9 joints) joint 10 or 0 ends the start with one line naming the element, the range and 004 §3.2."""
+    from snake_control.head_tracking_controller import HeadTrackingControllerNode
+    from snake_control.manipulability_monitor import ManipulabilityMonitorNode
+    from snake_core.planar.convention import FREE_JOINTS
+
+    cls = {c.__name__: c for c in (HeadTrackingControllerNode, ManipulabilityMonitorNode)}[node]
+    made = ros.make(cls, robot="ariizumi10", free_joints=[2])
+    d = made.describe_parameter("free_joints")
+    assert d.read_only and "integer array" in d.description
+    assert FREE_JOINTS.description in d.description and FREE_JOINTS.source in d.description
+    for bad, message in (([3, 10], "free_joints[1] = 10 is invalid: must be an integer in [1, 9] (004 §3.2)"),
+                         (0, "free_joints[0] = 0 is invalid: must be an integer in [1, 9] (004 §3.2)")):
+        with pytest.raises(ConfigError) as err:
+            ros.make(cls, robot="ariizumi10", free_joints=bad)
+        assert str(err.value).endswith(message) and "\n" not in str(err.value), err.value

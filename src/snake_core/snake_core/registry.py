@@ -1,8 +1,9 @@
 """Parameters that describe themselves, and registries of plug-in modules (gaits, head trackers).
 
-A gait, a head tracker or an SEA controller mode publishes its parameters beside its code as :class:`Param`
-entries (name, type, default, range, unit, description, the source's equation or table). From them, and only from
-them, the scenarios' and ``--set`` values are validated (:func:`checked`), the nodes declare their ROS parameters
+A gait, a head tracker, an SEA controller mode, a node, a scenario's section (sim, world, outputs, each model's robot,
+world and contact) publishes its parameters beside its code as :class:`Param` entries (name, type, default, range,
+unit, description, the source's equation or table). From them, and only from them, the scenarios' and ``--set``
+values are validated (:func:`checked`), the nodes declare their ROS parameters
 (snake_control.ros_interface.declare_param) and the docs print their tables (:func:`param_table`). A
 :class:`Registry` maps each name to a function that imports its module (``GAITS``, ``TRACKERS``): adding one is
 adding its module and its loader.
@@ -19,15 +20,17 @@ from .validation import ConfigError, choice, flag, get, integer, number, per_joi
 
 @dataclass(frozen=True)
 class Param:
-    """One parameter of a gait, a tracker or a controller mode.
+    """One parameter of a gait, a tracker, a controller mode, a node or a scenario's section.
 
     ``default``: the paper's value (what a node starts with; None: no default, the user must give it
-    (``required``), or the owner computes it, as the description says). ``low``/``high``: the accepted range
-    (None: unbounded; ``low_open``/``high_open``: the bound itself excluded). ``vector``: a number or a list of
-    numbers (a diagonal gain, one value per joint); ``scalar`` False: not a number at all (e.g. a mapping of
-    control points), given in scenarios only. ``kind``: the type of a value (float, int, bool or str; a str takes
-    one of ``choices``, the first its default, or any non-empty one, empty too if the default is: none).
-    ``source``: where the value and its range come from, as the errors and the docs cite it (e.g. "002 Table 7.1").
+    (``required``), or it is unset, and the owner computes it or leaves it out, as the description says).
+    ``low``/``high``: the accepted range (None: unbounded; ``low_open``/``high_open``: the bound itself excluded).
+    ``vector``: a number or a list of numbers (a diagonal gain, one value per joint); ``size``: a list of ``size``
+    values (0: of any length), each of :attr:`kind` within the range; ``scalar`` False: not a number at all (e.g. a
+    mapping of control points, checked by its owner), given in scenarios only. ``kind``: the type of a value
+    (float, int, bool or str; a str takes one of ``choices``, the first its default, or any non-empty one, empty
+    too if the default is: none). ``source``: where the value and its range come from, as the errors and the docs
+    cite it (e.g. "002 Table 7.1").
     """
 
     name: str
@@ -44,6 +47,7 @@ class Param:
     choices: tuple[str, ...] = ()
     source: str = ""
     required: bool = False
+    size: int | None = None
 
     @property
     def text(self) -> str:
@@ -57,12 +61,25 @@ class Param:
         """The accepted values as the errors and the docs print them ("> 0", "in (0, 10]", "alpha, beta")."""
         if self.choices:
             return ", ".join(c or "empty" for c in self.choices)
-        return range_text(self.low, self.high, self.low_open, self.high_open).strip()
+        return self._bounds.strip()
+
+    @property
+    def _bounds(self) -> str:
+        return range_text(self.low, self.high, self.low_open, self.high_open)
 
     def check(self, value: Any, field: str, source: str | None = None, n_joints: int | None = None) -> Any:
-        """``value`` of type :attr:`kind` within the range (one per joint if :attr:`vector` and ``n_joints``); a
-        one-line ConfigError naming ``field``, the range and :attr:`source` otherwise."""
+        """``value`` of type :attr:`kind` within the range (one per joint if :attr:`vector` and ``n_joints``, a tuple
+        of :attr:`size` if it is set); a one-line ConfigError naming ``field``, the range and :attr:`source`
+        otherwise. A mapping (not :attr:`scalar`) is its owner's to check."""
         try:
+            if not self.scalar:
+                return value
+            if self.size is not None:
+                if not isinstance(value, (list, tuple)) or (self.size and len(value) != self.size):
+                    raise ConfigError(field, value, f"must be a list of {self.size or 'any number of'} "
+                                      f"{'integers' if self.kind is int else 'numbers'}{self._bounds}", source)
+                one = replace(self, size=None, source="")
+                return tuple(one.check(v, f"{field}[{i}]", source) for i, v in enumerate(value))
             if self.choices:
                 return choice(value, field, self.choices, source)
             if self.kind is str:
@@ -111,13 +128,30 @@ def param_table(params: Sequence[Param], prefix: str) -> str:
     prefix), type, default, range, unit, description, source)."""
     rows = ["| parameter | type | default | range | unit | meaning | source |", "|---|---|---|---|---|---|---|"]
     for p in params:
-        kind = "string" if p.choices else "number or list (per joint)" if p.vector else KIND_NAMES[p.kind]
-        default = ("required" if p.required else "computed") if p.default is None else f"{p.default:g}" if isinstance(
-            p.default, float) else str(p.default).lower() if isinstance(p.default, bool) else str(p.default) or "empty"
         name = f"{prefix}.{p.name}" if prefix else p.name
-        rows.append(f"| `{name}` | {kind} | {default} | {p.range or 'any'} | {p.unit or '-'} | {p.description} | "
-                    f"{p.source or '-'} |")
+        rows.append(f"| `{name}` | {_kind_text(p)} | {_default_text(p)} | {p.range or 'any'} | {p.unit or '-'} | "
+                    f"{p.description} | {p.source or '-'} |")
     return "\n".join(rows)
+
+
+def _kind_text(p: Param) -> str:
+    """A parameter's type as the docs name it."""
+    if not p.scalar:
+        return "see meaning"
+    if p.size is not None:
+        return f"list of {p.size or 'any number of'} {'integers' if p.kind is int else 'numbers'}"
+    return "string" if p.choices else "number or list (per joint)" if p.vector else KIND_NAMES[p.kind]
+
+
+def _default_text(p: Param) -> str:
+    """A parameter's default as the docs print it."""
+    if p.default is None:
+        return "required" if p.required else "unset"
+    if isinstance(p.default, tuple):
+        return f"[{', '.join(f'{v:g}' for v in p.default)}]"
+    if isinstance(p.default, float):
+        return f"{p.default:g}"
+    return str(p.default).lower() if isinstance(p.default, bool) else str(p.default) or "empty"
 
 
 class Entry(Protocol):

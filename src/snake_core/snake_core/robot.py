@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from . import locator, yaml_files
+from .registry import Param
 from .validation import (
     ConfigError,
     choice,
@@ -124,13 +125,6 @@ class RobotParams:
     def n_joints(self) -> int:
         return self.n_links - 1
 
-    def with_motor_kp(self, kp: float, source: str | None = None) -> RobotParams:
-        """The robot with the motor-side PD's K_p of 002 (4.39) ``kp`` [N·m/rad] (a scenario's ``robot.motor_kp``)
-        instead of its file's ``actuator.kp``; ConfigError unless positive or the robot has no actuator."""
-        if self.actuator is None:
-            raise ConfigError("robot.motor_kp", kp, f"{self.name} has no actuator: section", source)
-        return replace(self, actuator=replace(self.actuator, kp=positive(kp, "robot.motor_kp", source)))
-
     def with_module_width(self, width: float) -> RobotParams:
         """The robot with modules ``width`` across flats, same length and mass: the module's cross-section scaled by
         k = width / module_width, so J_xx becomes k² J_xx and J_yy, J_zz gain (k² − 1) ∫z² dm = (k² − 1) J_xx / 2
@@ -140,16 +134,17 @@ class RobotParams:
         tensor = (k2 * jxx, jyy + 0.5 * (k2 - 1.0) * jxx, jzz + 0.5 * (k2 - 1.0) * jxx)
         return replace(self, module_width=width, link_inertia_tensor=tensor)
 
-    def with_motor_gain_scale(self, section: dict[str, Any], source: str | None = None) -> RobotParams:
-        """The robot with the motor-side PD gains (4.39) K_p and K_D times ``section``'s :data:`MOTOR_GAIN_SCALE` s
-        (a scenario's ``robot:`` section; absent: s = 1, the robot file's gains). s is how much stiffer (s > 1) or
-        softer the servo's position loop is than the robot file's K_p and K_D, which 002 prints (Table 5.1) and does
-        not measure on its robot; s ∈ (0, :data:`MAX_MOTOR_GAIN_SCALE`]."""
-        if MOTOR_GAIN_SCALE not in section or self.actuator is None:
+    def with_motor_gains(self, scale: float | None = None, kp: float | None = None) -> RobotParams:
+        """The robot with the motor-side PD gains (4.39) K_p and K_D times ``scale`` s (a scenario's
+        :data:`MOTOR_GAIN_SCALE_PARAM`; None: 1, the robot file's gains), then K_p = ``kp`` (:data:`MOTOR_KP_PARAM`,
+        e.g. a calibrated one; None: the scaled file's); the robot as it is without an actuator. s is how much
+        stiffer (s > 1) or softer the servo's position loop is than the robot file's K_p and K_D, which 002 prints
+        (Table 5.1) and does not measure on its robot. Both values as their specs check them."""
+        if self.actuator is None:
             return self
-        s = number(section[MOTOR_GAIN_SCALE], f"robot.{MOTOR_GAIN_SCALE}", source, low=0.0,
-                   high=MAX_MOTOR_GAIN_SCALE, low_open=True)
-        return replace(self, actuator=replace(self.actuator, kp=s * self.actuator.kp, kd=s * self.actuator.kd))
+        s = 1.0 if scale is None else scale
+        kp = s * self.actuator.kp if kp is None else kp
+        return replace(self, actuator=replace(self.actuator, kp=kp, kd=s * self.actuator.kd))
 
     @property
     def half_length(self) -> float:
@@ -165,10 +160,15 @@ class RobotParams:
         return self.n_links * self.link_length
 
 
-#: A scenario's ``robot:`` field scaling the motor-side PD gains (4.39) (:meth:`RobotParams.with_motor_gain_scale`).
-MOTOR_GAIN_SCALE = "motor_gain_scale"
 #: Largest ``robot.motor_gain_scale``.
 MAX_MOTOR_GAIN_SCALE = 100.0
+#: A scenario's ``robot:`` field scaling the motor-side PD gains (4.39) (:meth:`RobotParams.with_motor_gains`).
+MOTOR_GAIN_SCALE_PARAM = Param("motor_gain_scale", None, "", "s, the motor-side PD gains K_p, K_D of the robot file "
+                               "times s (unset: 1)", 0.0, MAX_MOTOR_GAIN_SCALE, low_open=True,
+                               source="suite, on 002 (4.39), Table 5.1")
+#: A scenario's ``robot:`` field setting the motor-side PD's K_p (:meth:`RobotParams.with_motor_gains`).
+MOTOR_KP_PARAM = Param("motor_kp", None, "N·m/rad", "K_p of the motor-side PD, after motor_gain_scale (e.g. a "
+                       "calibrated one; unset: the robot file's actuator.kp)", 0.0, low_open=True, source="002 (4.39)")
 
 _TOP = ("name", "description", "source", "links", "joints", "sea", "actuator", "friction", "can")
 

@@ -267,7 +267,8 @@ def _results(rates, sensitivity=()) -> section.Results:
                            {"0.1": 1, "0.3": 2, "0.6": 0}, choices,
                            {"ground_friction": 0.6, "face_friction": 0.3, "contact_time_constant": 0.02},
                            section.AXES, factors(0.3), {c: ov for c, (_, ov) in printed.items()},
-                           {c: ov for c, (_, ov) in printed.items()}, tuple(rates), tuple(sensitivity), ())
+                           {c: ov for c, (_, ov) in printed.items()}, tuple(rates), tuple(sensitivity), (),
+                           section.run_settings(False))
 
 
 def test_the_seeds_resolution_sentence_follows_the_wilson_intervals():

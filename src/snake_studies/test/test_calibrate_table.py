@@ -14,7 +14,7 @@ from snake_core.robot import load_robot
 from snake_core.validation import ConfigError
 from snake_sim.commands.cli import main
 from snake_sim.core.scenario import load_scenario
-from snake_sim.engines.engine3d import ROBOT_FIELDS, sea_robot
+from snake_sim.engines.engine3d import ROBOT_PARAMS, sea_robot
 from snake_sim.engines.vertical.model import build
 from snake_studies.calibrate import parse_fits
 from snake_studies.calibrate_table import (
@@ -209,7 +209,7 @@ def test_a_calibration_takes_exactly_one_of_a_bag_and_a_table(tmp_path, capsys, 
 def test_the_motor_gain_scale_multiplies_the_pd_gains_in_every_model():
     own = load_robot("koopaee6").actuator
     scenario = load_scenario("open-loop-flat-3d", ["robot.motor_gain_scale=0.5"])
-    robot, _ = sea_robot(scenario.section("robot"), ROBOT_FIELDS, "MuJoCo")
+    robot, _ = sea_robot(scenario.section("robot"), ROBOT_PARAMS, "MuJoCo")
     assert (robot.actuator.kp, robot.actuator.kd) == (0.5 * own.kp, 0.5 * own.kd)
     vertical = build(load_scenario("pedal-wave", ["robot.motor_gain_scale=2"])).robot.actuator
     sim = load_robot(load_scenario("pedal-wave").robot_name).actuator

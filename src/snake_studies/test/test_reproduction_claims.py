@@ -90,7 +90,8 @@ def test_the_table_traces_every_cell_and_round_trips():
                 "mujoco": m.Finding("explained", "002's runs: TSC K_τ = 6 no; climbs under the gain study's x"),
                 "dart": m.Finding(m.NOT_RUN, "")}
     claim = m.Claim("§7.4", "TSC climbs", "climbed in 5 of 5 trials", findings, m.overall(list(findings.values())))
-    results = m.Results(False, (claim, replace(claim, verdict="reproduced")), ("reproduction/runs_002.json",))
+    results = m.Results(False, (claim, replace(claim, verdict="reproduced")), ("reproduction/runs_002.json",),
+                        m.run_settings(False))
     assert from_json(m.Results, to_json(results)) == results
     text = m_report.render(results)
     assert ("| §7.4 | TSC climbs | climbed in 5 of 5 trials | **contradicts** (002's runs: TSC K_τ = 6 no) | "

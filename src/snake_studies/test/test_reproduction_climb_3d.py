@@ -34,7 +34,7 @@ def _results(**changes) -> m.Results:
                      Climb3dStudy(0.001, mujoco), engines,
                      {f"{e} {w}": 30.0 if w == "flat" else 90.0 for e in ("vertical", "mujoco", "dart")
                       for w in WORLDS},
-                     60.0, 68, ())
+                     60.0, 68, (), m.run_settings(False))
     return replace(base, **changes)
 
 

@@ -59,6 +59,64 @@ def test_the_experiment_imports_no_report_and_the_report_nothing_that_runs(name)
             if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in modules}
     assert not (taken | used) & RUNNERS
 
+#: What describes how a run was made or reads a file: a report takes none of it (its results carry the settings).
+CONFIGURATION = {"load_scenario", "load_robot", "controller_values"}
+CONFIGURATION_MODULES = ("snake_description", "snake_core.locator")
+FILE_READERS = {"open", "read_text", "read_bytes", "safe_load", "load", "loads", "fromfile", "loadtxt", "files"}
+
+
+@pytest.mark.parametrize("name", SECTIONS)
+def test_a_report_imports_no_configuration_and_reads_no_file(name):
+    """A report renders how the runs were made from its results' settings alone: it imports no scenario or robot
+    loader, no package data (the locator) and calls nothing that reads a file; what it imports are texts' helpers,
+    the stored results' types and the sources' own numbers."""
+    tree = ast.parse(Path(report(name).__file__).read_text(encoding="utf-8"))
+    imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
+    modules = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)} | {
+        a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert not imported & CONFIGURATION, f"reports/{name}.py imports {sorted(imported & CONFIGURATION)}"
+    assert not [m for m in modules if m.startswith(CONFIGURATION_MODULES) or "locator" in m]
+    calls = {n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", None)
+             for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    assert not calls & FILE_READERS, f"reports/{name}.py calls {sorted(calls & FILE_READERS)}"
+
+
+@pytest.mark.parametrize("name", SECTIONS)
+def test_a_report_renders_with_every_file_and_loader_closed(name, monkeypatch):
+    """Rendering the stored results opens no file and loads no scenario or robot, not even through a function of
+    another module it calls."""
+    results = load(section(name).Results, results_path(DOCS, name))
+
+    def closed(*args, **kwargs):
+        raise AssertionError(f"the report of {name} read {args[:1]}")
+
+    for target in ("builtins.open", "io.open", "pathlib.Path.open", "snake_sim.core.scenario.load_scenario",
+                   "snake_core.robot.load_robot"):
+        monkeypatch.setattr(target, closed)
+    assert report(name).render(results)
+
+
+#: Sections that store the files' values the text states as a typed ``setting`` besides: the function that reads them.
+TYPED_SETTING = {"pedal_wave": "_setting", "stiffness": "_setting", "manipulability_head_tracking": "_lyapunov_setting"}
+#: Sections whose results do not yet store their settings (``run_settings``): the calibration's, whose report names
+#: only the scenario it calibrates.
+WITHOUT_RUN_SETTINGS = {"calibration_002"}
+
+
+@pytest.mark.parametrize("name", SECTIONS)
+def test_the_committed_results_were_run_with_todays_settings(name):
+    """The settings stored with a section's committed results are what its experiment stores today: a scenario,
+    robot or constant changed since the run fails here, naming the section to run again."""
+    if name in WITHOUT_RUN_SETTINGS:
+        assert not hasattr(section(name), "run_settings"), f"{name} stores its settings now: check them here"
+        return
+    stored = load(section(name).Results, results_path(DOCS, name))
+    rerun = f"docs/reproduction/{name}.json was run with other settings: run `snake-sim reproduce --only {name}`"
+    assert stored.settings == section(name).run_settings(stored.fast), rerun
+    if name in TYPED_SETTING:  # the robot, world and scenario values it stores as a typed ``setting`` too
+        assert stored.setting == getattr(section(name), TYPED_SETTING[name])(), rerun
+
+
 def test_the_driver_measures_tasks_here_and_assembles_the_rows_by_key():
     calls = []
 
@@ -107,7 +165,8 @@ def _pedal_fixture(**changes) -> pw.PedalWaveResults:
                          contact_threshold=0.005, frequency=3.0, amplitude=0.5, spring_stiffness=1.74,
                          link_mass=0.15, half_length=0.06, reflected_inertia=0.01)
     base = pw.PedalWaveResults(False, 10.0, 0.001, setting, table, table, table, 0.003, -0.003, 0.003,
-                               (0.01, 0.011), 2.0, (0.1,) * 5, (0.2,) * 5, 0.99, 0.9, 0.01, 0.3, {})
+                               (0.01, 0.011), 2.0, (0.1,) * 5, (0.2,) * 5, 0.99, 0.9, 0.01, 0.3, {},
+                               pw.run_settings(False))
     return replace(base, **changes)
 
 

@@ -42,7 +42,7 @@ def _results(change=None) -> g.Results:
     runs = tuple(_run(r, e, *((change and change(r, e)) or (40.0, 40.2))) for e in g.ENGINES for r in READINGS)
     return g.Results(False, READINGS, runs, {"vertical": 90.0, "mujoco": 90.0}, {"vertical": 0.001, "mujoco": 0.001},
                      {"§6.4": math.pi / 4, "§7.4": math.pi / 6}, math.pi, -2 * math.pi / 5, K, ROBOT.link_mass,
-                     ROBOT.link_length, ROBOT.link_inertia, 60.0, 2 * len(READINGS), ())
+                     ROBOT.link_length, ROBOT.link_inertia, 60.0, 2 * len(READINGS), (), g.run_settings(False))
 
 
 def _line(text: str, start: str) -> str:

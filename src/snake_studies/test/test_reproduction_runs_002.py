@@ -60,7 +60,7 @@ def _results(change=None, faces: tuple[float, ...] = ()) -> m.Results:
                      (1.0, 10.0, 17.5),
                      (1.0, 4.0, 12.0), K, {"§6.4": K / 6, "§7.4": K / 7}, 0.6, worldgen.PLATE_FRICTIONS, 60.0,
                      worldgen.FACE_FRICTION, faces, {"§6.4": "koopaee6", "§7.3": "koopaee6_sim", "§7.4": "koopaee6",
-                                                     "§7.4.2": "koopaee6"}, len(runs), ())
+                                                     "§7.4.2": "koopaee6"}, len(runs), (), m.run_settings(False))
 
 
 def test_the_section_is_placed_after_the_3d_section():

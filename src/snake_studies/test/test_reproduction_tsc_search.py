@@ -47,7 +47,7 @@ def search(trials, open_loop, model="vertical", seeded=(), own=OWN):
 
 
 def results(*searches):
-    return ts.Results(False, 0, 0.6, 60.0, RANGES, tuple(searches))
+    return ts.Results(False, 0, 0.6, 60.0, RANGES, tuple(searches), ts.run_settings(False))
 
 
 OPEN_LOOP = (run({}), run({"world.side_friction": 0.45}), run({"world.side_friction": 0.4}, True, 35.5),

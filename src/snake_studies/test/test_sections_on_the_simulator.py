@@ -82,7 +82,7 @@ def test_parameter_grid_table_has_one_cell_per_run_in_order():
             for i in range(n_rows * n_cols)]
     rows = [replace(r, half=replace(r, speed_mps=r.speed_mps * 1.01)) for r in rows]
     rows[0] = replace(rows[0], half=replace(rows[0], climb=ClimbResult(True, 80.0, 0.7, 0.7, None)))
-    lines = stiffness_report._grid(rows, stiffness._setting())
+    lines = stiffness_report._grid(rows, stiffness._setting(), stiffness.run_settings(False))
     table = [line for line in lines if line.startswith("| ") and not line.startswith("| D_d")]
     assert len(table) == n_rows and all(line.count("|") == n_cols + 2 for line in table)
     assert table[0].startswith("| 4, 12 | no, 0.0; h/2: yes, 80.0 s, **NOT converged** | no, 1.0; h/2: no, converged |")

@@ -51,6 +51,11 @@ import pytest
 from snake_core.locator import data_dir
 
 DOMAIN_BASE_ENV = "SNAKE_TEST_DOMAIN_BASE"
+#: How long a node may take to end after SIGINT before the harness kills it [s]. A node ends in under a second on an
+#: idle machine, but tearing down its middleware takes CPU time: on a machine loaded ten times over its cores it
+#: measured 6–15 s. The tests judge that a node ends cleanly (exit code 0, no ERROR), never how fast: the SIGKILL is
+#: only a safety net against a node that hangs.
+EXIT_TIMEOUT = 60.0
 #: How long a discovery or delivery wait may take before the harness gives up [s, wall time]: a guard
 #: against a hang (a message lost, a node dead), far beyond any delay of a loaded machine.
 WAIT_TIMEOUT = 60.0
@@ -395,13 +400,13 @@ class NodeLauncher(Protocol):
     def start(self, spec: Any, data: Path, workdir: Path, *, use_sim_time: bool, stdout: Any, stderr: Any
               ) -> subprocess.Popen: ...
 
-    def stop(self, processes: list[subprocess.Popen]) -> list[int]: ...
+    def stop(self, processes: list[subprocess.Popen], timeout: float) -> list[int]: ...
 
 
 class GraphHarness:
     """Nodes in their own processes (snake_control.graph specs, as ``ros2 run`` starts them) and a
     probe node on the wall clock that records topics. The processes get SIGINT at the end (as launch
-    stops them), SIGKILL if they do not exit within 10 s.
+    stops them), SIGKILL if they have not exited :data:`EXIT_TIMEOUT` later.
 
     A recording that must begin with a node's first message waits for the probe to match the node
     (``start(..., matched=...)``) before the node that completes the lock-stepped loop starts: the
@@ -466,7 +471,7 @@ class GraphHarness:
     def stop(self, name: str) -> int:
         """SIGINT the node ``name`` (fully qualified) and wait for it, and for the probe to see it leave the graph
         (a node started again under its name is then the only one); its exit code."""
-        code = self.nodes.stop([self.processes.pop(name)])[0]
+        code = self.nodes.stop([self.processes.pop(name)], EXIT_TIMEOUT)[0]
         self.spin_until(lambda: name not in {qualified(ns, n) for n, ns in self.probe.get_node_names_and_namespaces()},
                         f"{name} to leave the graph", timeout=60.0)
         return code
@@ -494,8 +499,14 @@ class GraphHarness:
                                  f"({'; '.join(foreign)}): their messages are in the records; give each checkout "
                                  f"its own {DOMAIN_BASE_ENV}")
 
+    def stop_all(self) -> list[int]:
+        """SIGINT to every node left at once (as Ctrl-C to launch); their exit codes in the order they started."""
+        codes = self.nodes.stop(list(self.processes.values()), EXIT_TIMEOUT)
+        self.processes.clear()
+        return codes
+
     def close(self) -> None:
-        self.nodes.stop(list(self.processes.values()))
+        self.stop_all()
         self.executor.shutdown()
         self.probe.destroy_node()
         self.rclpy.try_shutdown(context=self.context)

@@ -24,7 +24,17 @@ All of these maps are their own inverse.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
+
 import numpy as np
+
+from ..registry import Param
+
+#: The joints without torque (004 §3.2), in the suite's numbers: a scenario's ``robot.free_joints`` and the
+#: ``free_joints`` parameter of the head_tracking_controller and manipulability_monitor nodes.
+FREE_JOINTS = Param("free_joints", (), "", "joints without torque, 1-based, tail → head (1: the tail joint), each at "
+                    "most the robot's joint count", 1, kind=int, size=0, source="004 §3.2")
 
 
 def suite_joint_index(i: int, n: int) -> int:
@@ -45,9 +55,11 @@ def sea_torque_reference(tau: np.ndarray) -> np.ndarray:
     return -reverse_joints(tau)
 
 
-def free_joints_from_suite(joints: tuple[int, ...] | list[int], n: int) -> tuple[int, ...]:
-    """Suite joint indices (1-based, tail → head; ``robot.free_joints``) as 004 indices."""
-    return tuple(sorted(suite_joint_index(int(j), n) for j in joints))
+def free_joints_from_suite(joints: Sequence[int], n: int, field: str = "robot.free_joints",
+                           source: str | None = None) -> tuple[int, ...]:
+    """Suite joint indices (1-based, tail → head; :data:`FREE_JOINTS`) of a robot of ``n`` links as 004 indices; a
+    one-line ConfigError naming ``field`` for anything but a list of integers in [1, n − 1]."""
+    return tuple(sorted(suite_joint_index(j, n) for j in replace(FREE_JOINTS, high=n - 1).check(joints, field, source)))
 
 
 def q_from_world(head_xy: np.ndarray, heading: float, alpha: np.ndarray) -> np.ndarray:

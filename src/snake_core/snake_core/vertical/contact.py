@@ -39,6 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from ..registry import Param
 from ..validation import ConfigError, non_negative, positive
 from .kinematics import link_angles
 from .model import VerticalModel
@@ -69,6 +70,20 @@ class ContactParams:
         non_negative(self.damping, "contact.damping")
         positive(self.threshold, "contact.threshold")  # r_c = 0: no disc, a box's faces catch no point
         positive(self.slip_velocity, "contact.slip_velocity")
+
+
+_D = ContactParams()
+#: A scenario's ``contact:`` for this law (the vertical model's): the fields of :class:`ContactParams`.
+CONTACT_PARAMS = (
+    Param("friction", _D.friction, "", "μ_c, Coulomb friction of the ground (and of boxes whose world file gives none)",
+          0.0, 5.0, source="002 Table 5.1"),
+    Param("stiffness", _D.stiffness, "N/m", "ℓ, the ground spring", 0.0, low_open=True, source="002 Table 5.1"),
+    Param("damping", _D.damping, "N·s/m", "d, the ground damper", 0.0, source="002 Table 5.1"),
+    Param("threshold", _D.threshold, "m", "r_c, a point within this of the ground is in contact", 0.0, 0.1,
+          low_open=True, source="002 §5.3"),
+    Param("slip_velocity", _D.slip_velocity, "m/s", "ε, regularisation velocity of sgn(ẋ) in the friction (4.27)", 0.0,
+          low_open=True, source="suite, on 002 (4.27)"),
+)
 
 
 @dataclass(frozen=True, eq=False)

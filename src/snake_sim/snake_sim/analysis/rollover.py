@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
+from snake_core.registry import Param, checked, param_names
 from snake_core.robot import RobotParams
-from snake_core.validation import ConfigError, integer, number, reject_unknown
+from snake_core.validation import ConfigError
 
-PERTURBATION_FIELDS = ("roll_deg", "lateral_offset", "joint_noise_deg", "seed")
 #: A module rolled past this about its own axis has rolled over [deg].
 ROLL_OVER_DEG = 60.0
 
@@ -40,22 +40,26 @@ class Perturbation:
         return np.clip(noise, -limit, limit)
 
 
+#: ``sim.perturbation`` (:class:`Perturbation`): the asymmetries 002 names as causes of its roll-overs (§6.4, §7.4).
+_P = Perturbation()
+PERTURBATION_PARAMS = (
+    Param("roll_deg", _P.roll_deg, "deg", "roll of the whole body about its axis at t = 0", -45.0, 45.0,
+          source="002 §6.4, §7.4"),
+    Param("lateral_offset", _P.lateral_offset, "m", "y of the tail tip at t = 0", -1.0, 1.0),
+    Param("joint_noise_deg", _P.joint_noise_deg, "deg", "standard deviation of the initial joint angles", 0.0, 10.0,
+          source="002 §6.4, §7.4"),
+    Param("seed", _P.seed, "", "of the joint-angle noise", 0, kind=int),
+)
+
+
 def perturbation_from(section: Any, source: str | None = None) -> Perturbation:
     """``sim.perturbation`` of a scenario (None: none), validated; ConfigError naming the field."""
     if section is None:
         return Perturbation()
     if not isinstance(section, dict):
-        raise ConfigError("sim.perturbation", section, "must be a mapping with " + ", ".join(PERTURBATION_FIELDS),
-                          source)
-    reject_unknown(section, PERTURBATION_FIELDS, "sim.perturbation", source)
-    p = "sim.perturbation."
-    return Perturbation(
-        roll_deg=number(section.get("roll_deg", 0.0), p + "roll_deg", source, low=-45.0, high=45.0),
-        lateral_offset=number(section.get("lateral_offset", 0.0), p + "lateral_offset", source, low=-1.0, high=1.0),
-        joint_noise_deg=number(section.get("joint_noise_deg", 0.0), p + "joint_noise_deg", source, low=0.0,
-                               high=10.0),
-        seed=integer(section.get("seed", 0), p + "seed", source, low=0),
-    )
+        raise ConfigError("sim.perturbation", section, "must be a mapping with " +
+                          ", ".join(param_names(PERTURBATION_PARAMS)), source)
+    return Perturbation(**checked(section, PERTURBATION_PARAMS, "sim.perturbation", source))
 
 
 def start_pose(robot: RobotParams, ground_height: float, start_x: float,

@@ -41,7 +41,7 @@ def load_compared(names: list[str], overrides: list[str]) -> list[Scenario]:
     ``--set`` applies to every scenario, so a field one controller mode does not know is refused.
     """
     scenarios = [load_scenario(n, overrides) for n in names]
-    worlds = sorted({(s.world_file, s.section("world").get("start_x", 0.0)) for s in scenarios})
+    worlds = sorted({(s.world_file, s.start_x) for s in scenarios})
     if len(worlds) > 1:
         raise ConfigError("world", ", ".join(f"{w} (start_x {x})" for w, x in worlds),
                           "compare runs its scenarios on one world from one start; give --set world.file=NAME "

@@ -19,6 +19,7 @@ from functools import cache
 from importlib.metadata import EntryPoint, entry_points
 from typing import TYPE_CHECKING, Any, Protocol
 
+from snake_core.registry import Param
 from snake_core.validation import ConfigError
 
 from .world import World, load_world
@@ -39,6 +40,9 @@ class ModelRuntime(Protocol):
     #: The figures of its runs: a key of :data:`snake_sim.outputs.figures.FIGURE_SETS` (outputs draw them, so that
     #: no engine imports an output module).
     FIGURES: str
+    #: The specs of the model's own sections (``robot``, ``world``, ``contact``, …: section → its fields'
+    #: :class:`snake_core.registry.Param`), by which ``build`` checks them and from which the docs print their tables.
+    PARAMS: dict[str, tuple[Param, ...]]
 
     def build(self, scenario: Scenario) -> Any:
         """Validate the model's sections of ``scenario`` and assemble its set-up before anything runs."""

@@ -23,8 +23,9 @@ other value replaces the base's; ``name`` is the scenario's own (its file name b
 scenario of their own (not listed, not run alone; ``parts/mujoco-3d`` is the MuJoCo block of every 3-D twin).
 
 Numbers may be written as simple expressions of ``pi`` (``-2*pi/5``), in files and in ``--set``.
-This module validates the common sections (model, robot.name, world, sim, outputs); each runner
-validates its own sections (gait, controller, contact, ...) before it simulates anything.
+This module validates the common sections (model, robot.name, world, sim, outputs) against their specs
+(:data:`SIM_PARAMS`, :data:`WORLD_PARAMS`, :data:`OUTPUT_PARAMS`, :data:`ROBOT_NAME`); each model validates its own
+sections (robot, world, contact against its runtime's ``PARAMS``; gait, controller) before it simulates anything.
 To add a section, add its name to :data:`SECTIONS`; to add a model, register its runtime in
 :func:`snake_sim.core.models.models` (a module satisfying :class:`snake_sim.core.models.ModelRuntime`).
 """
@@ -43,9 +44,10 @@ from typing import Any
 import yaml
 
 from snake_core import locator, yaml_files
-from snake_core.validation import ConfigError, choice, flag, get, number, positive, reject_unknown
+from snake_core.registry import Param, checked, param_table
+from snake_core.validation import ConfigError, choice, get, reject_unknown
 
-from .models import models
+from .models import models, runtime_for
 
 #: The scenario ``make demo`` runs (config/scenarios/demo.yaml: tsc-stairs-3d with K_τ = 6 for 35 s).
 DEMO_SCENARIO = "demo"
@@ -57,9 +59,6 @@ PARTS = "parts"
 SECTIONS: tuple[str, ...] = ("name", "description", "model", "robot", "world", "gait", "controller", "contact",
                              "sim", "outputs", "expected")
 
-SIM_FIELDS = ("duration", "time_step", "control_rate", "log_rate", "perturbation")
-SIM_DEFAULTS = {"time_step": 0.005, "control_rate": 100.0, "log_rate": 50.0}
-OUTPUT_FIELDS = ("animation", "plots")
 #: The most samples a run's log may hold (sim.duration × sim.log_rate): the log is allocated before the run, a few
 #: kB per sample on the 3-D models, so this bound keeps it to a few GB (at the default 50 Hz: 20 000 s).
 MAX_LOG_SAMPLES = 1_000_000
@@ -68,6 +67,34 @@ MAX_LOG_SAMPLES = 1_000_000
 MAX_MAGNITUDE = 1e9
 #: The farthest ``world.start_x`` from the world's origin [m] (the shipped worlds span a few metres).
 MAX_START_X = 1000.0
+#: Largest ``sim.time_step`` [s] (each model may ask for less) and ``sim.control_rate``, ``sim.log_rate`` [Hz].
+MAX_TIME_STEP = 0.05
+MAX_RATE = 1e5
+
+#: ``sim:``, read by every model (the planar model integrates with its own adaptive step and controls in continuous
+#: time with rigid joints; the pushing model asks for a finer step).
+SIM_PARAMS = (
+    Param("duration", None, "s", "simulated time", 0.0, low_open=True, required=True),
+    Param("time_step", 0.005, "s", "integration step h", 0.0, MAX_TIME_STEP, low_open=True),
+    Param("control_rate", 100.0, "Hz", "rate of the gait and the joint controllers (at least 1/h)", 0.0, MAX_RATE,
+          low_open=True),
+    Param("log_rate", 50.0, "Hz", "rate of the logged samples", 0.0, MAX_RATE, low_open=True),
+    Param("perturbation", None, "", "the initial asymmetry of a 3-D run, a mapping (`sim.perturbation.*`; unset: none)",
+          scalar=False),
+)
+#: ``robot.name``, the field of every model's ``robot:`` (each model adds its own).
+ROBOT_NAME = Param("name", None, "", "the robot file, config/robots/<name>.yaml", kind=str, required=True)
+#: ``world:``, the fields of every model (each model may take more: side_friction, box_yaw_deg, tether, ...).
+WORLD_PARAMS = (
+    Param("file", "flat", "", "the world, worlds/<file>.sdf", kind=str),
+    Param("start_x", None, "m", "x of the tail tip at t = 0 (unset: 0, the world's origin)", -MAX_START_X,
+          MAX_START_X),
+)
+#: ``outputs:`` of ``snake-sim run``.
+OUTPUT_PARAMS = (
+    Param("animation", True, "", "write animation.gif", kind=bool),
+    Param("plots", True, "", "write the plots (joints.png, com.png, ...)", kind=bool),
+)
 #: ``expected:`` an outcome that looks like a failure but is the documented one (``status``: how the run's status
 #: begins, ``why``: the sentence ``snake-sim run`` prints; such a run exits 0).
 EXPECTED_FIELDS = ("status", "why")
@@ -120,6 +147,11 @@ class Scenario:
     @property
     def world_file(self) -> str:
         return self.data["world"]["file"]
+
+    @property
+    def start_x(self) -> float:
+        """x of the tail tip at t = 0 [m] (``world.start_x``; unset: 0)."""
+        return self.data["world"].get("start_x", 0.0)
 
 
 _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
@@ -225,31 +257,20 @@ def scenario_from_dict(data: Any, source: str, overrides: list[str] | tuple[str,
     robot = get(data, "robot", "", source)
     if not isinstance(robot, dict):
         raise ConfigError("robot", robot, "must be a mapping with at least robot.name", source)
-    rname = get(robot, "name", "robot", source)
-    if not isinstance(rname, str) or not rname:
-        raise ConfigError("robot.name", rname, "must be the name of a file in config/robots/", source)
+    checked(robot, (ROBOT_NAME,), "robot", source, also=tuple(robot))  # each model checks the fields of its own
 
     world = data.get("world") or {}
     if isinstance(world, str):
         world = {"file": world}
     if not isinstance(world, dict):
         raise ConfigError("world", world, "must be a mapping with world.file", source)
-    world.setdefault("file", "flat")
-    if "start_x" in world:
-        world["start_x"] = number(world["start_x"], "world.start_x", source, low=-MAX_START_X, high=MAX_START_X)
-    if not isinstance(world["file"], str) or not world["file"]:
-        raise ConfigError("world.file", world["file"], "must be the name of a file in worlds/", source)
-    data["world"] = world
+    data["world"] = {**world, **_set(checked(world, WORLD_PARAMS, "world", source, also=tuple(world)))}  # each
+    # model checks the fields of its own
 
     sim = get(data, "sim", "", source)
     if not isinstance(sim, dict):
         raise ConfigError("sim", sim, "must be a mapping", source)
-    reject_unknown(sim, SIM_FIELDS, "sim", source)
-    sim = {**SIM_DEFAULTS, **sim}
-    sim["duration"] = positive(get(sim, "duration", "sim", source), "sim.duration", source)
-    sim["time_step"] = number(sim["time_step"], "sim.time_step", source, low=0.0, high=0.05, low_open=True)
-    sim["control_rate"] = number(sim["control_rate"], "sim.control_rate", source, low=0.0, high=1e5, low_open=True)
-    sim["log_rate"] = number(sim["log_rate"], "sim.log_rate", source, low=0.0, high=1e5, low_open=True)
+    sim = _set(checked(sim, SIM_PARAMS, "sim", source))
     samples = sim["duration"] * sim["log_rate"]
     if samples > MAX_LOG_SAMPLES:
         raise ConfigError("sim.duration", sim["duration"], f"× sim.log_rate {sim['log_rate']:g} Hz is {samples:.3g} "
@@ -263,10 +284,7 @@ def scenario_from_dict(data: Any, source: str, overrides: list[str] | tuple[str,
     outputs = data.get("outputs") or {}
     if not isinstance(outputs, dict):
         raise ConfigError("outputs", outputs, "must be a mapping", source)
-    reject_unknown(outputs, OUTPUT_FIELDS, "outputs", source)
-    for k in OUTPUT_FIELDS:
-        flag(outputs.setdefault(k, True), f"outputs.{k}", source)
-    data["outputs"] = outputs
+    data["outputs"] = checked(outputs, OUTPUT_PARAMS, "outputs", source)
     expected = data.get("expected")
     if expected is not None:
         if not isinstance(expected, dict):
@@ -276,6 +294,21 @@ def scenario_from_dict(data: Any, source: str, overrides: list[str] | tuple[str,
             if not isinstance(get(expected, k, "expected", source), str) or not expected[k].strip():
                 raise ConfigError(f"expected.{k}", expected[k], "must be a non-empty text", source)
     return Scenario(name, source, data)
+
+
+def section_tables() -> str:
+    """docs/simulator.md's tables of the scenario fields, made from the specs only: ``sim``, ``outputs`` and
+    ``world`` of every model, then each model's own sections (its runtime's ``PARAMS``)."""
+    blocks = [f"**{section}** (every model)\n\n{param_table(params, section)}"
+              for section, params in (("sim", SIM_PARAMS), ("outputs", OUTPUT_PARAMS), ("world", WORLD_PARAMS))]
+    blocks += [f"**{model}: {section}**\n\n{param_table(params, section)}" for model in sorted(models())
+               for section, params in runtime_for(model).PARAMS.items()]
+    return "\n\n".join(blocks)
+
+
+def _set(values: dict[str, Any]) -> dict[str, Any]:
+    """The checked values of a section without the unset ones (a model's default, or nothing, stands for them)."""
+    return {k: v for k, v in values.items() if v is not None}
 
 
 def merge_patch(base: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:

@@ -18,7 +18,12 @@ from pathlib import Path
 import numpy as np
 
 from snake_core import locator
+from snake_core.registry import Param
 from snake_core.validation import ConfigError, number
+
+#: A scenario's ``world.side_friction`` (the vertical model and the 3-D engines).
+SIDE_FRICTION = Param("side_friction", None, "", "μ of every static box's vertical faces (unset: as its top, the "
+                      "world file's)", 0.0, 5.0)
 
 
 @dataclass(frozen=True)

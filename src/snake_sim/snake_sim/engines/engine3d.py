@@ -46,35 +46,60 @@ import numpy as np
 
 from snake_core.controllers import JointController
 from snake_core.gaits import Gait
-from snake_core.robot import MOTOR_GAIN_SCALE, RobotParams, load_robot
-from snake_core.validation import ConfigError, number, per_joint, reject_unknown
+from snake_core.registry import Param, checked, param_names
+from snake_core.robot import MOTOR_GAIN_SCALE_PARAM, MOTOR_KP_PARAM, RobotParams, load_robot
+from snake_core.validation import ConfigError, number
 
-from ..analysis.rollover import Perturbation, module_roll, roll_over
+from ..analysis.rollover import PERTURBATION_PARAMS, Perturbation, module_roll, roll_over
 from ..core.runlog import RunLog
-from ..core.scenario import Scenario
+from ..core.scenario import ROBOT_NAME, WORLD_PARAMS, Scenario
 from ..core.sea_loop import JOINT_SIGNALS, Reading, record_joints, step_period
-from ..core.world import Box, World, load_world
+from ..core.world import SIDE_FRICTION, Box, World, load_world
 
-WORLD_FIELDS = ("file", "start_x", "box_yaw_deg", "box_friction", "side_friction", "tether")
 #: Thickness of the top slab that keeps a box's top μ when its vertical faces have another [m].
 TOP_SLAB = 1e-3
-TETHER_FIELDS = ("force", "yaw_deg", "pitch_deg")
 #: Largest ``world.box_yaw_deg`` [deg] and tether force [N] a scenario may set.
 MAX_BOX_YAW_DEG = 45.0
 MAX_TETHER_N = 10.0
-#: The ``robot:`` keys of every 3-D engine (an engine may add its own).
-ROBOT_FIELDS = ("name", "joint_roll", "joint_twist_deg", "com_offset", MOTOR_GAIN_SCALE)
-#: MuJoCo's robot section may read the module's width otherwise than the robot file (``links.width``, across flats):
-#: ``module_width`` [m] across flats, the same mass, the inertia of the scaled shape
-#: (:meth:`snake_core.robot.RobotParams.with_module_width`). DART builds the robot file's URDF as Gazebo does.
-MODULE_WIDTH_FIELD = "module_width"
-#: MuJoCo's robot section may set the motor-side PD's K_p of 002 (4.39) [N·m/rad] otherwise than the robot file
-#: (``actuator.kp``), e.g. a calibrated one (``snake-sim calibrate``).
-MOTOR_KP_FIELD = "motor_kp"
+#: ``world:`` of every 3-D engine (the module docstring).
+WORLD_PARAMS = (
+    *WORLD_PARAMS,
+    Param("box_yaw_deg", 0.0, "deg", "every static box turned about the vertical through its centre", -MAX_BOX_YAW_DEG,
+          MAX_BOX_YAW_DEG, source="002 §6.4, §7.4"),
+    Param("box_friction", None, "", "μ of every static box's faces (unset: the world file's)", 0.0, 5.0,
+          source="002 §6.4"),
+    SIDE_FRICTION,
+    Param("tether", None, "", "a constant pull at the tail tip, a mapping (`world.tether.*`; unset: none)",
+          scalar=False, source="002 §3.4, §5.4"),
+)
 #: |joint_twist_deg| bound [deg]: beyond 90° a twist is a roll of the other kind (``joint_roll``) plus a twist.
 MAX_TWIST_DEG = 90.0
+#: The fields of a ``robot:`` section that say how the modules are put together (:class:`Layout`).
+LAYOUT_PARAMS = (
+    Param("joint_roll", 0, "deg", "the URDF's joint_roll: 0 (pitch joints), 90 (yaw), alternate (0/90/0/…) or one "
+          "0/90 per joint", scalar=False),
+    Param("joint_twist_deg", 0.0, "deg", "rotation of each joint axis about the link axis, one value or one per "
+          "joint", -MAX_TWIST_DEG, MAX_TWIST_DEG, vector=True, source="002 §6.4, §7.4"),
+    Param("com_offset", (0.0, 0.0, 0.0), "m", "each link's centre of mass moved from the module's axis, [dx, dy, "
+          "dz] in the link frame, inside the module", size=3, source="002 §6.4, §7.4"),
+)
+#: The ``robot:`` fields of every 3-D engine (an engine may add its own: :data:`MUJOCO_ROBOT_PARAMS`).
+ROBOT_PARAMS = (ROBOT_NAME, *LAYOUT_PARAMS, MOTOR_GAIN_SCALE_PARAM)
+#: MuJoCo's ``robot:`` adds another reading of the module's width (``module_width`` across flats, the same mass, the
+#: inertia of the scaled shape: :meth:`snake_core.robot.RobotParams.with_module_width`) and the motor PD's K_p (e.g. a
+#: calibrated one, ``snake-sim calibrate``). DART builds the robot file's URDF as Gazebo does.
+MODULE_WIDTH = Param("module_width", None, "m", "the module's width across flats, at most its length (unset: the "
+                     "robot file's links.width)", 0.0, low_open=True)
+MUJOCO_ROBOT_PARAMS = (*ROBOT_PARAMS, MODULE_WIDTH, MOTOR_KP_PARAM)
 
 SettingsT = TypeVar("SettingsT")
+
+
+def section_params(robot: tuple[Param, ...], contact: tuple[Param, ...]) -> dict[str, tuple[Param, ...]]:
+    """The specs of a 3-D engine's own sections (its runtime's ``PARAMS``): its ``robot`` and ``contact`` and the
+    3-D engines' ``world``, ``world.tether`` and ``sim.perturbation``."""
+    return {"robot": robot, "world": WORLD_PARAMS, "world.tether": TETHER_PARAMS, "contact": contact,
+            "sim.perturbation": PERTURBATION_PARAMS}
 
 
 #: The figures of a 3-D run (:data:`snake_sim.outputs.figures.FIGURE_SETS`), whichever engine ran.
@@ -141,12 +166,8 @@ def layout_from(section: dict[str, Any], robot: RobotParams, source: str | None 
     """The :class:`Layout` of a ``robot:`` section (``joint_roll``, ``joint_twist_deg``, ``com_offset``), validated
     against ``robot`` (the centre of mass must stay inside the module)."""
     n = robot.n_joints
-    twist = per_joint(section.get("joint_twist_deg", 0.0), n, "robot.joint_twist_deg", source,
-                      low=-MAX_TWIST_DEG, high=MAX_TWIST_DEG)
-    offset = section.get("com_offset", [0.0, 0.0, 0.0])
-    if not isinstance(offset, list) or len(offset) != 3:
-        raise ConfigError("robot.com_offset", offset, "must be a list of 3 numbers [dx, dy, dz] in metres "
-                          "(link frame)", source)
+    values = checked(section, LAYOUT_PARAMS, "robot", source, n_joints=n, also=tuple(section))
+    twist, offset = values["joint_twist_deg"], values["com_offset"]
     bounds = (robot.half_length, 0.5 * robot.module_width, 0.5 * robot.module_width)
     com = tuple(number(v, f"robot.com_offset[{i}]", source, low=-b, high=b, low_open=True, high_open=True)
                 for i, (v, b) in enumerate(zip(offset, bounds, strict=True)))
@@ -154,20 +175,19 @@ def layout_from(section: dict[str, Any], robot: RobotParams, source: str | None 
                   com)  # type: ignore[arg-type]
 
 
-def sea_robot(section: dict[str, Any], fields: Sequence[str], engine: str, source: str | None = None
+def sea_robot(section: dict[str, Any], params: Sequence[Param], engine: str, source: str | None = None
               ) -> tuple[RobotParams, Layout]:
-    """The ``robot:`` section of a 3-D run: a robot with SEAs and its layout; ConfigError naming the field."""
-    reject_unknown(section, tuple(fields), "robot", source)
-    robot = load_robot(section["name"])
+    """The ``robot:`` section of a 3-D run (``params``: the engine's fields, :data:`ROBOT_PARAMS` and its own): a robot
+    with SEAs and its layout; ConfigError naming the field."""
+    robot = load_robot(section["name"])  # robot.name as the scenario checked it
+    values = checked(section, params, "robot", source, n_joints=robot.n_joints)
     if robot.sea is None or robot.actuator is None:
         raise ConfigError("robot.name", robot.name, f"the {engine} model needs a robot with SEAs (sea: and actuator: "
                           "sections), e.g. koopaee6", source)
-    if section.get(MODULE_WIDTH_FIELD) is not None:  # MuJoCo only: another reading of links.width
-        robot = robot.with_module_width(number(section[MODULE_WIDTH_FIELD], "robot.module_width", source, low=0.0,
-                                               high=robot.link_length, low_open=True))
-    robot = robot.with_motor_gain_scale(section, source)
-    if section.get(MOTOR_KP_FIELD) is not None:  # MuJoCo only: the motor PD's K_p of 002 (4.39), after the scale
-        robot = robot.with_motor_kp(section[MOTOR_KP_FIELD], source)
+    if values.get("module_width") is not None:  # MuJoCo only: another reading of links.width
+        robot = robot.with_module_width(replace(MODULE_WIDTH, high=robot.link_length).check(
+            values["module_width"], "robot.module_width", source))
+    robot = robot.with_motor_gains(values["motor_gain_scale"], values.get("motor_kp"))
     return robot, layout_from(section, robot, source)
 
 
@@ -186,18 +206,24 @@ class Tether:
         return self.force * np.array([np.cos(pitch) * np.cos(yaw), np.cos(pitch) * np.sin(yaw), np.sin(pitch)])
 
 
+#: ``world.tether``: the pull of the cable through the slip ring at the tail (002 §3.4, §5.4).
+_T = Tether()
+TETHER_PARAMS = (
+    Param("force", _T.force, "N", "magnitude of the pull (at most about the robot's weight)", 0.0, MAX_TETHER_N,
+          source="002 §3.4, §5.4"),
+    Param("yaw_deg", _T.yaw_deg, "deg", "azimuth of the pull from +x towards +y (180: straight back)", -360.0, 360.0),
+    Param("pitch_deg", _T.pitch_deg, "deg", "elevation of the pull above the horizontal", -90.0, 90.0),
+)
+
+
 def tether_from(section: Any, source: str | None = None) -> Tether:
     """``world.tether`` (None: no pull), validated; ConfigError naming the field."""
     if section is None:
         return Tether()
     if not isinstance(section, dict):
-        raise ConfigError("world.tether", section, "must be a mapping with " + ", ".join(TETHER_FIELDS), source)
-    reject_unknown(section, TETHER_FIELDS, "world.tether", source)
-    d = Tether()
-    return Tether(number(section.get("force", d.force), "world.tether.force", source, low=0.0, high=MAX_TETHER_N),
-                  number(section.get("yaw_deg", d.yaw_deg), "world.tether.yaw_deg", source, low=-360.0, high=360.0),
-                  number(section.get("pitch_deg", d.pitch_deg), "world.tether.pitch_deg", source, low=-90.0,
-                         high=90.0))
+        raise ConfigError("world.tether", section, "must be a mapping with " + ", ".join(param_names(TETHER_PARAMS)),
+                          source)
+    return Tether(**checked(section, TETHER_PARAMS, "world.tether", source))
 
 
 def adjusted_boxes(world: World, yaw: float = 0.0, friction: float | None = None,
@@ -215,15 +241,9 @@ def adjusted_boxes(world: World, yaw: float = 0.0, friction: float | None = None
 def world_and_start(scenario: Scenario) -> tuple[World, float, Tether]:
     """The ``world:`` section of a 3-D run: the world (its boxes turned by ``box_yaw_deg``, of μ ``box_friction``,
     their vertical faces of μ ``side_friction``), the tail tip's x at t = 0 [m] and the tether's pull."""
-    section, src = scenario.section("world"), scenario.source
-    reject_unknown(section, WORLD_FIELDS, "world", src)
-    yaw = number(section.get("box_yaw_deg", 0.0), "world.box_yaw_deg", src, low=-MAX_BOX_YAW_DEG,
-                 high=MAX_BOX_YAW_DEG)
-    mu, side = (section.get(f) for f in ("box_friction", "side_friction"))
-    mu = None if mu is None else number(mu, "world.box_friction", src, low=0.0, high=5.0)
-    side = None if side is None else number(side, "world.side_friction", src, low=0.0, high=5.0)
-    return (adjusted_boxes(load_world(section["file"]), np.radians(yaw), mu, side),
-            number(section.get("start_x", 0.0), "world.start_x", src), tether_from(section.get("tether"), src))
+    v = checked(scenario.section("world"), WORLD_PARAMS, "world", scenario.source)
+    return (adjusted_boxes(load_world(v["file"]), np.radians(v["box_yaw_deg"]), v["box_friction"], v["side_friction"]),
+            scenario.start_x, tether_from(v["tether"], scenario.source))
 
 
 @dataclass(frozen=True)

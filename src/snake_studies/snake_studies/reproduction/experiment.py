@@ -11,6 +11,9 @@ A section's experiment (a module of :mod:`snake_studies.reproduction.experiments
   the cluster's client, or None) and returns what ``assemble`` takes;
 * ``assemble(fast, plan, rows) -> Results``: the runs' rows by key (a Cell's row as the sweep engine returns it:
   :func:`snake_studies.grid.fields`) and the settings read from the scenario files, as the stored results;
+* ``run_settings(fast) -> RunSettings``: how its runs are made as the text states it (scenario, robot and world
+  values, engine constants, gains, seeds, the step check's tolerance), from the objects and constants the runs use;
+  ``assemble`` stores it as the Results' ``settings``, so the report never reads a scenario, robot or constant;
 
 and ``Results`` (a frozen dataclass, stored by :mod:`.results`). A section that reads the results of
 sections before it names them in ``READS`` (section name → its Results class); its ``plan`` and ``assemble`` then take

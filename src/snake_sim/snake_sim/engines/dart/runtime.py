@@ -32,6 +32,7 @@ import numpy as np
 from tqdm import tqdm
 
 from snake_core import locator
+from snake_core.registry import Param
 from snake_core.robot import RobotParams
 from snake_core.validation import ConfigError
 
@@ -45,10 +46,16 @@ from ..engine3d import FIGURES, Samples3D, Setup3D, sea_robot, summary_extra, wo
 from . import gz_control as gz
 from . import model as dm
 from .sdf import gazebo_model
-from .settings import settings_from
+from .settings import CONTACT_PARAMS, settings_from
 
-ROBOT_FIELDS = (*engine3d.ROBOT_FIELDS, "controllers_file")
-__all__ = ["FIGURES", "build", "run_scenario", "simulate", "summary_extra"]
+#: ``robot:`` of the DART model: the 3-D engines' and the controller manager's parameters.
+ROBOT_PARAMS = (*engine3d.ROBOT_PARAMS, Param("controllers_file", None, "", "the controller manager's parameters, a "
+                                                "file of config/controllers/ or a path (unset: <robot>_gz.yaml)",
+                                                kind=str))
+__all__ = ["FIGURES", "PARAMS", "build", "run_scenario", "simulate", "summary_extra"]
+
+#: The specs of the model's own sections (:class:`snake_sim.core.models.ModelRuntime`).
+PARAMS = engine3d.section_params(ROBOT_PARAMS, CONTACT_PARAMS)
 
 
 @dataclass(eq=False)
@@ -131,7 +138,7 @@ def build(scenario: Scenario) -> DartSetup:
     """Validate the DART model's sections of ``scenario``, convert the description and read the controllers."""
     src = scenario.source
     robot_section = scenario.section("robot")
-    robot, layout = sea_robot(robot_section, ROBOT_FIELDS, "DART", src)
+    robot, layout = sea_robot(robot_section, ROBOT_PARAMS, "DART", src)
     control = gz.load_gz_control(robot, _controllers_file(robot, robot_section.get("controllers_file"), src))
     world, start_x, tether = world_and_start(scenario)
     settings = settings_from(scenario.time_step, scenario.section("contact"), src)

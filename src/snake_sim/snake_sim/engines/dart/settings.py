@@ -20,12 +20,13 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from snake_core.validation import ConfigError, choice, integer, number, reject_unknown
+from snake_core.registry import Param, checked, param_names
+from snake_core.validation import ConfigError
 from snake_core.vertical.model import GRAVITY
 
-CONTACT_FIELDS = ("friction", "collision_detector", "max_contacts")
-#: Fields of the vertical and MuJoCo contact laws, accepted and unused (see the module docstring).
-OTHER_CONTACT_FIELDS = ("stiffness", "damping", "threshold", "slip_velocity", "solref", "solimp", "cone", "solver")
+from ..mujoco.settings import CONTACT_PARAMS as MUJOCO_CONTACT_PARAMS
+from ..mujoco.settings import VERTICAL_CONTACT_FIELDS
+
 COLLISION_DETECTORS = ("ode", "fcl", "dart", "bullet")
 #: All contacts of a world step (gz-physics: ``collOpt.maxNumContacts = 10000``).
 MAX_CONTACTS_TOTAL = 10000
@@ -46,21 +47,29 @@ class Settings:
         return asdict(self)
 
 
+_D = Settings()
+#: ``contact:`` of the DART model (Gazebo's defaults but μ).
+CONTACT_PARAMS = (
+    Param("friction", _D.friction, "", "μ of the robot's links (the URDF's mu argument)", 0.0, 5.0,
+          source="002 Table 5.1"),
+    Param("collision_detector", _D.collision_detector, "", "DART's collision detector (ode: Gazebo's)",
+          choices=COLLISION_DETECTORS),
+    Param("max_contacts", _D.max_contacts, "", "contacts per collision pair (SDF <physics><max_contacts>)", 1,
+          kind=int),
+)
+#: Fields of the vertical and MuJoCo contact laws, accepted and unused (see the module docstring).
+OTHER_CONTACT_FIELDS = (*VERTICAL_CONTACT_FIELDS,
+                        *(n for n in param_names(MUJOCO_CONTACT_PARAMS) if n not in param_names(CONTACT_PARAMS)))
+
+
 def settings_from(time_step: float, contact: dict[str, Any], source: str | None = None) -> Settings:
     """:class:`Settings` from ``sim.time_step`` and a scenario's ``contact:`` section, validated."""
-    reject_unknown(contact, CONTACT_FIELDS + OTHER_CONTACT_FIELDS, "contact", source)
-    d = Settings()
-    detector = contact.get("collision_detector", d.collision_detector)
-    if detector in COLLISION_DETECTORS:
-        import dartpy
+    values = checked(contact, CONTACT_PARAMS, "contact", source, also=OTHER_CONTACT_FIELDS)
+    import dartpy
 
-        cls = {"ode": "OdeCollisionDetector", "fcl": "FCLCollisionDetector", "dart": "DARTCollisionDetector",
-               "bullet": "BulletCollisionDetector"}[detector]
-        if not hasattr(dartpy.collision, cls):
-            raise ConfigError("contact.collision_detector", detector, f"this dartpy has no {cls}", source)
-    return Settings(
-        time_step=time_step,
-        friction=number(contact.get("friction", d.friction), "contact.friction", source, low=0.0, high=5.0),
-        collision_detector=choice(detector, "contact.collision_detector", COLLISION_DETECTORS, source),
-        max_contacts=integer(contact.get("max_contacts", d.max_contacts), "contact.max_contacts", source, low=1),
-    )
+    cls = {"ode": "OdeCollisionDetector", "fcl": "FCLCollisionDetector", "dart": "DARTCollisionDetector",
+           "bullet": "BulletCollisionDetector"}[values["collision_detector"]]
+    if not hasattr(dartpy.collision, cls):
+        raise ConfigError("contact.collision_detector", values["collision_detector"], f"this dartpy has no {cls}",
+                          source)
+    return Settings(time_step=time_step, **values)

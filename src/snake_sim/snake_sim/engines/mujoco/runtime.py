@@ -40,9 +40,7 @@ from ...core.signals import StopRequest
 from .. import engine3d
 from ..engine3d import (
     FIGURES,
-    MODULE_WIDTH_FIELD,
-    MOTOR_KP_FIELD,
-    ROBOT_FIELDS,
+    MUJOCO_ROBOT_PARAMS,
     Samples3D,
     Setup3D,
     sea_robot,
@@ -50,9 +48,12 @@ from ..engine3d import (
     world_and_start,
 )
 from . import model as mm
-from .settings import settings_from
+from .settings import CONTACT_PARAMS, settings_from
 
-__all__ = ["FIGURES", "build", "run_scenario", "simulate", "summary_extra"]
+__all__ = ["FIGURES", "PARAMS", "build", "run_scenario", "simulate", "summary_extra"]
+
+#: The specs of the model's own sections (:class:`snake_sim.core.models.ModelRuntime`).
+PARAMS = engine3d.section_params(MUJOCO_ROBOT_PARAMS, CONTACT_PARAMS)
 
 
 @dataclass(eq=False)
@@ -93,8 +94,7 @@ world = engine3d.world  # the runtime's world(scenario): the world file as the s
 def build(scenario: Scenario) -> MujocoSetup:
     """Validate the 3-D model's sections of ``scenario`` and compile its MuJoCo model."""
     src = scenario.source
-    robot, layout = sea_robot(scenario.section("robot"), (*ROBOT_FIELDS, MODULE_WIDTH_FIELD, MOTOR_KP_FIELD), "MuJoCo",
-                              src)
+    robot, layout = sea_robot(scenario.section("robot"), MUJOCO_ROBOT_PARAMS, "MuJoCo", src)
     world, start_x, tether = world_and_start(scenario)
     if world.ground_height is None:
         raise ConfigError("world.file", scenario.world_file, "the MuJoCo model needs a world with a ground plane",

@@ -36,12 +36,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from snake_core.validation import ConfigError, choice, number, positive, reject_unknown
+from snake_core.registry import Param, checked, param_names
+from snake_core.validation import number
+from snake_core.vertical.contact import CONTACT_PARAMS as VERTICAL_CONTACT_PARAMS
 from snake_core.vertical.model import GRAVITY
 
-CONTACT_FIELDS = ("friction", "solref", "solimp", "cone", "solver")
-#: Fields of the vertical model's contact law, accepted and unused (see the module docstring).
-VERTICAL_CONTACT_FIELDS = ("stiffness", "damping", "threshold", "slip_velocity")
 CONES = ("elliptic", "pyramidal")
 SOLVERS = ("Newton", "CG", "PGS")
 
@@ -64,30 +63,29 @@ class Settings:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
 
 
-def _numbers(value: Any, n: int, field: str, source: str | None) -> tuple[float, ...]:
-    if not isinstance(value, list) or len(value) != n:
-        raise ConfigError(field, value, f"must be a list of {n} numbers", source)
-    return tuple(number(v, f"{field}[{i}]", source) for i, v in enumerate(value))
+_D = Settings()
+#: ``contact:`` of the MuJoCo model (MuJoCo's own defaults but μ_c).
+CONTACT_PARAMS = (
+    Param("friction", _D.friction, "", "μ_c of the ground, and of boxes whose world file gives none", 0.0, 5.0,
+          source="002 Table 5.1"),
+    Param("solref", _D.solref, "s, -", "MuJoCo's contact softness: time constant, damping ratio", 0.0, low_open=True,
+          size=2),
+    Param("solimp", _D.solimp, "-, -, m, -, -", "MuJoCo's contact impedance: d_min, d_max in (0, 1), width > 0, "
+          "midpoint in [0, 1], power >= 1", size=5),
+    Param("cone", _D.cone, "", "friction cone", choices=CONES),
+    Param("solver", _D.solver, "", "constraint solver", choices=SOLVERS),
+)
+#: Fields of the vertical model's contact law, accepted and unused (see the module docstring).
+VERTICAL_CONTACT_FIELDS = tuple(n for n in param_names(VERTICAL_CONTACT_PARAMS) if n not in param_names(CONTACT_PARAMS))
 
 
 def settings_from(time_step: float, contact: dict[str, Any], source: str | None = None) -> Settings:
     """:class:`Settings` from ``sim.time_step`` and a scenario's ``contact:`` section, validated."""
-    reject_unknown(contact, CONTACT_FIELDS + VERTICAL_CONTACT_FIELDS, "contact", source)
-    d = Settings()
-    solref = _numbers(contact.get("solref", list(d.solref)), 2, "contact.solref", source)
-    positive(solref[0], "contact.solref[0]", source)
-    positive(solref[1], "contact.solref[1]", source)
-    solimp = _numbers(contact.get("solimp", list(d.solimp)), 5, "contact.solimp", source)
+    values = checked(contact, CONTACT_PARAMS, "contact", source, also=VERTICAL_CONTACT_FIELDS)
+    solimp = values["solimp"]
     for i in (0, 1):  # d_min, d_max
         number(solimp[i], f"contact.solimp[{i}]", source, low=0.0, high=1.0, low_open=True, high_open=True)
-    positive(solimp[2], "contact.solimp[2]", source)
+    number(solimp[2], "contact.solimp[2]", source, low=0.0, low_open=True)
     number(solimp[3], "contact.solimp[3]", source, low=0.0, high=1.0)
     number(solimp[4], "contact.solimp[4]", source, low=1.0)
-    return Settings(
-        time_step=time_step,
-        friction=number(contact.get("friction", d.friction), "contact.friction", source, low=0.0, high=5.0),
-        solref=solref,  # type: ignore[arg-type]
-        solimp=solimp,  # type: ignore[arg-type]
-        cone=choice(contact.get("cone", d.cone), "contact.cone", CONES, source),
-        solver=choice(contact.get("solver", d.solver), "contact.solver", SOLVERS, source),
-    )
+    return Settings(time_step=time_step, **values)

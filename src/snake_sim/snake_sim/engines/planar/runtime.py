@@ -47,6 +47,7 @@ from snake_core.gaits import make_gait
 from snake_core.gaits.serpenoid import Serpenoid
 from snake_core.planar.conserved import conserved_g
 from snake_core.planar.convention import (
+    FREE_JOINTS,
     free_joints_from_suite,
     head_pose_to_world,
     links_to_world,
@@ -57,19 +58,38 @@ from snake_core.planar.head_tracking import HeadTracker, StraightLineReference, 
 from snake_core.planar.manipulability import ManipulabilityMonitor
 from snake_core.planar.model import PlanarModel, build_model, compute_terms, forward_dynamics, link_positions
 from snake_core.planar.trackers import TRACKERS
+from snake_core.registry import Param, checked
 from snake_core.robot import FrictionParams, RobotParams, load_robot
-from snake_core.validation import ConfigError, choice, get, number, positive, reject_unknown
+from snake_core.validation import ConfigError, get, number, positive, reject_unknown
 
 from ...core.runlog import Diagnostic, RunLog
-from ...core.scenario import Scenario
+from ...core.scenario import ROBOT_NAME, Scenario
 from ...core.sea_loop import Reading, Tick, control_steps, extrapolated_command, n_samples, run
 from ...core.signals import INTERRUPTED, StopRequest, stopped
 from .integration import ATOL, RTOL, blowup_status, initial_state, integration_method
 from .report import head_tracking_summary
 from .stepper import PlanarStepper
 
-ROBOT_FIELDS = ("name", "free_joints", "joints", "initial_joint_angle")
-CONTACT_FIELDS = ("c_t", "c_n", "c_theta", "mu_t", "mu_n")
+INITIAL_JOINT_ANGLE = Param("initial_joint_angle", 0.0, "rad", "every joint's angle at t = 0, within the joint limit "
+                            "(004 (82) starts from π/6)", source="004 (82)")
+#: ``robot:`` of the planar model.
+ROBOT_PARAMS = (
+    ROBOT_NAME,
+    FREE_JOINTS,
+    Param("joints", "auto", "", "the joints: auto (through SEAs if the robot file has sea: and actuator:), rigid or "
+          "sea", choices=("auto", "rigid", "sea")),
+    INITIAL_JOINT_ANGLE,
+)
+#: ``contact:`` of the planar model: the ground friction of each link, replacing the robot file's ``friction:``.
+CONTACT_PARAMS = (
+    Param("c_t", None, "N·s/m", "viscous friction along the link (unset: the robot file's)", 0.0,
+          source="004 (16)–(20)"),
+    Param("c_n", None, "N·s/m", "viscous friction across the link (unset: the robot file's)", 0.0,
+          source="004 (16)–(20)"),
+    Param("c_theta", None, "N·m·s", "rotational viscous friction (unset: the robot file's)", 0.0),
+    Param("mu_t", None, "", "regularised Coulomb friction along the link (unset: the robot file's)", 0.0),
+    Param("mu_n", None, "", "regularised Coulomb friction across the link (unset: the robot file's)", 0.0),
+)
 REFERENCE_FIELDS = ("speed", "direction", "heading", "start")
 #: controller.* fields besides the trackers' gains.
 CONTROLLER_FIELDS = ("mode", "reference", "evaluation_window", "blowup_torque", "manipulability_threshold")
@@ -99,9 +119,9 @@ class PlanarSetup:
 
 
 def _friction(robot: RobotParams, section: dict, source: str) -> FrictionParams:
-    reject_unknown(section, CONTACT_FIELDS, "contact", source)
     base = robot.friction or FrictionParams(0.0, 0.0, 0.0, 0.0, 0.0)
-    values = {k: number(section.get(k, getattr(base, k)), f"contact.{k}", source, low=0.0) for k in CONTACT_FIELDS}
+    values = {k: getattr(base, k) if v is None else v
+              for k, v in checked(section, CONTACT_PARAMS, "contact", source).items()}
     if values["c_t"] == values["c_n"] == values["mu_t"] == values["mu_n"] == 0.0:
         raise ConfigError("contact", section, "the planar model needs ground friction: set c_t/c_n (viscous) or "
                           "mu_t/mu_n (Coulomb) here or in the robot file", source)
@@ -127,23 +147,15 @@ def _reference(section: dict, source: str) -> StraightLineReference:
 def build(scenario: Scenario) -> PlanarSetup:
     """Validate the planar sections of ``scenario`` and assemble the run."""
     src = scenario.source
-    rsec = scenario.section("robot")
-    reject_unknown(rsec, ROBOT_FIELDS, "robot", src)
+    rsec = checked(scenario.section("robot"), ROBOT_PARAMS, "robot", src)
     robot = load_robot(rsec["name"])
-    joints = choice(rsec.get("joints", "auto"), "robot.joints", ("auto", "rigid", "sea"), src)
+    joints = rsec["joints"]
     use_sea = robot.sea is not None if joints == "auto" else joints == "sea"
     if use_sea and robot.sea is None:
         raise ConfigError("robot.joints", "sea", f"robot {robot.name} has no sea:/actuator: sections", src)
     friction = _friction(robot, scenario.section("contact"), src)
     model = build_model(dataclasses.replace(robot, friction=friction))
-    free_suite = rsec.get("free_joints", []) or []
-    if not isinstance(free_suite, list):
-        raise ConfigError("robot.free_joints", free_suite, "must be a list of joint indices (1 = tail joint)", src)
-    for j in free_suite:
-        if isinstance(j, bool) or not isinstance(j, int) or not 1 <= j <= robot.n_joints:
-            raise ConfigError("robot.free_joints", free_suite, f"joint indices must be integers in [1, "
-                              f"{robot.n_joints}] (1 = tail joint)", src)
-    free = free_joints_from_suite(free_suite, model.n)
+    free = free_joints_from_suite(rsec["free_joints"], model.n, "robot.free_joints", src)
 
     gsec = scenario.section("gait")
     gait = make_gait(get(gsec, "type", "gait", src), robot.n_joints, gsec, src)
@@ -168,8 +180,8 @@ def build(scenario: Scenario) -> PlanarSetup:
     t0 = number(window[0], "controller.evaluation_window[0]", src, low=0.0)
     t1 = number(window[1], "controller.evaluation_window[1]", src, low=t0, low_open=True)
     blowup = positive(ctrl.get("blowup_torque", DEFAULT_BLOWUP_TORQUE), "controller.blowup_torque", src)
-    phi0 = number(rsec.get("initial_joint_angle", 0.0), "robot.initial_joint_angle", src, low=-robot.joint_limit,
-                  high=robot.joint_limit)
+    phi0 = dataclasses.replace(INITIAL_JOINT_ANGLE, low=-robot.joint_limit, high=robot.joint_limit).check(
+        rsec["initial_joint_angle"], "robot.initial_joint_angle", src)
     q0 = np.concatenate((reference.start, [reference.theta1], np.full(robot.n_joints, phi0)))
     sea = motor_pd(robot) if use_sea else None
     controllers = make_joint_controllers("torque", robot, {"mode": "torque"}, src) if use_sea else None
@@ -433,6 +445,8 @@ def summary_extra(log: RunLog, scenario: Scenario) -> dict[str, Any]:
 
 #: The figures of a run (:data:`snake_sim.outputs.figures.FIGURE_SETS`).
 FIGURES = "head-tracking"
+#: The specs of the model's own sections (:class:`snake_sim.core.models.ModelRuntime`).
+PARAMS = {"robot": ROBOT_PARAMS, "contact": CONTACT_PARAMS}
 
 
 def stepper(scenario: Scenario) -> PlanarStepper:

@@ -32,10 +32,12 @@ import numpy as np
 from snake_core.pushing import PushingError, Scenario
 from snake_core.pushing.kinematics import joint_points, link_angles
 from snake_core.pushing.study import configurations
+from snake_core.registry import Param, checked
 from snake_core.robot import RobotParams, load_robot
-from snake_core.validation import ConfigError, get, integer, number, positive, reject_unknown
+from snake_core.validation import ConfigError, get, number, reject_unknown
 
 from ...core.runlog import Diagnostic, RunLog
+from ...core.scenario import ROBOT_NAME
 from ...core.scenario import Scenario as ScenarioFile
 from ...core.signals import StopRequest
 from .plant import (
@@ -49,9 +51,22 @@ from .plant import (
     pushing_world,
 )
 
-ROBOT_FIELDS = ("name", "initial_joint_angles")
+#: ``robot:`` of the pushing model.
+ROBOT_PARAMS = (
+    ROBOT_NAME,
+    Param("initial_joint_angles", None, "rad", "the joint angles at rest at t = 0, a list of one per joint, tail → "
+          "head, within the joint limit", scalar=False, required=True, source="001 §Results"),
+)
 CONTROLLER_FIELDS = ("torque",)
-CONTACT_FIELDS = ("scenario", "stiffness", "wheel_damping")
+#: ``contact:`` of the pushing model: 001's ground scenario and the regularisation of its rigid contacts.
+CONTACT_PARAMS = (
+    Param("scenario", int(Scenario.BOUNDED_WHEELS), "", "001's ground: 1 no friction, 2 passive wheels of bounded "
+          "lateral friction, 3 ideal non-holonomic wheels", 1, 3, kind=int, source="001 §Results, Fig. 3"),
+    Param("stiffness", CONTACT_STIFFNESS, "N/m", "penalty stiffness of the contact with the box (001 is rigid)", 0.0,
+          low_open=True),
+    Param("wheel_damping", WHEEL_DAMPING, "N·s/m", "lateral damping of the wheels (001's are rigid)", 0.0,
+          low_open=True),
+)
 #: Largest ``sim.time_step`` [s]: the semi-implicit Euler step of the wheel damping c_w/m_eff and of
 #: the penalty (√(k/m_eff)) must stay well inside stability; at the default gains (2e4 N·s/m,
 #: 1e7 N/m) 1e-4 s still runs, 5e-5 s keeps a factor 2 and changes the fitted initial
@@ -61,6 +76,8 @@ MAX_TIME_STEP = 5e-5
 
 #: The figures of a run (:data:`snake_sim.outputs.figures.FIGURE_SETS`).
 FIGURES = "top"
+#: The specs of the model's own sections (:class:`snake_sim.core.models.ModelRuntime`).
+PARAMS = {"robot": ROBOT_PARAMS, "contact": CONTACT_PARAMS}
 
 
 def _robot(section: dict, world: PushingWorld, src: str) -> RobotParams:
@@ -99,12 +116,11 @@ class PushingSetup:
 def build(scenario: ScenarioFile) -> PushingSetup:
     """Validate the pushing sections of ``scenario`` and assemble the run."""
     src = scenario.source
-    rsec = scenario.section("robot")
-    reject_unknown(rsec, ROBOT_FIELDS, "robot", src)
+    rsec = checked(scenario.section("robot"), ROBOT_PARAMS, "robot", src)
     n_joints = load_robot(rsec["name"]).n_joints
     world = pushing_world(n_joints, scenario.world_file)
     robot = _robot(rsec, world, src)
-    phi = _joint_list(get(rsec, "initial_joint_angles", "robot", src), n_joints, "robot.initial_joint_angles", src,
+    phi = _joint_list(rsec["initial_joint_angles"], n_joints, "robot.initial_joint_angles", src,
                       robot.joint_limit, "rad")
     ctrl = scenario.section("controller")
     reject_unknown(ctrl, CONTROLLER_FIELDS, "controller", src)
@@ -112,12 +128,9 @@ def build(scenario: ScenarioFile) -> PushingSetup:
                       robot.joint_effort_limit, "N·m")
     if not tau.any():
         raise ConfigError("controller.torque", ctrl["torque"], "must not be all zero (nothing would push)", src)
-    csec = scenario.section("contact")
-    reject_unknown(csec, CONTACT_FIELDS, "contact", src)
-    which = Scenario(integer(csec.get("scenario", int(Scenario.BOUNDED_WHEELS)), "contact.scenario", src, low=1,
-                             high=3))
-    kw = {"stiffness": positive(csec.get("stiffness", CONTACT_STIFFNESS), "contact.stiffness", src),
-          "wheel_damping": positive(csec.get("wheel_damping", WHEEL_DAMPING), "contact.wheel_damping", src),
+    csec = checked(scenario.section("contact"), CONTACT_PARAMS, "contact", src)
+    which = Scenario(csec["scenario"])
+    kw = {"stiffness": csec["stiffness"], "wheel_damping": csec["wheel_damping"],
           "duration": number(scenario.duration, "sim.duration", src, low=FIT_WINDOW[1]),  # the fit needs its window
           "time_step": number(scenario.time_step, "sim.time_step", src, low=1e-7, high=MAX_TIME_STEP)}
     q0 = configurations(phi)[0]

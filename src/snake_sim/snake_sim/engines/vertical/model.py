@@ -18,24 +18,33 @@ from tqdm import tqdm
 from snake_core.actuator import motor_pd
 from snake_core.controllers import JointController
 from snake_core.gaits import Gait
-from snake_core.robot import MOTOR_GAIN_SCALE, RobotParams, load_robot
-from snake_core.validation import ConfigError, choice, number, positive, reject_unknown
+from snake_core.registry import Param, checked
+from snake_core.robot import MOTOR_GAIN_SCALE_PARAM, MOTOR_KP_PARAM, RobotParams, load_robot
+from snake_core.validation import ConfigError
 from snake_core.vertical import ContactParams, Terrain, VerticalModel, build_model, initial_configuration
-from snake_core.vertical.contact import CONTACT_THRESHOLD, SLIP_VELOCITY
+from snake_core.vertical.contact import CONTACT_PARAMS
 from snake_core.vertical.dynamics import sea_reading
 from snake_core.vertical.kinematics import link_poses
 
-from ...core.scenario import Scenario
+from ...core.scenario import ROBOT_NAME, WORLD_PARAMS, Scenario
 from ...core.sea_loop import Reading, References, control_steps, finite_state, gait_references, sea_control
-from ...core.world import World, load_world
+from ...core.world import SIDE_FRICTION, World, load_world
 from .plant import VerticalPlant
 from .terrain import terrain_from_world
 
-ROBOT_FIELDS = ("name", "rotor_inertia_model", "sea_stiffness", MOTOR_GAIN_SCALE, "motor_kp")
+#: ``robot:`` of the vertical model (unset: the robot file's).
+ROBOT_PARAMS = (
+    ROBOT_NAME,
+    Param("rotor_inertia_model", None, "", "how the rotor's inertia enters (4.35): own (J_r) or reflected (n² J_r); "
+          "unset: the robot file's actuator.rotor_inertia_model", choices=("own", "reflected"), source="002 (4.35)"),
+    Param("sea_stiffness", None, "N·m/rad", "K of every joint's spring (e.g. near-rigid joints for comparisons); "
+          "unset: the robot file's sea.stiffness", 0.0, low_open=True, source="002 Table 5.1"),
+    MOTOR_GAIN_SCALE_PARAM,
+    MOTOR_KP_PARAM,
+)
 
-WORLD_FIELDS = ("file", "start_x", "side_friction")
-
-CONTACT_FIELDS = ("friction", "stiffness", "damping", "threshold", "slip_velocity")
+#: ``world:`` of the vertical model.
+WORLD_PARAMS = (*WORLD_PARAMS, SIDE_FRICTION)
 
 TickHook = Callable[[float, np.ndarray, np.ndarray, dict[str, np.ndarray]], dict[str, np.ndarray]]
 
@@ -95,46 +104,32 @@ def contact_params(section: dict, source: str) -> ContactParams:
         raise ConfigError("contact.side_friction", section["side_friction"], "is no longer a contact field: an "
                           "obstacle's friction is its collision's <surface><friction><ode><mu> in the world file; "
                           "to override the μ of every box's vertical faces use world.side_friction (0 to 5)", source)
-    reject_unknown(section, CONTACT_FIELDS, "contact", source)
-    return ContactParams(
-        friction=number(section.get("friction", 0.6), "contact.friction", source, low=0.0, high=5.0),
-        stiffness=positive(section.get("stiffness", 550.0), "contact.stiffness", source),
-        damping=number(section.get("damping", 10.0), "contact.damping", source, low=0.0),
-        threshold=number(section.get("threshold", CONTACT_THRESHOLD), "contact.threshold", source, low=0.0,
-                         high=0.1),
-        slip_velocity=positive(section.get("slip_velocity", SLIP_VELOCITY), "contact.slip_velocity", source),
-    )
+    return ContactParams(**checked(section, CONTACT_PARAMS, "contact", source))
 
 
 def _robot(section: dict, source: str) -> RobotParams:
-    reject_unknown(section, ROBOT_FIELDS, "robot", source)
-    robot = load_robot(section["name"])
+    values = checked(section, ROBOT_PARAMS, "robot", source)
+    robot = load_robot(values["name"])
     if robot.sea is None or robot.actuator is None:
         raise ConfigError("robot.name", section["name"], "the vertical model needs a robot with SEAs (sea: and "
                           "actuator: sections), e.g. koopaee6", source)
-    if "rotor_inertia_model" in section:
-        reading = choice(section["rotor_inertia_model"], "robot.rotor_inertia_model", ("own", "reflected"), source)
-        robot = dataclasses.replace(robot, actuator=dataclasses.replace(robot.actuator, rotor_inertia_model=reading))
-    if "sea_stiffness" in section:  # e.g. near-rigid joints for comparisons
-        k = positive(section["sea_stiffness"], "robot.sea_stiffness", source)
-        robot = dataclasses.replace(robot, sea=dataclasses.replace(robot.sea, stiffness=(k,) * robot.n_joints))
-    robot = robot.with_motor_gain_scale(section, source)
-    if "motor_kp" in section:  # the motor PD's K_p of (4.39), e.g. a calibrated one, after the scale
-        robot = robot.with_motor_kp(section["motor_kp"], source)
-    return robot
+    if values["rotor_inertia_model"] is not None:
+        robot = dataclasses.replace(robot, actuator=dataclasses.replace(
+            robot.actuator, rotor_inertia_model=values["rotor_inertia_model"]))
+    if values["sea_stiffness"] is not None:
+        k = (values["sea_stiffness"],) * robot.n_joints
+        robot = dataclasses.replace(robot, sea=dataclasses.replace(robot.sea, stiffness=k))
+    return robot.with_motor_gains(values["motor_gain_scale"], values["motor_kp"])
 
 
 def build(scenario: Scenario) -> VerticalSetup:
     """Validate the vertical-model sections of ``scenario`` and assemble the run."""
     src = scenario.source
     robot = _robot(scenario.section("robot"), src)
-    world_section = scenario.section("world")
-    reject_unknown(world_section, WORLD_FIELDS, "world", src)
-    world = load_world(world_section["file"])
+    world_values = checked(scenario.section("world"), WORLD_PARAMS, "world", src)
+    world = load_world(world_values["file"])
     contact = contact_params(scenario.section("contact"), src)
-    side = world_section.get("side_friction")
-    side = None if side is None else number(side, "world.side_friction", src, low=0.0, high=5.0)
-    terrain = terrain_from_world(world, contact.friction, side)
+    terrain = terrain_from_world(world, contact.friction, world_values["side_friction"])
     model = build_model(robot)
     plant = VerticalPlant(model, terrain, contact, motor_pd(robot, saturate=True))  # the robot file's torque–speed line
     gait, controllers = sea_control(scenario, robot)
@@ -142,7 +137,7 @@ def build(scenario: Scenario) -> VerticalSetup:
     substeps, log_every = control_steps(scenario, h)
     # Start: body straight along +x, tail tip at start_x, resting on the ground with the static
     # sag of the 2N+1 contact springs sharing the weight.
-    start_x = number(world_section.get("start_x", 0.0), "world.start_x", src)
+    start_x = scenario.start_x
     ground = terrain.ground if terrain.ground is not None else float(terrain.height(np.array([start_x]))[0])
     cp = plant.contact
     sag = model.total_mass * model.gravity / (model.G_c.shape[0] * cp.stiffness)

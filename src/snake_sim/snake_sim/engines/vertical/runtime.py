@@ -31,11 +31,24 @@ from ...core.signals import StopRequest
 # the batched runs of this model (snake_sim.core.models.BatchedRuntime)
 from .batch import batch_key as batch_key
 from .batch import simulate_batch as simulate_batch
-from .model import TickHook, VerticalData, VerticalSetup, build, period_shown, progress_bar, references
+from .model import (
+    CONTACT_PARAMS,
+    ROBOT_PARAMS,
+    WORLD_PARAMS,
+    TickHook,
+    VerticalData,
+    VerticalSetup,
+    build,
+    period_shown,
+    progress_bar,
+    references,
+)
 from .stepper import VerticalStepper
 
 #: The figures of a run (:data:`snake_sim.outputs.figures.FIGURE_SETS`).
 FIGURES = "side"
+#: The specs of the model's own sections (:class:`snake_sim.core.models.ModelRuntime`).
+PARAMS = {"robot": ROBOT_PARAMS, "world": WORLD_PARAMS, "contact": CONTACT_PARAMS}
 
 
 def simulate(setup: VerticalSetup, duration: float | None = None, progress: bool = False,

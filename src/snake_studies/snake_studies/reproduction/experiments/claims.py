@@ -65,10 +65,23 @@ class Claim:
 
 
 @dataclass(frozen=True)
+class RunSettings:
+    """How the verdicts were made, as the text states it: the engines judged."""
+
+    engines: tuple[str, ...]
+
+
+def run_settings(fast: bool) -> RunSettings:
+    """The settings of a (``fast``) run of the section, stored with its results."""
+    return RunSettings(ENGINES)
+
+
+@dataclass(frozen=True)
 class Results:
     fast: bool
     claims: tuple[Claim, ...]
     sources: tuple[str, ...]  # the stored results read
+    settings: RunSettings
 
 
 def plan(fast: bool, earlier: dict[str, Any]) -> dict[str, Any]:
@@ -229,4 +242,4 @@ def assemble(fast: bool, plan: dict[str, Any], rows: dict[str, dict], earlier: d
     if ro is not None:
         claims.append(_claim("§6.4, §7.4", "The open loop and local stiffness roll over where TSC K_τ = 6 does not",
                              "rolled over in 5 of 5 trials, TSC K_τ = 6 in none", _ordering_finding(ro)))
-    return Results(fast, tuple(claims), tuple(sources))
+    return Results(fast, tuple(claims), tuple(sources), run_settings(fast))

@@ -16,9 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from snake_core.controllers import controller_values
+from snake_core.robot import load_robot
 from snake_core.validation import ConfigError
 from snake_sim.analysis.rollover import ROLL_OVER_DEG
-from snake_sim.analysis.step_check import relative_change
+from snake_sim.analysis.step_check import TOLERANCE, relative_change
 from snake_sim.core.scenario import load_scenario
 from snake_studies.climb_3d import (
     CONTROLLERS,
@@ -34,7 +36,7 @@ from snake_studies.climb_3d import (
     reference_check,
     scenario_duration,
 )
-from snake_studies.engines import SEED, engine_case, engine_cases
+from snake_studies.engines import ENGINES, SEED, engine_case, engine_cases
 from snake_studies.reproduction.experiments import stiffness
 from snake_studies.sweep import Cell
 from snake_studies.sweep.engine import measure_summary
@@ -43,9 +45,39 @@ ENGINE_NAMES = {"vertical": "vertical plane", "mujoco": "MuJoCo", "dart": "DART"
 
 #: Simulated time of every run of a ``fast`` smoke run [s].
 FAST_DURATION = 2.0
+#: The MuJoCo study's TSC scenario: the gait, gains and perturbation the text states.
+STUDY_SCENARIO = "tsc-obstacle-3d"
 #: The vertical model's rows in the stiffness section (its group and label → ours).
 VERTICAL_WORLDS = {"single obstacle": "obstacle", "two obstacles": "two obstacles", "stairs": "stairs"}
 VERTICAL_CONTROLLERS = dict(zip((label for label, _, _ in stiffness.CONTROLLERS), CONTROLLERS, strict=True))
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """How the runs were made, as the text states it: the study's TSC scenario as the runs load it, the seed of the
+    engines table and the smoke runs' time."""
+
+    amplitude: float  # A [rad]
+    frequency: float  # ω [rad/s]
+    phase_shift: float  # φ [rad]
+    tsc_gains: tuple[float, float, float]  # (M_d, D_d, K_d): the scenario's, the unset ones tsc's defaults
+    roll_deg: float  # sim.perturbation: initial roll of the body [°]
+    joint_noise_deg: float  # sim.perturbation: joint-angle noise [°]
+    engines: tuple[str, ...]  # the engines table's engines, in its order
+    engine_seed: int  # the perturbation seed of the engines table's MuJoCo and DART runs
+    step_tolerance: float  # largest relative change of a time or speed from h to h/2 of a converged run
+    smoke_duration_s: float | None  # simulated time of every run of a fast smoke run [s]; None: the scenarios' own
+
+
+def run_settings(fast: bool) -> RunSettings:
+    """The settings the runs of a (``fast``) run of the section use, stored with its results."""
+    scenario = load_scenario(STUDY_SCENARIO)
+    gait, shake = scenario.section("gait"), scenario.data["sim"]["perturbation"]
+    ctrl = controller_values(scenario.section("controller"), load_robot(scenario.section("robot")["name"]).n_joints,
+                             scenario.source)
+    return RunSettings(gait["amplitude"], gait["frequency"], gait["phase_shift"],
+                       (ctrl["inertia"], ctrl["damping"], ctrl["stiffness"]), shake["roll_deg"],
+                       shake["joint_noise_deg"], ENGINES, SEED, TOLERANCE, FAST_DURATION if fast else None)
 
 
 @dataclass(frozen=True)
@@ -58,6 +90,7 @@ class Results:
     roll_over_deg: float  # the roll-over threshold of the 3-D models
     planned: int  # step-checked runs planned (besides the stored vertical ones)
     failed: tuple[str, ...]  # the planned runs without a result: which, and why (raised, worker died)
+    settings: RunSettings
 
 
 def _vertical_from_stiffness(outcome: stiffness.Outcome, world: str) -> Climb3dRun:
@@ -132,4 +165,5 @@ def assemble(fast: bool, plan: dict[str, Cell], rows: dict[str, dict], earlier: 
     engines = (*(r for r in done if r.model != "mujoco"), *_stored_vertical(_stiffness(earlier)))
     return Results(fast, reference_check(rows, duration), study, engines,
                    {f"{r.model} {r.world}": r.duration_s for r in (*study.runs, *engines)}, ROLL_OVER_DEG, len(cases),
-                   tuple(f"{_label(c)}: {r}" for c, r in zip(cases, runs, strict=True) if isinstance(r, str)))
+                   tuple(f"{_label(c)}: {r}" for c, r in zip(cases, runs, strict=True) if isinstance(r, str)),
+                   run_settings(fast))

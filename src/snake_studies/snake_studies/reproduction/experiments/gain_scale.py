@@ -30,6 +30,7 @@ from snake_sim.analysis.rollover import ROLL_OVER_DEG
 from snake_sim.core.scenario import load_scenario
 from snake_studies.climb_3d import case_cells, climb_run
 from snake_studies.reproduction.experiments.runs_002 import (
+    FAST_DURATION,
     Case,
     Row,
     Run002,
@@ -160,6 +161,26 @@ measure = measure_summary
 
 
 @dataclass(frozen=True)
+class RunSettings:
+    """How the runs were made, as the text states it: the engines and seed, the gains scanned, and the smoke runs'
+    time."""
+
+    engines: tuple[str, ...]
+    seed: int  # MuJoCo's perturbation seed
+    ratios: tuple[tuple[int, int], ...]  # K_d/K of the local-stiffness readings (numerator, denominator)
+    tsc_inertia: float  # M_d of every TSC reading
+    tsc_damping: tuple[float, ...]  # D_d scanned
+    tsc_stiffness: tuple[float, ...]  # K_d scanned [N·m/rad]
+    smoke_duration_s: float | None  # simulated time of every run of a fast smoke run [s]; None: the scenarios' own
+
+
+def run_settings(fast: bool) -> RunSettings:
+    """The settings the runs of a (``fast``) run of the section use, stored with its results."""
+    return RunSettings(ENGINES, SEED, RATIOS, TSC_INERTIA, TSC_DAMPING, TSC_STIFFNESS,
+                       FAST_DURATION if fast else None)
+
+
+@dataclass(frozen=True)
 class Results:
     fast: bool
     readings: tuple[Reading, ...]
@@ -176,6 +197,7 @@ class Results:
     roll_over_deg: float
     planned: int
     failed: tuple[str, ...]
+    settings: RunSettings
 
     def reading(self, experiment: str, key: str) -> Reading:
         return next(r for r in self.readings if r.experiment == experiment and r.key == key)
@@ -212,7 +234,7 @@ def assemble(fast: bool, plan: dict[str, Cell], rows: dict[str, dict]) -> Result
     runs = tuple(Run002(case.row.experiment, case.row.controller, case.plate, run) for case, run in done)
     return Results(fast, tuple(readings(fast)), runs, durations, steps, amplitudes, float(gait["frequency"]),
                    float(gait["phase_shift"]), float(robot.sea.stiffness[0]), robot.link_mass, robot.link_length,
-                   float(robot.link_inertia), ROLL_OVER_DEG, len(every), failed)
+                   float(robot.link_inertia), ROLL_OVER_DEG, len(every), failed, run_settings(fast))
 
 
 # ---------------------------------------------------------------------------------------------------------------

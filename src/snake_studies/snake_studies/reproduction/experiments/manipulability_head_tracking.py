@@ -17,7 +17,7 @@ from distributed import Client
 
 from snake_core.gaits.serpenoid import Serpenoid
 from snake_core.planar.manipulability import manipulability
-from snake_core.planar.model import build_model
+from snake_core.planar.model import COULOMB_REGULARISATION, build_model
 from snake_core.robot import load_robot
 from snake_sim.core.scenario import load_scenario
 from snake_sim.engines.planar.report import head_errors
@@ -123,6 +123,22 @@ class LyapunovSetting:
 
 
 @dataclass(frozen=True)
+class RunSettings:
+    """How the runs were made, as the text states it: the shapes' wave phase, the wheeled links' friction and the
+    PFL run's error window."""
+
+    phase: float  # wave phase v t of the serpenoid shapes [rad]
+    before_blowup_s: float  # the PFL run's head error is taken up to this long before its blow-up [s]
+    wheeled: tuple[float, float]  # Coulomb μ_t, μ_n of the wheeled links
+    coulomb_regularisation: float  # ε of the regularised Coulomb friction [m/s]
+
+
+def run_settings(fast: bool) -> RunSettings:
+    """The settings the runs of a (``fast``) run of the section use, stored with its results."""
+    return RunSettings(PHASE, BEFORE_BLOWUP, WHEELED, COULOMB_REGULARISATION)
+
+
+@dataclass(frozen=True)
 class ManipulabilityResults:
     fast: bool
     arcs: tuple[ArcRow, ...]
@@ -133,6 +149,7 @@ class ManipulabilityResults:
     setting: LyapunovSetting
     lyapunov: tuple[LyapunovRow, ...]
     wheeled: WheeledResults
+    settings: RunSettings
 
 
 #: The section's results type (reproduction.document loads stored results as it).
@@ -259,4 +276,4 @@ def assemble(fast: bool, plan: dict[str, Cell | Task], rows: dict[str, Any]) -> 
         tuple(lyapunov_rows),
         WheeledResults(wheeled_duration, float(reference["speed"]), float(w["head_path_distance_max_m"]),
                        float(w["head_error_rms_m"]), float(w["distance_m"]), float(w["manipulability_min_R"]),
-                       w["status"]))
+                       w["status"]), run_settings(fast))

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from snake_sim.analysis.step_check import TOLERANCE
 from snake_sim.core.models import runtime_for
 from snake_sim.core.runlog import RunLog
 from snake_sim.core.scenario import load_scenario
@@ -91,6 +92,27 @@ class Grid3d:
 
 
 @dataclass(frozen=True)
+class RunSettings:
+    """How the runs were made beyond :class:`Setting`, as the text states it: the scenarios, the grid of gaits,
+    the near-rigid and no-slip variants and the 3-D engines' overrides."""
+
+    reference_scenario: str
+    scenario_3d: str
+    amplitudes: tuple[tuple[str, str], ...]  # (label, value) of A, the grids' columns
+    phases: tuple[tuple[str, str], ...]  # (label, value) of φ, the grids' rows
+    rigid_stiffness: float  # K of the near-rigid joints [N·m/rad]
+    no_slip_friction: float  # μ_c of the no-slip estimate
+    engines_3d: dict[str, tuple[str, ...]]  # the 3-D engines run and their overrides
+    step_tolerance: float  # largest relative change of a time or speed from h to h/2 of a converged run
+
+
+def run_settings(fast: bool) -> RunSettings:
+    """The settings the runs of a (``fast``) run of the section use, stored with its results."""
+    return RunSettings(REFERENCE_SCENARIO, SCENARIO_3D, AMPLITUDES, PHASES, RIGID_STIFFNESS, NO_SLIP_FRICTION,
+                       ENGINES_3D, TOLERANCE)
+
+
+@dataclass(frozen=True)
 class PedalWaveResults:
     """Speeds of every run [m/s] (grids: rows φ of PHASES, columns A of AMPLITUDES) and the torque statistics."""
 
@@ -113,6 +135,7 @@ class PedalWaveResults:
     misfit_own: float  # rms(U − K(β − α)) / rms(τ)
     misfit_reflected: float
     grids_3d: dict[str, Grid3d]  # Table 5.2 in each 3-D engine, by model
+    settings: RunSettings
 
 
 #: The section's results type (reproduction.document loads stored results as it).
@@ -236,4 +259,4 @@ def assemble(fast: bool, plan: dict[str, Cell], rows: dict[str, dict[str, Any]])
         reflected_speed=refl["speed"], friction_speeds=tuple(got[f"mu{mu:.2f}"]["speed"] for mu in FRICTIONS_002),
         torque_from=ref["torque_from"], torque_rms=tuple(ref["torque_rms"]), torque_peak=tuple(ref["torque_peak"]),
         correlation_own=ref["correlation"], correlation_reflected=refl["correlation"], misfit_own=ref["misfit"],
-        misfit_reflected=refl["misfit"], grids_3d=grids_3d)
+        misfit_reflected=refl["misfit"], grids_3d=grids_3d, settings=run_settings(fast))

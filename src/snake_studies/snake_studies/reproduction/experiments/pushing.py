@@ -15,7 +15,7 @@ import numpy as np
 
 from snake_core.pushing import Scenario
 from snake_core.pushing.study import extremes
-from snake_sim.engines.pushing.plant import CONTACT_STIFFNESS, WHEEL_DAMPING
+from snake_sim.engines.pushing.plant import CONTACT_STIFFNESS, FIT_WINDOW, WHEEL_DAMPING
 from snake_studies.pushing import (
     CHECK_JOINTS_DEG,
     FAST_DIRECTIONS,
@@ -50,6 +50,22 @@ class CheckRow:
 
 
 @dataclass(frozen=True)
+class RunSettings:
+    """How the dynamic check was made, as the text states it: the joints, the contact and wheels of the best input's
+    runs and the window the accelerations are fitted over."""
+
+    check_joints_deg: tuple[float, ...]  # the two joints' angles [°]
+    contact_stiffness: float  # penalty k [N/m]
+    wheel_damping: float  # lateral damper c_w [N·s/m]
+    fit_window: tuple[float, float]  # accelerations fitted over [s]
+
+
+def run_settings(fast: bool) -> RunSettings:
+    """The settings the dynamic check of a (``fast``) run of the section uses, stored with its results."""
+    return RunSettings(tuple(CHECK_JOINTS_DEG), CHECK_RUNS[0][1], CHECK_RUNS[0][2], FIT_WINDOW)
+
+
+@dataclass(frozen=True)
 class PushingResults:
     """Case studies 2 and 1 over the joint grid, 001 Fig. 4's configuration, and the dynamic check."""
 
@@ -64,6 +80,7 @@ class PushingResults:
     case1: dict[str, tuple[float, float, float]]  # case study 1's Table-2 rows
     case1_configurations: int
     check: tuple[CheckRow, ...]
+    settings: RunSettings
 
 
 #: The section's results type (reproduction.document loads stored results as it).
@@ -115,4 +132,4 @@ def assemble(fast: bool, plan: dict[str, Task], rows: dict[str, Any]) -> Pushing
         fast=fast, kappa=settings.kappa, step_deg=settings.step_deg, limit_deg=settings.limit_deg,
         directions=settings.directions, table=case2["table"], configurations=case2["configurations"],
         fig4=rows["fig. 4"], case1={k: v for k, v in case1["table"].items() if k in ("best a_obj", "best sr")},
-        case1_configurations=case1["configurations"], check=rows["check"])
+        case1_configurations=case1["configurations"], check=rows["check"], settings=run_settings(fast))

@@ -91,6 +91,31 @@ class SimulatorRow:
 
 
 @dataclass(frozen=True)
+class RunSettings:
+    """How the runs were made, as the text states it: the baseline's step model, the validation robot's gait and
+    the simulator's scenario and its variants."""
+
+    alpha: float  # α of the steps [rad]
+    step_time: float  # T of the baseline's steps [s]
+    samples: int  # samples per step
+    gravity: float  # g [m/s²]
+    validation: tuple[float, float, float]  # the validation robot: l [m], α [°], step time [s]
+    baseline_robot: str  # robot file of 003's baseline
+    joint_limit: float  # its joint range ± [rad] (robot file)
+    sim_scenario: str  # the simulator's scenario
+    sim_friction: float  # μ_c of the slip variant
+    sim_stiffer: float  # the SEA's stiffness factor of the sag variant
+
+
+def run_settings(fast: bool) -> RunSettings:
+    """The settings the runs of a (``fast``) run of the section use, stored with its results."""
+    robot = load_robot(BASELINE_ROBOT)
+    model = build_model(robot)
+    return RunSettings(ALPHA, model.step_time, model.samples, model.gravity, VALIDATION, BASELINE_ROBOT,
+                       robot.joint_limit, SIM_SCENARIO, SIM_FRICTION, SIM_STIFFER)
+
+
+@dataclass(frozen=True)
 class RectilinearResults:
     fast: bool
     link_length: float  # 003's baseline l [m] (robot file)
@@ -112,6 +137,7 @@ class RectilinearResults:
     sim_robot: tuple[float, float, float]  # 2l [m], m [kg], K [N·m/rad] of the simulated robot
     sim_gait: tuple[float, float]  # α [rad], T [s]
     simulator: tuple[SimulatorRow, ...]
+    settings: RunSettings
 
 
 #: The section's results type (reproduction.document loads stored results as it).
@@ -265,4 +291,5 @@ def assemble(fast: bool, plan: dict[str, Task], rows: dict[str, Any]) -> Rectili
         torque_limit=robot.joint_effort_limit, kinematics=rows["kinematics"], newton_euler_error=rows["newton-euler"],
         steps=rows["steps"], cycle=cycle, cycle_effort=cycle_effort, cycle_min_normal_force=cycle_min_normal_force,
         cycle_peak_torque=cycle_peak_torque, study=tuple(study), study_angles=angles, study_times=times,
-        time_sweep=sweep, quartic_residual=residual, sim_robot=sim_robot, sim_gait=sim_gait, simulator=sim_rows)
+        time_sweep=sweep, quartic_residual=residual, sim_robot=sim_robot, sim_gait=sim_gait, simulator=sim_rows,
+        settings=run_settings(fast))

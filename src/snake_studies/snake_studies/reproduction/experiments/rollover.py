@@ -19,7 +19,7 @@ from typing import Any
 
 from snake_sim.analysis.rollover import ROLL_OVER_DEG
 from snake_sim.core.scenario import load_scenario
-from snake_sim.core.worldgen import FACE_FRICTION
+from snake_sim.core.worldgen import FACE_FRICTION, PLATE_FRICTIONS, TWO_OBSTACLES_GAP
 from snake_studies.climb_3d import case_cells, claim_verdict, climb_run
 from snake_studies.engines import MIN_DURATION
 from snake_studies.reproduction.experiments import gain_scale, runs_002
@@ -136,6 +136,19 @@ def settings(choices: dict[str, Choice]) -> Settings:
 
 
 @dataclass(frozen=True)
+class RunSettings:
+    """How the runs were made, as the text states it: the boards the worlds generate."""
+
+    plate_friction: float  # μ of the boxes' top plate (the scenarios' own)
+    two_obstacles_gap: float  # gap between the two boxes [m]
+
+
+def run_settings(fast: bool) -> RunSettings:
+    """The settings the runs of a (``fast``) run of the section use, stored with its results."""
+    return RunSettings(PLATE_FRICTIONS[0], TWO_OBSTACLES_GAP)
+
+
+@dataclass(frozen=True)
 class Results:
     fast: bool
     seeds: tuple[int, ...]  # on the single obstacle
@@ -154,6 +167,7 @@ class Results:
     rates: tuple[Rate, ...]  # controller × world × (none, axis levels)
     sensitivity: tuple[Rate, ...]  # controller × (none per world, factor levels on the factor's world)
     failed: tuple[str, ...]
+    settings: RunSettings
 
 
 def _counts(fast: bool) -> tuple[tuple[int, ...], tuple[int, ...], float]:
@@ -208,7 +222,7 @@ def assemble(fast: bool, plan: dict[str, Cell], rows: dict[str, dict], earlier: 
                    AXES, factors(face),
                    {c: ov for c, (_, ov) in chosen.items()},
                    {c: ov for c, (_, ov) in sensitivity_controllers(chosen).items()}, rates[:len(sweep)],
-                   rates[len(sweep):], tuple(text for _, failed in done for text in failed))
+                   rates[len(sweep):], tuple(text for _, failed in done for text in failed), run_settings(fast))
 
 
 def groups(rates: tuple[Rate, ...]) -> dict[tuple[str, str, float], dict[str, Rate]]:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from snake_core.controllers.tsc import gains_from_params
 from snake_core.robot import load_robot
 from snake_sim.analysis.rollover import ROLL_OVER_DEG
+from snake_sim.analysis.step_check import TOLERANCE
 from snake_sim.core import worldgen
 from snake_sim.core.scenario import load_scenario
 from snake_sim.engines.dart.settings import settings_from as dart_settings
@@ -130,6 +131,30 @@ class Run002:
 
 
 @dataclass(frozen=True)
+class RunSettings:
+    """How the runs were made, as the text states it: 002's rows (scenarios and overrides), the perturbation of the
+    3-D runs, the distances of the generated worlds and the smoke runs' time."""
+
+    rows: tuple[Row, ...]  # every row of 002's runs (:func:`rows_002`), in the order of the document
+    engines: tuple[str, ...]  # every row runs in each, in the tables' order
+    roll_deg: float  # sim.perturbation of the 3-D runs: initial roll of the body [°]
+    joint_noise_deg: float  # sim.perturbation: joint-angle noise [°]
+    single_obstacle_start_gap: float  # §7.3's obstacle ahead of the head tip [m]
+    lab_start_gap: float  # the robot experiments' first obstacle ahead of the head tip [m]
+    two_obstacles_gap: float  # gap between §7.4.2's two boxes [m]
+    step_tolerance: float  # largest relative change of a time or speed from h to h/2 of a converged run
+    smoke_duration_s: float | None  # simulated time of every run of a fast smoke run [s]; None: the scenarios' own
+
+
+def run_settings(fast: bool) -> RunSettings:
+    """The settings the runs of a (``fast``) run of the section use, stored with its results."""
+    shake = load_scenario(READING_SCENARIO).data["sim"]["perturbation"]
+    return RunSettings(rows_002(), ENGINES, shake["roll_deg"], shake["joint_noise_deg"],
+                       worldgen.SINGLE_OBSTACLE_START_GAP, worldgen.LAB_START_GAP, worldgen.TWO_OBSTACLES_GAP,
+                       TOLERANCE, FAST_DURATION if fast else None)
+
+
+@dataclass(frozen=True)
 class Results:
     fast: bool
     runs: tuple[Run002, ...]
@@ -151,6 +176,7 @@ class Results:
     robots: dict[str, str]  # the robot file of each section's runs (its scenarios' robot.name)
     planned: int
     failed: tuple[str, ...]
+    settings: RunSettings
 
 
 def _boxes(scenario: str) -> int:
@@ -245,7 +271,7 @@ def assemble(fast: bool, plan: dict[str, Cell], rows: dict[str, dict]) -> Result
                    dart_friction, worldgen.PLATE_FRICTIONS, ROLL_OVER_DEG, worldgen.FACE_FRICTION,
                    FACE_FRICTIONS[:1] if fast else FACE_FRICTIONS,
                    {r.experiment: load_scenario(r.scenario).robot_name for r in rows_002()}, len(every),
-                   tuple(failed))
+                   tuple(failed), run_settings(fast))
 
 
 # ---------------------------------------------------------------------------------------------------------------

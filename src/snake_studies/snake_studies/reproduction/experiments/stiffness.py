@@ -179,6 +179,35 @@ class Setting:
     control_rate: float  # [Hz]
 
 
+#: The shipped open loop the sensitivity rows change slightly.
+SHIPPED_OPEN_LOOP = "open-loop-obstacle"
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """How the runs were made beyond :class:`Setting`, as the text states it: the shipped open loop's gait, the
+    grids of gains and face μ run, and the smoke runs' time."""
+
+    simulated_scenarios: tuple[str, str]  # 002 §7.3's simulated runs (open loop, TSC) on the single obstacle
+    open_loop_amplitude: float  # A of the shipped open loop [rad]
+    open_loop_phase_shift: float  # φ of the shipped open loop [rad]
+    grid_amplitudes: tuple[tuple[str, str], ...]  # TSC grid: (label, value) of A
+    grid_damping: tuple[float, ...]  # TSC grid: D_d
+    grid_stiffness: tuple[float, ...]  # TSC grid: K_d [N·m/rad]
+    grid_torque_gains: tuple[float, ...]  # TSC grid: K_τ
+    side_frictions: tuple[float, ...]  # μ of the box's vertical faces run
+    step_tolerance: float  # largest relative change of a time or speed from h to h/2 of a converged run
+    smoke_duration_s: float | None  # simulated time of every run of a fast smoke run [s]; None: the scenarios' own
+
+
+def run_settings(fast: bool) -> RunSettings:
+    """The settings the runs of a (``fast``) run of the section use, stored with its results."""
+    gait = load_scenario(SHIPPED_OPEN_LOOP).section("gait")
+    return RunSettings((SIMULATED_OPEN, SIMULATED_TSC), gait["amplitude"], gait["phase_shift"], GRID_AMPLITUDES,
+                       GRID_DAMPING, GRID_STIFFNESS, GRID_TORQUE_GAINS, SIDE_FRICTIONS, TOLERANCE,
+                       FAST_DURATION if fast else None)
+
+
 @dataclass(frozen=True)
 class StiffnessResults:
     """Every run of the section, grouped by table (in document order), and the setting."""
@@ -186,6 +215,7 @@ class StiffnessResults:
     fast: bool
     setting: Setting
     groups: dict[str, list[Outcome]]
+    settings: RunSettings
 
 
 #: The section's results type (reproduction.document loads stored results as it).
@@ -279,4 +309,4 @@ def assemble(fast: bool, plan: dict[str, Cell], rows: dict[str, dict[str, Any]])
         run = _outcome(label, rows[_key(group, label)])
         half = rows.get(_key(group, label, True))
         groups.setdefault(group, []).append(run if half is None else replace(run, half=_outcome(label, half)))
-    return StiffnessResults(fast, setting, groups)
+    return StiffnessResults(fast, setting, groups, run_settings(fast))

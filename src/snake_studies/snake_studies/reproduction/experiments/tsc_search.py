@@ -38,7 +38,9 @@ from tqdm import tqdm
 
 from snake_core.controllers import controller_values
 from snake_core.robot import load_robot
-from snake_sim.analysis.step_check import step_check
+from snake_sim.analysis.climb_mode import CHORD_LIMIT_DEG
+from snake_sim.analysis.rollover import ROLL_OVER_DEG
+from snake_sim.analysis.step_check import TOLERANCE, step_check
 from snake_sim.core.scenario import load_scenario
 from snake_sim.core.world import load_world
 from snake_studies import sweep
@@ -141,6 +143,23 @@ class Search:
 
 
 @dataclass(frozen=True)
+class RunSettings:
+    """How the searches were made, as the text states it: the rounds, the face μ's steps and the thresholds of the
+    analysis of each run (step check, climb mode, roll-over)."""
+
+    batch: int  # trials asked, run and told together
+    face_friction_step: float  # the open loop's face μ is lowered in steps of this much
+    step_tolerance: float  # largest relative change of a time or speed from h to h/2 of a converged run
+    chord_limit_deg: float  # a run crawls while its chord stays within ± this of the x axis [°]
+    roll_over_deg: float  # a module's roll past this is a roll-over [°]
+
+
+def run_settings(fast: bool) -> RunSettings:
+    """The settings the runs of a (``fast``) run of the section use, stored with its results."""
+    return RunSettings(BATCH, FACE_FRICTION_STEP, TOLERANCE, CHORD_LIMIT_DEG, ROLL_OVER_DEG)
+
+
+@dataclass(frozen=True)
 class Results:
     fast: bool
     sampler_seed: int
@@ -148,6 +167,7 @@ class Results:
     joint_limit_deg: float
     ranges_002: dict[str, tuple[float, float]]  # searched key → 002's (low, high); M_d is a point
     searches: tuple[Search, ...]
+    settings: RunSettings
 
 
 def ranges_002(joint_limit: float) -> dict[str, tuple[float, float]]:
@@ -304,4 +324,4 @@ def measure(run: Task, client: Client | None = None) -> Search:
 def assemble(fast: bool, plan: dict[str, Task], rows: dict[str, Search]) -> Results:
     face_mu, limit, ranges = _box()
     return Results(fast, SAMPLER_SEED, face_mu, float(np.degrees(limit)), ranges,
-                   tuple(rows[spec.model] for spec in SEARCHES))
+                   tuple(rows[spec.model] for spec in SEARCHES), run_settings(fast))

@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-from snake_studies.engines import ENGINES
 from snake_studies.reproduction.experiments.claims import NOT_RUN, Finding, Results
 
 TITLE = "002's claims: one verdict per engine, traced to the stored results"
@@ -13,6 +12,7 @@ VERDICTS = ("reproduced", "explained", "inconclusive", "contradicts")
 
 
 def render(results: Results) -> str:
+    engines = results.settings.engines
     names = {"vertical": "vertical plane", "mujoco": "MuJoCo", "dart": "DART"}
     lines = [f"## {TITLE}", "",
              "Each claim of 002 that the sections above test, with one verdict per engine and across them. "
@@ -24,11 +24,11 @@ def render(results: Results) -> str:
              "every run stands at h/2 with another outcome. Across engines: the common verdict, *explained* where "
              "each reproduces or explains, else *inconclusive*. Each cell names what it rests on, in the stored "
              f"results {', '.join(f'`{s}`' for s in results.sources) or '(none stored)'}.", "",
-             "| section | claim | 002 | " + " | ".join(names[e] for e in ENGINES) + " | verdict |",
-             "|---|---|---|" + "---|" * len(ENGINES) + "---|"]
+             "| section | claim | 002 | " + " | ".join(names[e] for e in engines) + " | verdict |",
+             "|---|---|---|" + "---|" * len(engines) + "---|"]
     for c in results.claims:
         cells = [f"**{f.verdict}**" + (f" ({f.trace})" if f.trace else "") for f in
-                 (c.findings.get(e, Finding(NOT_RUN, "")) for e in ENGINES)]
+                 (c.findings.get(e, Finding(NOT_RUN, "")) for e in engines)]
         lines.append(f"| {c.section} | {c.claim} | {c.said_002} | " + " | ".join(cells) + f" | **{c.verdict}** |")
     counts = {v: sum(c.verdict == v for c in results.claims) for v in (*VERDICTS, NOT_RUN)}
     lines += ["", "Across engines: " + ", ".join(f"{v} {k}" for v, k in counts.items() if k) + f" of "

@@ -4,16 +4,15 @@
 
 from __future__ import annotations
 
-from snake_core.controllers import controller_values
-from snake_core.robot import load_robot
-from snake_sim.analysis.step_check import TOLERANCE, Comparison, compare, relative_change
-from snake_sim.core.scenario import load_scenario
+from snake_sim.analysis.step_check import Comparison, compare, relative_change
 from snake_studies.climb_3d import CONTROLLERS, WORLDS, Climb3dRun, ReferenceCheck
-from snake_studies.engines import ENGINES, SEED
 from snake_studies.reproduction.experiments import pedal_wave, stiffness
-from snake_studies.reproduction.experiments.climb_3d import ENGINE_NAMES, FAST_DURATION, Results
+from snake_studies.reproduction.experiments.climb_3d import ENGINE_NAMES, Results
 from snake_studies.reproduction.reports.stiffness import TSC_GAIN_002, TWO_OBSTACLES_TIME_002
 from snake_studies.reproduction.results import comparison_text, pi_text
+
+# Imported for the text, not as settings of the run: the study's labels (controllers, worlds, engine names), 002's
+# numbers (Tables 5.2 and 7.1, §7.3–7.4); how the runs were made is results.settings.
 
 TITLE = "Climbing in 3-D, and one table across three engines (002 ch. 6–7)"
 
@@ -25,8 +24,6 @@ TITLE = "Climbing in 3-D, and one table across three engines (002 ch. 6–7)"
 LOCAL_STIFFNESS_TIME_002 = 24.6
 #: 002 Table 5.2 at the reference gait (A = π/6, φ = −2π/5): (simulated, measured) [cm/s].
 REFERENCE_SPEED_002 = (pedal_wave.TABLE_S[1][0], pedal_wave.TABLE_E[1][0])
-#: The MuJoCo study's TSC scenario: the gait, gains and perturbation the text states.
-STUDY_SCENARIO = "tsc-obstacle-3d"
 #: 002 Table 5.2, the open loop at A = π/3, φ = −2π/5 on flat ground: (simulated, measured) [mm/s].
 SPEED_PI_3_002 = (49.0, 58.0)
 #: The reference check: the reference gait's speed may change by at most this from the step to half of it and to a
@@ -107,26 +104,24 @@ def _mujoco_table(results: Results) -> list[str]:
     study = results.mujoco
     runs = list(study.runs)
     seeds = sorted({r.seed for r in runs})
-    scenario = load_scenario(STUDY_SCENARIO)
-    gait, shake = scenario.section("gait"), scenario.data["sim"]["perturbation"]
-    ctrl = controller_values(scenario.section("controller"), load_robot(scenario.section("robot")["name"]).n_joints,
-                             scenario.source)  # the gains it leaves unset at tsc's defaults (Table 7.1)
+    st = results.settings
+    m_d, d_d, k_d = st.tsc_gains
     flat = sorted({r.duration_s for r in runs if r.world == "flat"})
     obstacles = sorted({r.duration_s for r in runs if r.world != "flat"})
     lines = ["### MuJoCo: every controller on every world, perturbation seeds " + ", ".join(map(str, seeds)), "",
-             f"The `*-3d` scenarios (A = {pi_text(gait['amplitude'])}, ω = {pi_text(gait['frequency'])}, "
-             f"φ = {pi_text(gait['phase_shift'])}; TSC M_d = {ctrl['inertia']:g}, D_d = {ctrl['damping']:g}, "
-             f"K_d = {ctrl['stiffness']:g}; h = {1e3 * study.time_step_s:g} ms, MuJoCo's default contact softness, "
-             f"elliptic cone, Newton solver; `sim.perturbation`: {shake['roll_deg']:g}° initial roll of the body, "
-             f"{shake['joint_noise_deg']:g}° joint-angle noise drawn from the seed); flat ground at "
-             f"A = {pi_text(gait['amplitude'])} for {_span(flat)} s, the obstacles for the scenarios' "
+             f"The `*-3d` scenarios (A = {pi_text(st.amplitude)}, ω = {pi_text(st.frequency)}, "
+             f"φ = {pi_text(st.phase_shift)}; TSC M_d = {m_d:g}, D_d = {d_d:g}, "
+             f"K_d = {k_d:g}; h = {1e3 * study.time_step_s:g} ms, MuJoCo's default contact softness, "
+             f"elliptic cone, Newton solver; `sim.perturbation`: {st.roll_deg:g}° initial roll of the body, "
+             f"{st.joint_noise_deg:g}° joint-angle noise drawn from the seed); flat ground at "
+             f"A = {pi_text(st.amplitude)} for {_span(flat)} s, the obstacles for the scenarios' "
              f"{_span(obstacles)} s. *Climbed*: the tail tip passes the "
              f"far edge of the last box, time per seed; *rolled over*: a module's roll about its own axis passes "
              f"{results.roll_over_deg:g}°, time per seed; *did not reach the box*: the run ended before the head "
              "reached the first box. Every run is repeated at half the step: *same at h/2* counts the seeds whose "
              "verdicts (status, reached the box, climbed, rolled over) are unchanged, *converged* those whose "
-             f"times and speeds also stay within {100 * TOLERANCE:g} %, *largest change* the largest relative change "
-             "of a time or speed.", "",
+             f"times and speeds also stay within {100 * st.step_tolerance:g} %, *largest change* the largest relative "
+             "change of a time or speed.", "",
              "| controller | world | climbed | rolled over | max roll [°] | CoM speed [mm/s] | same at h/2 | "
              "converged | largest change |", "|---|---|---|---|---|---|---|---|---|"]
     for c in CONTROLLERS:
@@ -139,25 +134,25 @@ def _mujoco_table(results: Results) -> list[str]:
     lines += ["", _mujoco_summary(runs), "", _reliable_stairs(runs), "",
               f"*Step check.* {sum(r.verdicts_unchanged for r in runs)} of {len(runs)} runs keep every verdict at "
               f"half the step, {sum(r.converged for r in runs)} are converged (times and speeds within "
-              f"{100 * TOLERANCE:g} %). "
+              f"{100 * st.step_tolerance:g} %). "
               + ("No verdict changes with the step." if not flips else
                  "Verdicts that change at half the step: " + "; ".join(
                      f"{r.controller}, {r.world}, seed {r.seed} (climbed {_climb(r)} → "
                      f"{'yes' if r.half_climbed else 'no'} at h/2, rolled over {_roll(r)} → "
                      f"{'yes' if r.half_rolled_over else 'no'})" for r in flips) + ".")
-              + _slow(obstacle_runs),
+              + _slow(obstacle_runs, st.step_tolerance),
               ""]
     return lines
 
 
-def _slow(runs: list[Climb3dRun]) -> str:
-    """The runs that keep their verdicts at half the step but move a time or speed by more than the tolerance."""
+def _slow(runs: list[Climb3dRun], tolerance: float) -> str:
+    """The runs that keep their verdicts at half the step but move a time or speed by more than ``tolerance``."""
     slow = [r for r in runs if r.verdicts_unchanged and not r.converged]
     if not slow:
         return ""
     worst = max(slow, key=lambda r: r.max_rate_change)
     return (f" {len(slow)} runs on obstacles keep their verdicts at half the step while a time or speed moves by "
-            f"more than {100 * TOLERANCE:g} % (largest {100 * worst.max_rate_change:.0f} %: {worst.controller}, "
+            f"more than {100 * tolerance:g} % (largest {100 * worst.max_rate_change:.0f} %: {worst.controller}, "
             f"{worst.world}, seed {worst.seed}): their verdicts stand, their times and speeds are not converged.")
 
 
@@ -228,9 +223,7 @@ def _against_002(results: Results) -> list[str]:
     lines = ["### Against 002", ""]
     t_ol, t_t0, t_t6 = (_mean_time(_by(runs, c, "obstacle")) for c in (ol, t0, t6))
     if t_ol is not None and t_t0 is not None and t_t6 is not None:
-        scenario = load_scenario(STUDY_SCENARIO)
-        ours = (f"A = {pi_text(scenario.section('gait')['amplitude'])}, "
-                f"K_d = {scenario.section('controller')['stiffness']:g}")
+        ours = f"A = {pi_text(results.settings.amplitude)}, K_d = {results.settings.tsc_gains[2]:g}"
         table_7_1 = f"A = {pi_text(stiffness.TABLE_7_1_AMPLITUDE)}"
         base = [r.time_pair for r in _by(runs, ol, "obstacle")]
         checks = {label: compare([r.time_pair for r in _by(runs, c, "obstacle")], base)
@@ -276,14 +269,10 @@ def _against_002(results: Results) -> list[str]:
     worst = max((r.max_roll_deg for r in runs), default=0.0)
     if runs and not any(r.rolled_over for r in runs):
         lines.append(f"- *No roll-over here.* The largest roll of any module in any run is {worst:.1f}°, against the "
-                     f"{load_scenario(STUDY_SCENARIO).data['sim']['perturbation']['roll_deg']:g}° the perturbation "
+                     f"{results.settings.roll_deg:g}° the perturbation "
                      f"starts with and the {results.roll_over_deg:g}° of a roll-over: the symmetric robot and world "
                      "do not roll. The roll-over section provokes it with the asymmetries 002 names.")
     return [*lines, ""]
-
-
-ENGINE_HEADER = "| controller | world | " + " | ".join(
-    f"{ENGINE_NAMES[e]}: climbed, rolled, CoM speed, h/2" for e in ENGINES) + " |"
 
 
 def _engine_cell(r: Climb3dRun | None) -> str:
@@ -294,32 +283,34 @@ def _engine_cell(r: Climb3dRun | None) -> str:
 
 
 def _engines(results: Results) -> dict[str, list[Climb3dRun]]:
-    """Runs per engine; MuJoCo's are the study's seed-SEED runs."""
-    out = {e: [r for r in results.engines if r.model == e] for e in ENGINES}
-    out["mujoco"] = [r for r in results.mujoco.runs if r.seed == SEED]
+    """Runs per engine; MuJoCo's are the study's runs with the engines table's seed."""
+    out = {e: [r for r in results.engines if r.model == e] for e in results.settings.engines}
+    out["mujoco"] = [r for r in results.mujoco.runs if r.seed == results.settings.engine_seed]
     return out
 
 
 def _engines_table(results: Results) -> list[str]:
-    engines = _engines(results)
+    engines, seed = _engines(results), results.settings.engine_seed
     dart = engines["dart"]
     vertical_h = [1e3 * h for h in sorted({r.time_step_s for r in engines["vertical"]})]
     lines = ["### One table, three engines", "",
              "The same controllers, gains and worlds in the vertical-plane model (002's point contacts, Table 5.1; "
              f"the shipped vertical scenarios, h = {_span(vertical_h)} ms; its obstacle "
              "rows are the stiffness section's runs), MuJoCo "
-             f"(the table above, seed {SEED}) and DART as Gazebo sets it up (the `*-3d` scenarios with `model=dart`, "
-             f"seed {SEED}, Gazebo's h = {1e3 * (dart[0].time_step_s if dart else float('nan')):g} ms, ODE collision, "
+             f"(the table above, seed {seed}) and DART as Gazebo sets it up (the `*-3d` scenarios with `model=dart`, "
+             f"seed {seed}, Gazebo's h = {1e3 * (dart[0].time_step_s if dart else float('nan')):g} ms, ODE collision, "
              "Dantzig LCP, joint limits and the gz_ros2_control loop). Every engine runs each world for as long: "
              + ", ".join(f"{w} {_span(sorted({d for k, d in results.durations.items() if k.endswith(' ' + w)}))} s"
                          for w in WORLDS)
              + " (on the boxes at least 002's longest climb plus 50 s). Each cell: climbed (time), rolled over (time), "
              "CoM speed, and the step check (*converged*, *same verdicts* at half the step but a time or speed moving "
-             f"more than {100 * TOLERANCE:g} %, or a *verdict flip*).", "", ENGINE_HEADER,
-             "|---|---|" + "---|" * len(ENGINES)]
+             f"more than {100 * results.settings.step_tolerance:g} %, or a *verdict flip*).", "",
+             "| controller | world | " + " | ".join(f"{ENGINE_NAMES[e]}: climbed, rolled, CoM speed, h/2"
+                                                   for e in engines) + " |",
+             "|---|---|" + "---|" * len(engines)]
     for c in CONTROLLERS:
         for w in WORLDS:
-            cells = [next(iter(_by(engines[e], c, w)), None) for e in ENGINES]
+            cells = [next(iter(_by(engines[e], c, w)), None) for e in engines]
             lines.append(f"| {c} | {w} | " + " | ".join(_engine_cell(r) for r in cells) + " |")
     lines += ["", *_engine_verdicts(engines, results), ""]
     return lines
@@ -344,16 +335,16 @@ def _engine_verdicts(engines: dict[str, list[Climb3dRun]], results: Results) -> 
         for w in WORLDS:
             if w == "flat":
                 continue
-            cells = {e: next(iter(_by(engines[e], c, w)), None) for e in ENGINES}
+            cells = {e: next(iter(_by(engines[e], c, w)), None) for e in engines}
             verdicts = {e: r.climbed for e, r in cells.items() if r is not None}
-            if len(verdicts) < len(ENGINES):
+            if len(verdicts) < len(engines):
                 continue
             text = f"{c} on {w} (" + ", ".join(f"{ENGINE_NAMES[e]} {'yes' if v else 'no'}"
                                                 for e, v in verdicts.items()) + ")"
             (agree if len(set(verdicts.values())) == 1 else differ).append(text)
     flat = {e: {r.controller: r.com_speed_mps for r in runs if r.world == "flat"} for e, runs in engines.items()}
     ol = next(iter(CONTROLLERS))
-    speeds = ", ".join(f"{ENGINE_NAMES[e]} {_mm(flat[e][ol])} mm/s" for e in ENGINES if ol in flat[e])
+    speeds = ", ".join(f"{ENGINE_NAMES[e]} {_mm(flat[e][ol])} mm/s" for e in engines if ol in flat[e])
     vertical_climbs = [r for r in engines["vertical"] if r.climbed]
     lines = [f"- *Agree* on {len(agree)} of {len(agree) + len(differ)} climbing verdicts run in all three engines"
              + (": " + "; ".join(agree) if agree else "") + ".",
@@ -380,7 +371,8 @@ def _engine_verdicts(engines: dict[str, list[Climb3dRun]], results: Results) -> 
         short = [(d, _needed(m_, d)) for m_, d in pairs if m_.climbed and not d.climbed]
         short = [(d, t) for d, t in short if t is None or t > d.duration_s]
         flat = [(mj[(r.controller, r.world)], r) for r in dart if r.world == "flat" and (r.controller, r.world) in mj]
-        lines.append(f"- *MuJoCo against DART* (seed {SEED}): the same climbing verdict in {len(same)} of "
+        lines.append(f"- *MuJoCo against DART* (seed {results.settings.engine_seed}): the same climbing verdict in "
+                     f"{len(same)} of "
                      f"{len(pairs)} rows. On flat ground DART's speed is "
                      + ", ".join(f"{100 * d.com_speed_mps / m_.com_speed_mps:.0f} %" for m_, d in flat)
                      + " of MuJoCo's (" + ", ".join(d.controller for _, d in flat) + "): the engines differ before any "
@@ -414,7 +406,8 @@ def render(results: Results) -> str:
     """The section's Markdown from the stored results alone."""
     out = [f"## {TITLE}", ""]
     if results.fast:
-        out += [f"*Fast smoke run ({FAST_DURATION:g} s per run, one seed): the numbers below are not results.*", ""]
+        out += [f"*Fast smoke run ({results.settings.smoke_duration_s:g} s per run, one seed): the numbers below are "
+                "not results.*", ""]
     out += failed_lines(results)
     out += [*_reference(results.reference), *_mujoco_table(results), *_against_002(results), *_engines_table(results)]
     return "\n".join(out)

@@ -10,25 +10,22 @@ from snake_core.controllers.tsc import TSCGains
 from snake_sim.analysis.step_check import compare
 from snake_studies.reproduction.experiments.gain_scale import (
     CONTROLLERS,
-    ENGINES,
     GAINS_7_4,
-    RATIOS,
     SCENARIOS,
-    SEED,
     STEPS,
-    TSC_DAMPING,
-    TSC_INERTIA,
-    TSC_STIFFNESS,
     Reading,
     Results,
     _ratio_text,
     softer_climbs_where_stiff_fails,
     verdict,
 )
-from snake_studies.reproduction.experiments.runs_002 import ENGINE_NAMES, FAST_DURATION, Run002
+from snake_studies.reproduction.experiments.runs_002 import ENGINE_NAMES, Run002
 from snake_studies.reproduction.reports.climb_3d import failed_lines
 from snake_studies.reproduction.reports.runs_002 import cell_text, climb_times
 from snake_studies.reproduction.results import comparison_text, pi_text
+
+# GAINS_7_4: 002 §7.4's printed (D_d, K_d); CONTROLLERS, SCENARIOS, STEPS: the readings' labels; how the runs were made
+# (engines, seed, the gains scanned) is results.settings.
 
 TITLE = "The gain scale of 002's controllers, bracketed (002 §6.4, §7.4)"
 GRAVITY = 9.81  # [m/s²]
@@ -88,14 +85,16 @@ def _response(results: Results, reading: Reading) -> complex:
 
 
 def _engine_cells(results: Results, reading: Reading) -> list[str]:
-    return [cell_text(results.runs_of(reading, e)) for e in ENGINES]
+    st = results.settings
+    return [cell_text(results.runs_of(reading, e)) for e in st.engines]
 
 
 def _stiffness_table(results: Results, experiment: str) -> list[str]:
+    st = results.settings
     a = results.amplitudes[experiment]
     lines = [f"### Local stiffness K_d/K, {experiment} (A = {pi_text(a)})", "",
              "| reading | K_d [N·m/rad] | sag m g l/K_d | \\|α/α_d\\| at ω, one link | "
-             + " | ".join(ENGINE_NAMES[e] for e in ENGINES) + " |", "|---|---|---|---|" + "---|" * len(ENGINES)]
+             + " | ".join(ENGINE_NAMES[e] for e in st.engines) + " |", "|---|---|---|---|" + "---|" * len(st.engines)]
     for reading in results.readings:
         if reading.experiment != experiment or reading.stiffness_ratio is None:
             continue
@@ -108,9 +107,10 @@ def _stiffness_table(results: Results, experiment: str) -> list[str]:
 
 
 def _tsc_table(results: Results, controller: str) -> list[str]:
-    lines = [f"### {controller}, §7.4 (A = {pi_text(results.amplitudes['§7.4'])}, M_d = {TSC_INERTIA:g})", "",
-             "| reading | \\|H\\| per joint | arg H | \\|H\\|⁴ (head) | " + " | ".join(ENGINE_NAMES[e] for e in ENGINES)
-             + " |", "|---|---|---|---|" + "---|" * len(ENGINES)]
+    st = results.settings
+    lines = [f"### {controller}, §7.4 (A = {pi_text(results.amplitudes['§7.4'])}, M_d = {st.tsc_inertia:g})", "",
+             "| reading | \\|H\\| per joint | arg H | \\|H\\|⁴ (head) | "
+             + " | ".join(ENGINE_NAMES[e] for e in st.engines) + " |", "|---|---|---|---|" + "---|" * len(st.engines)]
     for reading in results.readings:
         if reading.controller != controller:
             continue
@@ -129,28 +129,31 @@ def _which(words: dict[str, list[str]]) -> str:
 
 def _claim_6_4(results: Results) -> list[str]:
     """002 §6.4, K_d = K/6 climbs where K_d = K fails: every softer reading of §6.4 against K_d = K, per engine."""
+    st = results.settings
     stiff = [r for r in results.readings if r.experiment == "§6.4" and r.controller == "open loop"]
     softer = [r for r in results.readings if r.experiment == "§6.4" and r.controller == "local stiffness"]
     if not stiff or not softer:
         return []
     lines = ["*002 §6.4: \"K_d = K/6 climbs where K_d = K fails\"* (at A = π/4; 5 of 5 climbs at K/6, stuck or rolled "
              "over at K). Per reading and engine: at each step the softer reading climbs and K_d = K does not.", "",
-             "| reading | " + " | ".join(ENGINE_NAMES[e] for e in ENGINES) + " |", "|---|" + "---|" * len(ENGINES)]
-    found: dict[str, dict[str, list[str]]] = {e: {} for e in ENGINES}
+             "| reading | " + " | ".join(ENGINE_NAMES[e] for e in st.engines) + " |",
+             "|---|" + "---|" * len(st.engines)]
+    found: dict[str, dict[str, list[str]]] = {e: {} for e in st.engines}
     for reading in softer:
         cells = []
-        for e in ENGINES:
+        for e in st.engines:
             word = softer_climbs_where_stiff_fails(results.runs_of(reading, e), results.runs_of(stiff[0], e))
             cells.append(word or "not run")
             found[e].setdefault(word or "", []).append(reading.label)
         lines.append(f"| {reading.label} | " + " | ".join(cells) + " |")
     lines += ["", "Reproduced (*yes*, and *inconclusive* where the step decides): "
-              + "; ".join(f"{ENGINE_NAMES[e]}: {_which(found[e])}" for e in ENGINES) + ".", ""]
+              + "; ".join(f"{ENGINE_NAMES[e]}: {_which(found[e])}" for e in st.engines) + ".", ""]
     return lines
 
 
 def _claim_7_4(results: Results) -> list[str]:
     """002 §7.4, TSC climbs the single box in ~40 s: every TSC reading, per K_τ and engine."""
+    st = results.settings
     tsc = [r for r in results.readings if r.controller.startswith("TSC")]
     if not tsc:
         return []
@@ -160,15 +163,15 @@ def _claim_7_4(results: Results) -> list[str]:
     lines = [f"*002 §7.4: \"TSC climbs the single box in ~40 s\"* (§7.4.1: {CLIMB_7_4_S:g} s for K_τ = 0, K_τ = 6 "
              f"{100 * SLOWER_K6:.1f} % slower). Per reading, K_τ and engine: at each step the run climbs within "
              f"±{100 * TIME_BAND:.0f} % of 002's time ({band}).", "",
-             "| reading | " + " | ".join(f"{c}, {ENGINE_NAMES[e]}" for c in controllers for e in ENGINES) + " |",
-             "|---|" + "---|" * (len(controllers) * len(ENGINES))]
+             "| reading | " + " | ".join(f"{c}, {ENGINE_NAMES[e]}" for c in controllers for e in st.engines) + " |",
+             "|---|" + "---|" * (len(controllers) * len(st.engines))]
     found: dict[tuple[str, str], dict[str, list[str]]] = {}
     comparisons = []
     for label in labels:
         cells = []
         by_controller = {r.controller: r for r in tsc if r.label == label}
         for c in controllers:
-            for e in ENGINES:
+            for e in st.engines:
                 reading = by_controller.get(c)
                 word = climbs_in(results.runs_of(reading, e), _target(c)) if reading else None
                 cells.append(word or "not run")
@@ -179,10 +182,10 @@ def _claim_7_4(results: Results) -> list[str]:
             parts = [f"{ENGINE_NAMES[e]}: " + comparison_text(
                 compare(climb_times(results.runs_of(slow, e)), climb_times(results.runs_of(fast_, e))), "K_τ = 6",
                 "K_τ = 0")
-                for e in ENGINES]
+                for e in st.engines]
             comparisons.append(f"- *{label}.* " + "; ".join(parts) + ".")
     lines += ["", "Reproduced (*yes*, and *inconclusive* where the step decides): "
-              + "; ".join(f"{c} in {ENGINE_NAMES[e]}: {_which(found[(c, e)])}" for c in controllers for e in ENGINES)
+              + "; ".join(f"{c} in {ENGINE_NAMES[e]}: {_which(found[(c, e)])}" for c in controllers for e in st.engines)
               + ".", ""]
     if comparisons:
         lines += [f"K_τ = 6 against K_τ = 0 (002: {100 * SLOWER_K6:.1f} % slower, i.e. "
@@ -193,9 +196,10 @@ def _claim_7_4(results: Results) -> list[str]:
 
 def _transfer(results: Results) -> list[str]:
     """The analytic transfer of each controller at ω, at 002's printed gains."""
+    st = results.settings
     w, a = results.gait_frequency, results.amplitudes.get("§7.4", np.pi / 6)
     k = results.spring_stiffness
-    seven = TSCGains(TSC_INERTIA, *GAINS_7_4, 0.0).frequency_response(w)
+    seven = TSCGains(st.tsc_inertia, *GAINS_7_4, 0.0).frequency_response(w)
     sag = _sag(results, 1.0 / 7.0)
     j = results.link_inertia + results.link_mass * (0.5 * results.link_length) ** 2
     return ["### The transfer of each controller at the gait frequency", "",
@@ -217,8 +221,9 @@ def _transfer(results: Results) -> list[str]:
 
 
 def _climbing(results: Results) -> list[str]:
+    st = results.settings
     lines = ["### Readings under which each controller climbs in MuJoCo", "",
-             f"The readings whose MuJoCo run (seed {SEED}) climbs at h and at h/2 (`Results.climbing`, stored with "
+             f"The readings whose MuJoCo run (seed {st.seed}) climbs at h and at h/2 (`Results.climbing`, stored with "
              "the readings' settings for the roll-over study to pick from):", ""]
     for controller in CONTROLLERS:
         picked = results.climbing(controller)
@@ -227,12 +232,13 @@ def _climbing(results: Results) -> list[str]:
 
 
 def _intro(results: Results) -> list[str]:
+    st = results.settings
     steps = ", ".join(f"{ENGINE_NAMES[e]} h = {1e3 * h:g} ms" for e, h in results.time_steps.items()) or "–"
     durations = ", ".join(f"{ENGINE_NAMES[e]} {d:g} s" for e, d in results.durations.items()) or "–"
     amplitudes = ", ".join(f"{e} A = {pi_text(a)}" for e, a in results.amplitudes.items())
-    ratios = ", ".join(_ratio_text(n, d) for n, d in RATIOS)
+    ratios = ", ".join(_ratio_text(n, d) for n, d in st.ratios)
     a = results.amplitudes.get("§7.4", np.pi / 6)
-    seven = TSCGains(TSC_INERTIA, *GAINS_7_4, 0.0).frequency_response(results.gait_frequency)
+    seven = TSCGains(st.tsc_inertia, *GAINS_7_4, 0.0).frequency_response(results.gait_frequency)
     return [f"002's printed gains cannot all be what its robot ran: §7.4's TSC gains read in SI units pass "
             f"|H| = {abs(seven):.2f} of the wave per joint, and local stiffness at K_d = K/7 lets a joint sag under "
             f"one link's weight by {100 * _sag(results, 1 / 7) / a:.0f} % of the commanded amplitude, yet 002's robot "
@@ -241,13 +247,13 @@ def _intro(results: Results) -> list[str]:
             f"`exp74-*`, the single box, {amplitudes}, ω = {pi_text(results.gait_frequency)} rad/s, "
             f"φ = {pi_text(results.gait_phase_shift)}, K = {results.spring_stiffness:g} N·m/rad): local stiffness "
             f"K_d ∈ {{{ratios}}} (K_d = K is position control, the open loop's controller; K/6 is §6.4's, K/7 "
-            f"§7.4's), and TSC with K_τ = 0 and 6 over D_d ∈ {{{', '.join(f'{d:g}' for d in TSC_DAMPING)}}} × "
-            f"K_d ∈ {{{', '.join(f'{k:g}' for k in TSC_STIFFNESS)}}} (M_d = {TSC_INERTIA:g}; Table 7.1's (4, 12) and "
-            "§7.4's (10, 17.5) among them) plus two other readings at §7.4's gains: (7.2)'s time counted in control "
-            "steps (`controller.time_unit`) and (7.2) fed the tail-side neighbour's servo angle β_{j−1} "
+            f"§7.4's), and TSC with K_τ = 0 and 6 over D_d ∈ {{{', '.join(f'{d:g}' for d in st.tsc_damping)}}} × "
+            f"K_d ∈ {{{', '.join(f'{k:g}' for k in st.tsc_stiffness)}}} (M_d = {st.tsc_inertia:g}; Table 7.1's (4, 12) "
+            "and §7.4's (10, 17.5) among them) plus two other readings at §7.4's gains: (7.2)'s time counted in "
+            "control steps (`controller.time_unit`) and (7.2) fed the tail-side neighbour's servo angle β_{j−1} "
             "(`controller.neighbour_angle=beta`). Every reading is reported, whatever its outcome.",
             "",
-            f"Engines: the vertical plane (deterministic) and MuJoCo (perturbation seed {SEED}); DART, about five "
+            f"Engines: the vertical plane (deterministic) and MuJoCo (perturbation seed {st.seed}); DART, about five "
             f"times slower than MuJoCo, is left out. Steps: {steps}; simulated time: {durations}; every run is "
             "repeated at half its step. *Climbs*: the tail tip passes the far edge of the box, the time per run; "
             f"*rolls over*: a module's roll about its own axis passes {results.roll_over_deg:g}°; the CoM speed over "
@@ -259,7 +265,8 @@ def render(results: Results) -> str:
     """The section's Markdown from the stored results alone."""
     out = [f"## {TITLE}", ""]
     if results.fast:
-        out += [f"*Fast smoke run ({FAST_DURATION:g} s per run): the numbers below are not results.*", ""]
+        out += [f"*Fast smoke run ({results.settings.smoke_duration_s:g} s per run): the numbers below are not "
+                "results.*", ""]
     out += [*_intro(results), *failed_lines(results)]
     for experiment in SCENARIOS:
         if any(r.experiment == experiment and r.stiffness_ratio is not None for r in results.readings):

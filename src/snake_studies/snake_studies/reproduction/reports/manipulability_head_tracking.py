@@ -6,15 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from snake_core.planar.model import COULOMB_REGULARISATION
 from snake_studies.reproduction.experiments.manipulability_head_tracking import (
-    BEFORE_BLOWUP,
-    PHASE,
-    WHEELED,
     ArcRow,
     LyapunovRow,
     ManipulabilityResults,
     PFLResults,
+    RunSettings,
     WheeledResults,
 )
 
@@ -32,8 +29,8 @@ G_CONSTANT, PINNED = 1e-6, 1e-6
 
 def render(r: ManipulabilityResults) -> str:
     """The section's Markdown from the stored results alone."""
-    return "\n".join([f"## {TITLE}", "", *_arcs_text(r.arcs), *_shapes_text(r), *_pfl_text(r.pfl),
-                      *_lyapunov_text(r), *_wheeled_text(r.wheeled)])
+    return "\n".join([f"## {TITLE}", "", *_arcs_text(r.arcs), *_shapes_text(r), *_pfl_text(r.pfl, r.settings),
+                      *_lyapunov_text(r), *_wheeled_text(r.wheeled, r.settings)])
 
 
 def _arcs_text(arcs: tuple[ArcRow, ...]) -> list[str]:
@@ -54,7 +51,7 @@ def _arcs_text(arcs: tuple[ArcRow, ...]) -> list[str]:
 
 
 def _shapes_text(r: ManipulabilityResults) -> list[str]:
-    out = [f"### Figs. 4–5 and 8–9: serpenoid shapes (43), wave phase v t = {PHASE} rad", "",
+    out = [f"### Figs. 4–5 and 8–9: serpenoid shapes (43), wave phase v t = {r.settings.phase} rad", "",
            "R (R̃ with joint 5 free) at the stated phase and the minimum over "
            f"{r.phases} phases in [0, 2π) (the stated one included). D and R do not depend on v (H has no "
            "velocity terms).", "",
@@ -83,7 +80,7 @@ def _order(value: float) -> str:
     return f"{digit}e{exponent}"
 
 
-def _pfl_text(p: PFLResults) -> list[str]:
+def _pfl_text(p: PFLResults, st: RunSettings) -> list[str]:
     sharp = p.min_R < R_SHARP * p.max_R and p.D_at_min_R > D_LARGE * p.max_D
     constant = p.g_drift < G_CONSTANT
     pinned = p.com_displacement < PINNED
@@ -98,7 +95,7 @@ def _pfl_text(p: PFLResults) -> list[str]:
         f"| blow-up time (‖τ‖ > limit) | {p.end_time:.2f} s | ‖τ‖ large after {PFL_BLOWUP_004:g} s |",
         f"| time of min R | {p.min_R_time:.2f} s (R = {p.min_R:.3g}, max {p.max_R:.3g}) | {PFL_BLOWUP_004:g} s |",
         f"| D at min R / max D | {p.D_at_min_R:.3g} / {p.max_D:.3g} | D not small there |",
-        f"| max head error until {BEFORE_BLOWUP:g} s before blow-up | {p.head_error_max * 1000:.2f} mm | follows "
+        f"| max head error until {st.before_blowup_s:g} s before blow-up | {p.head_error_max * 1000:.2f} mm | follows "
         f"until ≈ {PFL_BLOWUP_004:.1f} s |",
         f"| g (67) relative drift up to the blow-up | {p.g_drift:.1e} | constant, then falls after "
         f"{PFL_BLOWUP_004:g} s |",
@@ -159,10 +156,10 @@ def _lyapunov_text(r: ManipulabilityResults) -> list[str]:
     return rows
 
 
-def _wheeled_text(w: WheeledResults) -> list[str]:
+def _wheeled_text(w: WheeledResults, st: RunSettings) -> list[str]:
     return [f"Wheeled links (004 §6.3 uses passive wheels and Coulomb friction in a physics engine): the same "
-            f"controller, which assumes nothing about friction, with only Coulomb friction μ_t = {WHEELED[0]:g}, "
-            f"μ_n = {WHEELED[1]:g} (regularised, ε = {1e3 * COULOMB_REGULARISATION:g} mm/s), {w.speed:g} m/s, "
+            f"controller, which assumes nothing about friction, with only Coulomb friction μ_t = {st.wheeled[0]:g}, "
+            f"μ_n = {st.wheeled[1]:g} (regularised, ε = {1e3 * st.coulomb_regularisation:g} mm/s), {w.speed:g} m/s, "
             f"{w.duration:g} s: path distance max "
             f"{w.path_distance_max:.3f} m, full error rms {w.error_rms:.3f} m, centre of mass advanced "
             f"{w.com_advance:.2f} m, min R {w.min_R:.3g} (status: {w.status}). Not tuned; the viscous case above is "

@@ -8,23 +8,19 @@ import math
 
 import numpy as np
 
-from snake_core.vertical.model import GRAVITY
-from snake_sim.analysis.step_check import TOLERANCE, relative_change
+from snake_core.vertical.model import GRAVITY  # a constant of nature, not a setting of the run
+from snake_sim.analysis.step_check import relative_change
 from snake_studies.reproduction.experiments.pedal_wave import (
-    AMPLITUDES,
-    ENGINES_3D,
     FRICTIONS_002,
-    NO_SLIP_FRICTION,
     ORDER_OF_MAGNITUDE,
-    PHASES,
-    REFERENCE_SCENARIO,
-    RIGID_STIFFNESS,
-    SCENARIO_3D,
     TABLE_E,
     TABLE_S,
     PedalWaveResults,
 )
 from snake_studies.reproduction.results import pi_text, robot_text
+
+# TABLE_S, TABLE_E, FRICTIONS_002: 002's numbers (Table 5.2, §5.5); ORDER_OF_MAGNITUDE: the text's criterion; how the
+# runs were made is results.setting and results.settings.
 
 TITLE = "002: pedal wave on flat ground (Table 5.2, Figs. 5.4–5.6, §5.5)"
 #: 002 §5.5: the speed gain from FRICTIONS_002[0] to [1], simulation and experiment [%].
@@ -44,9 +40,10 @@ ENGINE_NAMES_3D = {"mujoco": "MuJoCo", "dart": "DART"}
 
 def render(r: PedalWaveResults) -> str:
     """The section's Markdown from the stored results alone."""
+    rs = r.settings
     st = r.setting
     lines = [f"## {TITLE}", "",
-             f"Settings: scenario `{REFERENCE_SCENARIO}` on {robot_text(st.robot)} (002 Table 5.1: K_p = {st.kp:g}, "
+             f"Settings: scenario `{rs.reference_scenario}` on {robot_text(st.robot)} (002 Table 5.1: K_p = {st.kp:g}, "
              f"K_D = {st.kd:g}, "
              f"μ_c = {st.friction:g}, ℓ = {st.contact_stiffness:g} N/m, d = {st.contact_damping:g} N·s/m, contact "
              f"threshold {st.contact_threshold:g} m, 2N+1 contact candidates), ω = {pi_text(st.frequency)} rad/s, "
@@ -58,16 +55,17 @@ def render(r: PedalWaveResults) -> str:
 
 def _table_5_2(r: PedalWaveResults) -> list[str]:
     """Our speeds beside 002's, whether they rise with A, their ratio to 002 and the direction of travel."""
+    rs = r.settings
     ours, s = np.array(r.speed), np.array(TABLE_S) / 100
     ratio = ours / s
     rises = all(np.all(np.diff(row) > 0) for row in ours)
     same_order = bool(np.all((ratio >= 1 / ORDER_OF_MAGNITUDE) & (ratio <= ORDER_OF_MAGNITUDE)))
     lines = ["", "### Table 5.2: average speed [cm/s]", "",
-             "| φ \\ A | " + " | ".join(f"{a} ours | {a} 002 S | {a} 002 E | {a} ours/S" for a, _ in AMPLITUDES)
+             "| φ \\ A | " + " | ".join(f"{a} ours | {a} 002 S | {a} 002 E | {a} ours/S" for a, _ in rs.amplitudes)
              + " |", "|---|" + "---|" * 12]
-    for i, (pl, _) in enumerate(PHASES):
+    for i, (pl, _) in enumerate(rs.phases):
         cells = []
-        for j in range(len(AMPLITUDES)):
+        for j in range(len(rs.amplitudes)):
             cells += [f"{100 * ours[i, j]:.2f}", f"{TABLE_S[i][j]}", f"{TABLE_E[i][j]}", f"{ratio[i, j]:.2f}"]
         lines.append(f"| {pl} | " + " | ".join(cells) + " |")
     forward, backward = r.reference_speed, r.reversed_speed
@@ -86,25 +84,27 @@ def _table_5_2(r: PedalWaveResults) -> list[str]:
 
 def _table_5_2_3d(r: PedalWaveResults) -> list[str]:
     """Table 5.2 in the 3-D engines beside the vertical plane and 002's S and E columns, each speed step-checked."""
+    rs = r.settings
     if not r.grids_3d:
         return []
-    engines = [e for e in ENGINES_3D if e in r.grids_3d]
+    engines = [e for e in rs.engines_3d if e in r.grids_3d]
     lines = ["", "### Table 5.2 in 3-D: average speed [cm/s]", "",
-             f"The same nine gaits on `{SCENARIO_3D}` ({robot_text(r.setting.robot_3d)}, μ_c = "
+             f"The same nine gaits on `{rs.scenario_3d}` ({robot_text(r.setting.robot_3d)}, μ_c = "
              f"{r.setting.friction:g}, {r.duration:g} s) in each 3-D engine: "
              + ", ".join(f"{ENGINE_NAMES_3D[e]} at h = {1e3 * r.grids_3d[e].time_step:g} ms" for e in engines)
              + f", each speed also at h/2 (*h/2* in brackets; converged where they differ by at most "
-               f"{100 * TOLERANCE:g} %); the vertical column is the table above ({robot_text(r.setting.robot)}). "
+               f"{100 * rs.step_tolerance:g} %); the vertical column is the table above "
+               f"({robot_text(r.setting.robot)}). "
                "002's S column is its simulation (Table 5.1's parameters), its E column the robot: the vertical "
                "model compares with S, the 3-D engines, which model the robot as built, with E.", "",
-             "| φ \\ A | " + " | ".join(f"{a} {name}" for a, _ in AMPLITUDES
+             "| φ \\ A | " + " | ".join(f"{a} {name}" for a, _ in rs.amplitudes
                                         for name in ("vertical", *(ENGINE_NAMES_3D[e] for e in engines), "002 S",
                                                      "002 E")) + " |",
-             "|---|" + "---|" * (len(AMPLITUDES) * (3 + len(engines)))]
+             "|---|" + "---|" * (len(rs.amplitudes) * (3 + len(engines)))]
     worst = {e: 0.0 for e in engines}
-    for i, (pl, _) in enumerate(PHASES):
+    for i, (pl, _) in enumerate(rs.phases):
         cells = []
-        for j in range(len(AMPLITUDES)):
+        for j in range(len(rs.amplitudes)):
             cells.append(f"{100 * r.speed[i][j]:.2f}")
             for e in engines:
                 g = r.grids_3d[e]
@@ -121,7 +121,8 @@ def _table_5_2_3d(r: PedalWaveResults) -> list[str]:
         lines.append(f"- {ENGINE_NAMES_3D[e]}: {ratio.min():.2f}–{ratio.max():.2f} × 002's measured speeds (E); "
                      f"speed rises strictly with A for every φ: **{'yes' if rises else 'no'}**; largest change at "
                      f"h/2 {100 * worst[e]:.1f} % ("
-                     + ("converged" if worst[e] <= TOLERANCE else "**not converged**: these speeds are no evidence")
+                     + ("converged" if worst[e] <= rs.step_tolerance
+                        else "**not converged**: these speeds are no evidence")
                      + ").")
     return lines
 
@@ -132,6 +133,7 @@ def _way(speed_mps: float) -> str:
 
 def _gap(r: PedalWaveResults) -> list[str]:
     """How much of the gap to 002's speeds the SEA's compliance and the contacts' slip explain."""
+    rs = r.settings
     st = r.setting
     ours, rigid, noslip, s = (np.array(x) for x in (r.speed, r.rigid, r.no_slip, np.array(TABLE_S) / 100))
     n = ours.size
@@ -139,15 +141,16 @@ def _gap(r: PedalWaveResults) -> list[str]:
     title = ("Why our speeds are below 002's printed simulation column" if below == n else
              f"Why {below} of our {n} speeds are below 002's printed simulation column")
     lines = ["", f"### {title}", "",
-             f"The same {n} runs with the SEA made {RIGID_STIFFNESS / st.spring_stiffness:.0f}× stiffer (near-rigid "
-             f"joints, K = {RIGID_STIFFNESS:g} N·m/rad), and a no-slip estimate: near-rigid joints with "
-             f"μ_c = {NO_SLIP_FRICTION:g}, enough friction that the loaded contacts stick (002's wheel picture, "
+             f"The same {n} runs with the SEA made {rs.rigid_stiffness / st.spring_stiffness:.0f}× stiffer (near-rigid "
+             f"joints, K = {rs.rigid_stiffness:g} N·m/rad), and a no-slip estimate: near-rigid joints with "
+             f"μ_c = {rs.no_slip_friction:g}, enough friction that the loaded contacts stick (002's wheel picture, "
              "Fig. 5.7, rolls without slip):", "",
-             "| φ \\ A | " + " | ".join(f"{a} SEA | {a} rigid | {a} rigid no-slip | {a} 002 S" for a, _ in AMPLITUDES)
+             "| φ \\ A | "
+             + " | ".join(f"{a} SEA | {a} rigid | {a} rigid no-slip | {a} 002 S" for a, _ in rs.amplitudes)
              + " |", "|---|" + "---|" * 12]
-    for i, (pl, _) in enumerate(PHASES):
+    for i, (pl, _) in enumerate(rs.phases):
         cells = []
-        for j in range(len(AMPLITUDES)):
+        for j in range(len(rs.amplitudes)):
             cells += [f"{100 * ours[i, j]:.2f}", f"{100 * rigid[i, j]:.2f}", f"{100 * noslip[i, j]:.2f}",
                       f"{TABLE_S[i][j]}"]
         lines.append(f"| {pl} | " + " | ".join(cells) + " |")
@@ -159,8 +162,8 @@ def _gap(r: PedalWaveResults) -> list[str]:
               f"Near-rigid joints are below 002's printed value in {int(np.sum(rigid < s))} of {n} cases, near-rigid "
               f"joints without slip in {int(np.sum(noslip < s))} of {n}. "
               f"Stiffening the joints {'raises' if gain.mean() > 1 else 'lowers'} the speed by {gain.mean():.1f}× on "
-              f"average ({gain[:, 0].mean():.1f}× at A = {AMPLITUDES[0][0]}, {gain[:, -1].mean():.1f}× at "
-              f"A = {AMPLITUDES[-1][0]}): with K = {st.spring_stiffness:g} N·m/rad the spring deflects under the "
+              f"average ({gain[:, 0].mean():.1f}× at A = {rs.amplitudes[0][0]}, {gain[:, -1].mean():.1f}× at "
+              f"A = {rs.amplitudes[-1][0]}): with K = {st.spring_stiffness:g} N·m/rad the spring deflects under the "
               "weight of a lifted arch (a link's weight at its half-length alone deflects a joint by "
               f"m g l/K ≈ {sag:.1f}°, the arches several links long far more), so the arches sag back to the ground "
               "and the wave makes less forward progress"

@@ -8,9 +8,11 @@ import math
 
 import numpy as np
 
-from snake_sim.engines.pushing.plant import CONTACT_STIFFNESS, FIT_WINDOW, WHEEL_DAMPING
-from snake_studies.pushing import CHECK_JOINTS_DEG, PAPER_TABLE2, Settings, table_markdown
+from snake_studies.pushing import PAPER_TABLE2, Settings, table_markdown
 from snake_studies.reproduction.experiments.pushing import PushingResults
+
+# PAPER_TABLE2: 001's Table 2 (the paper's numbers); the check's contact, wheels, joints and fit window are
+# results.settings (how the run was made).
 
 TITLE = "001: pushing an object, motion norms and slippage ratio"
 
@@ -128,9 +130,10 @@ def _case1(r: PushingResults) -> list[str]:
 
 def _check_rows(r: PushingResults) -> list[str]:
     """The dynamic check against the analysis; whether the error shrinks with a stiffer contact."""
-    stiff = [c for c in r.check if c.stiffness == CONTACT_STIFFNESS and c.scale == 1.0]
-    soft = [c for c in r.check if c.stiffness < CONTACT_STIFFNESS]
-    softer = CONTACT_STIFFNESS / min((c.stiffness for c in soft), default=CONTACT_STIFFNESS)
+    st = r.settings
+    stiff = [c for c in r.check if c.stiffness == st.contact_stiffness and c.scale == 1.0]
+    soft = [c for c in r.check if c.stiffness < st.contact_stiffness]
+    softer = st.contact_stiffness / min((c.stiffness for c in soft), default=st.contact_stiffness)
     if soft:
         shrinks = max(c.a_obj_error for c in stiff) < min(c.a_obj_error for c in soft)
         trend = (" The difference is the error of the contact model: it "
@@ -142,11 +145,12 @@ def _check_rows(r: PushingResults) -> list[str]:
         "### Dynamic check: the pushing world (`snake-sim pushing check`)",
         "",
         f"`worlds/pushing.sdf` (box of κ = {r.kappa:g} link masses beside the tail link), two joints at "
-        f"{', '.join(f'{v:g}°' for v in CHECK_JOINTS_DEG)}, constant torques from rest. The snake is advanced by "
+        f"{', '.join(f'{v:g}°' for v in st.check_joints_deg)}, constant torques from rest. The snake is advanced by "
         "Pinocchio's articulated-body algorithm, the box as a planar rigid body, the contact is a frictionless "
-        f"penalty (k = {CONTACT_STIFFNESS:.0e} N/m, critical damping), the wheels a lateral damper "
-        f"(c_w = {WHEEL_DAMPING:.0e} N·s/m) saturated at μ_s m g in Scenario 2. Accelerations are fitted over "
-        f"{FIT_WINDOW[0] * 1e3:g}-{FIT_WINDOW[1] * 1e3:g} ms and compared with the analysis (relative errors in the "
+        f"penalty (k = {st.contact_stiffness:.0e} N/m, critical damping), the wheels a lateral damper "
+        f"(c_w = {st.wheel_damping:.0e} N·s/m) saturated at μ_s m g in Scenario 2. Accelerations are fitted over "
+        f"{st.fit_window[0] * 1e3:g}-{st.fit_window[1] * 1e3:g} ms and compared with the analysis (relative errors in "
+        "the "
         "inertia metrics)." + trend,
         "",
         "| torques | k [N/m] | scenario | ‖a_obj‖ analysis [m/s²] | simulation | error a_obj | error q̈_s | sr analysis "

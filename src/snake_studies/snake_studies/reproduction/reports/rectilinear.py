@@ -8,21 +8,14 @@ import math
 
 import numpy as np
 
-from snake_core.rectilinear.mechanism import RectilinearModel, build_model
-from snake_core.robot import load_robot
-from snake_core.vertical.model import GRAVITY
 from snake_studies.rectilinear import markdown_table
 from snake_studies.reproduction.experiments.rectilinear import (
-    ALPHA,
-    BASELINE_ROBOT,
-    SIM_FRICTION,
-    SIM_SCENARIO,
-    SIM_STIFFER,
     STEP1_EFFORT_003,
-    VALIDATION,
     RectilinearResults,
     _short_e,
 )
+
+# STEP1_EFFORT_003: 003's number; how the runs were made is results.settings.
 
 TITLE = "003: vertical rectilinear gait, effort-optimal trajectories"
 #: 003's predicted and measured advance per cycle [m] and speed [m/s] of the validation robot.
@@ -60,7 +53,8 @@ def _signed(value: float) -> str:
 
 def _kinematics_text(r: RectilinearResults) -> list[str]:
     k = r.kinematics
-    length, angle, step_time = VALIDATION
+    st = r.settings
+    length, angle, step_time = st.validation
     below = 100 * (1 - ADVANCE_003 / k.validation_formula)
     return [
         "### Step length and speed (003 Eq. 4.1)",
@@ -75,7 +69,7 @@ def _kinematics_text(r: RectilinearResults) -> list[str]:
         f"| same, {5 * step_time:g} s cycle | {100 * k.validation / (5 * step_time):.3f} cm/s | "
         f"{100 * k.validation_speed_formula:.3f} cm/s | {100 * SPEED_003:g} cm/s (measured "
         f"{100 * SPEED_MEASURED_003:g} cm/s) |",
-        f"| l = {r.link_length:g} m, α = {math.degrees(ALPHA):g}°, T = {_baseline(r).step_time:g} s | "
+        f"| l = {r.link_length:g} m, α = {math.degrees(st.alpha):g}°, T = {st.step_time:g} s | "
         f"{100 * k.baseline:.3f} cm/cycle, "
         f"{100 * k.baseline / 5:.3f} cm/s | {100 * k.baseline_formula:.3f} cm | — |",
         "",
@@ -92,17 +86,12 @@ def _newton_euler_text(r: RectilinearResults) -> list[str]:
             "force (passive joint torque 0)."]
 
 
-def _baseline(r: RectilinearResults) -> RectilinearModel:
-    """The step model of the results' robot (its step time T and samples per step are the model's defaults)."""
-    return build_model(r)
-
-
 def _steps_text(r: RectilinearResults) -> list[str]:
-    base = _baseline(r)
+    st = r.settings
     out = ["### Steps 1 and 2 at 003's baseline", "",
            f"l = {r.link_length:g} m, m = {r.link_mass:g} kg, thin rods (I = m l²/12), μ = {r.mu:g}, "
-           f"α = {math.degrees(ALPHA):g}°, T = {base.step_time:g} s, {base.samples} samples per step "
-           f"(Δt = T/{base.samples - 1}), g = {GRAVITY:g} m/s².", "",
+           f"α = {math.degrees(st.alpha):g}°, T = {st.step_time:g} s, {st.samples} samples per step "
+           f"(Δt = T/{st.samples - 1}), g = {st.gravity:g} m/s².", "",
            "| problem | C | effort J [N²m²s] | evaluations | peak τ [N·m] | min F_R [N] | 003 |",
            "|---|---|---|---|---|---|---|"]
     for s in r.steps:
@@ -157,8 +146,8 @@ def _study_text(r: RectilinearResults) -> list[str]:
     e = {(s.angle_deg, s.step_time): s.cycle_effort for s in r.study}
     angles = r.study_angles
     lines = ["### Parametric study (003 ch. 4)", "",
-             f"Every setting optimised step by step (SLSQP); robot {BASELINE_ROBOT} (joint range "
-             f"±{math.degrees(load_robot(BASELINE_ROBOT).joint_limit):g}°). "
+             f"Every setting optimised step by step (SLSQP); robot {r.settings.baseline_robot} (joint range "
+             f"±{math.degrees(r.settings.joint_limit):g}°). "
              "`snake-sim rectilinear study` writes the same table with the figures.", "",
              markdown_table(list(r.study)), ""]
     for t in r.study_times:
@@ -192,7 +181,7 @@ def _simulator_text(r: RectilinearResults) -> list[str]:
     length, mass, k = r.sim_robot
     angle, step_time = r.sim_gait
     lines = ["### Cross-check in the vertical-plane simulator of 002's model", "",
-             f"`config/scenarios/{SIM_SCENARIO}.yaml`: koopaee6 (002: 6 links of 2l = {1e3 * length:g} mm, "
+             f"`config/scenarios/{r.settings.sim_scenario}.yaml`: koopaee6 (002: 6 links of 2l = {1e3 * length:g} mm, "
              f"{mass:g} kg, SEA joints K = {k:g} N·m/rad, position mode through the motor PD (4.39)) on flat ground "
              f"driven by the gait (α = {math.degrees(angle):g}°, T = {step_time:g} s, 003's C scaled to α). Advance "
              "of the centre of mass per cycle against 003's no-slip prediction 2l(1 − cos α):", "",
@@ -210,6 +199,7 @@ def _simulator_text(r: RectilinearResults) -> list[str]:
               f"hump (the tracking error column). 003's own validation robot came out {short:.0f} % short "
               f"({100 * ADVANCE_MEASURED_003:g} vs {100 * ADVANCE_003:g} cm)."]
     if len(ratios) == 3:
-        lines.append(f"Separating the causes: μ_c = {SIM_FRICTION:g} gives {ratios[1]:.2f} of the prediction and a "
-                     f"{SIM_STIFFER:g}× stiffer SEA {ratios[2]:.2f}, against {ratios[0]:.2f} as shipped.")
+        st = r.settings
+        lines.append(f"Separating the causes: μ_c = {st.sim_friction:g} gives {ratios[1]:.2f} of the prediction "
+                     f"and a {st.sim_stiffer:g}× stiffer SEA {ratios[2]:.2f}, against {ratios[0]:.2f} as shipped.")
     return lines

@@ -7,9 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from snake_sim.analysis.rollover import wilson_interval
-from snake_sim.core.worldgen import PLATE_FRICTIONS, TWO_OBSTACLES_GAP
 from snake_studies.reproduction.experiments.rollover import Results, groups
 from snake_studies.rollover import CLIMBER, KEPT_UPRIGHT_002, ROLLED_002, Axis, Rate, ordering_holds, rates_apart
+
+# KEPT_UPRIGHT_002, ROLLED_002: 002's findings (the paper's); CLIMBER: a row's label; the boards the runs used are
+# results.settings.
 
 TITLE = "Roll-over rates under 002's asymmetries, and what the unknowns change (002 §6.4, §7.4)"
 
@@ -102,7 +104,7 @@ def _sensitivity(results: Results) -> tuple[list[Ranked], list[str]]:
     lines = ["| unknown, value | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
     values = ", ".join(f"{k} {v:g}" for k, v in results.baseline.items())
     for world in dict.fromkeys(w for w, _ in base):
-        gap = f", gap {1e3 * TWO_OBSTACLES_GAP:g} mm" if world == "two obstacles" else ""
+        gap = f", gap {1e3 * results.settings.two_obstacles_gap:g} mm" if world == "two obstacles" else ""
         lines.append(f"| the study's ({values}{gap}), {world} | "
                      + " | ".join(_sens_cell(base.get((world, c))) for c in names) + " |")
     for factor in results.factors:
@@ -163,8 +165,8 @@ def render(results: Results) -> str:
         "un-modelled external forces and the tether through a slip ring at the tail, and on the robot open loop and "
         "local stiffness rolled over where TSC with K_τ = 6 did not. A controller can roll over on a box only once "
         "it engages it, so the four controllers of §7.4 run here on 002's boards of §7.4 and §7.4.2 (the top plate "
-        f"of μ = {PLATE_FRICTIONS[0]:g}) with the boxes' faces at μ = {results.face_friction:g}, the face μ under "
-        "which the most of 002's §7.4 and §7.4.2 outcomes hold in MuJoCo (rows that hold per face μ: "
+        f"of μ = {results.settings.plate_friction:g}) with the boxes' faces at μ = {results.face_friction:g}, the face "
+        "μ under which the most of 002's §7.4 and §7.4.2 outcomes hold in MuJoCo (rows that hold per face μ: "
         f"{counts or 'no stored runs'}; ties to the higher μ), and each with the gains nearest 002's printed ones "
         "under which it climbs the box at h and at h/2 in MuJoCo in the gain study (002's own where none does): "
         f"{gains}. The overrides: {settings}. "

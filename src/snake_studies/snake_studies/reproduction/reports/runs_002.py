@@ -9,26 +9,23 @@ from collections.abc import Sequence
 import numpy as np
 
 from snake_core.controllers.tsc import TSCGains
-from snake_sim.analysis.step_check import TOLERANCE, compare, half_step_spread
-from snake_sim.core import worldgen
-from snake_sim.core.scenario import load_scenario
+from snake_sim.analysis.step_check import compare, half_step_spread
 from snake_studies.climb_3d import Climb3dRun, claim_verdict
-from snake_studies.engines import ENGINES
 from snake_studies.reproduction.experiments.runs_002 import (
     COMPARISONS_002,
     ENGINE_NAMES,
-    FAST_DURATION,
     PER_STEP,
-    READING_SCENARIO,
     Results,
     Row,
     Run002,
     expected_outcome,
-    rows_002,
     select,
 )
 from snake_studies.reproduction.reports.climb_3d import failed_lines
 from snake_studies.reproduction.results import comparison_text, figure, pi_text, robot_text
+
+# COMPARISONS_002: 002's comparisons (the paper's words); ENGINE_NAMES, PER_STEP: labels; how the runs were made (002's
+# rows as run, engines, perturbation, worlds) is results.settings and the Results' typed fields.
 
 TITLE = "002's runs at 002's own settings, in three engines (002 §6.4, §7.3, §7.4)"
 
@@ -82,11 +79,11 @@ def _002_cell(row: Row) -> str:
 
 
 def _table(results: Results, experiment: str) -> list[str]:
-    rows = [r for r in rows_002() if r.experiment == experiment]
-    header = "| controller | 002 | " + " | ".join(ENGINE_NAMES[e] for e in ENGINES) + " |"
-    lines = [header, "|---|---|" + "---|" * len(ENGINES)]
+    rows = [r for r in results.settings.rows if r.experiment == experiment]
+    header = "| controller | 002 | " + " | ".join(ENGINE_NAMES[e] for e in results.settings.engines) + " |"
+    lines = [header, "|---|---|" + "---|" * len(results.settings.engines)]
     for row in rows:
-        cells = [cell_text(select(results, experiment, row.controller, e)) for e in ENGINES]
+        cells = [cell_text(select(results, experiment, row.controller, e)) for e in results.settings.engines]
         lines.append(f"| {row.controller} | {_002_cell(row)} | " + " | ".join(cells) + " |")
     return lines
 
@@ -127,7 +124,7 @@ def _comparisons(results: Results) -> list[str]:
              "there is no time to compare.", ""]
     for experiment, faster, slower, words in COMPARISONS_002:
         parts = []
-        for e in ENGINES:
+        for e in results.settings.engines:
             a, b = (select(results, experiment, c, e) for c in (faster, slower))
             if a and b:
                 parts.append(f"{ENGINE_NAMES[e]}: "
@@ -175,7 +172,7 @@ def _gain_scale(results: Results) -> list[str]:
              "the printed reading's:", ""]
     for experiment in ("§7.4", "§7.4.2"):
         parts = []
-        for e in ENGINES:
+        for e in results.settings.engines:
             per_step, si_runs = (select(results, experiment, c, e) for c in (f"TSC K_τ = 6, {PER_STEP}",
                                                                                "TSC K_τ = 6"))
             if per_step and si_runs:
@@ -206,11 +203,11 @@ def _claims(results: Results) -> list[str]:
     """002's claims, each row's outcome per engine: how many runs have 002's outcome at h and at h/2."""
     lines = ["### 002's claims, verdict per engine", "",
              f"Each of 002's rows against the runs above (the scenarios' plate): {VERDICT_RULE}", "",
-             "| section | controller | 002 | " + " | ".join(ENGINE_NAMES[e] for e in ENGINES) + " |",
-             "|---|---|---|" + "---|" * len(ENGINES)]
-    for row in rows_002():
+             "| section | controller | 002 | " + " | ".join(ENGINE_NAMES[e] for e in results.settings.engines) + " |",
+             "|---|---|---|" + "---|" * len(results.settings.engines)]
+    for row in results.settings.rows:
         cells = [verdict_text(select(results, row.experiment, row.controller, e), expected_outcome(row, e))
-                 for e in ENGINES]
+                 for e in results.settings.engines]
         lines.append(f"| {row.experiment} | {row.controller} | {row.outcome_002} | " + " | ".join(cells) + " |")
     return [*lines, ""]
 
@@ -220,7 +217,8 @@ def _faces(results: Results) -> list[str]:
     if not results.face_frictions:
         return []
     faces = (*results.face_frictions, results.face_friction)
-    engines = [e for e in ENGINES if any(r.run.model == e and r.face is not None for r in results.runs)]
+    engines = [e for e in results.settings.engines
+               if any(r.run.model == e and r.face is not None for r in results.runs)]
     lines = ["### Friction on the boxes' faces", "",
              f"The worlds give every face of a box μ = {results.face_friction:g} and the top the plate's μ; 002 put "
              "its plate on the top \"only for higher friction\", so its bare faces were perhaps slippery. The plated "
@@ -231,7 +229,7 @@ def _faces(results: Results) -> list[str]:
                                                           for e in engines for mu in faces) + " |",
              "|---|---|---|" + "---|" * (len(engines) * len(faces))]
     reproduces: dict[str, list[str]] = {}
-    for row in rows_002():
+    for row in results.settings.rows:
         if not any(r.face is not None for r in select(results, row.experiment, row.controller, engines[0],
                                                        face=results.face_frictions[0])):
             continue
@@ -266,39 +264,38 @@ def _intro(results: Results) -> list[str]:
     k = results.spring_stiffness
     local = ", ".join(f"{s}: K_d = {kd:g} N·m/rad, (K − K_d)/K_d = {(k - kd) / kd:.2f}"
                       for s, kd in results.local_stiffness.items())
-    gait = load_scenario(READING_SCENARIO).section("gait")
-    shake = load_scenario(READING_SCENARIO).data["sim"]["perturbation"]
+    st = results.settings
     return [f"The runs 002 reports, each with the settings 002 prints for it (scenarios `exp64-*`, `sim73-*`, "
             "`exp74-*` and their `-3d` twins): §6.4 on the robot at A = π/4, §7.3 in 002's simulation (Table 7.1, "
-            f"A = π/6, on the obstacle {_mm_text(worldgen.SINGLE_OBSTACLE_START_GAP)} ahead of the head tip), §7.4 on "
-            f"the robot at A = π/6 (the single obstacle {_mm_text(worldgen.LAB_START_GAP)} ahead of the head tip: "
+            f"A = π/6, on the obstacle {_mm_text(st.single_obstacle_start_gap)} ahead of the head tip), §7.4 on "
+            f"the robot at A = π/6 (the single obstacle {_mm_text(st.lab_start_gap)} ahead of the head tip: "
             "002's \"100mm away from joint 5 (head module)\" read from the head module's tip, as §7.4.2's start; §6.4 "
             "prints no distance and the same board is read; and §7.4.2's two obstacles), "
-            f"ω = {pi_text(gait['frequency'])} rad/s and φ = {pi_text(gait['phase_shift'])} "
+            f"ω = {pi_text(results.gait_frequency)} rad/s and φ = {pi_text(results.gait_phase_shift)} "
             f"throughout; local stiffness {local} (K = {k:g} N·m/rad). K_d = K is position control (the admittance "
             "term of Fig. 6.2 vanishes), the open loop's controller. The robot experiments' boxes carry a top plate "
             f"of μ = {results.plate_frictions[0]:g} (002's plate is \"for higher friction\", its μ not printed; "
             "other values below); §7.4.2's gap between the boxes is not printed either: "
-            f"{_mm_text(worldgen.TWO_OBSTACLES_GAP)} is read (wider than one module, as 002's warning that the head "
+            f"{_mm_text(st.two_obstacles_gap)} is read (wider than one module, as 002's warning that the head "
             "may get stuck in it implies, narrower than two).",
             "",
             f"Engines: the vertical plane (002's model, deterministic, h = {steps(vertical)} ms), MuJoCo (perturbation "
-            f"seeds {', '.join(map(str, seeds.get('mujoco', ())))}: a {shake['roll_deg']:g}° initial roll and "
-            f"{shake['joint_noise_deg']:g}° joint-angle noise, h = {steps(mujoco)} ms) and DART as Gazebo sets it up "
+            f"seeds {', '.join(map(str, seeds.get('mujoco', ())))}: a {st.roll_deg:g}° initial roll and "
+            f"{st.joint_noise_deg:g}° joint-angle noise, h = {steps(mujoco)} ms) and DART as Gazebo sets it up "
             "(seed "
             f"{', '.join(map(str, seeds.get('dart', ())))}, h = {steps(dart)} ms). Simulated time: {durations} "
             "(DART is the slowest engine: a climb after its shorter time is a *no* there). Every run is repeated at "
             "half its step. *Climbs*: the tail tip passes the far edge of the last box, the time per run; *rolls "
             f"over*: a module's roll about its own axis passes {results.roll_over_deg:g}°; the CoM speed over the run; "
             "then the half-step check: verdict flips, the largest change of a climb time, and how many runs are "
-            f"converged (verdicts the same, times and speeds within {100 * TOLERANCE:g} %).", ""]
+            f"converged (verdicts the same, times and speeds within {100 * st.step_tolerance:g} %).", ""]
 
 
 def _reach(results: Results) -> list[str]:
     """Whether the windows let the robot get there: the runs per engine whose head reached the first box at h and
     at h/2."""
     parts = []
-    for e in ENGINES:
+    for e in results.settings.engines:
         runs = [r.run for r in results.runs if r.run.model == e]
         if runs:
             k = sum(bool(r.reached and r.half_reached) for r in runs)
@@ -319,7 +316,8 @@ def render(results: Results) -> str:
     """The section's Markdown from the stored results alone."""
     out = [f"## {TITLE}", ""]
     if results.fast:
-        out += [f"*Fast smoke run ({FAST_DURATION:g} s per run, one seed): the numbers below are not results.*", ""]
+        out += [f"*Fast smoke run ({results.settings.smoke_duration_s:g} s per run, one seed): the numbers below are "
+                "not results.*", ""]
     out += [*_intro(results), *failed_lines(results), *_reach(results)]
     for experiment, title in EXPERIMENT_TITLES.items():
         if any(r.experiment == experiment for r in results.runs):

@@ -7,30 +7,25 @@ from __future__ import annotations
 import numpy as np
 
 from snake_core.controllers.tsc import TSCGains
-from snake_core.vertical.model import GRAVITY
+from snake_core.vertical.model import GRAVITY  # a constant of nature, not a setting of the run
 from snake_sim.analysis.climb import ClimbResult
-from snake_sim.analysis.step_check import TOLERANCE, relative_change
-from snake_sim.core.scenario import load_scenario
+from snake_sim.analysis.step_check import relative_change
 from snake_studies.reproduction.experiments.stiffness import (
     CONTROLLERS,
     FACE_CONTROLLERS,
-    FAST_DURATION,
     FLAT_GROUPS,
-    GRID_AMPLITUDES,
-    GRID_DAMPING,
-    GRID_STIFFNESS,
-    GRID_TORQUE_GAINS,
-    SIDE_FRICTIONS,
-    SIMULATED_OPEN,
-    SIMULATED_TSC,
     TABLE_7_1_AMPLITUDE,
     TABLE_7_1_GAINS,
     WORLDS,
     Outcome,
+    RunSettings,
     Setting,
     StiffnessResults,
 )
 from snake_studies.reproduction.results import pi_text, robot_text
+
+# TABLE_7_1_AMPLITUDE, TABLE_7_1_GAINS: 002's Table 7.1; CONTROLLERS, FACE_CONTROLLERS, FLAT_GROUPS, WORLDS: the rows'
+# labels and groups; how the runs were made is results.setting and results.settings.
 
 TITLE = "Local stiffness and tail-leading stiffness control over obstacles (002 ch. 6–7)"
 #: 002 §7.3 (simulation, Table 7.1): both climb the single obstacle, TSC's average speed 25.6 % above the open loop's.
@@ -42,7 +37,6 @@ OPEN_LOOP_SPEED_002 = 0.018
 #: 002's gain ranges for TSC: K_d from Table 7.1 (12) to the experiments (17.5).
 K_D_RANGE_002 = (12.0, 17.5)
 #: The shipped open loop on the single obstacle (the sensitivity rows change it slightly).
-SHIPPED_OPEN_LOOP = "open-loop-obstacle"
 #: A row "barely moves" when its CoM speed is below this fraction of the reference row's.
 BARELY_MOVES = 0.25
 #: A row "hardly moves" when its CoM speed is below this [m/s].
@@ -87,17 +81,17 @@ def _slow_rows(bad: list[Outcome]) -> str:
             + (" (the percentage is large because the speed is almost zero)." if hardly else "."))
 
 
-def _why_not(r: Outcome) -> str:
-    """What moved by more than the tolerance between the step and its half (same verdict or not)."""
+def _why_not(r: Outcome, tolerance: float) -> str:
+    """What moved by more than ``tolerance`` (the step check's) between the step and its half (same verdict or not)."""
     h = r.half
     if r.climb.climbed != h.climb.climbed:
         return f"climbed {_climb_text(r.climb)} at the step, {_climb_text(h.climb)} at half of it"
     parts = []
     dt = relative_change(r.climb.time_to_climb_s, h.climb.time_to_climb_s)
-    if dt is not None and abs(dt) > TOLERANCE:
+    if dt is not None and abs(dt) > tolerance:
         parts.append(f"time to climb {r.climb.time_to_climb_s:.1f} vs {h.climb.time_to_climb_s:.1f} s")
     dv = relative_change(r.speed_mps, h.speed_mps)
-    if dv is None or abs(dv) > TOLERANCE:
+    if dv is None or abs(dv) > tolerance:
         parts.append(f"CoM speed {1e3 * r.speed_mps:.3f} vs {1e3 * h.speed_mps:.3f} mm/s")
     return ", ".join(parts)
 
@@ -138,8 +132,9 @@ def render(results: StiffnessResults) -> str:
     groups, setting = results.groups, results.setting
     out = [f"## {TITLE}", ""]
     if results.fast:
-        out += [f"*Fast smoke run ({FAST_DURATION:g} s per run): the numbers below are not results.*", ""]
-    out += _intro(groups, setting)
+        out += [f"*Fast smoke run ({results.settings.smoke_duration_s:g} s per run): the numbers below are not "
+                "results.*", ""]
+    out += _intro(groups, setting, results.settings)
     out += _flat(groups.get("flat"), setting)
     if "t71" in groups:
         rows = groups["t71"]
@@ -150,12 +145,13 @@ def render(results: StiffnessResults) -> str:
                 "higher average speed.", ""]
         out += [*_table(rows, rows[0]), ""]
     if "sens" in groups:
-        gait = load_scenario(SHIPPED_OPEN_LOOP).section("gait")
+        st = results.settings
         out += ["### Near the shipped parameters", "",
-                f"The shipped open loop (A = {pi_text(gait['amplitude'])}, φ = {pi_text(gait['phase_shift'])}) "
+                f"The shipped open loop (A = {pi_text(st.open_loop_amplitude)}, "
+                f"φ = {pi_text(st.open_loop_phase_shift)}) "
                 "changed slightly, and TSC with 002's largest K_d:", ""]
         out += [*_table(groups["sens"]), ""]
-    out += _grid(groups.get("grid"), setting)
+    out += _grid(groups.get("grid"), setting, results.settings)
     for wlabel, _, _ in WORLDS:
         if wlabel not in groups:
             continue
@@ -165,12 +161,12 @@ def render(results: StiffnessResults) -> str:
         climbed = [r.label for r in rows if r.climb.climbed]
         failed = [r.label for r in rows if r.climb.climbed is False]
         out += [f"Climb {wlabel}: {', '.join(climbed) or 'none'}; do not: {', '.join(failed) or 'none'}.", ""]
-    out += _face_friction(groups, setting)
+    out += _face_friction(groups, setting, results.settings)
     out += _against_002(groups, setting)
     return "\n".join(out)
 
 
-def _intro(groups: dict[str, list[Outcome]], setting: Setting) -> list[str]:
+def _intro(groups: dict[str, list[Outcome]], setting: Setting, st: RunSettings) -> list[str]:
     """Model, friction and the step-halving summary over every checked row."""
     checked = [r for group, rows in groups.items() if group not in FLAT_GROUPS for r in rows]
     bad = [r for r in checked if r.converged is False]
@@ -186,8 +182,8 @@ def _intro(groups: dict[str, list[Outcome]], setting: Setting) -> list[str]:
         "§6.3). *Climbed*: the tail tip passes the far edge of the last box before the run ends; *climb speed*: "
         "the distance the tail tip had to cover over the time it took.",
         "",
-        f"Robots: the rows with Table 7.1's parameters (002 §7.3's simulation: `{SIMULATED_OPEN}`, "
-        f"`{SIMULATED_TSC}` on the obstacle, the same settings on flat ground) run "
+        f"Robots: the rows with Table 7.1's parameters (002 §7.3's simulation: `{st.simulated_scenarios[0]}`, "
+        f"`{st.simulated_scenarios[1]}` on the obstacle, the same settings on flat ground) run "
         f"{robot_text(setting.simulated_robot)}; every other row {robot_text(setting.robot)}.",
         "",
         f"Friction: the ground's μ_c = {setting.ground_friction:g} (Table 5.1); each box's μ is its collision's SDF "
@@ -197,12 +193,13 @@ def _intro(groups: dict[str, list[Outcome]], setting: Setting) -> list[str]:
         "*Converged verdicts.* Every row on an obstacle or on stairs is run at the scenario's step and again at half "
         "of it; the last five columns show the step, the verdict at half the step, and how much the time to climb "
         f"and the CoM speed change ((x_h − x_h/2)/|x_h/2|). *Converged*: same verdict, both within "
-        f"{100 * TOLERANCE:g} %. Flat-ground rows keep the {1e3 * setting.flat_time_step:g} ms step; `make bench` "
+        f"{100 * st.step_tolerance:g} %. Flat-ground rows keep the {1e3 * setting.flat_time_step:g} ms step; "
+        "`make bench` "
         "measures it against 1e-4 s (pedal wave) and measures the obstacle at the shipped step against 1e-4 s. "
         + f"{len(checked) - len(bad)} of {len(checked)} checked rows are converged; "
         + ("every verdict is the same at half the step." if same else "**some verdicts change with the step.**")
-        + ("" if not bad else f" Not within {100 * TOLERANCE:g} %: "
-           + "; ".join(f"*{r.label}* ({_why_not(r)})" for r in bad) + ".")
+        + ("" if not bad else f" Not within {100 * st.step_tolerance:g} %: "
+           + "; ".join(f"*{r.label}* ({_why_not(r, st.step_tolerance)})" for r in bad) + ".")
         + _slow_rows(bad),
         "",
     ]
@@ -256,22 +253,23 @@ def _angle(radians: float) -> str:
     return f"π/{round(n)}" if abs(n - round(n)) < 1e-9 else f"{np.degrees(radians):g}°"
 
 
-def _grid(rows: list[Outcome] | None, setting: Setting) -> list[str]:
+def _grid(rows: list[Outcome] | None, setting: Setting, st: RunSettings) -> list[str]:
     """One cell per TSC parameter set of 002's ranges on the single obstacle: verdict and CoM speed, and the
     verdict at half the step."""
     if not rows:
         return []
     climbed = [r.label for r in rows if r.climb.climbed]
     cells = iter(rows)
-    columns = [(a, kt) for a, _ in GRID_AMPLITUDES for kt in GRID_TORQUE_GAINS]
+    columns = [(a, kt) for a, _ in st.grid_amplitudes for kt in st.grid_torque_gains]
     lines = ["### TSC over 002's gain ranges, single obstacle", "",
-             f"M_d = {setting.tsc_gains[0]:g}; A = {', '.join(a for a, _ in GRID_AMPLITUDES)}, 002's largest; D_d and "
+             f"M_d = {setting.tsc_gains[0]:g}; A = {', '.join(a for a, _ in st.grid_amplitudes)}, 002's largest; "
+             "D_d and "
              f"K_d from Table 7.1 ({TABLE_7_1_GAINS[1]:g}, {TABLE_7_1_GAINS[2]:g}) to the experiments "
-             f"({GRID_DAMPING[-1]:g}, {GRID_STIFFNESS[-1]:g}); K_τ = "
-             + " and ".join(f"{k:g}" for k in GRID_TORQUE_GAINS) + ". Each cell: climbed (time) or not, the CoM "
+             f"({st.grid_damping[-1]:g}, {st.grid_stiffness[-1]:g}); K_τ = "
+             + " and ".join(f"{k:g}" for k in st.grid_torque_gains) + ". Each cell: climbed (time) or not, the CoM "
              "speed over the run [mm/s], then the verdict at "
              "half the step and whether the row is converged (same verdict, time and speed within "
-             f"{100 * TOLERANCE:g} %).", "",
+             f"{100 * st.step_tolerance:g} %).", "",
              "| D_d, K_d | " + " | ".join(f"A = {a}, K_τ = {kt:g}" for a, kt in columns) + " |",
              "|---|" + "---|" * len(columns)]
 
@@ -282,14 +280,15 @@ def _grid(rows: list[Outcome] | None, setting: Setting) -> list[str]:
         return text
 
     by_gains = {}
-    for d in GRID_DAMPING:
-        for k in GRID_STIFFNESS:
+    for d in st.grid_damping:
+        for k in st.grid_stiffness:
             row = [next(cells) for _ in columns]
             by_gains[(d, k)] = row
             lines.append(f"| {d:g}, {k:g} | " + " | ".join(cell(r) for r in row) + " |")
     w = setting.gait_frequency
-    gain = {(d, k): abs(TSCGains(1.0, d, k, 0.0).frequency_response(w)) for d in GRID_DAMPING for k in GRID_STIFFNESS}
-    d_hi, d_lo, k_hi = max(GRID_DAMPING), min(GRID_DAMPING), max(GRID_STIFFNESS)
+    gain = {(d, k): abs(TSCGains(1.0, d, k, 0.0).frequency_response(w))
+            for d in st.grid_damping for k in st.grid_stiffness}
+    d_hi, d_lo, k_hi = max(st.grid_damping), min(st.grid_damping), max(st.grid_stiffness)
     weak = max(v for (d, _), v in gain.items() if d == d_hi)
     strong = gain[(d_lo, k_hi)]
     damped = [r for (d, _), row in by_gains.items() if d == d_hi for r in row]
@@ -309,7 +308,7 @@ def _grid(rows: list[Outcome] | None, setting: Setting) -> list[str]:
     return lines
 
 
-def _face_friction(groups: dict[str, list[Outcome]], setting: Setting) -> list[str]:
+def _face_friction(groups: dict[str, list[Outcome]], setting: Setting, st: RunSettings) -> list[str]:
     """Which friction on the box's vertical faces lets each controller over the single obstacle, and how fast
     (numbers taken from the runs)."""
     single, face = groups.get("single obstacle"), groups.get("face")
@@ -331,12 +330,12 @@ def _face_friction(groups: dict[str, list[Outcome]], setting: Setting) -> list[s
     lines += [f"| {r.label} | {r.face_time_s:.1f} | {1e3 * r.face_height_max_m:.0f} |"
               for r in [*single, *face] if r.face_time_s == r.face_time_s]
     lines.append("")
-    frictions = (*SIDE_FRICTIONS, *setting.box_friction)
+    frictions = (*st.side_frictions, *setting.box_friction)
     for label, _, _ in FACE_CONTROLLERS:
         runs = [r for r in face if r.label.startswith(f"{label}, μ")]
         runs += [r for name, r in shipped.items() if name.startswith(label)][:1]
         lines.append(_face_verdict(label, list(zip(frictions, runs, strict=False))))
-    lines.append(_face_gains(face))
+    lines.append(_face_gains(face, st))
     module = groups.get("module", [])
     if module:
         r = 0.5 * setting.module_width
@@ -360,10 +359,10 @@ def _face_verdict(label: str, runs: list[tuple[float, Outcome]]) -> str:
             + "), not with " + (", ".join(f"μ = {mu:g}" for mu, r in runs if not r.climb.climbed) or "none") + ".")
 
 
-def _face_gains(face: list[Outcome]) -> str:
+def _face_gains(face: list[Outcome], st: RunSettings) -> str:
     """TSC's climb speed against the open loop's at each face friction where both climb."""
     both = []
-    for mu in SIDE_FRICTIONS:
+    for mu in st.side_frictions:
         rows = {r.label.split(", μ")[0]: r for r in face if r.label.endswith(f"μ = {mu:g} on the vertical faces")}
         ol = rows.get("open loop")
         for label in ("TSC, K_τ = 0", "TSC, K_τ = 6"):

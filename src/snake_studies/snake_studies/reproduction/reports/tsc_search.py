@@ -4,11 +4,10 @@
 
 from __future__ import annotations
 
-from snake_sim.analysis.climb_mode import CHORD_LIMIT_DEG
-from snake_sim.analysis.rollover import ROLL_OVER_DEG
-from snake_sim.analysis.step_check import TOLERANCE
 from snake_studies.reproduction.experiments import stiffness
-from snake_studies.reproduction.experiments.tsc_search import BATCH, FACE_FRICTION_STEP, Results, Run, Search
+from snake_studies.reproduction.experiments.tsc_search import Results, Run, Search
+
+# stiffness.TABLE_7_1_GAINS: Table 7.1's gains (002's numbers); how the searches were made is results.settings.
 
 TITLE = "Does any TSC setting climb the single obstacle? A search over a wide box"
 #: Climbers listed in the section's tables, fastest first.
@@ -96,7 +95,7 @@ def _open_loop_text(search: Search, results: Results, best: list[tuple[str, Run]
         mus = ", ".join(f"{r.params['world.side_friction']:g}" for r in climbs)
         top = max(climbs, key=lambda r: r.params["world.side_friction"]) if climbs else None
         lines.append(f"With the box's vertical faces' μ lowered (`world.side_friction`, steps of "
-                     f"{FACE_FRICTION_STEP:g}): step-checked climbs at μ = {mus or 'none'}"
+                     f"{results.settings.face_friction_step:g}): step-checked climbs at μ = {mus or 'none'}"
                      + ("" if top is None else f"; at the highest, μ = {top.params['world.side_friction']:g}, "
                         f"in {_seconds(top.time_to_climb_s)}") + ".")
         if reference is None and top is not None:
@@ -142,9 +141,9 @@ def _compared(checked: list[Run], own: Run) -> list[tuple[str, Run]]:
     return out
 
 
-def _not_checked(climbed: list[Run]) -> str:
+def _not_checked(climbed: list[Run], tolerance: float) -> str:
     """Why climbs at h do not count: no climb at h/2, another mode, or times and speeds moving by more than
-    TOLERANCE (and of those, how many keep the time to climb within it: only the speeds move)."""
+    ``tolerance`` (the step check's; and of those, how many keep the time to climb within it: only the speeds move)."""
     failed = [r for r in climbed if not r.checked_climb]
     if not failed:
         return ""
@@ -152,10 +151,10 @@ def _not_checked(climbed: list[Run]) -> str:
     mode = [r for r in failed if r.half.climbed and r.half.mode != r.mode]
     moved = [r for r in failed if r.half.climbed and r.half.mode == r.mode]
     time_kept = [r for r in moved if r.half.time_to_climb_s is not None
-                 and abs(r.time_to_climb_s / r.half.time_to_climb_s - 1.0) <= TOLERANCE]
+                 and abs(r.time_to_climb_s / r.half.time_to_climb_s - 1.0) <= tolerance]
     return (f" Of the {len(failed)} climbs that do not stand at h/2: {len(lost)} do not climb at h/2, {len(mode)} "
             f"climb another way, {len(moved)} climb the same way but their times or speeds move by more than "
-            f"{100 * TOLERANCE:g} % ({len(time_kept)} of them keep the time to climb within it: the CoM or climb "
+            f"{100 * tolerance:g} % ({len(time_kept)} of them keep the time to climb within it: the CoM or climb "
             "speed moves).")
 
 
@@ -200,9 +199,9 @@ def _search_text(search: Search, results: Results) -> list[str]:
              f"{sum(r.mode == 'tumble' for r in climbed)} tumbling"
              + (f"; {sum(bool(r.rolled_over) for r in climbed)} rolled over" if three_d else "") + "), "
              f"{len(checked)} of them also at h/2 with times and speeds within "
-             f"{100 * TOLERANCE:g} % and the same mode (step-checked); {sobol_checked} of the "
+             f"{100 * results.settings.step_tolerance:g} % and the same mode (step-checked); {sobol_checked} of the "
              f"{search.sobol_trials} Sobol points ({100 * sobol_checked / max(search.sobol_trials, 1):.0f} % of the "
-             "box) are step-checked climbs." + _not_checked(climbed), ""]
+             "box) are step-checked climbs." + _not_checked(climbed, results.settings.step_tolerance), ""]
     if not checked:
         best_progress = max((r.progress_speed_mps for r in runs if r.progress_speed_mps is not None), default=None)
         lines += [f"**No setting climbed** at steps that pass the step check, in {len(runs)} trials over the box"
@@ -226,7 +225,7 @@ def _search_text(search: Search, results: Results) -> list[str]:
             rolled = [r for r in checked if r.rolled_over]
             roll = max((r.max_roll_deg for r in checked if r.max_roll_deg is not None), default=float("nan"))
             lines += [f"Roll-over: {len(rolled)} of the {len(checked)} step-checked climbers rolled over (a module "
-                      f"past {ROLL_OVER_DEG:g}°); their largest roll: "
+                      f"past {results.settings.roll_over_deg:g}°); their largest roll: "
                       f"{roll:.1f}°.", ""]
         lines += [f"The fastest {min(LISTED, len(checked))} step-checked climbs:", "",
                   *_listing(search, checked, three_d), ""]
@@ -268,22 +267,22 @@ def _answer(search: Search) -> str:
 
 
 def render(results: Results) -> str:
-    box = results.searches[0].space if results.searches else ()
+    box, st = (results.searches[0].space if results.searches else ()), results.settings
     lines = [f"## {TITLE}", "",
              "The question: does any TSC setting climb the single obstacle (world `single_obstacle`) with 002's "
              f"face friction (μ = {results.face_friction:g} on every face of the box, the world file's), the joint "
              "limits kept "
              f"(±{results.joint_limit_deg:.0f}°: A ≤ {box[0].high:.3f} rad, and (7.2)'s output saturates there)? "
              "Each model's search is an Optuna study whose trials run as Dask tasks (`snake_studies.sweep`), "
-             f"asked and told in rounds of {BATCH} (seed {results.sampler_seed}, so the same whatever the workers): "
+             f"asked and told in rounds of {st.batch} (seed {results.sampler_seed}, so the same whatever the workers): "
              "first a scrambled Sobol sequence over the box (an unbiased cover: the share of it that climbs), then "
              "TPE (multivariate) maximising the climb's *progress speed* (the climb's average speed for a climber, "
              "the tail tip's advance over the run for a non-climber: every non-climber ranks below every climber, "
              "so the search is led to the box first and to faster climbs after). Every trial that climbed runs again "
              "at half the step; its climb counts only if the verdicts stand, its times and speeds move by at most "
-             f"{100 * TOLERANCE:g} % and it climbs the same way. *How it climbs* (`snake_sim.analysis.climb_mode`): it "
-             f"*crawls* while the chord from the tail tip to the head tip stays within ±{CHORD_LIMIT_DEG:g}° of the x "
-             "axis (the head "
+             f"{100 * st.step_tolerance:g} % and it climbs the same way. *How it climbs* "
+             "(`snake_sim.analysis.climb_mode`): it *crawls* while the chord from the tail tip to the head tip stays "
+             f"within ±{st.chord_limit_deg:g}° of the x axis (the head "
              "ahead of the tail), it *tumbles* once the chord turns past the vertical (head over tail).", ""]
     if results.fast:
         lines += ["*(fast smoke run: a few short trials; these numbers are not the answer.)*", ""]
