@@ -1,5 +1,6 @@
 """The limits of a motor command from outside (CAN bridge, ROS simulator): refused when it is no command of
-the robot, clipped to the joint limits (002 §3.3: ±60°) and to the servo's speed (actuator.max_speed)."""
+the robot, clipped to the joint limits (002 §3.3: ±60°) and to the servo's speed (actuator.max_speed); and the
+scalar clip of the per-joint SEA limits."""
 
 import dataclasses
 import math
@@ -7,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from snake_core.controllers.limits import command_limits
+from snake_core.controllers.limits import clip, command_limits
 from snake_core.robot import load_robot
 
 KOOPAEE = load_robot("koopaee6")  # 5 joints, ±60°, 6.30 rad/s
@@ -95,3 +96,20 @@ def test_a_robot_without_actuator_section_limits_the_speed_reference_at_its_join
     rate = limits.speed(np.array([1e6, 1e6, -1e6, 0, 0]), np.zeros(5), np.zeros(5),
                         np.array([0.0, math.pi / 3, 0.0, 0, 0]))
     assert rate.tolist() == [1e6, 0.0, -1e6, 0.0, 0.0]
+
+
+#: Numbers where a clip can go wrong: signed zeros, a value on a bound, infinities, NaN, bounds the wrong way round.
+EDGES = (-math.inf, -1.5, -0.5, -0.0, 0.0, 0.5, 1.5, math.inf, math.nan)
+
+
+def test_the_scalar_clip_is_numpys_clip_bit_for_bit():
+    """The per-joint limits clip in plain Python (numpy's clip of one number costs microseconds a call): the same
+    float as np.clip for every value and pair of bounds of :data:`EDGES` (the sign of a zero kept on a bound, NaN in
+    any argument NaN) and for random ones."""
+    rng = np.random.default_rng(7)
+    cases = [*((x, lo, hi) for x in EDGES for lo in EDGES for hi in EDGES), *rng.normal(size=(200, 3)).tolist()]
+    for x, lo, hi in cases:
+        got, want = clip(x, lo, hi), float(np.clip(x, lo, hi))
+        assert type(got) is float
+        same_sign = math.copysign(1, got) == math.copysign(1, want)
+        assert np.array_equal(got, want, equal_nan=True) and same_sign, (x, lo, hi)

@@ -20,11 +20,12 @@ from ..validation import integer
 from .base import ControllerMode, JointMeasurement, JointReference, MotorCommand
 
 
-def position_command(alpha_d: ArrayLike, alpha_d_dot: ArrayLike, reference_limit: ArrayLike
+def position_command(alpha_d: ArrayLike, alpha_d_dot: ArrayLike, low: ArrayLike, high: ArrayLike
                      ) -> tuple[np.ndarray, np.ndarray]:
-    """(β_d, β̇_d) of one joint or, elementwise, of arrays of joints: α_d clipped to ±``reference_limit`` (a NaN
-    reference passes through so that the run stops and reports it), α̇_d passed on unless clipped."""
-    beta_d = np.minimum(np.maximum(alpha_d, -reference_limit), reference_limit)  # as np.clip, which costs more
+    """(β_d, β̇_d) of one joint or, elementwise, of arrays of joints: α_d clipped to [``low``, ``high``] (the joint
+    limit: −L, L; a NaN reference passes through so that the run stops and reports it), α̇_d passed on unless
+    clipped."""
+    beta_d = np.minimum(np.maximum(alpha_d, low), high)  # as np.clip, which costs more
     return beta_d, np.where(beta_d == alpha_d, alpha_d_dot, 0.0)
 
 
@@ -39,17 +40,20 @@ class PositionController:
         """Stateless."""
 
     def step(self, t: float, dt: float, meas: JointMeasurement, ref: JointReference) -> MotorCommand:
-        beta_d, beta_d_dot = position_command(float(ref.alpha_d), ref.alpha_d_dot, self.reference_limit)
+        limit = self.reference_limit
+        beta_d, beta_d_dot = position_command(float(ref.alpha_d), ref.alpha_d_dot, -limit, limit)
         return MotorCommand(beta_d=float(beta_d), beta_d_dot=float(beta_d_dot))
 
     @staticmethod
     def joints_step(controllers: list[PositionController]) -> Callable[..., tuple[np.ndarray, np.ndarray]]:
         """:meth:`step` of every joint at once (tail → head; :class:`~.base.JointController`)."""
         limits = np.array([c.reference_limit for c in controllers])
+        low = -limits  # made once, not every period
 
         def step(t: float, dt: float, alpha: np.ndarray, alpha_dot: np.ndarray, beta: np.ndarray, tau: np.ndarray,
                  alpha_d: np.ndarray, alpha_d_dot: np.ndarray, tau_d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            return position_command(np.asarray(alpha_d, dtype=float), np.asarray(alpha_d_dot, dtype=float), limits)
+            return position_command(np.asarray(alpha_d, dtype=float), np.asarray(alpha_d_dot, dtype=float), low,
+                                    limits)
         return step
 
 

@@ -17,12 +17,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from ..registry import Param
 from ..robot import RobotParams
 from .base import ControllerMode, JointMeasurement, JointReference, MotorCommand
-from .limits import SEALimits, sea_limits
+from .limits import SEALimits, clip, sea_limits
 
 #: The gains of the PI loop on the measured torque. k_P defaults to 0 (the feed-forward τ_d does the work); k_I,
 #: unset, is :func:`default_integral_gain`.
@@ -54,11 +52,11 @@ class TorqueController:
 
     def step(self, t: float, dt: float, meas: JointMeasurement, ref: JointReference) -> MotorCommand:
         lim = self.torque_limit
-        tau_d = float(np.clip(ref.tau_d, -lim, lim))
+        tau_d = clip(ref.tau_d, -lim, lim)
         error = tau_d - self.limits.torque(meas.tau)
-        self.integral = float(np.clip(self.integral + self.integral_gain * error * dt, -lim, lim))
+        self.integral = clip(self.integral + self.integral_gain * error * dt, -lim, lim)
         command = tau_d + self.feedback_gain * error + self.integral
-        tau_star = float(np.clip(command, -lim, lim))
+        tau_star = clip(command, -lim, lim)
         beta_d = meas.alpha - tau_star / self.limits.stiffness
         self.limited = tau_d != ref.tau_d or tau_star != command
         return MotorCommand(beta_d=self.limits.motor(meas.alpha, beta_d), beta_d_dot=meas.alpha_dot)

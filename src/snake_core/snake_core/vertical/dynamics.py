@@ -38,6 +38,16 @@ def sea_angles(stiffness: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.nda
     return alpha, beta, stiffness * (alpha - beta)
 
 
+@njit(cache=True)
+def sea_reading(stiffness: np.ndarray, q: np.ndarray, v: np.ndarray, out: np.ndarray) -> None:
+    """Rows of ``out`` (4, N−1) = α, α̇, β and τ = K(α − β) of (q, q̇) (:func:`sea_angles` and α̇), in place: what the
+    joint modules read every control period, without making arrays."""
+    n = stiffness.shape[0]
+    for j in range(n):
+        alpha, beta = q[j], q[n + 3 + j]
+        out[0, j], out[1, j], out[2, j], out[3, j] = alpha, v[j], beta, stiffness[j] * (alpha - beta)
+
+
 def sea_torque(model: VerticalModel, q: np.ndarray) -> np.ndarray:
     """τ_j = K_j (α_j − β_j), 002 (4.36): the torque the SEA measures, shape (N−1,)."""
     return sea_angles(model.stiffness, q)[2]

@@ -91,8 +91,9 @@ def motor_commands(controllers: list[JointController], t: float, period: float, 
 @dataclass(slots=True)
 class Reading:
     """What the joint modules measure at a control instant, tail → head: α, α̇ [rad, rad/s], β [rad],
-    τ = K(α − β) [N·m], the motor-side PD torque U of 002 (4.39) [N·m] and the points in contact (a slotted record
-    made once a period, as :class:`snake_core.controllers.JointMeasurement`)."""
+    τ = K(α − β) [N·m], the motor-side PD torque U of 002 (4.39) [N·m] and the points in contact: a slotted record,
+    valid until the engine steps on (its arrays may be the engine's own, filled in at each read, as the vertical
+    model's are)."""
 
     alpha: np.ndarray
     alpha_dot: np.ndarray
@@ -161,12 +162,20 @@ class CommandRamp:
 
     period: float  # T_c [s]
     previous_rate: np.ndarray | None = None
+    _estimate: np.ndarray | None = field(default=None, init=False, repr=False)  # rewritten every period
 
     def acceleration(self, beta_d_dot: np.ndarray) -> np.ndarray:
-        """β̈_d ≈ (β̇_d − β̇_d of the last period) / T_c; remembers β̇_d (arrays of any shape, e.g. (B, N − 1))."""
-        prev = self.previous_rate
-        self.previous_rate = np.array(beta_d_dot, dtype=float)
-        return np.zeros_like(self.previous_rate) if prev is None else (beta_d_dot - prev) / self.period
+        """β̈_d ≈ (β̇_d − β̇_d of the last period) / T_c; remembers β̇_d (arrays of any shape, e.g. (B, N − 1), the
+        same every call). The estimate is the ramp's own array, valid until the next call (a period's step reads
+        it): no arrays are made once a period."""
+        prev, estimate = self.previous_rate, self._estimate
+        if prev is None:
+            self.previous_rate = np.array(beta_d_dot, dtype=float)
+            self._estimate = np.zeros_like(self.previous_rate)
+            return self._estimate
+        np.divide(np.subtract(beta_d_dot, prev, out=estimate), self.period, out=estimate)
+        prev[...] = beta_d_dot
+        return estimate
 
     def advance(self, engine: SeaEngine, data: Any, beta_d: np.ndarray, beta_d_dot: np.ndarray) -> None:
         """Step ``data`` one control period (:meth:`SeaEngine.advance`) with this period's β̈_d estimate."""
@@ -239,10 +248,14 @@ References = Callable[[float, Any], dict[str, np.ndarray]]
 
 
 def gait_references(gait: Gait, n_joints: int) -> References:
-    """The per-joint references at t: the gait's α_d, α̇_d and no τ_d (whatever the state)."""
+    """The per-joint references at t: the gait's α_d, α̇_d and no τ_d (whatever the state; one array of zeros for
+    every instant, which nobody changes in place: a tick hook returns new arrays)."""
+    no_torque = np.zeros(n_joints)
+    no_torque.setflags(write=False)
+
     def refs(t: float, data: Any) -> dict[str, np.ndarray]:
         alpha_d, alpha_d_dot = gait.reference(t)
-        return {"alpha_d": alpha_d, "alpha_d_dot": alpha_d_dot, "tau_d": np.zeros(n_joints)}
+        return {"alpha_d": alpha_d, "alpha_d_dot": alpha_d_dot, "tau_d": no_torque}
     return refs
 
 

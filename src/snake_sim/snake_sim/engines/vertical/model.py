@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from tqdm import tqdm
@@ -23,7 +23,7 @@ from snake_core.robot import MOTOR_GAIN_SCALE_PARAM, MOTOR_KP_PARAM, RobotParams
 from snake_core.validation import ConfigError
 from snake_core.vertical import ContactParams, Terrain, VerticalModel, build_model, initial_configuration
 from snake_core.vertical.contact import CONTACT_PARAMS
-from snake_core.vertical.dynamics import sea_angles
+from snake_core.vertical.dynamics import sea_reading
 from snake_core.vertical.kinematics import link_poses
 
 from ...core.scenario import ROBOT_NAME, WORLD_PARAMS, Scenario
@@ -73,9 +73,12 @@ class VerticalSetup:
     # The model as the SEA loop steps it (snake_sim.core.sea_loop.SeaEngine), over a VerticalData.
 
     def read(self, data: VerticalData) -> Reading:
-        model = self.model
-        alpha, beta, tau = sea_angles(model.stiffness, data.q)
-        return Reading(alpha, data.v[model.i_alpha], beta, tau, data.u, data.contacts)
+        """The data's own reading (α, α̇, β, τ (4.36), U of (4.39)) filled in at the current state: valid until the
+        next ``read`` or ``advance`` of ``data`` (a tick reads it, steps the controllers and records it first)."""
+        reading = data.reading
+        sea_reading(self.model.stiffness, data.q, data.v, data.measured)
+        reading.contacts = data.contacts
+        return reading
 
     def advance(self, data: VerticalData, beta_d: np.ndarray, beta_d_dot: np.ndarray, beta_d_acc: np.ndarray
                 ) -> None:
@@ -152,12 +155,20 @@ def _first_bad(model: VerticalModel, q: np.ndarray, v: np.ndarray) -> str:
 
 @dataclass(eq=False)
 class VerticalData:
-    """The mutable state of a vertical run: q, q̇, U of (4.39) at the end of the last step, points in contact."""
+    """The mutable state of a vertical run: q, q̇, U of (4.39) at the end of the last step, points in contact; and
+    the arrays of what the joint modules read, made once (:meth:`VerticalSetup.read` fills them in)."""
 
     q: np.ndarray
     v: np.ndarray
     u: np.ndarray
     contacts: int = 0
+    measured: np.ndarray = field(init=False, repr=False)  # (4, N − 1): α, α̇, β, τ
+    reading: Reading = field(init=False, repr=False)  # its rows, U (the array u) and the contacts
+
+    def __post_init__(self) -> None:
+        self.measured = np.empty((4, len(self.u)))
+        alpha, alpha_dot, beta, tau = self.measured
+        self.reading = Reading(alpha, alpha_dot, beta, tau, self.u, self.contacts)
 
     @classmethod
     def start(cls, setup: VerticalSetup) -> VerticalData:

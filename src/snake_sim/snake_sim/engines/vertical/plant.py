@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 from numba import njit
@@ -228,6 +229,7 @@ class VerticalPlant:
     contact: ContactParams
     pd: MotorPD
     _args: tuple = field(init=False, repr=False)
+    _period: partial = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         m, t, p = self.model, self.terrain, self.contact
@@ -237,6 +239,7 @@ class VerticalPlant:
                       t.ground is not None, 0.0 if t.ground is None else float(t.ground), t.boxes,
                       t.faces_friction(p.friction), p.threshold, p.friction, p.stiffness, p.damping, p.slip_velocity,
                       m.robot.alpha_limit, pd_args(self.pd))
+        self._period = partial(sea_period, *self._args)  # bound once: a period's call passes only the state on
         # one step from rest: loads the compiled kernels (numba's cache, or compiles them) now, not at a
         # simulator node's first step, which would be late by that time (about a second)
         q0, beta = initial_configuration(m), np.zeros(m.n_joints)
@@ -267,7 +270,7 @@ class VerticalPlant:
         the command extrapolated from a control instant (:func:`snake_sim.core.sea_loop.extrapolated_command`) to the
         end of each; returns the points in contact at the end."""
         d = self._data
-        return sea_period(*self._args, q, v, u, beta_d, beta_d_dot, beta_d_acc, d.M, d.f, d.cos, d.sin, h, substeps)
+        return self._period(q, v, u, beta_d, beta_d_dot, beta_d_acc, d.M, d.f, d.cos, d.sin, h, substeps)
 
 
 def _stacked(arrays: list) -> np.ndarray:
