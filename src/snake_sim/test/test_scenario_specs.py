@@ -36,6 +36,12 @@ def test_the_docs_tables_are_the_specs():
     ("open-loop-flat-3d", "world.tether.force=11", "world.tether.force = 11 is invalid: must be in [0, 10] "
                                                    "(002 §3.4, §5.4)"),
     ("open-loop-flat-3d", "contact.solref=[0.02, 0]", "contact.solref[1] = 0 is invalid: must be > 0"),
+    ("open-loop-flat-3d", "contact.solimp=[0.9, 1, 0.001, 0.5, 2]", "contact.solimp[1] = 1.0 is invalid: must be in "
+                                                                   "(0, 1)"),
+    ("open-loop-flat-3d", "contact.solimp=[0.9, 0.95, 0.001, 0.5, 0.5]", "contact.solimp[4] = 0.5 is invalid: must be "
+                                                                        ">= 1"),
+    ("open-loop-flat-3d", "robot.com_offset=[0.05, 0, 0]", "robot.com_offset[0] = 0.05 is invalid: must be in "
+                                                           "(-0.0371, 0.0371) (002 §6.4, §7.4)"),
     ("head-tracking-lyapunov", "robot.free_joints=[0]", "robot.free_joints[0] = 0 is invalid: must be an integer "
                                                         ">= 1 (004 §3.2)"),
     ("head-tracking-lyapunov", "robot.free_joints=[3, 10]", "robot.free_joints[1] = 10 is invalid: must be an "
