@@ -97,8 +97,9 @@ WORLD_PARAMS = (WORLD_FILE,)
 DEFAULT_BLOWUP_TORQUE = 10.0
 #: ``controller:`` of the planar model besides the tracker's gains (the trackers' own specs).
 CONTROLLER_PARAMS = (
-    Param("mode", "lyapunov", "", "the head tracker, its gains beside these fields (the trackers' "
-          "tables)", choices=tuple(TRACKERS.loaders), source="004 §6"),
+    Param("mode", "lyapunov", "", "the head tracker, a name in its registry (snake_core.planar.trackers: "
+          f"{', '.join(TRACKERS.loaders)}), its gains beside these fields (the trackers' tables)", kind=str,
+          source="004 §6"),
     Param("reference", None, "", "the head's straight-line reference, a mapping (`controller.reference.*`)",
           scalar=False, required=True, source="004 (80)"),
     Param("evaluation_window", None, "s", "[t0, t1] of the tracking errors in summary.json, t0 < t1 (unset: the "
