@@ -46,7 +46,7 @@ def test_the_docs_tables_are_the_specs():
                                                         ">= 1 (004 §3.2)"),
     ("head-tracking-lyapunov", "robot.free_joints=[3, 10]", "robot.free_joints[1] = 10 is invalid: must be an "
                                                             "integer in [1, 9] (004 §3.2)"),
-    ("head-tracking-lyapunov", "contact.mu_t=-1", "contact.mu_t = -1 is invalid: must be >= 0"),
+    ("head-tracking-lyapunov", "contact.mu_t=-1", "contact.mu_t = -1 is invalid: must be >= 0 (003 §3.6)"),
     ("pushing", "contact.scenario=4", "contact.scenario = 4 is invalid: must be an integer in [1, 3] "
                                       "(001 §Results, Fig. 3)"),
     ("head-tracking-pfl", "controller.reference.speed=2", "controller.reference.speed = 2 is invalid: must be in "

@@ -59,7 +59,7 @@ from snake_core.planar.manipulability import ManipulabilityMonitor
 from snake_core.planar.model import PlanarModel, build_model, compute_terms, forward_dynamics, link_positions
 from snake_core.planar.trackers import TRACKERS
 from snake_core.registry import Param, checked
-from snake_core.robot import FrictionParams, RobotParams, load_robot
+from snake_core.robot import FRICTION_PARAMS, FrictionParams, RobotParams, load_robot
 from snake_core.validation import ConfigError, get, positive
 
 from ...core.runlog import Diagnostic, RunLog
@@ -80,16 +80,10 @@ ROBOT_PARAMS = (
           "sea", choices=("auto", "rigid", "sea")),
     INITIAL_JOINT_ANGLE,
 )
-#: ``contact:`` of the planar model: the ground friction of each link, replacing the robot file's ``friction:``.
-CONTACT_PARAMS = (
-    Param("c_t", None, "N·s/m", "viscous friction along the link (unset: the robot file's)", 0.0,
-          source="004 (16)–(20)"),
-    Param("c_n", None, "N·s/m", "viscous friction across the link (unset: the robot file's)", 0.0,
-          source="004 (16)–(20)"),
-    Param("c_theta", None, "N·m·s", "rotational viscous friction (unset: the robot file's)", 0.0),
-    Param("mu_t", None, "", "regularised Coulomb friction along the link (unset: the robot file's)", 0.0),
-    Param("mu_n", None, "", "regularised Coulomb friction across the link (unset: the robot file's)", 0.0),
-)
+#: ``contact:`` of the planar model: the ground friction of each link, replacing the robot file's ``friction:`` (the
+#: robot file's specs, unset by default).
+CONTACT_PARAMS = tuple(dataclasses.replace(p, default=None, description=f"{p.description} (unset: the robot file's)")
+                       for p in FRICTION_PARAMS)
 #: ``world:`` of the planar model: the world file only (the start is controller.reference.start).
 WORLD_PARAMS = (WORLD_FILE,)
 #: ‖τ‖ [N·m] beyond which a run is stopped as a torque blow-up (controller.blowup_torque): ~50× the
