@@ -105,12 +105,16 @@ def checked(mapping: Mapping[str, Any], params: Sequence[Param], path: str, sour
             n_joints: int | None = None, also: Sequence[str] = ()) -> dict[str, Any]:
     """name → value of each of ``params`` in ``mapping`` (a scenario's ``path:`` mapping, ``--set path.*``
     included), checked by :meth:`Param.check`, the default where it is unset (None: the owner computes it; a
-    ``required`` one missing is an error). A key that is neither a parameter nor in ``also`` is refused."""
+    ``required`` one missing is an error; ``path`` "": the top level of a file). A key that is neither a parameter nor
+    in ``also`` is refused, and so is a ``mapping`` that is none."""
+    if not isinstance(mapping, Mapping):
+        raise ConfigError(path or "<root>", mapping, "must be a mapping", source)
     reject_unknown(mapping, (*also, *param_names(params)), path, source)
     out = {}
     for p in params:
         value = get(mapping, p.name, path, source) if p.required else get(mapping, p.name, path, source, p.default)
-        out[p.name] = None if value is None else p.check(value, f"{path}.{p.name}", source, n_joints)
+        field = f"{path}.{p.name}" if path else p.name
+        out[p.name] = None if value is None else p.check(value, field, source, n_joints)
     return out
 
 

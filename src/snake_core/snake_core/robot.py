@@ -14,19 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from . import locator, yaml_files
-from .registry import Param
-from .validation import (
-    ConfigError,
-    choice,
-    flag,
-    get,
-    integer,
-    non_negative,
-    number,
-    per_joint,
-    positive,
-    reject_unknown,
-)
+from .registry import Param, checked, defaults, param_table
+from .validation import ConfigError
 
 #: 002 (4.36) ambiguity (docs/readings.md): the rotor kinetic energy is either
 #: ½ J_r β̇² ("own": the rotor's angular velocity is only its own) or ½ n² J_r β̇² ("reflected").
@@ -170,126 +159,163 @@ MOTOR_GAIN_SCALE_PARAM = Param("motor_gain_scale", None, "", "s, the motor-side 
 MOTOR_KP_PARAM = Param("motor_kp", None, "N·m/rad", "K_p of the motor-side PD, after motor_gain_scale (e.g. a "
                        "calibrated one; unset: the robot file's actuator.kp)", 0.0, low_open=True, source="002 (4.39)")
 
-_TOP = ("name", "description", "source", "links", "joints", "sea", "actuator", "friction", "can")
+#: The robot file's top level: what it is, and its sections (each checked against its own specs below).
+ROBOT_FILE_PARAMS = (
+    Param("name", None, "", "the robot's name, the file's name without .yaml", kind=str, required=True),
+    Param("description", "", "", "what the robot is, one line", kind=str),
+    Param("source", "", "", "where its numbers come from (the papers' tables and sections)", kind=str),
+    Param("links", None, "", "the identical modules (`links.*`)", scalar=False, required=True),
+    Param("joints", None, "", "the joints' limits (`joints.*`)", scalar=False, required=True),
+    Param("sea", None, "", "the series elastic actuators (`sea.*`; unset: rigid joints driven by torque, as 004's)",
+          scalar=False, source="002 §3.3"),
+    Param("actuator", None, "", "the geared servo behind each spring (`actuator.*`; required with sea)",
+          scalar=False, source="002 (4.36), (4.39)"),
+    Param("friction", None, "", "the planar models' ground friction of a link (`friction.*`; unset: none)",
+          scalar=False, source="004 (10)–(20)"),
+    Param("can", None, "", "the joint modules on the CAN bus (`can.*`; unset: a robot on no bus)", scalar=False),
+)
+#: ``links:`` of a robot file: N identical modules (002 §3.3), joint order tail (joint 1) to head (joint N − 1).
+LINKS_PARAMS = (
+    Param("count", None, "", "N, the number of links (N − 1 joints)", 2, kind=int, required=True,
+          source="002 Table 3.2; 004 Table 1"),
+    Param("length", None, "m", "2l, a link's length", 0.0, low_open=True, required=True,
+          source="002 Fig. 4.1; 004 Table 1"),
+    Param("mass", None, "kg", "m_l, a link's mass (the rotor's is actuator.rotor_mass)", 0.0, low_open=True,
+          required=True, source="002 Table 5.1; 004 Table 1"),
+    Param("inertia", None, "kg·m²", "J_l, a link's moment of inertia about its centre of mass, about the joint axis "
+          "(the planar models')", 0.0, low_open=True, required=True, source="002 Table 5.1; 004 Table 1"),
+    Param("inertia_tensor", None, "kg·m²", "the 3-D engines' principal moments about the centre of mass, [J_xx, J_yy, "
+          "J_zz] with x along the link, each at most the sum of the other two (unset: J_l about every axis)", 0.0,
+          low_open=True, size=3),
+    Param("width", None, "m", "the module's width across flats (the octagonal module's diameter)", 0.0,
+          low_open=True, required=True, source="002 Table 3.2"),
+)
+#: ``joints:`` of a robot file: the limits of every joint (degrees at the edge, radians inside).
+JOINTS_PARAMS = (
+    Param("limit_deg", None, "deg", "the joints' bound ±limit_deg on the references, the motor's β and the joint "
+          "angle α", 0.0, 180.0, low_open=True, required=True, source="002 Table 3.2"),
+    Param("limit_alpha", True, "", "the simulators hold the joint angle α within ±limit_deg; false: only β and the "
+          "references are limited, as in 002's simulation (Table 5.1 prints no limit on α)", kind=bool,
+          source="002 Table 5.1"),
+    Param("velocity_limit", None, "rad/s", "the joints' speed bound (the servo's maximum speed)", 0.0, low_open=True,
+          required=True, source="002 Table 3.1"),
+    Param("effort_limit", None, "N·m", "the joints' torque bound (the servo's stall torque)", 0.0, low_open=True,
+          required=True, source="002 Table 3.1"),
+)
+#: ``sea:`` of a robot file: the spring between motor and link, τ_j = K_j (α_j − β_j), 002 (4.36).
+SEA_PARAMS = (
+    Param("stiffness", None, "N·m/rad", "K_j, the spring's stiffness: one value for every joint or one per joint",
+          0.0, low_open=True, vector=True, required=True, source="002 §3.3.2, (4.36)"),
+    Param("deflection_limit_deg", None, "deg", "the spring's deflection α − β (either sign) beyond which the torque "
+          "sensor saturates", 0.0, 90.0, low_open=True, required=True, source="002 §3.3.2"),
+    Param("torque_resolution", None, "N·m", "the torque sensor's resolution", 0.0, low_open=True, required=True,
+          source="002 §3.3.2, Table 3.2"),
+)
+#: ``actuator:`` of a robot file: the geared servo behind the spring and its motor-side PD, 002 (4.36), (4.39).
+ACTUATOR_PARAMS = (
+    Param("gear_ratio", None, "", "n, the servo's gear ratio", 0.0, low_open=True, required=True,
+          source="002 Table 3.1, (4.36)"),
+    Param("rotor_mass", None, "kg", "m_r, the rotor's mass (at the joint)", 0.0, required=True,
+          source="002 Table 5.1"),
+    Param("rotor_inertia", None, "kg·m²", "J_r, the rotor's moment of inertia", 0.0, low_open=True, required=True,
+          source="002 Table 5.1"),
+    Param("rotor_inertia_model", ROTOR_INERTIA_MODELS[0], "", "the rotor's kinetic energy: own (½ J_r β̇²) or "
+          "reflected (½ n² J_r β̇²)", choices=ROTOR_INERTIA_MODELS, source="002 (4.36)"),
+    Param("kp", None, "N·m/rad", "K_p of the motor-side PD", 0.0, low_open=True, required=True,
+          source="002 (4.39), Table 5.1"),
+    Param("kd", None, "N·m·s/rad", "K_D of the motor-side PD", 0.0, required=True, source="002 (4.39), Table 5.1"),
+    Param("stall_torque", None, "N·m", "the servo's stall torque", 0.0, low_open=True, required=True,
+          source="002 Table 3.1"),
+    Param("max_speed", None, "rad/s", "the servo's maximum speed", 0.0, low_open=True, required=True,
+          source="002 Table 3.1"),
+    Param("torque_speed_line", True, "", "U of (4.39) within the servo's torque–speed line through stall_torque and "
+          "max_speed; false: unbounded, as in 002's simulation (Table 5.1 prints no line)", kind=bool,
+          source="suite, on 002 (4.39)"),
+)
+#: ``friction:`` of a robot file: a link's ground friction in the planar models, viscous and/or regularised Coulomb.
+FRICTION_PARAMS = (
+    Param("c_t", 0.0, "N·s/m", "viscous friction along the link", 0.0, source="004 (10), (16)–(20)"),
+    Param("c_n", 0.0, "N·s/m", "viscous friction across the link", 0.0, source="004 (10), (16)–(20)"),
+    Param("c_theta", 0.0, "N·m·s", "rotational viscous friction", 0.0, source="004 §6.1.3"),
+    Param("mu_t", 0.0, "", "regularised Coulomb friction along the link", 0.0, source="003 §3.6"),
+    Param("mu_n", 0.0, "", "regularised Coulomb friction across the link", 0.0, source="003 §3.6"),
+)
+#: ``can:`` of a robot file: the joint modules on the bus (docs/can_protocol.md).
+MODULE_IDS = Param("module_ids", None, "", "each joint's module id on the bus, tail → head: one per joint, each "
+                   "once", 1, 63, kind=int, size=0, required=True)
+CAN_PARAMS = (
+    MODULE_IDS,
+    Param("profile", CAN_PROFILES[0], "", "the frame set on the bus: classic (one command and one state frame per "
+          "joint), compact (grouped commands, 4-byte states) or fd (CAN FD)", choices=CAN_PROFILES),
+    Param("estop_release_from_bus", False, "", "the CAN master obeys an e-stop release frame another node sends; "
+          "false: only the operator's release through the bridge", kind=bool),
+)
+#: Each section of a robot file and its specs, in the file's order ("" the top level).
+ROBOT_FILE_SECTIONS = {"": ROBOT_FILE_PARAMS, "links": LINKS_PARAMS, "joints": JOINTS_PARAMS, "sea": SEA_PARAMS,
+                       "actuator": ACTUATOR_PARAMS, "friction": FRICTION_PARAMS, "can": CAN_PARAMS}
 
 
-def _sea_params(s: Any, n_joints: int, source: str | None) -> SEAParams:
-    """The ``sea:`` section: spring stiffness per joint, deflection range, torque resolution."""
-    reject_unknown(s, ("stiffness", "deflection_limit_deg", "torque_resolution"), "sea", source)
-    return SEAParams(
-        stiffness=per_joint(get(s, "stiffness", "sea", source), n_joints, "sea.stiffness", source,
-                            low=0.0, low_open=True),
-        deflection_limit=math.radians(number(get(s, "deflection_limit_deg", "sea", source),
-                                             "sea.deflection_limit_deg", source, low=0.0, high=90.0,
-                                             low_open=True)),
-        torque_resolution=positive(get(s, "torque_resolution", "sea", source), "sea.torque_resolution", source),
-    )
-
-
-def _actuator_params(a: Any, source: str | None) -> ActuatorParams:
-    """The ``actuator:`` section: gear, rotor, motor-side PD gains, servo limits."""
-    reject_unknown(a, ("gear_ratio", "rotor_mass", "rotor_inertia", "rotor_inertia_model", "kp", "kd",
-                       "stall_torque", "max_speed", "torque_speed_line"), "actuator", source)
-    return ActuatorParams(
-        gear_ratio=positive(get(a, "gear_ratio", "actuator", source), "actuator.gear_ratio", source),
-        rotor_mass=non_negative(get(a, "rotor_mass", "actuator", source), "actuator.rotor_mass", source),
-        rotor_inertia=positive(get(a, "rotor_inertia", "actuator", source), "actuator.rotor_inertia", source),
-        rotor_inertia_model=choice(get(a, "rotor_inertia_model", "actuator", source, default="own"),
-                                   "actuator.rotor_inertia_model", ROTOR_INERTIA_MODELS, source),
-        kp=positive(get(a, "kp", "actuator", source), "actuator.kp", source),
-        kd=non_negative(get(a, "kd", "actuator", source), "actuator.kd", source),
-        stall_torque=positive(get(a, "stall_torque", "actuator", source), "actuator.stall_torque", source),
-        max_speed=positive(get(a, "max_speed", "actuator", source), "actuator.max_speed", source),
-        torque_speed_line=flag(get(a, "torque_speed_line", "actuator", source, default=True),
-                               "actuator.torque_speed_line", source),
-    )
-
-
-def _friction_params(f: Any, source: str | None) -> FrictionParams:
-    """The ``friction:`` section (planar ground friction, 004 (10)–(13)); missing coefficients are 0."""
-    reject_unknown(f, ("c_t", "c_n", "c_theta", "mu_t", "mu_n"), "friction", source)
-    return FrictionParams(*(non_negative(get(f, k, "friction", source, default=0.0), f"friction.{k}", source)
-                            for k in ("c_t", "c_n", "c_theta", "mu_t", "mu_n")))
-
-
-def _can_section(c: Any, n_joints: int, source: str | None) -> tuple[tuple[int, ...], str, bool]:
-    """The ``can:`` section: one unique module id per joint, the bus profile, and whether an e-stop release frame
-    from another node is obeyed."""
-    reject_unknown(c, ("module_ids", "profile", "estop_release_from_bus"), "can", source)
-    release = flag(get(c, "estop_release_from_bus", "can", source, default=False), "can.estop_release_from_bus",
-                   source)
-    profile = choice(get(c, "profile", "can", source, default=CAN_PROFILES[0]), "can.profile", CAN_PROFILES, source)
-    ids = get(c, "module_ids", "can", source)
-    if not isinstance(ids, list) or len(ids) != n_joints:
-        raise ConfigError("can.module_ids", ids, f"must be a list of {n_joints} module ids (one per joint)", source)
-    can_ids = tuple(integer(v, f"can.module_ids[{i}]", source, low=1, high=63) for i, v in enumerate(ids))
-    if len(set(can_ids)) != len(can_ids):
-        raise ConfigError("can.module_ids", ids, "module ids must be unique", source)
-    return can_ids, profile, release
+def robot_file_tables() -> str:
+    """docs/robot.md's tables of the robot file's fields, made from the specs only (one per section)."""
+    return "\n\n".join(f"**{section or 'top level'}**\n\n{param_table(params, section)}"
+                        for section, params in ROBOT_FILE_SECTIONS.items())
 
 
 def robot_from_dict(data: Any, source: str | None = None) -> RobotParams:
-    """Validate a robot mapping (as read from YAML) and build :class:`RobotParams`."""
+    """Validate a robot mapping (as read from YAML) against :data:`ROBOT_FILE_SECTIONS` and build
+    :class:`RobotParams`."""
     if not isinstance(data, dict):
         raise ConfigError("<root>", data, "a robot file must be a YAML mapping", source)
-    reject_unknown(data, _TOP, "", source)
-    name = get(data, "name", "", source)
-    if not isinstance(name, str) or not name:
-        raise ConfigError("name", name, "must be a non-empty string", source)
+    top = checked(data, ROBOT_FILE_PARAMS, "", source)
+    links = checked(top["links"], LINKS_PARAMS, "links", source)
+    joints = checked(top["joints"], JOINTS_PARAMS, "joints", source)
+    n_joints = links["count"] - 1
 
-    links = get(data, "links", "", source)
-    reject_unknown(links, ("count", "length", "mass", "inertia", "inertia_tensor", "width"), "links", source)
-    n_links = integer(get(links, "count", "links", source), "links.count", source, low=2)
-    joints = get(data, "joints", "", source)
-    reject_unknown(joints, ("limit_deg", "limit_alpha", "velocity_limit", "effort_limit"), "joints", source)
-    n_joints = n_links - 1
-
-    sea = _sea_params(data["sea"], n_joints, source) if data.get("sea") is not None else None
-    actuator = _actuator_params(data["actuator"], source) if data.get("actuator") is not None else None
+    sea = actuator = friction = None
+    if top["sea"] is not None:
+        s = checked(top["sea"], SEA_PARAMS, "sea", source, n_joints=n_joints)
+        sea = SEAParams(s["stiffness"], math.radians(s["deflection_limit_deg"]), s["torque_resolution"])
+    if top["actuator"] is not None:
+        actuator = ActuatorParams(**checked(top["actuator"], ACTUATOR_PARAMS, "actuator", source))
     if sea is not None and actuator is None:
         raise ConfigError("actuator", None, "is required when sea is given (the spring needs a motor behind it)",
                           source)
-    friction = _friction_params(data["friction"], source) if data.get("friction") is not None else None
-    can_ids, can_profile, can_bus_release = None, CAN_PROFILES[0], False
-    if data.get("can") is not None:
-        can_ids, can_profile, can_bus_release = _can_section(data["can"], n_joints, source)
+    if top["friction"] is not None:
+        friction = FrictionParams(**checked(top["friction"], FRICTION_PARAMS, "friction", source))
+    can = {"module_ids": None, **defaults(CAN_PARAMS)}
+    if top["can"] is not None:
+        can = checked(top["can"], (replace(MODULE_IDS, size=n_joints), *CAN_PARAMS[1:]), "can", source)
+        if len(set(can["module_ids"])) != n_joints:
+            raise ConfigError("can.module_ids", top["can"]["module_ids"], "module ids must be unique", source)
 
     return RobotParams(
-        name=name,
-        n_links=n_links,
-        link_length=positive(get(links, "length", "links", source), "links.length", source),
-        link_mass=positive(get(links, "mass", "links", source), "links.mass", source),
-        link_inertia=positive(get(links, "inertia", "links", source), "links.inertia", source),
-        module_width=positive(get(links, "width", "links", source), "links.width", source),
-        joint_limit=math.radians(number(get(joints, "limit_deg", "joints", source), "joints.limit_deg", source,
-                                        low=0.0, high=180.0, low_open=True)),
-        joint_velocity_limit=positive(get(joints, "velocity_limit", "joints", source), "joints.velocity_limit",
-                                      source),
-        joint_effort_limit=positive(get(joints, "effort_limit", "joints", source), "joints.effort_limit", source),
+        name=top["name"],
+        n_links=links["count"],
+        link_length=links["length"],
+        link_mass=links["mass"],
+        link_inertia=links["inertia"],
+        module_width=links["width"],
+        joint_limit=math.radians(joints["limit_deg"]),
+        joint_velocity_limit=joints["velocity_limit"],
+        joint_effort_limit=joints["effort_limit"],
         sea=sea,
         actuator=actuator,
         friction=friction,
-        can_ids=can_ids,
-        can_profile=can_profile,
-        can_bus_release=can_bus_release,
-        link_inertia_tensor=_inertia_tensor(links.get("inertia_tensor"), source),
-        limit_alpha=flag(get(joints, "limit_alpha", "joints", source, default=True), "joints.limit_alpha", source),
+        can_ids=can["module_ids"],
+        can_profile=can["profile"],
+        can_bus_release=can["estop_release_from_bus"],
+        link_inertia_tensor=_body_tensor(links["inertia_tensor"], source),
+        limit_alpha=joints["limit_alpha"],
     )
 
 
-def _inertia_tensor(value: Any, source: str | None) -> tuple[float, float, float] | None:
-    """``links.inertia_tensor``: three positive principal moments that a body can have (each ≤ the sum of the
-    other two), or None."""
-    if value is None:
-        return None
-    if not isinstance(value, list) or len(value) != 3:
-        raise ConfigError("links.inertia_tensor", value, "must be a list of 3 principal moments [kg m^2] "
-                          "(x along the link, y, z)", source)
-    j = tuple(positive(v, f"links.inertia_tensor[{i}]", source) for i, v in enumerate(value))
-    if any(2.0 * v > sum(j) * (1.0 + 1e-12) for v in j):
-        raise ConfigError("links.inertia_tensor", value, "must satisfy the triangle inequality (each moment ≤ the "
+def _body_tensor(j: tuple[float, float, float] | None, source: str | None) -> tuple[float, float, float] | None:
+    """``links.inertia_tensor`` (checked against its spec), refused unless a body can have it: each moment ≤ the sum
+    of the other two."""
+    if j is not None and any(2.0 * v > sum(j) * (1.0 + 1e-12) for v in j):
+        raise ConfigError("links.inertia_tensor", list(j), "must satisfy the triangle inequality (each moment ≤ the "
                           "sum of the other two)", source)
-    return j  # type: ignore[return-value]
+    return j
 
 
 def load_robot(name: str | Path) -> RobotParams:

@@ -158,9 +158,21 @@ def test_joint_below_the_ground_is_reported():
 
 
 def test_gait_angle_beyond_the_joint_range_is_refused():
-    with pytest.raises(ConfigError, match=r"alpha = 0\.9 is invalid"):
+    with pytest.raises(ConfigError, match=r"^alpha = 0\.9 is invalid: must be in \(0, 0\.785398\] \(003 §3\.5\)$"):
         check_alpha(0.9, np.pi / 4)
     assert check_alpha(np.pi / 4, np.pi / 4) == pytest.approx(np.pi / 4)
+
+
+@pytest.mark.parametrize(("field", "value", "message"), [
+    ("mu", 2.5, r"^mu = 2\.5 is invalid: must be in \[0, 2\] \(003 §3\.6\)$"),
+    ("samples", 2, r"^samples = 2 is invalid: must be an integer >= 3 \(003 §3\.5\.3\)$"),
+    ("step_time", 0.0, r"^step_time = 0\.0 is invalid: must be > 0$"),
+    ("joint_limit", 4.0, r"^joint_limit = 4\.0 is invalid: must be in \(0, 3\.14159\]$"),
+    ("ground_tolerance", -1e-3, r"^ground_tolerance = -0\.001 is invalid: must be >= 0$"),
+])
+def test_a_model_field_out_of_its_spec_is_one_line_naming_the_range_and_the_source(field, value, message):
+    with pytest.raises(ConfigError, match=message):
+        build_model(ROBOT, **{field: value})
 
 
 def test_bspline_basis_partition_of_unity_and_derivatives():

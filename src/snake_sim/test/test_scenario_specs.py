@@ -36,13 +36,40 @@ def test_the_docs_tables_are_the_specs():
     ("open-loop-flat-3d", "world.tether.force=11", "world.tether.force = 11 is invalid: must be in [0, 10] "
                                                    "(002 §3.4, §5.4)"),
     ("open-loop-flat-3d", "contact.solref=[0.02, 0]", "contact.solref[1] = 0 is invalid: must be > 0"),
+    ("open-loop-flat-3d", "contact.solimp=[0.9, 1, 0.001, 0.5, 2]", "contact.solimp[1] = 1.0 is invalid: must be in "
+                                                                   "(0, 1)"),
+    ("open-loop-flat-3d", "contact.solimp=[0.9, 0.95, 0.001, 0.5, 0.5]", "contact.solimp[4] = 0.5 is invalid: must be "
+                                                                        ">= 1"),
+    ("open-loop-flat-3d", "robot.com_offset=[0.05, 0, 0]", "robot.com_offset[0] = 0.05 is invalid: must be in "
+                                                           "(-0.0371, 0.0371) (002 §6.4, §7.4)"),
     ("head-tracking-lyapunov", "robot.free_joints=[0]", "robot.free_joints[0] = 0 is invalid: must be an integer "
                                                         ">= 1 (004 §3.2)"),
     ("head-tracking-lyapunov", "robot.free_joints=[3, 10]", "robot.free_joints[1] = 10 is invalid: must be an "
                                                             "integer in [1, 9] (004 §3.2)"),
-    ("head-tracking-lyapunov", "contact.mu_t=-1", "contact.mu_t = -1 is invalid: must be >= 0"),
+    ("head-tracking-lyapunov", "contact.mu_t=-1", "contact.mu_t = -1 is invalid: must be >= 0 (003 §3.6)"),
     ("pushing", "contact.scenario=4", "contact.scenario = 4 is invalid: must be an integer in [1, 3] "
                                       "(001 §Results, Fig. 3)"),
+    ("head-tracking-pfl", "controller.reference.speed=2", "controller.reference.speed = 2 is invalid: must be in "
+                                                          "[0, 1] (004 (80))"),
+    ("head-tracking-pfl", "controller.reference.start=[1]", "controller.reference.start = [1] is invalid: must be a "
+                                                            "list of 2 numbers"),
+    ("head-tracking-pfl", "controller.reference.speeed=0.1", "controller.reference.speeed = 0.1 is invalid: unknown "
+                                                             "field; allowed: speed, direction, heading, start"),
+    ("head-tracking-pfl", "controller.blowup_torque=0", "controller.blowup_torque = 0 is invalid: must be > 0"),
+    ("head-tracking-pfl", "controller.evaluation_window=[-1, 2]", "controller.evaluation_window[0] = -1 is invalid: "
+                                                                  "must be >= 0"),
+    ("head-tracking-pfl", "controller.evaluation_window=[2, 1]", "controller.evaluation_window[1] = 1 is invalid: "
+                                                                 "must be > t0 = 2"),
+    ("head-tracking-pfl", "controller.manipulability_threshold=-1", "controller.manipulability_threshold = -1 is "
+                                                                    "invalid: must be >= 0 (004 (31), (33)–(42))"),
+    ("pushing", "controller.torque=[0.1]", "controller.torque = [0.1] is invalid: must be a list of 2 numbers in "
+                                           "[-2, 2] (001 (31))"),
+    ("pushing", "controller.torque=[0, 0]", "controller.torque = [0.0, 0.0] is invalid: must not be all zero "
+                                            "(nothing would push)"),
+    ("pushing", "robot.initial_joint_angles=[-1, 3]", "robot.initial_joint_angles[1] = 3 is invalid: must be in "
+                                                      "[-2.35619, 2.35619] (001 §Results)"),
+    ("pushing", "sim.time_step=0.001", "sim.time_step = 0.001 is invalid: must be in [1e-07, 5e-05]"),
+    ("pushing", "sim.duration=0.01", "sim.duration = 0.01 is invalid: must be >= 0.012"),
 ])
 def test_a_set_field_out_of_its_spec_is_one_line_naming_the_range_and_the_source(scenario, assignment, message):
     with pytest.raises(ConfigError) as err:
@@ -57,3 +84,15 @@ def test_every_shipped_scenario_passes_its_specs_and_builds():
     for name in list_scenarios():
         scenario = load_scenario(name)
         assert runtime_for(scenario.model).build(scenario).scenario is scenario, name
+
+
+@pytest.mark.parametrize(("scenario", "field"), [("head-tracking-lyapunov", "start_x"), ("pushing", "start_x"),
+                                                 ("pushing", "side_friction")])
+def test_the_planar_and_pushing_models_refuse_a_world_field_they_do_not_take(scenario, field):
+    """Their start is the reference's or against the box, and their ground is not the world file's: a world field of
+    the other models would be ignored, so it is refused with the one they take."""
+    loaded = load_scenario(scenario, [f"world.{field}=0.1"])
+    with pytest.raises(ConfigError) as err:
+        runtime_for(loaded.model).build(loaded)
+    assert str(err.value).endswith(f"world.{field} = 0.1 is invalid: unknown field; allowed: file")
+    assert "\n" not in str(err.value)

@@ -28,20 +28,14 @@ q_s = {0, 0, 0, −135°, −135°}; joint order tail → head as everywhere in 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from snake_core.validation import (
-    ConfigError,
-    integer,
-    non_negative,
-    number,
-    positive,
-    reject_unknown,
-)
+from snake_core.registry import Param, checked, param_table
+from snake_core.validation import ConfigError
 
 if TYPE_CHECKING:
     from snake_core.pushing.constraints import ConstraintSet
@@ -61,6 +55,45 @@ DEFAULT_OBJECT_OFFSET = (0.05, 0.0)
 DEFAULT_OBJECT_GYRATION = 0.1 / 6**0.5
 
 MAX_JOINTS = 32
+
+#: n_a, the snake's joints (fixed by the case study, not a model field of the mapping).
+N_JOINTS = Param("n_joints", None, "", "n_a, the snake's joints (n_a + 1 links)", 1, MAX_JOINTS, kind=int,
+                 source="001 (5)")
+#: The two numbers of ``object_offset``: the object lies on the contact normal's side.
+OBJECT_OFFSET_PARTS = (
+    Param("normal", None, "m", "along the contact normal", 0.0, low_open=True),
+    Param("tangent", None, "m", "along the contact link"),
+)
+#: ``contact_link``; its upper bound is the model's link count.
+CONTACT_LINK = Param("contact_link", 1, "", "the link touching the object, 1-based from the tail (at most n_a + 1)", 1,
+                     kind=int, source="001 case study 1")
+#: ``contact_side``: +1 or −1 (0 is refused beside the spec).
+CONTACT_SIDE = Param("contact_side", 1, "", "+1: the object on the left of the contact link, -1: on the right "
+                     "(not 0)", -1, 1, kind=int)
+#: The fields of :class:`PushingModel` a mapping (YAML, ``--param``) may set, 001 Table 1's values their defaults.
+MODEL_PARAMS = (
+    Param("link_mass", TABLE1_LINK_MASS, "kg", "m, every link's mass (001 (6) needs them equal)", 0.0, low_open=True,
+          source="001 Table 1"),
+    Param("link_length", TABLE1_LINK_LENGTH, "m", "ℓ, every link's length", 0.0, low_open=True, source="001 Table 1"),
+    Param("link_inertia", TABLE1_LINK_INERTIA, "kg·m²", "I_com, every link's moment of inertia about its centre", 0.0,
+          low_open=True, source="001 Table 1"),
+    Param("kappa", KAPPA_FIG4, "", "κ = m_obj / m, the object's mass in link masses (κ ≤ 0: I_obj singular)", 0.0,
+          low_open=True, source="001 (6), Fig. 4"),
+    Param("object_gyration", DEFAULT_OBJECT_GYRATION, "m", "ρ, the object's radius of gyration: Ī_obj = diag(1, 1, ρ²) "
+          "(not in 001: a 10 cm box)", 0.0, low_open=True),
+    Param("object_offset", DEFAULT_OBJECT_OFFSET, "m", "the object's centre of mass from the contact point: "
+          + ", ".join(f"{p.name} ({p.description}) {p.range or 'any'}" for p in OBJECT_OFFSET_PARTS)
+          + " (not in 001)", size=len(OBJECT_OFFSET_PARTS)),
+    CONTACT_LINK,
+    Param("contact_position", 0.5, "", "the contact point along the contact link, a fraction of ℓ from its tail end",
+          0.0, 1.0, source="001 case study 1"),
+    CONTACT_SIDE,
+    Param("wheel_position", 0.5, "", "the passive wheels along their links, a fraction of ℓ", 0.0, 1.0,
+          source="001 Fig. 3"),
+    Param("mu_s", TABLE1_MU_S, "", "μ_s, the wheels' lateral friction bound μ_s m g in Scenario 2", 0.0,
+          source="001 Table 1"),
+    Param("gravity", STANDARD_GRAVITY, "m/s²", "g of the wheels' normal load m g (not in 001)", 0.0, low_open=True),
+)
 
 
 class Scenario(IntEnum):
@@ -90,23 +123,14 @@ class PushingModel:
     gravity: float = STANDARD_GRAVITY
 
     def __post_init__(self) -> None:
-        integer(self.n_joints, "n_joints", low=1, high=MAX_JOINTS)
-        positive(self.link_mass, "link_mass")
-        positive(self.link_length, "link_length")
-        positive(self.link_inertia, "link_inertia")
-        positive(self.kappa, "kappa")  # κ ≤ 0: no object mass, I_obj singular (001 (6))
-        positive(self.object_gyration, "object_gyration")
-        if len(self.object_offset) != 2:
-            raise ConfigError("object_offset", self.object_offset, "must be two numbers (normal, tangent) in m")
-        positive(self.object_offset[0], "object_offset[0]")  # the object lies on the normal's side
-        number(self.object_offset[1], "object_offset[1]")
-        integer(self.contact_link, "contact_link", low=1, high=self.n_links)
-        number(self.contact_position, "contact_position", low=0.0, high=1.0)
-        if self.contact_side not in (-1, 1):
+        """Each field against its spec (:data:`N_JOINTS`, :data:`MODEL_PARAMS`; contact_link up to n_a + 1)."""
+        N_JOINTS.check(self.n_joints, "n_joints")
+        for p in MODEL_PARAMS:
+            (replace(p, high=self.n_links) if p is CONTACT_LINK else p).check(getattr(self, p.name), p.name)
+        for i, (part, value) in enumerate(zip(OBJECT_OFFSET_PARTS, self.object_offset, strict=True)):
+            part.check(value, f"object_offset[{i}]")
+        if self.contact_side == 0:
             raise ConfigError("contact_side", self.contact_side, "must be +1 (left) or -1 (right)")
-        number(self.wheel_position, "wheel_position", low=0.0, high=1.0)
-        non_negative(self.mu_s, "mu_s")
-        positive(self.gravity, "gravity")
 
     @property
     def n_links(self) -> int:  # n_ℓ = n_a + 1
@@ -145,25 +169,21 @@ class PushingData:
     constraints: ConstraintSet | None  # A = [−J_s Gᵀ] of the scenario (001 (9)); None before the first fill
 
 
-_FIELDS = (
-    "n_joints", "link_mass", "link_length", "link_inertia", "kappa", "object_gyration", "object_offset",
-    "contact_link", "contact_position", "contact_side", "wheel_position", "mu_s", "gravity",
-)
+def model_table() -> str:
+    """docs/simulator.md's table of the model fields ``snake-sim pushing --param`` sets, made from :data:`MODEL_PARAMS`
+    only."""
+    return param_table(MODEL_PARAMS, "")
 
 
 def build_model(n_joints: int, *, fields: Mapping[str, Any] | None = None, source: str | None = None,
                 path: str = "pushing") -> PushingModel:
     """The model of 001 for a snake of ``n_joints`` joints: 001 Table 1 with the given ``fields`` replaced.
 
-    ``fields`` is a mapping (YAML, ``--param``) of :class:`PushingModel` fields; unknown ones are refused,
-    and a bad value is reported as ``{path}.{field}``.
+    ``fields`` is a mapping (YAML, ``--param``) of :class:`PushingModel` fields (:data:`MODEL_PARAMS`); unknown ones
+    are refused, and a bad value is reported as ``{path}.{field}``.
     """
-    fields = {} if fields is None else fields
-    reject_unknown(fields, _FIELDS[1:], path, source)
-    kwargs = dict(fields)
-    if "object_offset" in kwargs:
-        kwargs["object_offset"] = tuple(kwargs["object_offset"])
+    values = checked({} if fields is None else fields, MODEL_PARAMS, path, source)
     try:
-        return PushingModel(n_joints=n_joints, **kwargs)
+        return PushingModel(n_joints=n_joints, **values)
     except ConfigError as exc:
         raise ConfigError(f"{path}.{exc.field}" if path else exc.field, exc.value, exc.allowed, source) from None

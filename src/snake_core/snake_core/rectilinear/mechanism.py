@@ -15,13 +15,13 @@ Fa = [F01x, F01y, …, F_R, τ1, …, τ_{n−1}] (9×9 for M1, 12×12 for M2, 1
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
+from ..registry import Param
 from ..robot import RobotParams
-from ..validation import integer, non_negative, number, positive
 from . import bspline
 from .cycle import N_CHAIN, N_DRIVEN, StepSpec
 from .newton_euler import GRAVITY, PlanarChain, inverse_dynamics, link_kinematics
@@ -40,6 +40,22 @@ JOINT_LIMIT_TOLERANCE = 1e-4
 #: singularity"); we refuse closing links steeper than 85°, where the accelerations grow beyond 11× (1/cos φ_n).
 CLOSURE_LIMIT = float(np.sin(np.radians(85.0)))
 
+#: The fields of :class:`RectilinearModel` (but gravity), each checked against its spec when a model is made.
+MODEL_PARAMS = (
+    Param("link_length", None, "m", "l, a link's full length", 0.0, low_open=True, required=True, source="003 §3.6"),
+    Param("link_mass", None, "kg", "m, a link's mass", 0.0, low_open=True, required=True, source="003 §3.6"),
+    Param("link_inertia", None, "kg·m²", "I, a link's moment of inertia about its centroid", 0.0, required=True),
+    Param("mu", 0.4, "", "Coulomb friction at the sliding contact", 0.0, 2.0, source="003 §3.6"),
+    Param("step_time", 1.0, "s", "T, the duration of a gait step", 0.0, low_open=True),
+    Param("samples", SAMPLES_PER_STEP, "", "samples of a step on [0, T]", 3, kind=int, source="003 §3.5.3"),
+    Param("joint_limit", np.pi / 2, "rad", "|θ| allowed for every joint during a step", 0.0, np.pi, low_open=True),
+    Param("ground_tolerance", GROUND_TOLERANCE, "m", "depth down to which a joint counts as above the ground", 0.0),
+)
+_DEFAULT = {p.name: p.default for p in MODEL_PARAMS}
+#: The gait angle α (the boundary states put joints at ±α), checked with the model's joint limit as its bound.
+ALPHA = Param("alpha", None, "rad", "the gait angle: the step's boundary states put joints at ±α", 0.0, low_open=True,
+              required=True, source="003 §3.5")
+
 
 @dataclass(frozen=True)
 class RectilinearModel:
@@ -48,22 +64,17 @@ class RectilinearModel:
     link_length: float  # l [m] (003's full link length)
     link_mass: float  # m [kg]
     link_inertia: float  # I about the centroid [kg·m²]
-    mu: float = 0.4  # Coulomb friction at the sliding contact (003 §3.6)
-    step_time: float = 1.0  # T [s]
-    samples: int = SAMPLES_PER_STEP
+    mu: float = _DEFAULT["mu"]  # Coulomb friction at the sliding contact (003 §3.6)
+    step_time: float = _DEFAULT["step_time"]  # T [s]
+    samples: int = _DEFAULT["samples"]
     gravity: float = GRAVITY
-    joint_limit: float = np.pi / 2  # |θ| allowed for every joint during a step [rad]
-    ground_tolerance: float = GROUND_TOLERANCE
+    joint_limit: float = _DEFAULT["joint_limit"]  # |θ| allowed for every joint during a step [rad]
+    ground_tolerance: float = _DEFAULT["ground_tolerance"]
 
     def __post_init__(self) -> None:
-        positive(self.link_length, "link_length")
-        positive(self.link_mass, "link_mass")
-        non_negative(self.link_inertia, "link_inertia")
-        number(self.mu, "mu", low=0.0, high=2.0)
-        positive(self.step_time, "step_time")
-        integer(self.samples, "samples", low=3)
-        number(self.joint_limit, "joint_limit", low=0.0, high=np.pi, low_open=True)
-        non_negative(self.ground_tolerance, "ground_tolerance")
+        """Each field against its spec (:data:`MODEL_PARAMS`)."""
+        for p in MODEL_PARAMS:
+            p.check(getattr(self, p.name), p.name)
 
     @property
     def u(self) -> np.ndarray:
@@ -258,4 +269,4 @@ def effort(tau: np.ndarray, dt: float) -> np.ndarray:
 
 def check_alpha(alpha: float, joint_limit: float, field: str = "alpha") -> float:
     """The gait angle must lie in (0, joint range]; the boundary states put joints at ±α."""
-    return number(alpha, field, low=0.0, high=float(joint_limit), low_open=True)
+    return replace(ALPHA, high=float(joint_limit)).check(alpha, field)

@@ -73,9 +73,11 @@ MAX_RATE = 1e5
 
 #: ``sim:``, read by every model (the planar model integrates with its own adaptive step and controls in continuous
 #: time with rigid joints; the pushing model asks for a finer step).
+SIM_DURATION = Param("duration", None, "s", "simulated time", 0.0, low_open=True, required=True)
+SIM_TIME_STEP = Param("time_step", 0.005, "s", "integration step h", 0.0, MAX_TIME_STEP, low_open=True)
 SIM_PARAMS = (
-    Param("duration", None, "s", "simulated time", 0.0, low_open=True, required=True),
-    Param("time_step", 0.005, "s", "integration step h", 0.0, MAX_TIME_STEP, low_open=True),
+    SIM_DURATION,
+    SIM_TIME_STEP,
     Param("control_rate", 100.0, "Hz", "rate of the gait and the joint controllers (at least 1/h)", 0.0, MAX_RATE,
           low_open=True),
     Param("log_rate", 50.0, "Hz", "rate of the logged samples", 0.0, MAX_RATE, low_open=True),
@@ -84,9 +86,12 @@ SIM_PARAMS = (
 )
 #: ``robot.name``, the field of every model's ``robot:`` (each model adds its own).
 ROBOT_NAME = Param("name", None, "", "the robot file, config/robots/<name>.yaml", kind=str, required=True)
-#: ``world:``, the fields of every model (each model may take more: side_friction, box_yaw_deg, tether, ...).
+#: ``world.file``, the field of every model's ``world:``.
+WORLD_FILE = Param("file", "flat", "", "the world, worlds/<file>.sdf", kind=str)
+#: ``world:`` as every scenario is read: the file and the start (each model checks the fields it takes: the models
+#: that place the robot on the ground add side_friction, box_yaw_deg, tether, ...; the planar ones take the file only).
 WORLD_PARAMS = (
-    Param("file", "flat", "", "the world, worlds/<file>.sdf", kind=str),
+    WORLD_FILE,
     Param("start_x", None, "m", "x of the tail tip at t = 0 (unset: 0, the world's origin)", -MAX_START_X,
           MAX_START_X),
 )
@@ -298,9 +303,9 @@ def scenario_from_dict(data: Any, source: str, overrides: list[str] | tuple[str,
 
 def section_tables() -> str:
     """docs/simulator.md's tables of the scenario fields, made from the specs only: ``sim``, ``outputs`` and
-    ``world`` of every model, then each model's own sections (its runtime's ``PARAMS``)."""
+    ``world.file`` of every model, then each model's own sections (its runtime's ``PARAMS``)."""
     blocks = [f"**{section}** (every model)\n\n{param_table(params, section)}"
-              for section, params in (("sim", SIM_PARAMS), ("outputs", OUTPUT_PARAMS), ("world", WORLD_PARAMS))]
+              for section, params in (("sim", SIM_PARAMS), ("outputs", OUTPUT_PARAMS), ("world", (WORLD_FILE,)))]
     blocks += [f"**{model}: {section}**\n\n{param_table(params, section)}" for model in sorted(models())
                for section, params in runtime_for(model).PARAMS.items()]
     return "\n\n".join(blocks)

@@ -48,7 +48,7 @@ from snake_core.controllers import JointController
 from snake_core.gaits import Gait
 from snake_core.registry import Param, checked, param_names
 from snake_core.robot import MOTOR_GAIN_SCALE_PARAM, MOTOR_KP_PARAM, RobotParams, load_robot
-from snake_core.validation import ConfigError, number
+from snake_core.validation import ConfigError
 
 from ..analysis.rollover import PERTURBATION_PARAMS, Perturbation, module_roll, roll_over
 from ..core.runlog import RunLog
@@ -74,14 +74,16 @@ WORLD_PARAMS = (
 )
 #: |joint_twist_deg| bound [deg]: beyond 90° a twist is a roll of the other kind (``joint_roll``) plus a twist.
 MAX_TWIST_DEG = 90.0
+#: ``robot.com_offset``; each of its values checked against the module's half length or half width as well.
+COM_OFFSET = Param("com_offset", (0.0, 0.0, 0.0), "m", "each link's centre of mass moved from the module's axis, "
+                   "[dx, dy, dz] in the link frame, inside the module", size=3, source="002 §6.4, §7.4")
 #: The fields of a ``robot:`` section that say how the modules are put together (:class:`Layout`).
 LAYOUT_PARAMS = (
     Param("joint_roll", 0, "deg", "the URDF's joint_roll: 0 (pitch joints), 90 (yaw), alternate (0/90/0/…) or one "
           "0/90 per joint", scalar=False),
     Param("joint_twist_deg", 0.0, "deg", "rotation of each joint axis about the link axis, one value or one per "
           "joint", -MAX_TWIST_DEG, MAX_TWIST_DEG, vector=True, source="002 §6.4, §7.4"),
-    Param("com_offset", (0.0, 0.0, 0.0), "m", "each link's centre of mass moved from the module's axis, [dx, dy, "
-          "dz] in the link frame, inside the module", size=3, source="002 §6.4, §7.4"),
+    COM_OFFSET,
 )
 #: The ``robot:`` fields of every 3-D engine (an engine may add its own: :data:`MUJOCO_ROBOT_PARAMS`).
 ROBOT_PARAMS = (ROBOT_NAME, *LAYOUT_PARAMS, MOTOR_GAIN_SCALE_PARAM)
@@ -169,8 +171,8 @@ def layout_from(section: dict[str, Any], robot: RobotParams, source: str | None 
     values = checked(section, LAYOUT_PARAMS, "robot", source, n_joints=n, also=tuple(section))
     twist, offset = values["joint_twist_deg"], values["com_offset"]
     bounds = (robot.half_length, 0.5 * robot.module_width, 0.5 * robot.module_width)
-    com = tuple(number(v, f"robot.com_offset[{i}]", source, low=-b, high=b, low_open=True, high_open=True)
-                for i, (v, b) in enumerate(zip(offset, bounds, strict=True)))
+    com = tuple(replace(COM_OFFSET, size=None, low=-b, high=b, low_open=True, high_open=True).check(
+        v, f"robot.com_offset[{i}]", source) for i, (v, b) in enumerate(zip(offset, bounds, strict=True)))
     return Layout(joint_rolls(section.get("joint_roll", 0), n, source), tuple(math.radians(v) for v in twist),
                   com)  # type: ignore[arg-type]
 

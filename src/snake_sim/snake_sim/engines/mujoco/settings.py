@@ -37,7 +37,6 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from snake_core.registry import Param, checked, param_names
-from snake_core.validation import number
 from snake_core.vertical.contact import CONTACT_PARAMS as VERTICAL_CONTACT_PARAMS
 from snake_core.vertical.model import GRAVITY
 
@@ -64,14 +63,22 @@ class Settings:
 
 
 _D = Settings()
+#: The five numbers of ``contact.solimp`` (MuJoCo's impedance d(r)), each within its own range.
+SOLIMP_PARTS = (
+    Param("d_min", None, "", "impedance at zero penetration", 0.0, 1.0, low_open=True, high_open=True),
+    Param("d_max", None, "", "impedance at width", 0.0, 1.0, low_open=True, high_open=True),
+    Param("width", None, "m", "penetration over which d goes from d_min to d_max", 0.0, low_open=True),
+    Param("midpoint", None, "", "midpoint of the sigmoid", 0.0, 1.0),
+    Param("power", None, "", "power of the sigmoid", 1.0),
+)
 #: ``contact:`` of the MuJoCo model (MuJoCo's own defaults but μ_c).
 CONTACT_PARAMS = (
     Param("friction", _D.friction, "", "μ_c of the ground, and of boxes whose world file gives none", 0.0, 5.0,
           source="002 Table 5.1"),
     Param("solref", _D.solref, "s, -", "MuJoCo's contact softness: time constant, damping ratio", 0.0, low_open=True,
           size=2),
-    Param("solimp", _D.solimp, "-, -, m, -, -", "MuJoCo's contact impedance: d_min, d_max in (0, 1), width > 0, "
-          "midpoint in [0, 1], power >= 1", size=5),
+    Param("solimp", _D.solimp, ", ".join(p.unit or "-" for p in SOLIMP_PARTS), "MuJoCo's contact impedance: "
+          + ", ".join(f"{p.name} {p.range}" for p in SOLIMP_PARTS), size=len(SOLIMP_PARTS)),
     Param("cone", _D.cone, "", "friction cone", choices=CONES),
     Param("solver", _D.solver, "", "constraint solver", choices=SOLVERS),
 )
@@ -82,10 +89,6 @@ VERTICAL_CONTACT_FIELDS = tuple(n for n in param_names(VERTICAL_CONTACT_PARAMS) 
 def settings_from(time_step: float, contact: dict[str, Any], source: str | None = None) -> Settings:
     """:class:`Settings` from ``sim.time_step`` and a scenario's ``contact:`` section, validated."""
     values = checked(contact, CONTACT_PARAMS, "contact", source, also=VERTICAL_CONTACT_FIELDS)
-    solimp = values["solimp"]
-    for i in (0, 1):  # d_min, d_max
-        number(solimp[i], f"contact.solimp[{i}]", source, low=0.0, high=1.0, low_open=True, high_open=True)
-    number(solimp[2], "contact.solimp[2]", source, low=0.0, low_open=True)
-    number(solimp[3], "contact.solimp[3]", source, low=0.0, high=1.0)
-    number(solimp[4], "contact.solimp[4]", source, low=1.0)
+    for i, (part, value) in enumerate(zip(SOLIMP_PARTS, values["solimp"], strict=True)):
+        part.check(value, f"contact.solimp[{i}]", source)
     return Settings(time_step=time_step, **values)

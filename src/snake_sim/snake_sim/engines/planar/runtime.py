@@ -59,11 +59,11 @@ from snake_core.planar.manipulability import ManipulabilityMonitor
 from snake_core.planar.model import PlanarModel, build_model, compute_terms, forward_dynamics, link_positions
 from snake_core.planar.trackers import TRACKERS
 from snake_core.registry import Param, checked
-from snake_core.robot import FrictionParams, RobotParams, load_robot
-from snake_core.validation import ConfigError, get, number, positive, reject_unknown
+from snake_core.robot import FRICTION_PARAMS, FrictionParams, RobotParams, load_robot
+from snake_core.validation import ConfigError, get, positive
 
 from ...core.runlog import Diagnostic, RunLog
-from ...core.scenario import ROBOT_NAME, Scenario
+from ...core.scenario import ROBOT_NAME, WORLD_FILE, Scenario
 from ...core.sea_loop import Reading, Tick, control_steps, extrapolated_command, n_samples, run
 from ...core.signals import INTERRUPTED, StopRequest, stopped
 from .integration import ATOL, RTOL, blowup_status, initial_state, integration_method
@@ -80,23 +80,38 @@ ROBOT_PARAMS = (
           "sea", choices=("auto", "rigid", "sea")),
     INITIAL_JOINT_ANGLE,
 )
-#: ``contact:`` of the planar model: the ground friction of each link, replacing the robot file's ``friction:``.
-CONTACT_PARAMS = (
-    Param("c_t", None, "N·s/m", "viscous friction along the link (unset: the robot file's)", 0.0,
-          source="004 (16)–(20)"),
-    Param("c_n", None, "N·s/m", "viscous friction across the link (unset: the robot file's)", 0.0,
-          source="004 (16)–(20)"),
-    Param("c_theta", None, "N·m·s", "rotational viscous friction (unset: the robot file's)", 0.0),
-    Param("mu_t", None, "", "regularised Coulomb friction along the link (unset: the robot file's)", 0.0),
-    Param("mu_n", None, "", "regularised Coulomb friction across the link (unset: the robot file's)", 0.0),
-)
-REFERENCE_FIELDS = ("speed", "direction", "heading", "start")
-#: controller.* fields besides the trackers' gains.
-CONTROLLER_FIELDS = ("mode", "reference", "evaluation_window", "blowup_torque", "manipulability_threshold")
-
+#: ``contact:`` of the planar model: the ground friction of each link, replacing the robot file's ``friction:`` (the
+#: robot file's specs, unset by default).
+CONTACT_PARAMS = tuple(dataclasses.replace(p, default=None, description=f"{p.description} (unset: the robot file's)")
+                       for p in FRICTION_PARAMS)
+#: ``world:`` of the planar model: the world file only (the start is controller.reference.start).
+WORLD_PARAMS = (WORLD_FILE,)
 #: ‖τ‖ [N·m] beyond which a run is stopped as a torque blow-up (controller.blowup_torque): ~50× the
 #: torques of a tracking 004 robot (≤ 0.5 N·m), far beyond what its 0.18 kg links can use.
 DEFAULT_BLOWUP_TORQUE = 10.0
+#: ``controller:`` of the planar model besides the tracker's gains (the trackers' own specs).
+CONTROLLER_PARAMS = (
+    Param("mode", "lyapunov", "", "the head tracker, a name in its registry (snake_core.planar.trackers: "
+          f"{', '.join(TRACKERS.loaders)}), its gains beside these fields (the trackers' tables)", kind=str,
+          source="004 §6"),
+    Param("reference", None, "", "the head's straight-line reference, a mapping (`controller.reference.*`)",
+          scalar=False, required=True, source="004 (80)"),
+    Param("evaluation_window", None, "s", "[t0, t1] of the tracking errors in summary.json, t0 < t1 (unset: the "
+          "whole run)", 0.0, size=2),
+    Param("blowup_torque", DEFAULT_BLOWUP_TORQUE, "N·m", "‖τ‖ beyond which the run stops as a torque blow-up", 0.0,
+          low_open=True),
+    Param("manipulability_threshold", None, "kg·m", "R below which a posture is flagged near-singular (unset: 1e-4, "
+          "1e-5 with free joints)", 0.0, source="004 (31), (33)–(42)"),
+)
+#: ``controller.reference:`` of the planar model, in the world frame (004's turned by π).
+REFERENCE_PARAMS = (
+    Param("speed", None, "m/s", "the head's speed along the straight line", 0.0, 1.0, required=True,
+          source="004 (80)"),
+    Param("direction", 0.0, "rad", "the head's direction of travel (0: straight ahead, head first)", -2 * np.pi,
+          2 * np.pi, source="004 (80)"),
+    Param("heading", 0.0, "rad", "the head's heading ψ along the line", -2 * np.pi, 2 * np.pi, source="004 (80)"),
+    Param("start", (0.0, 0.0), "m", "[X, Y], the head's start", size=2),
+)
 
 
 @dataclass(eq=False)
@@ -129,25 +144,17 @@ def _friction(robot: RobotParams, section: dict, source: str) -> FrictionParams:
 
 
 def _reference(section: dict, source: str) -> StraightLineReference:
-    reject_unknown(section, REFERENCE_FIELDS, "controller.reference", source)
-    start = section.get("start", [0.0, 0.0])
-    if not isinstance(start, list) or len(start) != 2:
-        raise ConfigError("controller.reference.start", start, "must be [X, Y] in metres", source)
-    X, Y = (number(v, "controller.reference.start", source) for v in start)
-    direction = number(section.get("direction", 0.0), "controller.reference.direction", source, low=-2 * np.pi,
-                       high=2 * np.pi)
-    heading = number(section.get("heading", 0.0), "controller.reference.heading", source, low=-2 * np.pi,
-                     high=2 * np.pi)
-    speed = number(get(section, "speed", "controller.reference", source), "controller.reference.speed", source,
-                   low=0.0, high=1.0)
+    r = checked(section, REFERENCE_PARAMS, "controller.reference", source)
+    X, Y = r["start"]
     # world → 004 frame: positions negate, directions turn by π, the head heading ψ is θ_1.
-    return StraightLineReference((-X, -Y), direction + np.pi, speed, heading)
+    return StraightLineReference((-X, -Y), r["direction"] + np.pi, r["speed"], r["heading"])
 
 
 def build(scenario: Scenario) -> PlanarSetup:
     """Validate the planar sections of ``scenario`` and assemble the run."""
     src = scenario.source
     rsec = checked(scenario.section("robot"), ROBOT_PARAMS, "robot", src)
+    checked(scenario.section("world"), WORLD_PARAMS, "world", src)
     robot = load_robot(rsec["name"])
     joints = rsec["joints"]
     use_sea = robot.sea is not None if joints == "auto" else joints == "sea"
@@ -163,30 +170,27 @@ def build(scenario: Scenario) -> PlanarSetup:
         raise ConfigError("gait.type", gsec.get("type"), "the head trackers take their shape reference from the "
                           "serpenoid (004 (43), (78)): use gait.type = serpenoid", src)
     ctrl = scenario.section("controller")
-    gains = {p.name: None for spec in TRACKERS.entries.values() for p in spec.params}
-    reject_unknown(ctrl, (*CONTROLLER_FIELDS, *gains), "controller", src)
-    mode = TRACKERS.get(ctrl.get("mode", "lyapunov"), src)
-    given = mode.own_gains({k: v for k, v in ctrl.items() if k not in CONTROLLER_FIELDS}, src)
-    try:
-        threshold = ctrl.get("manipulability_threshold")  # None: the monitor's default for the free joints
-        monitor = ManipulabilityMonitor(model, threshold, free_joints=free)
+    gains = tuple(dict.fromkeys(p.name for spec in TRACKERS.entries.values() for p in spec.params))
+    c = checked(ctrl, CONTROLLER_PARAMS, "controller", src, also=gains)
+    mode = TRACKERS.get(c["mode"], src)
+    given = mode.own_gains({k: v for k, v in ctrl.items() if k in gains}, src)
+    try:  # an unset threshold: the monitor's default for the free joints
+        monitor = ManipulabilityMonitor(model, c["manipulability_threshold"], free_joints=free)
         tracker = mode.build(model, given, gait, free)
     except ConfigError as exc:
         raise ConfigError(exc.field, exc.value, exc.allowed, src) from None
-    reference = _reference(ctrl.get("reference") or {}, src)
-    window = ctrl.get("evaluation_window", [0.0, scenario.duration])
-    if not isinstance(window, list) or len(window) != 2:
-        raise ConfigError("controller.evaluation_window", window, "must be [t0, t1] in seconds", src)
-    t0 = number(window[0], "controller.evaluation_window[0]", src, low=0.0)
-    t1 = number(window[1], "controller.evaluation_window[1]", src, low=t0, low_open=True)
-    blowup = positive(ctrl.get("blowup_torque", DEFAULT_BLOWUP_TORQUE), "controller.blowup_torque", src)
+    reference = _reference(c["reference"], src)
+    t0, t1 = c["evaluation_window"] or (0.0, scenario.duration)
+    if t1 <= t0:
+        raise ConfigError("controller.evaluation_window[1]", ctrl["evaluation_window"][1], f"must be > t0 = {t0:g}",
+                          src)
     phi0 = dataclasses.replace(INITIAL_JOINT_ANGLE, low=-robot.joint_limit, high=robot.joint_limit).check(
         rsec["initial_joint_angle"], "robot.initial_joint_angle", src)
     q0 = np.concatenate((reference.start, [reference.theta1], np.full(robot.n_joints, phi0)))
     sea = motor_pd(robot) if use_sea else None
     controllers = make_joint_controllers("torque", robot, {"mode": "torque"}, src) if use_sea else None
-    return PlanarSetup(scenario, robot, model, free, gait, mode, tracker, reference, monitor, q0, sea, blowup, (t0, t1),
-                       controllers)
+    return PlanarSetup(scenario, robot, model, free, gait, mode, tracker, reference, monitor, q0, sea,
+                       c["blowup_torque"], (t0, t1), controllers)
 
 
 def _dynamics(setup: PlanarSetup) -> tuple[Callable, Callable]:
@@ -446,7 +450,8 @@ def summary_extra(log: RunLog, scenario: Scenario) -> dict[str, Any]:
 #: The figures of a run (:data:`snake_sim.outputs.figures.FIGURE_SETS`).
 FIGURES = "head-tracking"
 #: The specs of the model's own sections (:class:`snake_sim.core.models.ModelRuntime`).
-PARAMS = {"robot": ROBOT_PARAMS, "contact": CONTACT_PARAMS}
+PARAMS = {"robot": ROBOT_PARAMS, "world": WORLD_PARAMS, "contact": CONTACT_PARAMS, "controller": CONTROLLER_PARAMS,
+          "controller.reference": REFERENCE_PARAMS}
 
 
 def stepper(scenario: Scenario) -> PlanarStepper:

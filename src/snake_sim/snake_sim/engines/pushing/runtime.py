@@ -24,7 +24,7 @@ Scenario sections (besides the common ones of :mod:`snake_sim.core.scenario`)::
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -32,12 +32,13 @@ import numpy as np
 from snake_core.pushing import PushingError, Scenario
 from snake_core.pushing.kinematics import joint_points, link_angles
 from snake_core.pushing.study import configurations
-from snake_core.registry import Param, checked
+from snake_core.registry import Param, checked, param_names
 from snake_core.robot import RobotParams, load_robot
-from snake_core.validation import ConfigError, get, number, reject_unknown
+from snake_core.validation import ConfigError
 
 from ...core.runlog import Diagnostic, RunLog
-from ...core.scenario import ROBOT_NAME
+from ...core.scenario import ROBOT_NAME, SIM_DURATION, SIM_TIME_STEP, WORLD_FILE
+from ...core.scenario import SIM_PARAMS as EVERY_MODEL_SIM
 from ...core.scenario import Scenario as ScenarioFile
 from ...core.signals import StopRequest
 from .plant import (
@@ -51,13 +52,18 @@ from .plant import (
     pushing_world,
 )
 
+#: ``robot.initial_joint_angles``: checked with the robot's joint count and limit.
+INITIAL_JOINT_ANGLES = Param("initial_joint_angles", None, "rad", "the joint angles at rest at t = 0, one per joint, "
+                             "tail → head, within the joint limit", size=0, required=True, source="001 §Results")
 #: ``robot:`` of the pushing model.
-ROBOT_PARAMS = (
-    ROBOT_NAME,
-    Param("initial_joint_angles", None, "rad", "the joint angles at rest at t = 0, a list of one per joint, tail → "
-          "head, within the joint limit", scalar=False, required=True, source="001 §Results"),
-)
-CONTROLLER_FIELDS = ("torque",)
+ROBOT_PARAMS = (ROBOT_NAME, INITIAL_JOINT_ANGLES)
+#: ``world:`` of the pushing model: the world file only (the robot starts against the world's box).
+WORLD_PARAMS = (WORLD_FILE,)
+#: ``controller.torque``: checked with the robot's joint count and effort limit.
+TORQUE = Param("torque", None, "N·m", "the constant joint torques from t = 0, one per joint, tail → head, within the "
+               "joint effort limit, not all zero", size=0, required=True, source="001 (31)")
+#: ``controller:`` of the pushing model.
+CONTROLLER_PARAMS = (TORQUE,)
 #: ``contact:`` of the pushing model: 001's ground scenario and the regularisation of its rigid contacts.
 CONTACT_PARAMS = (
     Param("scenario", int(Scenario.BOUNDED_WHEELS), "", "001's ground: 1 no friction, 2 passive wheels of bounded "
@@ -72,12 +78,22 @@ CONTACT_PARAMS = (
 #: 1e7 N/m) 1e-4 s still runs, 5e-5 s keeps a factor 2 and changes the fitted initial
 #: accelerations by < 1e-5 relative to the 1e-6 s reference step of snake_sim.engines.pushing.plant.
 MAX_TIME_STEP = 5e-5
+#: ``sim.duration`` of the pushing model: long enough for the fit of the initial accelerations.
+DURATION = replace(SIM_DURATION, low=FIT_WINDOW[1], low_open=False, description="simulated time, at least to the end "
+                   "of the window the initial accelerations are fitted over")
+#: ``sim:`` fields the pushing model narrows (the others as every model's).
+SIM_PARAMS = (DURATION, replace(SIM_TIME_STEP, default=None, low=1e-7, high=MAX_TIME_STEP, low_open=False,
+                                required=True, description="integration step h (semi-implicit Euler; every model's "
+                                "default is too coarse)"))
+#: The other ``sim:`` fields, as every model's.
+SIM_ALSO = tuple(p.name for p in EVERY_MODEL_SIM if p.name not in param_names(SIM_PARAMS))
 
 
 #: The figures of a run (:data:`snake_sim.outputs.figures.FIGURE_SETS`).
 FIGURES = "top"
 #: The specs of the model's own sections (:class:`snake_sim.core.models.ModelRuntime`).
-PARAMS = {"robot": ROBOT_PARAMS, "contact": CONTACT_PARAMS}
+PARAMS = {"robot": ROBOT_PARAMS, "world": WORLD_PARAMS, "controller": CONTROLLER_PARAMS, "contact": CONTACT_PARAMS,
+          "sim": SIM_PARAMS}
 
 
 def _robot(section: dict, world: PushingWorld, src: str) -> RobotParams:
@@ -92,12 +108,6 @@ def _robot(section: dict, world: PushingWorld, src: str) -> RobotParams:
                           f"{theirs[3]:g} m), e.g. robot pushing3; this robot has m = {ours[0]:g}, ℓ = {ours[1]:g}, "
                           f"I = {ours[2]:g}, width {ours[3]:g}", src)
     return robot
-
-
-def _joint_list(value: Any, n: int, field: str, src: str, bound: float, unit: str) -> np.ndarray:
-    if not isinstance(value, list) or len(value) != n:
-        raise ConfigError(field, value, f"must be a list of {n} numbers [{unit}], one per joint, tail → head", src)
-    return np.array([number(v, f"{field}[{i}]", src, low=-bound, high=bound) for i, v in enumerate(value)])
 
 
 @dataclass(eq=False)
@@ -117,22 +127,21 @@ def build(scenario: ScenarioFile) -> PushingSetup:
     """Validate the pushing sections of ``scenario`` and assemble the run."""
     src = scenario.source
     rsec = checked(scenario.section("robot"), ROBOT_PARAMS, "robot", src)
+    checked(scenario.section("world"), WORLD_PARAMS, "world", src)
+    sim = checked(scenario.section("sim"), SIM_PARAMS, "sim", src, also=SIM_ALSO)
     n_joints = load_robot(rsec["name"]).n_joints
     world = pushing_world(n_joints, scenario.world_file)
     robot = _robot(rsec, world, src)
-    phi = _joint_list(rsec["initial_joint_angles"], n_joints, "robot.initial_joint_angles", src,
-                      robot.joint_limit, "rad")
-    ctrl = scenario.section("controller")
-    reject_unknown(ctrl, CONTROLLER_FIELDS, "controller", src)
-    tau = _joint_list(get(ctrl, "torque", "controller", src), n_joints, "controller.torque", src,
-                      robot.joint_effort_limit, "N·m")
+    phi = np.array(replace(INITIAL_JOINT_ANGLES, size=n_joints, low=-robot.joint_limit, high=robot.joint_limit).check(
+        scenario.section("robot")["initial_joint_angles"], "robot.initial_joint_angles", src))  # as given
+    torque = replace(TORQUE, size=n_joints, low=-robot.joint_effort_limit, high=robot.joint_effort_limit)
+    tau = np.array(checked(scenario.section("controller"), (torque,), "controller", src)["torque"])
     if not tau.any():
-        raise ConfigError("controller.torque", ctrl["torque"], "must not be all zero (nothing would push)", src)
+        raise ConfigError("controller.torque", tau.tolist(), "must not be all zero (nothing would push)", src)
     csec = checked(scenario.section("contact"), CONTACT_PARAMS, "contact", src)
     which = Scenario(csec["scenario"])
-    kw = {"stiffness": csec["stiffness"], "wheel_damping": csec["wheel_damping"],
-          "duration": number(scenario.duration, "sim.duration", src, low=FIT_WINDOW[1]),  # the fit needs its window
-          "time_step": number(scenario.time_step, "sim.time_step", src, low=1e-7, high=MAX_TIME_STEP)}
+    kw = {"stiffness": csec["stiffness"], "wheel_damping": csec["wheel_damping"], "duration": sim["duration"],
+          "time_step": sim["time_step"]}
     q0 = configurations(phi)[0]
     try:
         check_clear_of_box(world, q0)
@@ -186,7 +195,7 @@ def simulate(setup: PushingSetup, duration: float | None = None, progress: bool 
     scenario, robot, world, tau = setup.scenario, setup.robot, setup.world, setup.tau
     kw = dict(setup.settings)
     if duration is not None:
-        kw["duration"] = number(duration, "--duration", low=FIT_WINDOW[1])  # the fit needs its window
+        kw["duration"] = DURATION.check(duration, "--duration")
     try:
         comp = compare(world, setup.q0, tau, setup.which, progress=progress, **kw)
     except PushingError as exc:  # e.g. torques that pull the contact link away from the box
