@@ -226,9 +226,13 @@ class JazzyStack:
         return self.start(name, [sys.executable, "-c", code], realtime)
 
     def controllers(self, timeout: float = 10.0) -> dict[str, str]:
-        """name → state of every controller the controller_manager has loaded ({} if it does not answer)."""
-        run = subprocess.run([self.python, "-c", _LIST_CONTROLLERS, str(timeout)], env=self.env,
-                             capture_output=True, text=True, timeout=timeout * 3)
+        """name → state of every controller the controller_manager has loaded ({} if it does not answer, or the
+        probe does not get to ask within ``timeout`` × 3 on a busy machine: the caller's wait asks again)."""
+        try:
+            run = subprocess.run([self.python, "-c", _LIST_CONTROLLERS, str(timeout)], env=self.env,
+                                 capture_output=True, text=True, timeout=timeout * 3)
+        except subprocess.TimeoutExpired:
+            return {}
         try:  # the answer is the probe's last line (the middleware may log before it)
             return json.loads(run.stdout.strip().splitlines()[-1]) if run.returncode == 0 else {}
         except (IndexError, json.JSONDecodeError):
