@@ -10,15 +10,18 @@ truth more often than its 5 %. Neither a smoothed restart state nor a burn-in of
 The method (Efron & Tibshirani, *An Introduction to the Bootstrap*, 1993, ch. 13–14; the "basic" interval, Davison &
 Hinkley 1997 §5.2): B synthetic recordings are made at the fitted values θ̂ — the suite's own run of the scenario
 (its gait and controller) from the recording's first state over the recording's span, through the engine the
-windows restart (:meth:`snake_studies.calibrate.WindowLoss.synthetic`), α and β read by the recording's own encoders
-(:class:`Encoders`: Gaussian noise then the quantum), with α̇ where the recording has it and /tf's base pose where
-it has it. Each is calibrated again the same way (its windows restarted from ITS noisy states), starting at θ̂, with
-no global search, by one Gauss–Newton step from θ̂ with the Jacobian J of the fit: θ*_b = θ̂ − J⁺ r_b(θ̂), r_b the
-replicate's residuals (a full polish of every replicate gave the same intervals on the contact model for ten times
-the runs: docs/studies.md). The spread of θ*_b about θ̂ stands for that of θ̂ about the truth, bias included: the
-95 % interval is [2θ̂ − q_0.975(θ*), 2θ̂ − q_0.025(θ*)] (quantiles over the replicates; normalised units of the box,
-log-space for ``--log`` fields, cut to the box), and the bias is θ̄* − θ̂. Replicates are tasks of the Dask sweep
-engine (``--workers``, ``--scheduler``), each from its own random stream (the seed and the replicate's index).
+windows restart (:meth:`snake_studies.calibrate.WindowLoss.synthetic`), sampled at the scenario's ``sim.log_rate``,
+α and β read by the recording's own encoders (:class:`Encoders`: Gaussian noise, then the quantum), α̇ (the
+simulator's, without noise) where the recording has it and /tf's base pose where it has it. Each is calibrated
+again the same way — its windows restarted from ITS noisy states — from θ̂, with no global search, by one
+Gauss–Newton step on its own residuals: θ*_b = θ̂ − J_b⁺ r_b(θ̂), J_b the forward-difference Jacobian of r_b at θ̂
+(1 + p runs of the windows for p fields). The replicate's own J_b, not the fit's J: the bias of errors in variables
+is the correlation of J_b with r_b (the restart's noise is in both), which a step with the fit's J does not see (on a
+linear model, where J_b's step is the exact least-squares refit, the fit's J saw almost none of the bias).
+The spread of θ*_b about θ̂ stands for that of θ̂ about the truth, bias included: the 95 % interval is
+[2θ̂ − q_0.975(θ*), 2θ̂ − q_0.025(θ*)] (quantiles over the replicates; in the box's normalised units, log-space for
+``--log`` fields, cut to the box), and the bias is θ̄* − θ̂. Replicates are tasks of the Dask sweep engine
+(``--workers``, ``--scheduler``), each from its own random stream (the seed and the replicate's index).
 
 The encoders (:meth:`Encoders.estimate`), per signal (α, β) over all joints: the quantum is the smallest step
 between a joint's distinct recorded values when every value is a whole number of such steps from the joint's first
