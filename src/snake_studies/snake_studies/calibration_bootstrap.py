@@ -27,8 +27,11 @@ The encoders (:meth:`Encoders.estimate`), per signal (α, β) over all joints: t
 between a joint's distinct recorded values when every value is a whole number of such steps from the joint's first
 (none otherwise); the noise comes from the recording's high-frequency content: the fourth differences Δ⁴x of a
 smooth signal sampled at 50 Hz or more are its noise's (variance 70 σ_t² for white noise of variance σ_t²), σ_t²
-holds the noise and the rounding (q²/12), and σ² = σ_t² − q²/12. Not from the fit's residuals: they hold the
-restarts' errors too, which the bootstrap reproduces, and would count them twice.
+holds the noise and the rounding (q²/12), and σ² = σ_t² − q²/12. Motion faster than that adds to σ_t², so each
+signal's σ bounds the noise from above, and α's springs can move that fast (MuJoCo's α is far rougher than its
+noise): the encoders are taken alike (002 Table 3.2: the same 12-bit encoders on α and β), with the smaller of the
+two signals' σ. Not from the fit's residuals: they hold the restarts' errors too, which the bootstrap reproduces,
+and would count them twice.
 
 A recording through the CAN bridge is refused: its replicates would have to be re-recorded through the emulated
 modules and the bridge, not through the simulator.
@@ -82,7 +85,7 @@ class Encoders:
 
     @classmethod
     def estimate(cls, rec: Recording) -> Encoders:
-        """The encoders of a recording (module docstring)."""
+        """The encoders of a recording (module docstring): each signal's quantum, the smaller noise of the two."""
         noise, quanta = [], []
         for s in SIGNALS:
             x = getattr(rec, s)
@@ -91,7 +94,8 @@ class Encoders:
             total = float(np.mean(d4 ** 2)) / FOURTH_DIFFERENCE_GAIN if d4.size else 0.0
             noise.append(math.sqrt(max(total - q * q / 12.0, 0.0)))
             quanta.append(q)
-        return cls((noise[0], noise[1]), (quanta[0], quanta[1]))
+        sigma = min(noise)
+        return cls((sigma, sigma), (quanta[0], quanta[1]))
 
 
 def quantum(x: np.ndarray) -> float:

@@ -92,14 +92,18 @@ def test_the_bootstrap_covers_the_truth_the_restarts_bias_the_fit_away_from(sche
 
 
 def test_the_encoders_of_a_recording_are_its_noise_and_quantum():
+    """Each signal's quantum; the noise of the smoother signal (α's springs may move faster than 50 Hz resolves)."""
     t = PERIOD_S * np.arange(SAMPLES)
-    true = Recording(t, np.stack([gait(t), 0.5 * gait(t + 0.3)], axis=1), np.full((SAMPLES, 2), np.nan),
+    rattle = 0.01 * np.sin(0.9 * math.pi / PERIOD_S * t)  # near the sampling's Nyquist frequency
+    true = Recording(t, np.stack([gait(t) + rattle, 0.5 * gait(t + 0.3)], axis=1), np.full((SAMPLES, 2), np.nan),
                      np.stack([1.1 * gait(t), 0.4 * gait(t)], axis=1), None)
     q = 2.0 * math.pi / 4096
-    read = Encoders((0.002, 0.001), (q, q / 8)).record(true, np.random.default_rng(0))
+    read = Encoders((0.002, 0.002), (q, q / 8)).record(true, np.random.default_rng(0))
     est = Encoders.estimate(read)
     assert est.quantum == pytest.approx((q, q / 8), rel=1e-9)
-    assert est.noise == pytest.approx((0.002, 0.001), rel=0.1)
+    assert est.noise == pytest.approx((0.002, 0.002), rel=0.1)
+    alpha_alone = Encoders.estimate(dataclasses.replace(read, beta=read.alpha))
+    assert alpha_alone.noise[0] > 3 * 0.002  # the rattle is no noise: β tells it apart
     assert quantum(true.alpha) == 0.0  # not quantised
     assert Encoders.estimate(true).noise == pytest.approx((0.0, 0.0), abs=1e-4)
 
