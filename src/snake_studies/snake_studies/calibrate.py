@@ -480,8 +480,9 @@ def calibrate(calibration: Calibration, out: Path, trials: int, workers: int | N
         result = fit(calibration.fit, lambda params: loss.evaluate_at(problem, params)[0], len(loss.starts()),
                      searched, restarts, bar.update)
     boot = None
-    if replicates and result.free:
-        boot = bootstrap(loss, problem, {f.key: f.value for f in result.fitted}, result.free, replicates, workers,
+    identified = [i for i in result.free if result.fitted[i].identifiable]  # the others are frozen
+    if replicates and identified:
+        boot = bootstrap(loss, problem, {f.key: f.value for f in result.fitted}, identified, replicates, workers,
                          scheduler, seed, progress)
     outcome = CalibrationOutcome(float(search.best.value), [], search.trials, False, result, boot)
     written = write_outputs(out, calibration, problem, outcome, loss, searched)

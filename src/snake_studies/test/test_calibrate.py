@@ -117,14 +117,14 @@ def test_a_recording_restarts_the_model_in_its_recorded_state(tmp_path):
     assert r @ r < 0.05 * (off @ off)  # the recorded values fit far better than a μ_c 10 % off
 
 
-def test_a_runs_recording_without_the_file_is_the_one_read_from_its_bag(tmp_path):
+@pytest.mark.parametrize("scenario", ["pedal-wave", "open-loop-flat-3d"])
+def test_a_runs_recording_without_the_file_is_the_one_read_from_its_bag(tmp_path, scenario):
     """Recording.of_log (the bootstrap's synthetic recordings) is what read_recording reads from write_rosbag's bag of
     the same run: vertical and MuJoCo."""
-    for scenario in ("pedal-wave", "open-loop-flat-3d"):
-        path, log = record(tmp_path / scenario, [], scenario=scenario, duration=0.5)
-        read, made = read_recording(path), Recording.of_log(log)
-        for name in ("t", "alpha", "alpha_dot", "beta", "base"):
-            np.testing.assert_allclose(getattr(made, name), getattr(read, name), rtol=0, atol=1e-9, err_msg=name)
+    path, log = record(tmp_path / "bag", [], scenario=scenario, duration=0.5)
+    read, made = read_recording(path), Recording.of_log(log)
+    for name in ("t", "alpha", "alpha_dot", "beta", "base"):
+        np.testing.assert_allclose(getattr(made, name), getattr(read, name), rtol=0, atol=1e-9, err_msg=name)
 
 
 def test_calibrate_writes_the_bootstrap_interval_beside_the_profile_one(tmp_path, capsys):
