@@ -333,7 +333,7 @@ class WindowLoss:
         setup = engine.build(scenario)
         q, v = engine.states(setup, rec)
         log = engine.window(setup, float(rec.t[-1] - rec.t[0]), q[0], v[0], float(rec.t[0]) - delay)
-        true = Recording.of_log(log).corrected({k: -v for k, v in fields.items()})
+        true = Recording.of_log(log).corrected({k: -x for k, x in fields.items()})
         out = encoders.record(true, rng)
         return dataclasses.replace(out, alpha_dot=np.where(np.isfinite(rec.alpha_dot).all(axis=0), out.alpha_dot,
                                                            np.nan),

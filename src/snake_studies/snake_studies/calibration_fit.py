@@ -133,7 +133,7 @@ class FitResult:
     evaluations: int  # runs of the residuals after the search
     windows: int
     quantile: float  # q² of the profile's threshold
-    free: tuple[int, ...] = ()  # the identifiable fields' indices
+    free: tuple[int, ...] = ()  # the polished fields' indices (their Jacobian columns not flat)
 
 
 class Residuals:
