@@ -19,7 +19,7 @@ import yaml
 from matplotlib.figure import Figure
 
 from snake_sim.outputs.output_folder import write_text
-from snake_studies.calibration_bootstrap import SIGNALS
+from snake_studies.calibration_bootstrap import SIGNALS, Bootstrap
 from snake_studies.calibration_fit import CONFIDENCE, FitResult
 from snake_studies.optimise import Problem, write_scenario
 
@@ -126,9 +126,10 @@ def fit_figure(loss: WindowLoss, logs: list) -> Figure:
     return fig
 
 
-def loss_figure(res: FitResult, trials: list[tuple[dict[str, float], float]]) -> Figure:
+def loss_figure(res: FitResult, trials: list[tuple[dict[str, float], float]], boot: Bootstrap | None = None
+                ) -> Figure:
     """loss.png: per field, the loss of every trial of the search (points), the profile (line), the fitted value and
-    the 95 % interval (band)."""
+    the 95 % profile interval (band), and the bootstrap's (band) where ``boot`` has it."""
     n = len(res.fitted)
     fig, axes = plt.subplots(1, n, figsize=(3.6 * n + 0.6, 3.4), squeeze=False)
     for f, ax in zip(res.fitted, axes[0], strict=True):
@@ -137,7 +138,10 @@ def loss_figure(res: FitResult, trials: list[tuple[dict[str, float], float]]) ->
             ax.plot(f.profile.values, f.profile.loss, "o-", color="C0", ms=3, label="profile")
             ax.axhline(f.profile.threshold, color="C0", lw=0.8, ls=":", label="threshold")
         if f.interval is not None:
-            ax.axvspan(*f.interval, color="C2", alpha=0.2, label=f"{CONFIDENCE:.0%} interval")
+            ax.axvspan(*f.interval, color="C2", alpha=0.2, label=f"{CONFIDENCE:.0%} profile interval")
+        if boot is not None and f.key in boot.fields:
+            ax.axvspan(*boot.fields[f.key].interval, color="C1", alpha=0.2,
+                       label=f"{CONFIDENCE:.0%} bootstrap interval")
         ax.axvline(f.value, color="C3", lw=1.0, label="fitted")
         ax.set_yscale("log")
         ax.set_xlabel(f.key + ("" if f.identifiable else f" ({NOT_IDENTIFIABLE})"), fontsize=8)
@@ -224,8 +228,8 @@ def report(calibration: Calibration, outcome: CalibrationOutcome, data: dict, fi
                    "loss). Read the intervals with care; more trials or a narrower box help.", "",
               "**Figures**:", ""]
     captions = {"fit.png": "the recording against the fitted simulation, α and β per joint",
-                "loss.png": "the loss against each field: every trial (points), the profile (line), the interval "
-                            "(band)",
+                "loss.png": "the loss against each field: every trial (points), the profile (line), the profile "
+                            "interval (green band) and the bootstrap's (orange band)",
                 "pairs.png": "the near-best trials pairwise, with their correlation coefficients r (a strong r: the "
                              "recording tells the pair's combination better than each)"}
     lines += [f"- [{name}]({name}): {captions[name]}" for name in figures]
@@ -248,7 +252,8 @@ def write_outputs(out: Path, calibration: Calibration, problem: Problem, outcome
                                   f"snake-sim calibrate to {calibration.bag}: loss {outcome.loss:.4g}; "
                                   + ", ".join(f"{k} = {v!r}" for k, v in params.items())))
     _, logs = loss.evaluate_at(problem, params)
-    figures = [save(fit_figure(loss, logs), out / "fit.png"), save(loss_figure(outcome.fit, trials), out / "loss.png")]
+    figures = [save(fit_figure(loss, logs), out / "fit.png"),
+               save(loss_figure(outcome.fit, trials, outcome.bootstrap), out / "loss.png")]
     if len(outcome.fitted) > 1:
         figures.append(save(pairs_figure(outcome.fit, trials), out / "pairs.png"))
     written.append(write_text(out / "report.md", report(calibration, outcome, data, [p.name for p in figures])))

@@ -146,6 +146,7 @@ def test_calibrate_writes_the_bootstrap_interval_beside_the_profile_one(tmp_path
     text = (out / "report.md").read_text()
     assert f"{lo:.4g} … {hi:.4g} (bootstrap)" in text
     assert "The bootstrap interval is the parametric bootstrap" in text and "4 replicates" in text
+    assert "the bootstrap's (orange band)" in text and (out / "loss.png").stat().st_size > 0
 
 
 def test_the_recordings_delay_is_where_the_loss_is_least(tmp_path):
