@@ -58,6 +58,8 @@ from snake_sim.engines.mujoco import runtime as mujoco_runtime
 from snake_sim.engines.mujoco.runtime import MujocoSetup
 from snake_sim.engines.vertical.model import VerticalData, VerticalSetup, build
 from snake_sim.engines.vertical.runtime import simulate
+from snake_sim.outputs.recording import tf_edges
+from snake_studies.calibration_bootstrap import Bootstrap, Encoders, bootstrap, check_recording
 from snake_studies.calibration_fit import RESTARTS, FitResult, Fitted, fit
 from snake_studies.calibration_report import write_outputs
 from snake_studies.optimise import Problem, optimise
@@ -90,6 +92,15 @@ class Recording:
     #: (T, 7) world → link_1 from /tf (interpolated): the tail tip's position [m] and link 1's orientation (quaternion
     #: x, y, z, w); None: no /tf
     base: np.ndarray | None
+    topic: str = JOINT_STATES  # the joint states' topic read
+
+    @classmethod
+    def of_log(cls, log: RunLog) -> Recording:
+        """The recording of a run as the suite's writer makes it (``write_rosbag``: /joint_states, /tf's world →
+        link_1) and :func:`read_recording` reads it, without the file; t from the log's first sample."""
+        _, _, position, quaternion = tf_edges(log)[0]
+        return cls(log.t - log.t[0], log.alpha.copy(), log.alpha_dot.copy(), log.beta.copy(),
+                   np.concatenate([position, quaternion], axis=1))
 
     @property
     def n_joints(self) -> int:
@@ -165,7 +176,7 @@ def read_recording(path: Path) -> Recording:
         at = np.clip(t_ns, stamped[0], stamped[-1])
         base = np.concatenate([np.stack([np.interp(at, stamped, poses[:, k]) for k in range(3)], axis=1),
                                Slerp(stamped, Rotation.from_quat(poses[:, 3:]))(at).as_quat()], axis=1)
-    return Recording((t_ns - t_ns[0]) * 1e-9, stack["alpha"], stack["alpha_dot"], stack["beta"], base)
+    return Recording((t_ns - t_ns[0]) * 1e-9, stack["alpha"], stack["alpha_dot"], stack["beta"], base, topic)
 
 
 def resting_tilt(model: VerticalModel, alpha: np.ndarray, beta: np.ndarray) -> tuple[float, float]:
@@ -309,6 +320,25 @@ class WindowLoss:
         logs = self.simulate(scenario, rec, delay)
         return self.residuals(logs, scenario.log_period, rec, delay), logs
 
+    def synthetic(self, problem: Problem, params: dict[str, float], encoders: Encoders,
+                  rng: np.random.Generator) -> Recording:
+        """The recording the suite makes of the problem's scenario at ``params`` (its fields and the recording's)
+        run from this recording's first state (corrected) over its span, read by ``encoders`` (its encoder offsets
+        added back), with α̇ and /tf's base pose where this recording has them
+        (:mod:`snake_studies.calibration_bootstrap`)."""
+        fields = {k: float(v) for k, v in params.items() if k.startswith(RECORDING)}
+        rec, delay = self.recording.corrected(fields), fields.get(DELAY, 0.0)
+        scenario = load_scenario(problem.scenario, problem.cell(params).overrides)
+        engine = ENGINES[scenario.model]
+        setup = engine.build(scenario)
+        q, v = engine.states(setup, rec)
+        log = engine.window(setup, float(rec.t[-1] - rec.t[0]), q[0], v[0], float(rec.t[0]) - delay)
+        true = Recording.of_log(log).corrected({k: -x for k, x in fields.items()})
+        out = encoders.record(true, rng)
+        return dataclasses.replace(out, alpha_dot=np.where(np.isfinite(rec.alpha_dot).all(axis=0), out.alpha_dot,
+                                                           np.nan),
+                                   base=None if rec.base is None else out.base, topic=rec.topic)
+
     def evaluate_at(self, problem: Problem, params: dict[str, float]) -> tuple[np.ndarray, list[RunLog]]:
         """(r, the windows' runs) at a point of the problem's box: its scenario's fields and the recording's."""
         return self.evaluate(load_scenario(problem.scenario, problem.cell(params).overrides),
@@ -375,6 +405,7 @@ class CalibrationOutcome:
     trials: int
     interrupted: bool
     fit: FitResult | None = None  # None: the search has no trial with a value
+    bootstrap: Bootstrap | None = None  # None: not asked (--bootstrap 0)
 
     @property
     def fitted(self) -> list[Fitted]:
@@ -413,9 +444,10 @@ def check_out(calibration: Calibration, out: Path, resume: bool) -> None:
 
 def calibrate(calibration: Calibration, out: Path, trials: int, workers: int | None = None,
               scheduler: str | None = None, resume: bool = False, progress: bool = True,
-              seed: int | None = None, restarts: int = RESTARTS) -> CalibrationOutcome:
-    """The global search, the polishes from its ``restarts`` best distinct trials, the intervals and the outputs
-    (module docstring); ``seed`` fixes the search's random draws (None: new ones each run)."""
+              seed: int | None = None, restarts: int = RESTARTS, replicates: int = 0) -> CalibrationOutcome:
+    """The global search, the polishes from its ``restarts`` best distinct trials, the intervals, the bootstrap of
+    ``replicates`` (0: none) and the outputs (module docstring); ``seed`` fixes the search's and the bootstrap's random
+    draws (None: new ones each run)."""
     integer(trials, "--trials", low=1)
     integer(restarts, "--restarts", low=1)
     positive(calibration.window, "--window")
@@ -425,6 +457,7 @@ def calibrate(calibration: Calibration, out: Path, trials: int, workers: int | N
         raise ConfigError("scenario", base.name, f"calibrate restarts the engines {', '.join(ENGINES)}; this one is "
                           f"{base.model}")
     rec = read_recording(calibration.bag)
+    check_recording(rec, replicates, CAN_BRIDGE_JOINT_STATES)
     loss = WindowLoss(rec, calibration.window)
     if len(loss.starts()) < 2:
         raise ConfigError("--window", calibration.window, f"longer than half the recording ({rec.t[-1]:.3g} s): the "
@@ -446,6 +479,11 @@ def calibrate(calibration: Calibration, out: Path, trials: int, workers: int | N
     with tqdm(desc="polish", unit="run", disable=not progress, dynamic_ncols=True) as bar:
         result = fit(calibration.fit, lambda params: loss.evaluate_at(problem, params)[0], len(loss.starts()),
                      searched, restarts, bar.update)
-    outcome = CalibrationOutcome(float(search.best.value), [], search.trials, False, result)
+    boot = None
+    identified = [i for i in result.free if result.fitted[i].identifiable]  # the others are frozen
+    if replicates and identified:
+        boot = bootstrap(loss, problem, {f.key: f.value for f in result.fitted}, identified, replicates, workers,
+                         scheduler, seed, progress)
+    outcome = CalibrationOutcome(float(search.best.value), [], search.trials, False, result, boot)
     written = write_outputs(out, calibration, problem, outcome, loss, searched)
     return dataclasses.replace(outcome, written=[*written, *search.written])

@@ -77,10 +77,15 @@ def to_unit(r: Range, value: float) -> float:
     return (value - r.low) / (r.high - r.low)
 
 
-def from_unit(r: Range, u: float) -> float:
-    """Inverse of :func:`to_unit`."""
-    u = min(max(float(u), 0.0), 1.0)
+def value_of(r: Range, u: float) -> float:
+    """Inverse of :func:`to_unit`, beyond the box too."""
+    u = float(u)
     return r.low * (r.high / r.low) ** u if r.log else r.low + u * (r.high - r.low)
+
+
+def from_unit(r: Range, u: float) -> float:
+    """Inverse of :func:`to_unit`, cut to the box."""
+    return value_of(r, min(max(float(u), 0.0), 1.0))
 
 
 @dataclass(frozen=True)
@@ -128,6 +133,7 @@ class FitResult:
     evaluations: int  # runs of the residuals after the search
     windows: int
     quantile: float  # q² of the profile's threshold
+    free: tuple[int, ...] = ()  # the polished fields' indices (their Jacobian columns not flat)
 
 
 class Residuals:
@@ -221,13 +227,8 @@ def covariances(r: np.ndarray, jac: np.ndarray, windows: int) -> tuple[np.ndarra
 
 
 def _interval(rg: Range, u: float, half: float) -> tuple[float, float]:
-    """value ± half (in u) in the field's units, log-space for a log field, not clipped to the box."""
-    u, half = float(u), float(half)
-    if rg.log:
-        span = math.log(rg.high / rg.low)
-        return (rg.low * math.exp((u - half) * span), rg.low * math.exp((u + half) * span))
-    span = rg.high - rg.low
-    return (rg.low + (u - half) * span, rg.low + (u + half) * span)
+    """value ± half (in u) in the field's units, log-space for a log field, not cut to the box."""
+    return value_of(rg, float(u) - float(half)), value_of(rg, float(u) + float(half))
 
 
 def profile(residuals: Callable[[np.ndarray], np.ndarray], u: np.ndarray, free: Sequence[int], i: int,
@@ -307,4 +308,4 @@ def fit(ranges: Sequence[Range], residuals: Callable[[dict[str, float]], np.ndar
         agrees = k == kept or all(f.interval is None or f.interval[0] <= from_unit(ranges[i], u_end[i])
                                   <= f.interval[1] for i, f in enumerate(out))
         report.append(Restart(res.params(u_start), loss_start, res.params(u_end), float(r_end @ r_end), agrees))
-    return FitResult(out, loss_min, report, res.evaluations, windows, q2)
+    return FitResult(out, loss_min, report, res.evaluations, windows, q2, tuple(free))

@@ -1,5 +1,7 @@
 """The outputs of ``snake-sim calibrate`` (:mod:`snake_studies.calibrate`) in its folder: result.yaml (the fitted
-values, their 95 % profile and Gauss–Newton intervals, identifiable flags, the restarts and the losses), fitted.yaml
+values, their stated 95 % interval — the bootstrap's where ``--bootstrap`` ran, else the profile's — with the profile,
+bootstrap and Gauss–Newton intervals beside it, the bootstrap's bias, identifiable flags, the restarts and the
+losses), fitted.yaml
 (the scenario at the fitted values, its provenance in its description: ``snake-sim run DIR/fitted.yaml`` repeats
 it), fit.png (the recording against the fitted windows: α and β per joint), loss.png (the loss against each field:
 every trial of the search, the profile, the interval), pairs.png (the near-best trials' values pairwise, with their
@@ -17,7 +19,8 @@ import yaml
 from matplotlib.figure import Figure
 
 from snake_sim.outputs.output_folder import write_text
-from snake_studies.calibration_fit import CONFIDENCE, FitResult, Fitted
+from snake_studies.calibration_bootstrap import SIGNALS, Bootstrap
+from snake_studies.calibration_fit import CONFIDENCE, FitResult
 from snake_studies.optimise import Problem, write_scenario
 
 if TYPE_CHECKING:
@@ -34,6 +37,15 @@ METHOD = ("profile of the loss (the other fields re-polished at each point of a 
           "profiled loss rises by q^2 sigma_i^2 over its least, q^2 the 0.95 quantile of F(1, K - 1) for K windows, "
           "sigma_i^2 the residuals' scale corrected for their correlation in time: the cluster-robust (sandwich) "
           "covariance of least squares with the windows as independent blocks")
+#: How the bootstrap's intervals are obtained, as result.yaml and report.md state it.
+BOOTSTRAP_METHOD = ("parametric bootstrap, basic interval: synthetic recordings of the scenario at the fitted values "
+                    "from the recording's first state, alpha and beta read by the recording's encoders (noise and "
+                    "quantum estimated from its fourth differences), each calibrated again from its own noisy "
+                    "restarts by one Gauss-Newton step from the fitted values with the fit's Jacobian; interval "
+                    "[2 theta - q_0.975(theta*), 2 theta - q_0.025(theta*)], bias mean(theta*) - theta")
+#: Why the bootstrap's interval is the stated one where it ran.
+STATED = ("the bootstrap's: the windows restart from the recording's noisy states, which biases the fit (errors in "
+          "variables); the profile interval is centred on the biased value, the bootstrap's corrects it")
 
 
 def near_best(trials: list[tuple[dict[str, float], float]]) -> list[tuple[dict[str, float], float]]:
@@ -53,21 +65,31 @@ def correlations(trials: list[tuple[dict[str, float], float]], keys: list[str]) 
     return out
 
 
-def _interval(f: Fitted) -> list[float] | None:
-    return None if f.interval is None else [float(v) for v in f.interval]
+def _listed(interval: tuple[float, float] | None) -> list[float] | None:
+    return None if interval is None else [float(v) for v in interval]
 
 
 def result(calibration: Calibration, outcome: CalibrationOutcome,
            trials: list[tuple[dict[str, float], float]]) -> dict:
     """result.yaml's mapping."""
-    res = outcome.fit
+    res, boot = outcome.fit, outcome.bootstrap
     fields = {}
     for f in outcome.fitted:
-        fields[f.key] = {"value": f.value, "interval_95": _interval(f), "identifiable": f.identifiable,
-                         "search_value": f.start,
-                         "interval_95_gauss_newton": None if f.gauss_newton is None else list(f.gauss_newton),
+        b = None if boot is None else boot.fields.get(f.key)
+        fields[f.key] = {"value": f.value, "interval_95": _listed(f.interval if b is None else b.interval),
+                         "interval_95_method": "profile" if b is None else "bootstrap",
+                         "identifiable": f.identifiable, "search_value": f.start,
+                         "interval_95_profile": _listed(f.interval),
+                         **({} if b is None else {"interval_95_bootstrap": _listed(b.interval),
+                                                  "bootstrap_bias": b.bias}),
+                         "interval_95_gauss_newton": _listed(f.gauss_newton),
                          "effective_samples": f.effective_samples,
                          **({} if f.identifiable else {"note": f"{NOT_IDENTIFIABLE}: frozen"})}
+    bootstrap = None if boot is None else {
+        "replicates": boot.replicates, "failed": boot.failed, "seed": boot.seed,
+        "encoder_noise_rad": dict(zip(SIGNALS, boot.encoders.noise, strict=True)),
+        "encoder_quantum_rad": dict(zip(SIGNALS, boot.encoders.quantum, strict=True)),
+        "method": BOOTSTRAP_METHOD, "stated": STATED}
     return {"scenario": calibration.scenario, "recording": str(calibration.bag), "window_s": calibration.window,
             "windows": res.windows, "fields": fields, "loss": {"search": outcome.loss_start, "polished": outcome.loss},
             "trials": outcome.trials, "runs_after_search": outcome.evaluations,
@@ -75,7 +97,7 @@ def result(calibration: Calibration, outcome: CalibrationOutcome,
                           "agrees": r.agrees} for r in res.restarts],
             "restarts_agree": all(r.agrees for r in res.restarts),
             "near_best_correlation": correlations(trials, [f.key for f in outcome.fitted]),
-            "interval_method": METHOD, "threshold_quantile": res.quantile}
+            "interval_method": METHOD, "threshold_quantile": res.quantile, "bootstrap": bootstrap}
 
 
 def save(fig: Figure, path: Path) -> Path:
@@ -104,9 +126,10 @@ def fit_figure(loss: WindowLoss, logs: list) -> Figure:
     return fig
 
 
-def loss_figure(res: FitResult, trials: list[tuple[dict[str, float], float]]) -> Figure:
+def loss_figure(res: FitResult, trials: list[tuple[dict[str, float], float]], boot: Bootstrap | None = None
+                ) -> Figure:
     """loss.png: per field, the loss of every trial of the search (points), the profile (line), the fitted value and
-    the 95 % interval (band)."""
+    the 95 % profile interval (band), and the bootstrap's (band) where ``boot`` has it."""
     n = len(res.fitted)
     fig, axes = plt.subplots(1, n, figsize=(3.6 * n + 0.6, 3.4), squeeze=False)
     for f, ax in zip(res.fitted, axes[0], strict=True):
@@ -115,7 +138,10 @@ def loss_figure(res: FitResult, trials: list[tuple[dict[str, float], float]]) ->
             ax.plot(f.profile.values, f.profile.loss, "o-", color="C0", ms=3, label="profile")
             ax.axhline(f.profile.threshold, color="C0", lw=0.8, ls=":", label="threshold")
         if f.interval is not None:
-            ax.axvspan(*f.interval, color="C2", alpha=0.2, label=f"{CONFIDENCE:.0%} interval")
+            ax.axvspan(*f.interval, color="C2", alpha=0.2, label=f"{CONFIDENCE:.0%} profile interval")
+        if boot is not None and f.key in boot.fields:
+            ax.axvspan(*boot.fields[f.key].interval, color="C1", alpha=0.2,
+                       label=f"{CONFIDENCE:.0%} bootstrap interval")
         ax.axvline(f.value, color="C3", lw=1.0, label="fitted")
         ax.set_yscale("log")
         ax.set_xlabel(f.key + ("" if f.identifiable else f" ({NOT_IDENTIFIABLE})"), fontsize=8)
@@ -162,14 +188,32 @@ def report(calibration: Calibration, outcome: CalibrationOutcome, data: dict, fi
              f"least-squares polishes from its {len(res.restarts)} best distinct trials (the least loss kept), then "
              f"the profile of the loss for each field ({outcome.evaluations} runs after the search).", "",
              f"Loss: {outcome.loss_start:.4g} after the search, {outcome.loss:.4g} after the polish.", "",
-             f"| field | fitted | {CONFIDENCE:.0%} interval | identifiable | Gauss–Newton interval | search's best |",
-             "|---|---|---|---|---|---|"]
+             f"| field | fitted | {CONFIDENCE:.0%} interval (stated) | profile interval | bootstrap bias "
+             "| identifiable | Gauss–Newton interval | search's best |",
+             "|---|---|---|---|---|---|---|---|"]
+
+    def shown(interval: list[float] | None) -> str:
+        return "—" if interval is None else f"{interval[0]:.4g} … {interval[1]:.4g}"
+
     for f in outcome.fitted:
-        interval = f"{f.interval[0]:.4g} … {f.interval[1]:.4g}" if f.interval else "—"
-        gn = f"{f.gauss_newton[0]:.4g} … {f.gauss_newton[1]:.4g}" if f.gauss_newton else "—"
+        row = data["fields"][f.key]
+        bias = f"{row['bootstrap_bias']:+.3g}" if "bootstrap_bias" in row else "—"
         ident = "yes" if f.identifiable else f"no: {NOT_IDENTIFIABLE}, frozen"
-        lines.append(f"| {f.key} | {f.value:.4g} | {interval} | {ident} | {gn} | {f.start:.4g} |")
-    lines += ["", f"**Intervals**: {METHOD} (q² = {res.quantile:.3g}). The Gauss–Newton interval (σ²(JᵀJ)⁻¹, every "
+        lines.append(f"| {f.key} | {f.value:.4g} | {shown(row['interval_95'])} ({row['interval_95_method']}) | "
+                     f"{shown(row['interval_95_profile'])} | {bias} | {ident} | "
+                     f"{shown(row['interval_95_gauss_newton'])} | {f.start:.4g} |")
+    lines += ["", f"**Intervals**: the profile interval is the {METHOD} (q² = {res.quantile:.3g})."]
+    boot = data["bootstrap"]
+    if boot is None:
+        lines += ["It is the stated interval (no bootstrap: `--bootstrap 0`); it is centred on the fitted value, "
+                  "which the windows' restarts from the recording's noisy states bias."]
+    else:
+        noise, quantum = boot["encoder_noise_rad"], boot["encoder_quantum_rad"]
+        lines += [f"The bootstrap interval is the {BOOTSTRAP_METHOD}: {boot['replicates']} replicates "
+                  f"({boot['failed']} failed), seed {boot['seed']}; the recording's encoders: noise "
+                  f"{noise['alpha']:.3g} rad on α, {noise['beta']:.3g} rad on β, quantum {quantum['alpha']:.3g} rad on "
+                  f"α, {quantum['beta']:.3g} rad on β (0: none). The stated interval is {STATED}."]
+    lines += ["The Gauss–Newton interval (σ²(JᵀJ)⁻¹, every "
               "residual taken as independent) is shown for comparison only: it is too narrow on a noisy recording. "
               "A field whose profile stays under the threshold across its box is "
               f"{NOT_IDENTIFIABLE} and frozen (a recording that does not excite it).", "",
@@ -184,8 +228,8 @@ def report(calibration: Calibration, outcome: CalibrationOutcome, data: dict, fi
                    "loss). Read the intervals with care; more trials or a narrower box help.", "",
               "**Figures**:", ""]
     captions = {"fit.png": "the recording against the fitted simulation, α and β per joint",
-                "loss.png": "the loss against each field: every trial (points), the profile (line), the interval "
-                            "(band)",
+                "loss.png": "the loss against each field: every trial (points), the profile (line), the profile "
+                            "interval (green band) and the bootstrap's (orange band)",
                 "pairs.png": "the near-best trials pairwise, with their correlation coefficients r (a strong r: the "
                              "recording tells the pair's combination better than each)"}
     lines += [f"- [{name}]({name}): {captions[name]}" for name in figures]
@@ -208,7 +252,8 @@ def write_outputs(out: Path, calibration: Calibration, problem: Problem, outcome
                                   f"snake-sim calibrate to {calibration.bag}: loss {outcome.loss:.4g}; "
                                   + ", ".join(f"{k} = {v!r}" for k, v in params.items())))
     _, logs = loss.evaluate_at(problem, params)
-    figures = [save(fit_figure(loss, logs), out / "fit.png"), save(loss_figure(outcome.fit, trials), out / "loss.png")]
+    figures = [save(fit_figure(loss, logs), out / "fit.png"),
+               save(loss_figure(outcome.fit, trials, outcome.bootstrap), out / "loss.png")]
     if len(outcome.fitted) > 1:
         figures.append(save(pairs_figure(outcome.fit, trials), out / "pairs.png"))
     written.append(write_text(out / "report.md", report(calibration, outcome, data, [p.name for p in figures])))

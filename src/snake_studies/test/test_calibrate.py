@@ -27,6 +27,7 @@ from snake_sim.outputs.recording import write_rosbag
 from snake_studies import calibrate as cal
 from snake_studies.calibrate import (
     Calibration,
+    Recording,
     WindowLoss,
     calibrate,
     parse_fits,
@@ -34,6 +35,7 @@ from snake_studies.calibrate import (
     recorded_states,
     recorded_states_3d,
 )
+from snake_studies.calibration_bootstrap import SIGNALS, Encoders
 from snake_studies.calibration_report import fit_figure, loss_figure, pairs_figure
 from snake_studies.sweep import engine
 
@@ -78,9 +80,9 @@ def record(path, sets, noise=0.0, seed=1, scenario="pedal-wave", duration=DURATI
     log = runtime_for(scenario.model, scenario.source).run_scenario(scenario)
     rng = np.random.default_rng(seed)
     if noise:
-        for name in ("alpha", "beta"):
-            x = getattr(log, name)
-            setattr(log, name, np.round((x + rng.normal(0.0, noise, x.shape)) / QUANTUM) * QUANTUM)
+        encoders = Encoders((noise, noise), (QUANTUM, QUANTUM))
+        for name in SIGNALS:
+            setattr(log, name, encoders.read(getattr(log, name), name, rng))
     return write_rosbag(log, path), log
 
 
@@ -113,6 +115,38 @@ def test_a_recording_restarts_the_model_in_its_recorded_state(tmp_path):
     assert all(w.status == "ok" for w in logs)
     off = loss.evaluate(load_scenario("pedal-wave", [f"sim.duration={DURATION_S}", "contact.friction=0.66"]))[0]
     assert r @ r < 0.05 * (off @ off)  # the recorded values fit far better than a μ_c 10 % off
+
+
+@pytest.mark.parametrize("scenario", ["pedal-wave", "open-loop-flat-3d"])
+def test_a_runs_recording_without_the_file_is_the_one_read_from_its_bag(tmp_path, scenario):
+    """Recording.of_log (the bootstrap's synthetic recordings) is what read_recording reads from write_rosbag's bag of
+    the same run: vertical and MuJoCo."""
+    path, log = record(tmp_path / "bag", [], scenario=scenario, duration=0.5)
+    read, made = read_recording(path), Recording.of_log(log)
+    for name in ("t", "alpha", "alpha_dot", "beta", "base"):
+        np.testing.assert_allclose(getattr(made, name), getattr(read, name), rtol=0, atol=1e-9, err_msg=name)
+
+
+def test_calibrate_writes_the_bootstrap_interval_beside_the_profile_one(tmp_path, capsys):
+    bag = record(tmp_path / "bag", ["contact.friction=0.9"], NOISE, duration=1.0)[0]
+    out = tmp_path / "o"
+    assert main(["calibrate", "pedal-wave", "--bag", str(bag), "--fit", "contact.friction=0.2:1.5", "--window", "0.5",
+                 "--trials", "4", "--restarts", "1", "--bootstrap", "4", "--seed", "1", "--workers", "1",
+                 "--set", "sim.duration=1.0", "--quiet", "--out", str(out)]) == 0
+    assert "95 % bootstrap interval" in capsys.readouterr().out
+    result = yaml.safe_load((out / "result.yaml").read_text())
+    friction = result["fields"]["contact.friction"]
+    assert friction["interval_95_method"] == "bootstrap"
+    assert friction["interval_95"] == friction["interval_95_bootstrap"] != friction["interval_95_profile"]
+    lo, hi = friction["interval_95"]
+    assert lo < hi and math.isfinite(friction["bootstrap_bias"])
+    boot = result["bootstrap"]
+    assert boot["replicates"] == 4 and boot["failed"] == 0 and boot["seed"] == 1
+    assert boot["encoder_quantum_rad"]["alpha"] == pytest.approx(QUANTUM)
+    text = (out / "report.md").read_text()
+    assert f"{lo:.4g} … {hi:.4g} (bootstrap)" in text
+    assert "The bootstrap interval is the parametric bootstrap" in text and "4 replicates" in text
+    assert "the bootstrap's (orange band)" in text and (out / "loss.png").stat().st_size > 0
 
 
 def test_the_recordings_delay_is_where_the_loss_is_least(tmp_path):

@@ -1,14 +1,15 @@
 """``snake-sim calibrate SCENARIO (--bag PATH | --table FILE) --fit FIELD=LO:HI [--fit ...] [--log FIELD]...
-[--window S] [--trials N] [--seed N] [--restarts K] [--set KEY=VALUE]... [--workers N | --scheduler ADDRESS] [--resume]
---out DIR``.
+[--window S] [--trials N] [--seed N] [--restarts K] [--bootstrap B] [--set KEY=VALUE]...
+[--workers N | --scheduler ADDRESS] [--resume] --out DIR``.
 
 Fits scenario fields to a recording (:mod:`snake_studies.calibrate`): a CMA-ES search on Dask (the study in
 DIR/study.log, ``--resume`` continues it), least-squares polishes from its best distinct trials, profile
-intervals and identifiability. Writes DIR/result.yaml, DIR/fitted.yaml (``snake-sim run`` takes it), DIR/report.md,
-DIR/fit.png, DIR/loss.png, DIR/pairs.png and the search's trials.csv, best.yaml, history.png and importance.png. With
-``--table`` (a table of outcomes instead of a recording, :mod:`snake_studies.calibrate_table`): the same search,
-an approximate posterior of the near-best trials instead of the polishes and intervals, every row re-run at h and
-h/2; DIR/result.yaml, DIR/fitted.yaml, DIR/report.md.
+intervals and identifiability, and the parametric bootstrap's intervals (``--bootstrap B`` replicates on Dask,
+:mod:`snake_studies.calibration_bootstrap`). Writes DIR/result.yaml, DIR/fitted.yaml (``snake-sim run`` takes it),
+DIR/report.md, DIR/fit.png, DIR/loss.png, DIR/pairs.png and the search's trials.csv, best.yaml, history.png and
+importance.png. With ``--table`` (a table of outcomes instead of a recording, :mod:`snake_studies.calibrate_table`):
+the same search, an approximate posterior of the near-best trials instead of the polishes and intervals, every row
+re-run at h and h/2; DIR/result.yaml, DIR/fitted.yaml, DIR/report.md.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from snake_studies.commands.sweep import add_cluster_arguments
+
+#: Default replicates of ``--bootstrap`` (the basic interval's 2.5 % and 97.5 % quantiles: 5 replicates beyond each).
+BOOTSTRAP = 200
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -44,6 +48,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--restarts", type=int, default=3, metavar="K",
                    help="with --bag: polish from the search's K best distinct trials, keep the best and say whether "
                         "they agree (default 3)")
+    p.add_argument("--bootstrap", type=int, default=BOOTSTRAP, metavar="B",
+                   help="with --bag: B synthetic recordings at the fitted values, each calibrated again, for intervals "
+                        f"that correct the fit's bias (0: the profile intervals alone; default {BOOTSTRAP})")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help="fix a scenario field in every run (repeatable)")
     add_cluster_arguments(p)
@@ -63,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         search, summary, extra = calibrate_table, _table_summary, {}
     else:
         calibration = Calibration(args.scenario, args.bag, fits, sets, args.window)
-        search, summary, extra = calibrate, _bag_summary, {"restarts": args.restarts}
+        search, summary, extra = calibrate, _bag_summary, {"restarts": args.restarts, "replicates": args.bootstrap}
     outcome = search(calibration, args.out, args.trials, args.workers, args.scheduler, args.resume,
                      progress=not args.quiet, seed=args.seed, **extra)
     print(f"{outcome.trials} trials in the search")
@@ -84,9 +91,14 @@ def _bag_summary(outcome: Any) -> None:
 
     print(f"loss {outcome.loss_start:.4g} after the search, {outcome.loss:.4g} after the polish "
           f"({outcome.evaluations} runs after the search)")
+    boot = {} if outcome.bootstrap is None else outcome.bootstrap.fields
     for f in outcome.fitted:
-        interval = (f"95 % interval {f.interval[0]:.4g} … {f.interval[1]:.4g}" if f.interval
+        interval = (f"95 % profile interval {f.interval[0]:.4g} … {f.interval[1]:.4g}" if f.interval
                     else f"{NOT_IDENTIFIABLE} (frozen)")
+        if f.key in boot:
+            b = boot[f.key]
+            interval = (f"95 % bootstrap interval {b.interval[0]:.4g} … {b.interval[1]:.4g} (bias {b.bias:+.3g}; "
+                        f"{interval})")
         print(f"{f.key} = {f.value:.6g}  {interval}")
     restarts = outcome.fit.restarts
     if len(restarts) > 1:
