@@ -35,10 +35,13 @@ and would count them twice.
 
 Coverage is measured on the suite's own recordings at known values (docs/studies.md, "Coverage"): the pedal-wave
 run of 3 s read with 002's 12-bit quantisation and noise, one recording per noise seed, each fitted by a polish from
-near the truth, then its profile and bootstrap intervals checked against the truth, per field. The bootstrap's holds
-the truth more often than the profile's, so it is the stated interval where it ran; it still misses where the fit
-ended in another dip of the contact model's loss, near which the replicates scatter less than the fit does at the
-truth (the basic interval takes the two spreads alike).
+by polishes from the best distinct points of a coarse grid (as the command does after its search), then its
+profile and bootstrap intervals checked against the truth, per field. The bootstrap's holds the truth more often than
+the profile's; it still misses where the fit ended in another dip of the contact model's loss, near which the
+replicates scatter less than the fit does at the truth (the basic interval takes the two spreads alike), and it does
+not see a restart error its replicates share with the fit (a state the recording does not hold, as MuJoCo's base
+rates). The stated interval is therefore the hull of both
+(:func:`snake_studies.calibration_report.stated_interval`).
 
 A recording through the CAN bridge is refused: its replicates would have to be re-recorded through the emulated
 modules and the bridge, not through the simulator.

@@ -133,18 +133,20 @@ def test_calibrate_writes_the_bootstrap_interval_beside_the_profile_one(tmp_path
     assert main(["calibrate", "pedal-wave", "--bag", str(bag), "--fit", "contact.friction=0.2:1.5", "--window", "0.5",
                  "--trials", "4", "--restarts", "1", "--bootstrap", "4", "--seed", "1", "--workers", "1",
                  "--set", "sim.duration=1.0", "--quiet", "--out", str(out)]) == 0
-    assert "95 % bootstrap interval" in capsys.readouterr().out
+    assert "(the hull of the bootstrap interval" in capsys.readouterr().out
     result = yaml.safe_load((out / "result.yaml").read_text())
     friction = result["fields"]["contact.friction"]
-    assert friction["interval_95_method"] == "bootstrap"
-    assert friction["interval_95"] == friction["interval_95_bootstrap"] != friction["interval_95_profile"]
+    assert friction["interval_95_method"] == "hull of profile and bootstrap"
     lo, hi = friction["interval_95"]
-    assert lo < hi and math.isfinite(friction["bootstrap_bias"])
+    (p_lo, p_hi), (b_lo, b_hi) = friction["interval_95_profile"], friction["interval_95_bootstrap"]
+    assert (lo, hi) == (min(p_lo, b_lo), max(p_hi, b_hi)) and b_lo < b_hi
+    assert math.isfinite(friction["bootstrap_bias"])
     boot = result["bootstrap"]
     assert boot["replicates"] == 4 and boot["failed"] == 0 and boot["seed"] == 1
     assert boot["encoder_quantum_rad"]["alpha"] == pytest.approx(QUANTUM)
     text = (out / "report.md").read_text()
-    assert f"{lo:.4g} … {hi:.4g} (bootstrap)" in text
+    row = f"{lo:.4g} … {hi:.4g} (hull of profile and bootstrap) | {p_lo:.4g} … {p_hi:.4g} | {b_lo:.4g} … {b_hi:.4g} |"
+    assert row in text
     assert "The bootstrap interval is the parametric bootstrap" in text and "4 replicates" in text
     assert "the bootstrap's (orange band)" in text and (out / "loss.png").stat().st_size > 0
 

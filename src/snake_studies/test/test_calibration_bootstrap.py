@@ -17,6 +17,7 @@ from snake_core.validation import ConfigError
 from snake_studies.calibrate import CalibrationProblem, Recording
 from snake_studies.calibration_bootstrap import Encoders, bootstrap, check_recording, quantum
 from snake_studies.calibration_fit import fit
+from snake_studies.calibration_report import stated_interval
 from snake_studies.sweep.cells import Range
 
 cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import a test module
@@ -69,7 +70,7 @@ def scheduler():
 
 def test_the_bootstrap_covers_the_truth_the_restarts_bias_the_fit_away_from(scheduler):
     problem = CalibrationProblem("pedal-wave", (BOX,), "loss")
-    profile_hits, bootstrap_hits, errors, biases = 0, 0, [], []
+    profile_hits, bootstrap_hits, stated_hits, errors, biases = 0, 0, 0, [], []
     for seed in SEEDS:
         loss = stub(seed)
         res = fit((BOX,), lambda p, loss=loss: loss.evaluate_at(problem, p)[0], WINDOWS, [({"gain": 1.2}, 0.0)],
@@ -81,12 +82,17 @@ def test_the_bootstrap_covers_the_truth_the_restarts_bias_the_fit_away_from(sche
         b = boot.fields["gain"]
         profile_hits += fitted.interval[0] <= TRUTH <= fitted.interval[1]
         bootstrap_hits += b.interval[0] <= TRUTH <= b.interval[1]
+        (lo, hi), method = stated_interval(fitted.interval, b.interval)
+        assert method == "hull of profile and bootstrap" and lo <= min(fitted.interval[0], b.interval[0])
+        assert hi >= max(fitted.interval[1], b.interval[1])
+        stated_hits += lo <= TRUTH <= hi
         errors.append(fitted.value - TRUTH)
         biases.append(b.bias)
     # the fit is biased as errors in variables say (BIAS), and its profile interval is too narrow to hold the truth
     assert np.mean(errors) == pytest.approx(BIAS, rel=0.3)
     assert profile_hits <= 2
     assert bootstrap_hits >= len(SEEDS) - 2
+    assert stated_hits >= bootstrap_hits  # the stated interval, the hull of both, holds the truth where either does
     # the bootstrap sees the bias, with its sign, at the fitted value: θ̂ / θ of the truth's
     assert all(b < 0 for b in biases)
     assert np.mean(biases) == pytest.approx(BIAS * (1 + BIAS), rel=0.3)

@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _bag_summary(outcome: Any) -> None:
     """The fit to a recording: losses, values and intervals."""
-    from snake_studies.calibration_report import NOT_IDENTIFIABLE
+    from snake_studies.calibration_report import NOT_IDENTIFIABLE, stated_interval
 
     print(f"loss {outcome.loss_start:.4g} after the search, {outcome.loss:.4g} after the polish "
           f"({outcome.evaluations} runs after the search)")
@@ -97,8 +97,9 @@ def _bag_summary(outcome: Any) -> None:
                     else f"{NOT_IDENTIFIABLE} (frozen)")
         if f.key in boot:
             b = boot[f.key]
-            interval = (f"95 % bootstrap interval {b.interval[0]:.4g} … {b.interval[1]:.4g} (bias {b.bias:+.3g}; "
-                        f"{interval})")
+            (lo, hi), _ = stated_interval(f.interval, b.interval)
+            interval = (f"95 % interval {lo:.4g} … {hi:.4g} (the hull of the bootstrap interval {b.interval[0]:.4g} … "
+                        f"{b.interval[1]:.4g}, bias {b.bias:+.3g}, and the {interval})")
         print(f"{f.key} = {f.value:.6g}  {interval}")
     restarts = outcome.fit.restarts
     if len(restarts) > 1:
