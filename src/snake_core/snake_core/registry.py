@@ -67,6 +67,11 @@ class Param:
     def _bounds(self) -> str:
         return range_text(self.low, self.high, self.low_open, self.high_open)
 
+    @property
+    def _list(self) -> str:
+        """A list parameter's type as the errors and the docs name it ("list of 2 numbers")."""
+        return f"list of {self.size or 'any number of'} {'integers' if self.kind is int else 'numbers'}"
+
     def check(self, value: Any, field: str, source: str | None = None, n_joints: int | None = None) -> Any:
         """``value`` of type :attr:`kind` within the range (one per joint if :attr:`vector` and ``n_joints``, a tuple
         of :attr:`size` if it is set); a one-line ConfigError naming ``field``, the range and :attr:`source`
@@ -76,8 +81,7 @@ class Param:
                 return value
             if self.size is not None:
                 if not isinstance(value, (list, tuple)) or (self.size and len(value) != self.size):
-                    raise ConfigError(field, value, f"must be a list of {self.size or 'any number of'} "
-                                      f"{'integers' if self.kind is int else 'numbers'}{self._bounds}", source)
+                    raise ConfigError(field, value, f"must be a {self._list}{self._bounds}", source)
                 one = replace(self, size=None, source="")
                 return tuple(one.check(v, f"{field}[{i}]", source) for i, v in enumerate(value))
             if self.choices:
@@ -143,7 +147,7 @@ def _kind_text(p: Param) -> str:
     if not p.scalar:
         return "see meaning"
     if p.size is not None:
-        return f"list of {p.size or 'any number of'} {'integers' if p.kind is int else 'numbers'}"
+        return p._list
     return "string" if p.choices else "number or list (per joint)" if p.vector else KIND_NAMES[p.kind]
 
 
